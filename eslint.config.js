@@ -1,0 +1,183 @@
+// @ts-check
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import tseslint from 'typescript-eslint';
+
+/**
+ * The layer table of ARCHITECTURE.md, as import bans. Each entry lists the layers a folder must
+ * NOT import; `typeOnly` layers may be imported with `import type` only.
+ * @type {Record<string, { banned: string[]; typeOnly?: string[]; allow?: string[] }>}
+ */
+const layers = {
+  core: { banned: ['ledger', 'rules', 'schedule', 'store', 'runtime', 'sandbox', 'cli'] },
+  ledger: { banned: ['rules', 'schedule', 'store', 'runtime', 'sandbox', 'cli'] },
+  rules: { banned: ['schedule', 'store', 'runtime', 'sandbox', 'cli'], typeOnly: ['ledger'] },
+  schedule: { banned: ['ledger', 'store', 'runtime', 'sandbox', 'cli'] },
+  store: { banned: ['ledger', 'rules', 'schedule', 'runtime', 'sandbox', 'cli'] },
+  runtime: { banned: ['sandbox', 'cli'] },
+  // The sandbox may use the rule language's CEL helpers (src/rules/cel/), nothing else of rules.
+  sandbox: {
+    banned: ['schedule', 'store', 'runtime', 'cli'],
+    typeOnly: ['ledger'],
+    allow: ['rules/cel'],
+  },
+};
+
+const layerBlocks = Object.entries(layers).map(
+  ([layer, { banned, typeOnly = [], allow = [] }]) => ({
+    files: [`src/${layer}/**/*.ts`],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: banned.map((l) => `**/${l}/**`),
+              message: `src/${layer} may not import this layer (see ARCHITECTURE.md, "Layers").`,
+            },
+            ...(typeOnly.length > 0 || layer === 'sandbox'
+              ? [
+                  {
+                    group: [
+                      ...typeOnly.map((l) => `**/${l}/**`),
+                      ...(layer === 'sandbox'
+                        ? ['**/rules/**', ...allow.map((a) => `!**/${a}/**`)]
+                        : []),
+                    ],
+                    allowTypeImports: true,
+                    message: `src/${layer} may only use \`import type\` from this layer.`,
+                  },
+                ]
+              : []),
+          ],
+        },
+      ],
+    },
+  }),
+);
+
+export default tseslint.config(
+  {
+    ignores: [
+      'dist/**',
+      'dist-typecheck/**',
+      'node_modules/**',
+      'coverage/**',
+      'src/ledger/wire/openapi-3.5.ts',
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', 'bin/*.js', 'scripts/*.mjs'] },
+      },
+    },
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-default-export': 'error',
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'TSEnumDeclaration', message: 'Use a string union instead of enum.' },
+        { selector: 'TSModuleDeclaration[kind="namespace"]', message: 'No namespaces.' },
+      ],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/only-throw-error': 'error',
+    },
+  },
+  // process.*, console and argv belong to src/cli only.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/cli/**'],
+    rules: {
+      'no-console': 'error',
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'Only src/cli may touch process.*; inject what you need.' },
+      ],
+    },
+  },
+  // The rule language is pure: no clock reads, no timers, no I/O.
+  {
+    files: ['src/rules/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'Rules are pure: take `now` as input.' },
+        { object: 'performance', property: 'now', message: 'Rules are pure.' },
+      ],
+      'no-restricted-globals': [
+        'error',
+        'process',
+        'setTimeout',
+        'setInterval',
+        'setImmediate',
+        'fetch',
+      ],
+    },
+  },
+  ...layerBlocks,
+  {
+    files: ['src/rules/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            'fs',
+            'node:fs',
+            'node:fs/promises',
+            'node:net',
+            'node:http',
+            'node:timers',
+            'undici',
+            'ws',
+          ].map((name) => ({ name, message: 'Rules are pure: no I/O.' })),
+          patterns: [
+            {
+              group: layers.rules.banned.map((l) => `**/${l}/**`),
+              message: 'src/rules may not import this layer (see ARCHITECTURE.md, "Layers").',
+            },
+            {
+              group: ['**/ledger/**'],
+              allowTypeImports: true,
+              message: 'src/rules may only use `import type` from src/ledger.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: globals.node,
+    },
+  },
+  {
+    files: ['eslint.config.js', 'vitest.config.ts'],
+    rules: { 'import-x/no-default-export': 'off' },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+  prettier,
+);

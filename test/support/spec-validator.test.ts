@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { specValidator } from './spec-validator.js';
+
+describe('specValidator', () => {
+  const v = specValidator('openapi-3.5');
+
+  it('accepts a well-formed command and rejects a misspelled field', () => {
+    const good = {
+      commands: [{ CreateCommand: { templateId: '#pkg:M:T', createArguments: { a: '1' } } }],
+      commandId: 'c1',
+      actAs: ['Alice::1220'],
+    };
+    expect(v.errors('JsCommands', good)).toEqual([]);
+    const bad = { ...good, comandId: 'c1' };
+    expect(v.errors('JsCommands', bad).join('\n')).toMatch(/comandId|commandId/);
+  });
+
+  it('rejects a dedup period without its value wrapper', () => {
+    expect(v.errors('DeduplicationPeriod', { DeduplicationOffset: { value: 5 } })).toEqual([]);
+    expect(v.errors('DeduplicationPeriod', { DeduplicationOffset: 5 })).not.toEqual([]);
+  });
+
+  it('loads the asyncapi spec too', () => {
+    const a = specValidator('asyncapi-3.5');
+    expect(a.has('JsGetUpdatesResponse')).toBe(true);
+  });
+});

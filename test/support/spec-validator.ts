@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { parse } from 'yaml';
+
+/**
+ * Validates wire payloads against the official JSON Ledger API specs in ../shared/ledger-api.
+ *
+ * The specs never set `additionalProperties: false`, so a misspelled field would pass a plain
+ * validation. In `strict` mode (the default) every object schema that lists `properties` is closed,
+ * which turns a wrong field name or a missing `value` wrapper into a failure. Free-form maps
+ * (those with `additionalProperties` already set) and property-less objects stay open.
+ */
+export type SpecName = 'openapi-3.5' | 'asyncapi-3.5' | 'openapi-3.4' | 'asyncapi-3.4';
+
+export const SHARED_LEDGER_API_DIR = fileURLToPath(
+  new URL('../../../shared/ledger-api/', import.meta.url),
+);
+
+const FILES: Record<SpecName, string> = {
+  'openapi-3.5': 'openapi-3.5.x.yaml',
+  'asyncapi-3.5': 'asyncapi-3.5.x.yaml',
+  'openapi-3.4': 'openapi-3.4.x.yaml',
+  'asyncapi-3.4': 'asyncapi-3.4.x.yaml',
+};
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+function closeObjects(node: Json): Json {
+  if (Array.isArray(node)) return node.map(closeObjects);
+  if (node === null || typeof node !== 'object') return node;
+  const out: { [key: string]: Json } = {};
+  for (const [k, v] of Object.entries(node)) {
+    // `properties` and `additionalProperties` hold schemas keyed by field name; recurse into values.
+    out[k] = closeObjects(v);
+  }
+  if (
+    out.properties !== undefined &&
+    typeof out.properties === 'object' &&
+    out.additionalProperties === undefined
+  ) {
+    out.additionalProperties = false;
+  }
+  return out;
+}
+
+export class SpecValidator {
+  readonly #ajv: Ajv;
+  readonly #cache = new Map<string, ValidateFunction>();
+  readonly #schemas: Record<string, Json>;
+  readonly spec: Record<string, unknown>;
+
+  constructor(name: SpecName, options: { strict?: boolean } = {}) {
+    const raw = parse(readFileSync(SHARED_LEDGER_API_DIR + FILES[name], 'utf8')) as {
+      components: { schemas: Record<string, Json> };
+    };
+    this.spec = raw as unknown as Record<string, unknown>;
+    const schemas = raw.components.schemas;
+    this.#schemas = options.strict === false ? schemas : (closeObjects(schemas) as typeof schemas);
+    this.#ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
+    for (const f of ['int32', 'int64', 'double', 'float', 'binary', 'byte', 'date-time'])
+      this.#ajv.addFormat(f, true);
+    this.#ajv.addSchema({ $id: 'spec', components: { schemas: this.#schemas } });
+  }
+
+  has(schemaName: string): boolean {
+    return this.#schemas[schemaName] !== undefined;
+  }
+
+  /** Returns readable errors; empty when `value` matches `#/components/schemas/<schemaName>`. */
+  errors(schemaName: string, value: unknown): string[] {
+    if (!this.has(schemaName)) throw new Error(`the spec has no schema named ${schemaName}`);
+    let validate = this.#cache.get(schemaName);
+    if (validate === undefined) {
+      validate = this.#ajv.compile({ $ref: `spec#/components/schemas/${schemaName}` });
+      this.#cache.set(schemaName, validate);
+    }
+    if (validate(value)) return [];
+    return (validate.errors ?? []).map(describe);
+  }
+
+  /** Throws with every mismatch listed; use in tests as `validator.assert('JsCommands', body)`. */
+  assert(schemaName: string, value: unknown): void {
+    const errs = this.errors(schemaName, value);
+    if (errs.length > 0) {
+      throw new Error(
+        `payload does not match ${schemaName}:\n  ${errs.slice(0, 20).join('\n  ')}\n` +
+          `payload: ${JSON.stringify(value).slice(0, 2000)}`,
+      );
+    }
+  }
+}
+
+function describe(e: ErrorObject): string {
+  const extra =
+    e.keyword === 'additionalProperty' || e.keyword === 'additionalProperties'
+      ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})`
+      : '';
+  return `${e.instancePath || '/'} ${e.message ?? e.keyword}${extra}`;
+}
+
+const shared = new Map<string, SpecValidator>();
+
+/** A cached validator per spec, strict by default. */
+export function specValidator(name: SpecName = 'openapi-3.5', strict = true): SpecValidator {
+  const key = `${name}:${String(strict)}`;
+  let v = shared.get(key);
+  if (v === undefined) {
+    v = new SpecValidator(name, { strict });
+    shared.set(key, v);
+  }
+  return v;
+}
