@@ -54,7 +54,7 @@ export class SpecValidator {
     const raw = parse(readFileSync(SHARED_LEDGER_API_DIR + FILES[name], 'utf8')) as {
       components: { schemas: Record<string, Json> };
     };
-    this.spec = raw as unknown as Record<string, unknown>;
+    this.spec = raw;
     const schemas = raw.components.schemas;
     this.#schemas = options.strict === false ? schemas : (closeObjects(schemas) as typeof schemas);
     this.#ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
