@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { specRoutes } from './spec-routes.js';
 import { specValidator } from './spec-validator.js';
 
 describe('specValidator', () => {
@@ -23,5 +24,29 @@ describe('specValidator', () => {
   it('loads the asyncapi spec too', () => {
     const a = specValidator('asyncapi-3.5');
     expect(a.has('JsGetUpdatesResponse')).toBe(true);
+  });
+});
+
+describe('specRoutes', () => {
+  const routes = specRoutes('openapi-3.5');
+
+  it('maps a path to its operation, literal segments before parameters', () => {
+    expect(routes.find('GET', '/v2/parties/participant-id')?.responseSchema).toBe(
+      'GetParticipantIdResponse',
+    );
+    expect(routes.find('GET', '/v2/parties/Alice::1220')?.responseSchema).toBe(
+      'GetPartiesResponse',
+    );
+    expect(routes.find('POST', '/v2/updates?limit=5')?.responseSchema).toEqual({
+      arrayOf: 'JsGetUpdatesResponse',
+    });
+    expect(routes.find('POST', '/v2/commands/async/submit')?.requestSchema).toBe('JsCommands');
+  });
+
+  it('rejects a request body that does not match the operation', () => {
+    expect(() => routes.assertRequest('POST', '/v2/state/ledger-end', {})).toThrow();
+    expect(() =>
+      routes.assertRequest('POST', '/v2/commands/async/submit', { commands: [] }),
+    ).toThrow(/JsCommands/);
   });
 });
