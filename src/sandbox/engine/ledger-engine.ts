@@ -1,0 +1,263 @@
+import type { Clock } from '../../core/clock.js';
+import type { Random } from '../../core/random.js';
+import type {
+  Completion,
+  EventFormat,
+  JsCommands,
+  JsGetActiveContractsResponse,
+  JsGetEventsByContractIdResponse,
+  JsTransaction,
+  PartyDetails,
+  Right,
+  TransactionFormat,
+  User,
+} from '../../ledger/wire/wire-types.js';
+import type { PackageModel } from '../model/model-types.js';
+import type { CommittedTransaction } from './committed-transaction.js';
+import type { EngineError } from './engine-error.js';
+import { LedgerState } from './ledger-state.js';
+
+export type LedgerEngineOptions = {
+  readonly models: readonly PackageModel[];
+  /** `<name>::<namespace>`, e.g. `sandbox::1220…`; parties get the same namespace. */
+  readonly participantId: string;
+  /** Default `sandbox::<namespace of participantId>`. */
+  readonly synchronizerId?: string;
+  /** Source of contract ids and update ids; a SeededRandom makes a run reproducible. */
+  readonly random: Random;
+  /** Ledger time: effectiveAt, recordTime and createdAt come from it. */
+  readonly clock: Clock;
+};
+
+/** Who submits: the resolved user and the parties of the commands. */
+export type SubmitContext = {
+  /** The user of the submission (the token's user or `commands.userId`). */
+  readonly userId: string;
+};
+
+export type SubmitOutcome =
+  | { readonly ok: true; readonly transaction: CommittedTransaction }
+  | { readonly ok: false; readonly error: EngineError };
+
+export type Result<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: EngineError };
+
+/** What `recordCompletion` needs; the engine fills in `offset` and `synchronizerTime`. */
+export type CompletionInput = Omit<Completion, 'offset' | 'synchronizerTime'> & {
+  /**
+   * For a successful completion: the transaction it completes. The completion then shares that
+   * transaction's offset, as on Canton. A rejection (no transaction) gets an offset of its own.
+   */
+  readonly transaction?: CommittedTransaction;
+};
+
+/** One element of the ledger's log, in offset order. */
+export type LogEntry =
+  | {
+      readonly kind: 'transaction';
+      readonly offset: number;
+      readonly transaction: CommittedTransaction;
+    }
+  | { readonly kind: 'completion'; readonly offset: number; readonly completion: Completion };
+
+export type LogListener = (entry: LogEntry) => void;
+
+/**
+ * The sandbox's in-memory ledger: parties, users, packages, the active contract set and the
+ * ordered log of transactions and completions. Synchronous and deterministic given its Random and
+ * Clock. It speaks wire types (JsCommands in, JsTransaction and friends out) but does no I/O; the
+ * HTTP/websocket server sits on top of it.
+ *
+ * Errors are returned as data (`EngineError`), never thrown, so the server can put them in HTTP
+ * bodies or completions. A failed submission changes nothing.
+ *
+ * Not done here (the server's job): authentication and user-right checks, command deduplication
+ * and in-flight tracking, fault injection, list limits.
+ */
+export class LedgerEngine {
+  readonly #state: LedgerState;
+
+  private constructor(state: LedgerState) {
+    this.#state = state;
+  }
+
+  static create(options: LedgerEngineOptions): LedgerEngine {
+    return new LedgerEngine(new LedgerState(options));
+  }
+
+  get participantId(): string {
+    return this.#state.participantId;
+  }
+
+  get synchronizerId(): string {
+    return this.#state.synchronizerId;
+  }
+
+  /** The loaded packages, in load order. */
+  get packages(): readonly PackageModel[] {
+    return this.#state.packages;
+  }
+
+  // ---- parties ---------------------------------------------------------------------------------
+
+  /**
+   * Allocates `<hint>::<namespace>`. A hint already allocated → INVALID_ARGUMENT; a hint that is not
+   * a valid party id hint → INVALID_ARGUMENT. With `userId`, that user gets CanActAs on the party.
+   */
+  allocateParty(hint: string, options: { readonly userId?: string } = {}): Result<PartyDetails> {
+    return this.#state.allocateParty(hint, options.userId);
+  }
+
+  /** All allocated parties, sorted by party id. */
+  parties(): readonly PartyDetails[] {
+    return this.#state.listParties();
+  }
+
+  party(partyId: string): PartyDetails | undefined {
+    return this.#state.getParty(partyId);
+  }
+
+  // ---- users -----------------------------------------------------------------------------------
+
+  /** USER_ALREADY_EXISTS (10) if the id is taken; INVALID_ARGUMENT for a bad id. */
+  createUser(user: User, rights: readonly Right[]): Result<User> {
+    return this.#state.createUser(user, rights);
+  }
+
+  user(userId: string): User | undefined {
+    return this.#state.getUser(userId);
+  }
+
+  /** Sorted by id. */
+  users(): readonly User[] {
+    return this.#state.listUsers();
+  }
+
+  /** USER_NOT_FOUND (11) if missing. */
+  deleteUser(userId: string): Result<null> {
+    return this.#state.deleteUser(userId);
+  }
+
+  /** USER_NOT_FOUND (11) if missing. */
+  userRights(userId: string): Result<readonly Right[]> {
+    return this.#state.userRights(userId);
+  }
+
+  /** Returns the rights that were newly granted. */
+  grantUserRights(userId: string, rights: readonly Right[]): Result<readonly Right[]> {
+    return this.#state.grantUserRights(userId, rights);
+  }
+
+  /** Returns the rights that were actually revoked. */
+  revokeUserRights(userId: string, rights: readonly Right[]): Result<readonly Right[]> {
+    return this.#state.revokeUserRights(userId, rights);
+  }
+
+  // ---- commands --------------------------------------------------------------------------------
+
+  /**
+   * Interprets and, on success, commits the commands as one transaction at the next offset (all or
+   * nothing). Checks template ids, argument types, authorization, visibility and activeness.
+   * Does NOT record a completion: call `recordCompletion` when the server decides to emit one.
+   */
+  submit(commands: JsCommands, context: SubmitContext): SubmitOutcome {
+    return this.#state.submit(commands, context);
+  }
+
+  /** Appends a completion to the log (see CompletionInput for its offset) and notifies listeners. */
+  recordCompletion(input: CompletionInput): Completion {
+    return this.#state.recordCompletion(input);
+  }
+
+  // ---- reading ---------------------------------------------------------------------------------
+
+  /** The offset of the last log entry; 0 for an empty ledger. */
+  ledgerEnd(): number {
+    return this.#state.ledgerEnd;
+  }
+
+  /** Everything at or below this offset has been pruned; 0 if never pruned. */
+  prunedUpToInclusive(): number {
+    return this.#state.prunedUpTo;
+  }
+
+  /**
+   * Prunes up to `offset` inclusive: transactions, completions and archived contracts at or below
+   * it are dropped. OFFSET_AFTER_LEDGER_END (12) if beyond the ledger end; INVALID_ARGUMENT if not
+   * positive.
+   */
+  prune(offset: number): Result<null> {
+    return this.#state.prune(offset);
+  }
+
+  /**
+   * Checks a read's offsets: PARTICIPANT_PRUNED_DATA_ACCESSED (9) below the pruning offset,
+   * OFFSET_AFTER_LEDGER_END (12) above the ledger end. Returns null when fine.
+   */
+  checkOffset(offset: number, field: string): EngineError | null {
+    return this.#state.checkOffset(offset, field);
+  }
+
+  /** Committed transactions with beginExclusive < offset <= endInclusive, ascending. */
+  transactionsBetween(
+    beginExclusive: number,
+    endInclusive: number,
+  ): readonly CommittedTransaction[] {
+    return this.#state.transactionsBetween(beginExclusive, endInclusive);
+  }
+
+  /** Log entries (transactions and completions) with beginExclusive < offset <= endInclusive. */
+  entriesBetween(beginExclusive: number, endInclusive: number): readonly LogEntry[] {
+    return this.#state.entriesBetween(beginExclusive, endInclusive);
+  }
+
+  transactionByOffset(offset: number): CommittedTransaction | undefined {
+    return this.#state.transactionByOffset(offset);
+  }
+
+  transactionById(updateId: string): CommittedTransaction | undefined {
+    return this.#state.transactionById(updateId);
+  }
+
+  /** Called synchronously after every appended log entry; returns an unsubscribe function. */
+  subscribe(listener: LogListener): () => void {
+    return this.#state.subscribe(listener);
+  }
+
+  // ---- projections -----------------------------------------------------------------------------
+
+  /**
+   * TEMPLATES_OR_INTERFACES_NOT_FOUND / PACKAGE_NAMES_NOT_FOUND (11) for filters naming unknown
+   * templates or interfaces, INVALID_ARGUMENT for malformed ids; null when fine.
+   */
+  validateEventFormat(format: EventFormat): EngineError | null {
+    return this.#state.validateEventFormat(format);
+  }
+
+  /**
+   * The wire transaction as the given format shows it, or null when none of its events is
+   * visible (the server then skips the transaction). Assumes a validated format.
+   */
+  projectTransaction(
+    transaction: CommittedTransaction,
+    format: TransactionFormat,
+  ): JsTransaction | null {
+    return this.#state.projectTransaction(transaction, format);
+  }
+
+  /** The active contracts at `offset` visible through `format`, ordered by creation offset. */
+  activeContractsAt(offset: number, format: EventFormat): readonly JsGetActiveContractsResponse[] {
+    return this.#state.activeContractsAt(offset, format);
+  }
+
+  /**
+   * The create (and archive, if any) of a contract as `format`'s parties see it; null when the
+   * contract is unknown or none of them is a stakeholder (the server answers CONTRACT_EVENTS_NOT_FOUND).
+   */
+  eventsByContractId(
+    contractId: string,
+    format: EventFormat,
+  ): JsGetEventsByContractIdResponse | null {
+    return this.#state.eventsByContractId(contractId, format);
+  }
+}

@@ -1,0 +1,95 @@
+import { retryInfoOfCategory } from './canton-error-codes.js';
+import { errorInfo, requestInfo, resourceInfo, retryInfo, type ProtoAny } from './rpc-status-details.js';
+import type { SandboxApiError } from './sandbox-api-error.js';
+
+/** What the renderers need to know about the request the error belongs to. */
+export type ErrorEnv = {
+  /** The participant's name (the part of its id before `::`). */
+  readonly participant: string;
+  /** 32 hex chars, as Canton's trace ids. */
+  readonly traceId: string;
+  /** The submission id when the error concerns a submission. */
+  readonly correlationId?: string | undefined;
+};
+
+export type JsCantonErrorBody = {
+  code: string;
+  cause: string;
+  correlationId?: string;
+  traceId?: string;
+  context: Record<string, string>;
+  resources: [string, string][];
+  errorCategory: number;
+  grpcCodeValue: number;
+  retryInfo?: string;
+  definiteAnswer?: boolean;
+};
+
+export const REDACTED_CAUSE = 'A security-sensitive error has been received';
+
+/** Canton's full error context: category, definite_answer, participant and tid first. */
+function fullContext(err: SandboxApiError, env: ErrorEnv): Record<string, string> {
+  return {
+    category: String(err.category),
+    definite_answer: String(err.definiteAnswer),
+    participant: env.participant,
+    tid: env.traceId,
+    ...err.context,
+  };
+}
+
+/**
+ * The HTTP error body and websocket error frame. Canton renders absent optionals as null; the
+ * spec types them as plain strings, so the sandbox leaves them out instead (docs/sandbox.md).
+ */
+export function renderJsCantonError(err: SandboxApiError, env: ErrorEnv): JsCantonErrorBody {
+  if (err.redacted) {
+    return {
+      code: 'NA',
+      cause: REDACTED_CAUSE,
+      traceId: env.traceId,
+      context: { ...err.redactedContext },
+      resources: [],
+      errorCategory: -1,
+      grpcCodeValue: err.grpcCode,
+    };
+  }
+  const body: JsCantonErrorBody = {
+    code: err.cantonCode,
+    cause: err.cantonCause,
+    traceId: env.traceId,
+    context: fullContext(err, env),
+    resources: err.resources.map(([t, n]) => [t, n]),
+    errorCategory: err.category,
+    grpcCodeValue: err.grpcCode,
+  };
+  if (env.correlationId !== undefined && env.correlationId !== '')
+    body.correlationId = env.correlationId;
+  const retry = retryInfoOfCategory(err.category);
+  if (retry !== undefined) body.retryInfo = retry;
+  if (err.jsonLayer) body.definiteAnswer = err.definiteAnswer;
+  return body;
+}
+
+export type JsStatusBody = { code: number; message: string; details: ProtoAny[] };
+
+export const OK_STATUS: JsStatusBody = Object.freeze({
+  code: 0,
+  message: '',
+  details: [],
+}) as JsStatusBody;
+
+/** The status of a rejected completion: gRPC code, Canton's message format and the rpc details. */
+export function renderRejectionStatus(err: SandboxApiError, env: ErrorEnv): JsStatusBody {
+  const corr = env.correlationId ?? '';
+  const shortCorr = corr === '' ? '0' : corr.slice(0, 8);
+  const details: ProtoAny[] = [errorInfo(err.cantonCode, fullContext(err, env))];
+  if (retryInfoOfCategory(err.category) !== undefined) details.push(retryInfo(1));
+  if (corr !== '') details.push(requestInfo(corr));
+  for (const [type, name] of err.resources) details.push(resourceInfo(type, name));
+  return {
+    code: err.grpcCode,
+    message: `${err.cantonCode}(${err.category},${shortCorr}): ${err.cantonCause}`,
+    details,
+  };
+}
