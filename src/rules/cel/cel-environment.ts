@@ -1,0 +1,213 @@
+import type { TypeError as CelTypeError } from '@marcbachmann/cel-js';
+import {
+  Environment,
+  EvaluationError,
+  ParseError,
+  type ASTNode,
+  type ParseResult,
+} from '@marcbachmann/cel-js';
+import { parseDuration } from '../../core/duration.js';
+import { CelCompileError } from './cel-compile-error.js';
+import { CelDecimal } from './cel-decimal.js';
+import { CelEvaluationError } from './cel-evaluation-error.js';
+import type { CelProgram } from './cel-program.js';
+
+const TIMESTAMP = 'google.protobuf.Timestamp';
+const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAY_MS = 86_400_000;
+
+/** Parses a Daml Date ("yyyy-mm-dd") to UTC midnight; null when it is not a real date. */
+export function parseDamlDate(text: string): Date | null {
+  const m = DATE_TEXT.exec(text);
+  if (m === null) return null;
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  const date = new Date(ms);
+  return date.toISOString().slice(0, 10) === text ? date : null;
+}
+
+function decimalOf(text: string): CelDecimal {
+  const d = CelDecimal.parse(text);
+  if (d === null) throw new RangeError(`"${text}" is not a decimal number`);
+  return d;
+}
+
+function dateOf(text: string): Date {
+  const d = parseDamlDate(text);
+  if (d === null) throw new RangeError(`"${text}" is not a date: write yyyy-mm-dd`);
+  return d;
+}
+
+/**
+ * The functions every ledgerbot CEL expression may use, on top of standard CEL:
+ * - `decimal(x)` for Daml Numeric strings (or ints, doubles): exact `+ - * /`, comparisons and
+ *   `==`, mixed with ints on either side; `string(decimal)` renders it without exponent.
+ * - `date("2025-01-31")`: a Daml Date as a CEL timestamp at UTC midnight, so it compares with
+ *   `timestamp(...)` values and adds durations; `date(timestamp)` truncates to the day.
+ * - `timestamp("…Z")` is standard CEL. CEL timestamps here have millisecond precision, so two
+ *   Daml times that differ only in microseconds compare equal.
+ * - `duration("30d")`: standard CEL durations only know h/m/s/ms/us/ns and the library does not
+ *   let us replace its `duration(string)`. So a string literal argument is parsed at compile time
+ *   with ledgerbot's own syntax (also d and w, as in config files) and rewritten to milliseconds;
+ *   a non-literal argument keeps CEL's syntax.
+ */
+function baseEnvironment(): Environment {
+  const env = new Environment({ homogeneousAggregateLiterals: false })
+    .registerType('Decimal', CelDecimal)
+    .registerFunction('decimal(string): Decimal', decimalOf)
+    .registerFunction('decimal(int): Decimal', (n: bigint) => CelDecimal.fromBigInt(n))
+    .registerFunction('decimal(double): Decimal', (n: number) => {
+      const d = CelDecimal.fromNumber(n);
+      if (d === null) throw new RangeError(`${n} is not a finite number`);
+      return d;
+    })
+    .registerFunction('decimal(Decimal): Decimal', (d: CelDecimal) => d)
+    .registerFunction('string(Decimal): string', (d: CelDecimal) => d.toString())
+    .registerFunction(`date(string): ${TIMESTAMP}`, dateOf)
+    .registerFunction(
+      `date(${TIMESTAMP}): ${TIMESTAMP}`,
+      (t: Date) => new Date(Math.floor(t.getTime() / DAY_MS) * DAY_MS),
+    );
+  const arithmetic: [string, (a: CelDecimal, b: CelDecimal) => CelDecimal][] = [
+    ['+', (a, b) => a.plus(b)],
+    ['-', (a, b) => a.minus(b)],
+    ['*', (a, b) => a.times(b)],
+    ['/', (a, b) => a.dividedBy(b)],
+  ];
+  for (const [op, fn] of arithmetic) {
+    env.registerOperator(`Decimal ${op} Decimal`, fn);
+    env.registerOperator(`Decimal ${op} int`, (a: CelDecimal, b: bigint) =>
+      fn(a, CelDecimal.fromBigInt(b)),
+    );
+    env.registerOperator(`int ${op} Decimal`, (a: bigint, b: CelDecimal) =>
+      fn(CelDecimal.fromBigInt(a), b),
+    );
+  }
+  // `!=` is derived by the library from `==`.
+  const comparisons: [string, (c: number) => boolean][] = [
+    ['==', (c) => c === 0],
+    ['<', (c) => c < 0],
+    ['<=', (c) => c <= 0],
+    ['>', (c) => c > 0],
+    ['>=', (c) => c >= 0],
+  ];
+  for (const [op, test] of comparisons) {
+    env.registerOperator(`Decimal ${op} Decimal`, (a: CelDecimal, b: CelDecimal) =>
+      test(a.compare(b)),
+    );
+    if (op !== '==') {
+      env.registerOperator(`Decimal ${op} int`, (a: CelDecimal, b: bigint) =>
+        test(a.compare(CelDecimal.fromBigInt(b))),
+      );
+    }
+  }
+  env.registerOperator('-Decimal', (a: CelDecimal) => a.negated());
+  return env;
+}
+
+type Node = { op: string; args: unknown; range?: { start: number } };
+
+function isNode(x: unknown): x is Node {
+  return typeof x === 'object' && x !== null && typeof (x as Node).op === 'string';
+}
+
+function visit(node: unknown, fn: (node: Node) => void, depth = 0): void {
+  if (depth > 500) return;
+  if (Array.isArray(node)) {
+    for (const x of node) visit(x, fn, depth + 1);
+  } else if (isNode(node)) {
+    fn(node);
+    visit(node.args, fn, depth + 1);
+  }
+}
+
+/** See baseEnvironment: `duration("30d")` literals are rewritten to CEL's syntax. */
+function rewriteDurationLiterals(source: string, ast: ASTNode): void {
+  visit(ast, (node) => {
+    if (node.op !== 'call' || !Array.isArray(node.args) || node.args[0] !== 'duration') return;
+    const params: unknown = node.args[1];
+    if (!Array.isArray(params) || params.length !== 1) return;
+    const literal: unknown = params[0];
+    if (!isNode(literal) || literal.op !== 'value' || typeof literal.args !== 'string') return;
+    let ms: number;
+    try {
+      ms = parseDuration(literal.args);
+    } catch (error) {
+      throw new CelCompileError(
+        source,
+        literal.range?.start ?? 0,
+        `"${literal.args}" is not a duration: write a number with a unit, such as 30s, 5m, 2h, 7d or 1h30m`,
+        { cause: error },
+      );
+    }
+    literal.args = `${ms}ms`;
+  });
+}
+
+function errorOffset(error: ParseError | CelTypeError): number {
+  return error.range?.start ?? error.node?.start ?? 0;
+}
+
+/**
+ * Compiles CEL expressions with ledgerbot's extra functions. Create one per process (building an
+ * environment is the expensive part) and compile each expression once, at load time.
+ */
+export class CelEnvironment {
+  readonly #base: Environment;
+  readonly #scopes = new Map<string, Environment>();
+
+  private constructor(base: Environment) {
+    this.#base = base;
+  }
+
+  static create(): CelEnvironment {
+    return new CelEnvironment(baseEnvironment());
+  }
+
+  #scope(variables: readonly string[]): Environment {
+    const key = [...variables].sort().join(',');
+    let env = this.#scopes.get(key);
+    if (env === undefined) {
+      env = this.#base.clone();
+      for (const name of variables) env.registerVariable(name, 'dyn');
+      this.#scopes.set(key, env);
+    }
+    return env;
+  }
+
+  /**
+   * Parses and type-checks `source`, where only `variables` (all of dynamic type) are in scope.
+   * Throws CelCompileError, with the position inside `source`, when it is not valid.
+   */
+  compile(source: string, variables: readonly string[]): CelProgram {
+    const env = this.#scope(variables);
+    let parsed: ParseResult;
+    try {
+      parsed = env.parse(source);
+    } catch (error) {
+      if (error instanceof ParseError) {
+        throw new CelCompileError(source, errorOffset(error), error.summary, { cause: error });
+      }
+      throw error;
+    }
+    rewriteDurationLiterals(source, parsed.ast);
+    const checked = parsed.check();
+    if (!checked.valid && checked.error !== undefined) {
+      const error = checked.error;
+      throw new CelCompileError(source, errorOffset(error), error.summary, { cause: error });
+    }
+    return {
+      source,
+      evaluate(values: Readonly<Record<string, unknown>>): unknown {
+        try {
+          return parsed(values) as unknown;
+        } catch (error) {
+          if (error instanceof EvaluationError || error instanceof RangeError) {
+            const summary = error instanceof EvaluationError ? error.summary : error.message;
+            throw new CelEvaluationError(source, summary, { cause: error });
+          }
+          throw error;
+        }
+      },
+    };
+  }
+}
