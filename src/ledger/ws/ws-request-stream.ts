@@ -1,0 +1,405 @@
+import type { IncomingMessage } from 'node:http';
+import { WebSocket, type ClientOptions, type RawData } from 'ws';
+import { AbortError } from '../../core/abort-error.js';
+import { IllegalStateError } from '../../core/illegal-state-error.js';
+import { isJsCantonError, parseJsCantonError } from '../js-canton-error.js';
+import { LedgerApiError } from '../ledger-api-error.js';
+import { LedgerTransportError } from '../ledger-transport-error.js';
+import type { StreamContext } from './stream-context.js';
+
+/** The subprotocol Canton answers with; it must always be offered (NOTES.md §1.2). */
+export const DAML_WS_PROTOCOL = 'daml.ws.auth';
+
+const DEFAULT_HIGH_WATER_MARK = 256;
+const DEFAULT_HANDSHAKE_TIMEOUT_MS = 30_000;
+/** Enough for any JsCantonError; a bigger rejection body is a proxy page we only describe. */
+const MAX_REJECTION_BODY_BYTES = 64 * 1024;
+
+export type WsRequestStreamOptions = {
+  readonly signal?: AbortSignal;
+  /**
+   * Frames held for a slow consumer before the socket is paused (default 256). Reading resumes at
+   * half of it. Frames that were already in the socket's last read still arrive, so the buffer may
+   * exceed the mark by what one read holds.
+   */
+  readonly highWaterMark?: number;
+  /** Bound on the opening handshake, in ms (default 30 000). */
+  readonly handshakeTimeoutMs?: number;
+};
+
+type Waiter = {
+  resolve: (result: IteratorResult<unknown>) => void;
+  reject: (error: unknown) => void;
+};
+
+/**
+ * One websocket call of the JSON Ledger API (NOTES.md §2): connects to `path` below the base URL,
+ * sends `message` once, and yields every JSON frame the server sends until it closes the socket.
+ *
+ * - A JsCantonError frame ends the stream with a LedgerApiError (status undefined).
+ * - A normal close (1000, or a close frame without a code) ends the iteration.
+ * - Anything else ends it with a LedgerTransportError: `connect` when the socket never opened,
+ *   `timeout` for a slow handshake, `closed` for an abnormal close, `bad-response` for a refused
+ *   upgrade without a JsCantonError body or a frame that is not JSON text.
+ * - Aborting the signal closes the socket and throws AbortError; `return()` (a consumer `break`)
+ *   closes the socket.
+ *
+ * Nothing happens until the first `next()`. The stream can be iterated once.
+ */
+export class WsRequestStream implements AsyncIterableIterator<unknown> {
+  /** "WS /path", used in errors. */
+  readonly request: string;
+  readonly #ctx: StreamContext;
+  readonly #path: string;
+  readonly #message: unknown;
+  readonly #signal: AbortSignal | undefined;
+  readonly #highWaterMark: number;
+  readonly #handshakeTimeoutMs: number;
+
+  #ws: WebSocket | undefined;
+  #started = false;
+  #opened = false;
+  #queue: unknown[] = [];
+  #peak = 0;
+  /** Set once the stream is over; `error` undefined means a normal end. */
+  #terminal: { error: Error | undefined } | undefined;
+  #delivered = false;
+  #waiter: Waiter | undefined;
+  #socketError: Error | undefined;
+  readonly #onAbort = (): void => this.#abort();
+
+  constructor(
+    ctx: StreamContext,
+    path: string,
+    message: unknown,
+    options: WsRequestStreamOptions = {},
+  ) {
+    this.#ctx = ctx;
+    this.#path = path;
+    this.#message = message;
+    this.#signal = options.signal;
+    this.#highWaterMark = Math.max(1, options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK);
+    this.#handshakeTimeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+    this.request = `WS ${path}`;
+  }
+
+  /** Frames received and not yet consumed. */
+  get buffered(): number {
+    return this.#queue.length;
+  }
+
+  /** The most frames ever held at once (for tests and metrics). */
+  get peakBuffered(): number {
+    return this.#peak;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<unknown>> {
+    if (this.#waiter !== undefined) {
+      return Promise.reject(new IllegalStateError('WsRequestStream.next() called concurrently'));
+    }
+    if (!this.#started) {
+      this.#started = true;
+      void this.#start();
+    }
+    if (this.#queue.length > 0) {
+      const value = this.#queue.shift();
+      this.#resumeIfDrained();
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.#terminal !== undefined) return this.#finish();
+    return new Promise((resolve, reject) => {
+      this.#waiter = { resolve, reject };
+    });
+  }
+
+  return(): Promise<IteratorResult<unknown>> {
+    this.#queue = [];
+    this.#settle(undefined, 'consumer stopped');
+    this.#delivered = true;
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  async #start(): Promise<void> {
+    try {
+      if (this.#signal?.aborted === true) {
+        this.#abort();
+        return;
+      }
+      this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
+      const token = await this.#ctx.auth?.token(this.#signal);
+      if (this.#terminal !== undefined) return;
+      const protocols =
+        token === undefined || token === ''
+          ? [DAML_WS_PROTOCOL]
+          : [`jwt.token.${token}`, DAML_WS_PROTOCOL];
+      const ws = new WebSocket(wsUrl(this.#ctx.url, this.#path), protocols, this.#clientOptions());
+      this.#ws = ws;
+      ws.on('open', () => this.#onOpen(ws));
+      ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
+      ws.on('unexpected-response', (_req, res) => this.#onRejected(res));
+      ws.on('error', (err) => this.#onError(err));
+      ws.on('close', (code, reason) => this.#onClose(code, reason));
+    } catch (err) {
+      this.#settle(this.#signal?.aborted === true ? abortError(this.#signal) : toError(err));
+    }
+  }
+
+  #clientOptions(): ClientOptions {
+    const tls = this.#ctx.tls;
+    return {
+      handshakeTimeout: this.#handshakeTimeoutMs,
+      ...(tls === undefined
+        ? {}
+        : {
+            rejectUnauthorized: tls.rejectUnauthorized,
+            ...(tls.ca === undefined ? {} : { ca: tls.ca }),
+            ...(tls.cert === undefined ? {} : { cert: tls.cert }),
+            ...(tls.key === undefined ? {} : { key: tls.key }),
+          }),
+    };
+  }
+
+  #onOpen(ws: WebSocket): void {
+    if (this.#terminal !== undefined) return;
+    this.#opened = true;
+    this.#ctx.logger.debug({ path: this.#path }, 'websocket open');
+    ws.send(JSON.stringify(this.#message), (err) => {
+      if (err !== undefined && err !== null) {
+        this.#settle(
+          new LedgerTransportError(
+            'closed',
+            this.request,
+            `${this.request}: sending the request failed`,
+            {
+              cause: err,
+            },
+          ),
+        );
+      }
+    });
+  }
+
+  #onMessage(data: RawData, isBinary: boolean): void {
+    if (this.#terminal !== undefined) return;
+    if (isBinary) {
+      this.#settle(this.#badFrame('sent a binary frame'));
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(rawToBuffer(data).toString('utf8'));
+    } catch {
+      this.#settle(this.#badFrame('sent a frame that is not JSON'));
+      return;
+    }
+    if (isJsCantonError(value)) {
+      const error = new LedgerApiError(parseJsCantonError(value)!, this.request);
+      // UNAUTHENTICATED mid-stream is an expired or revoked token: the next attempt needs a new one.
+      if (error.error.grpcCodeValue === 16) this.#ctx.auth?.invalidate();
+      this.#settle(error);
+      return;
+    }
+    this.#deliver(value);
+  }
+
+  #onRejected(res: IncomingMessage): void {
+    const status = res.statusCode ?? 0;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let decided = false;
+    const decide = (): void => {
+      if (decided) return;
+      decided = true;
+      if (status === 401) this.#ctx.auth?.invalidate();
+      this.#settle(this.#rejection(status, Buffer.concat(chunks).toString('utf8')));
+    };
+    res.on('data', (chunk: Buffer) => {
+      if (size < MAX_REJECTION_BODY_BYTES) chunks.push(chunk);
+      size += chunk.length;
+    });
+    res.on('end', decide);
+    res.on('close', decide);
+    res.on('error', decide);
+    res.setTimeout(this.#handshakeTimeoutMs, () => res.destroy());
+  }
+
+  #rejection(status: number, body: string): Error {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      parsed = undefined;
+    }
+    const error = parseJsCantonError(parsed);
+    if (error !== undefined) return new LedgerApiError(error, this.request, status);
+    const hint =
+      status === 404
+        ? '; check the URL and its path prefix'
+        : status === 401 || status === 403
+          ? '; check the token and the user rights'
+          : '';
+    return new LedgerTransportError(
+      'bad-response',
+      this.request,
+      `${this.request}: the participant answered HTTP ${status} instead of opening a websocket${hint}`,
+      { status },
+    );
+  }
+
+  #onError(err: Error): void {
+    if (this.#terminal !== undefined) return;
+    if (this.#opened) {
+      // A close event follows; it decides how the stream ends.
+      this.#socketError = err;
+      return;
+    }
+    const timedOut = err.message.includes('handshake has timed out');
+    this.#settle(
+      new LedgerTransportError(
+        timedOut ? 'timeout' : 'connect',
+        this.request,
+        timedOut
+          ? `${this.request}: the websocket handshake timed out after ${this.#handshakeTimeoutMs} ms`
+          : `${this.request}: cannot open a websocket to ${safeOrigin(this.#ctx.url)}: ${err.message}`,
+        { cause: err },
+      ),
+    );
+  }
+
+  #onClose(code: number, reason: Buffer): void {
+    this.#ctx.logger.debug({ path: this.#path, code }, 'websocket closed');
+    if (this.#terminal !== undefined) return;
+    if (!this.#opened) {
+      this.#settle(
+        new LedgerTransportError(
+          'connect',
+          this.request,
+          `${this.request}: the websocket closed before it opened (code ${code})`,
+          { cause: this.#socketError },
+        ),
+      );
+      return;
+    }
+    if (code === 1000 || code === 1005) {
+      this.#settle(undefined);
+      return;
+    }
+    const text = reason.toString('utf8');
+    this.#settle(
+      new LedgerTransportError(
+        'closed',
+        this.request,
+        `${this.request}: the websocket closed abnormally (code ${code}${text === '' ? '' : `, ${text}`})`,
+        { cause: this.#socketError },
+      ),
+    );
+  }
+
+  #badFrame(what: string): LedgerTransportError {
+    return new LedgerTransportError(
+      'bad-response',
+      this.request,
+      `${this.request}: the participant ${what}`,
+    );
+  }
+
+  #deliver(value: unknown): void {
+    if (this.#waiter !== undefined) {
+      const waiter = this.#waiter;
+      this.#waiter = undefined;
+      waiter.resolve({ value, done: false });
+      return;
+    }
+    this.#queue.push(value);
+    this.#peak = Math.max(this.#peak, this.#queue.length);
+    if (this.#queue.length >= this.#highWaterMark && this.#ws !== undefined && !this.#ws.isPaused) {
+      this.#ws.pause();
+    }
+  }
+
+  #resumeIfDrained(): void {
+    const ws = this.#ws;
+    if (ws?.isPaused === true && this.#queue.length <= this.#highWaterMark / 2) ws.resume();
+  }
+
+  #abort(): void {
+    if (this.#delivered) return;
+    this.#queue = [];
+    this.#terminal = undefined;
+    this.#settle(abortError(this.#signal), 'aborted');
+  }
+
+  /** Ends the stream once: closes the socket and hands the outcome to a waiting consumer. */
+  #settle(error: Error | undefined, closeReason = ''): void {
+    if (this.#terminal !== undefined) return;
+    this.#terminal = { error };
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    const ws = this.#ws;
+    if (ws !== undefined) {
+      if (ws.readyState === WebSocket.OPEN) ws.close(1000, closeReason);
+      else if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+    }
+    if (this.#waiter !== undefined) {
+      const waiter = this.#waiter;
+      this.#waiter = undefined;
+      this.#finish().then(waiter.resolve, waiter.reject);
+    }
+  }
+
+  #finish(): Promise<IteratorResult<unknown>> {
+    const error = this.#delivered ? undefined : this.#terminal?.error;
+    this.#delivered = true;
+    if (error !== undefined) return Promise.reject(error);
+    return Promise.resolve({ value: undefined, done: true });
+  }
+}
+
+/** http→ws and https→wss, keeping any path prefix of the base URL. */
+export function wsUrl(base: string, path: string): string {
+  const url = URL.canParse(base) ? new URL(base) : undefined;
+  const scheme = url === undefined ? undefined : SCHEMES[url.protocol];
+  if (url === undefined || scheme === undefined) {
+    throw new LedgerTransportError(
+      'connect',
+      `WS ${path}`,
+      'the ledger URL is not an http, https, ws or wss URL: fix the `url` setting',
+    );
+  }
+  url.protocol = scheme;
+  url.pathname = url.pathname.replace(/\/+$/, '') + path;
+  return url.toString();
+}
+
+const SCHEMES: Readonly<Record<string, string>> = {
+  'http:': 'ws:',
+  'https:': 'wss:',
+  'ws:': 'ws:',
+  'wss:': 'wss:',
+};
+
+function safeOrigin(base: string): string {
+  try {
+    const url = new URL(base);
+    return `${url.protocol}//${url.host}`;
+  } catch {
+    return 'the configured URL';
+  }
+}
+
+function rawToBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+function toError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+function abortError(signal: AbortSignal | undefined): AbortError {
+  return new AbortError(undefined, { cause: signal?.reason });
+}
