@@ -231,7 +231,7 @@ export class LedgerClient {
   }
 
   /** @deprecated since Canton 3.5; use `updateById`. */
-  transactionById(
+  async transactionById(
     req: TransactionByIdRequest,
     options?: CallOptions,
   ): Promise<JsGetTransactionResponse> {
@@ -249,7 +249,7 @@ export class LedgerClient {
       parties === undefined
         ? { updateId: req.updateId, transactionFormat: format }
         : { updateId: req.updateId, requestingParties: [...parties] };
-    return this.#object('POST', '/v2/updates/transaction-by-id', options, { body });
+    return await this.#object('POST', '/v2/updates/transaction-by-id', options, { body });
   }
 
   // ---- commands ----
@@ -311,12 +311,12 @@ export class LedgerClient {
   }
 
   /** Details of `party` and of `more`; unknown parties are left out of the answer. */
-  getParties(
+  async getParties(
     party: string,
     more: readonly string[] = [],
     options?: CallOptions & IdentityProviderOption,
   ): Promise<GetPartiesResponse> {
-    return this.#object('GET', `/v2/parties/${segment(party)}`, options, {
+    return await this.#object('GET', `/v2/parties/${segment(party)}`, options, {
       query: {
         parties: more.length === 0 ? undefined : more,
         'identity-provider-id': options?.identityProviderId,
@@ -342,11 +342,11 @@ export class LedgerClient {
     return this.#object('POST', '/v2/users', options, { body: req });
   }
 
-  getUser(
+  async getUser(
     userId: string,
     options?: CallOptions & IdentityProviderOption,
   ): Promise<GetUserResponse> {
-    return this.#object('GET', `/v2/users/${segment(userId)}`, options, {
+    return await this.#object('GET', `/v2/users/${segment(userId)}`, options, {
       query: { 'identity-provider-id': options?.identityProviderId },
     });
   }
@@ -361,26 +361,26 @@ export class LedgerClient {
     });
   }
 
-  grantRights(
+  async grantRights(
     userId: string,
     rights: readonly Right[],
     options?: CallOptions & IdentityProviderOption,
   ): Promise<GrantUserRightsResponse> {
-    return this.#object('POST', `/v2/users/${segment(userId)}/rights`, options, {
+    return await this.#object('POST', `/v2/users/${segment(userId)}/rights`, options, {
       body: rightsBody(userId, rights, options),
     });
   }
 
-  listRights(userId: string, options?: CallOptions): Promise<ListUserRightsResponse> {
-    return this.#object('GET', `/v2/users/${segment(userId)}/rights`, options);
+  async listRights(userId: string, options?: CallOptions): Promise<ListUserRightsResponse> {
+    return await this.#object('GET', `/v2/users/${segment(userId)}/rights`, options);
   }
 
-  revokeRights(
+  async revokeRights(
     userId: string,
     rights: readonly Right[],
     options?: CallOptions & IdentityProviderOption,
   ): Promise<RevokeUserRightsResponse> {
-    return this.#object('PATCH', `/v2/users/${segment(userId)}/rights`, options, {
+    return await this.#object('PATCH', `/v2/users/${segment(userId)}/rights`, options, {
       body: rightsBody(userId, rights, options),
     });
   }
