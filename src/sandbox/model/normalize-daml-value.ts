@@ -1,0 +1,217 @@
+import { CelDecimal } from '../../rules/cel/cel-decimal.js';
+import { parseDamlDate } from '../../rules/cel/cel-environment.js';
+import type { DamlType } from './model-types.js';
+import { formatDamlType } from './parse-daml-type.js';
+
+/** Why a value does not fit its type, in Canton's terms (both are category 8). */
+export type ValueProblem = {
+  readonly code: 'COMMAND_PREPROCESSING_FAILED' | 'INVALID_ARGUMENT';
+  readonly message: string;
+};
+
+export type Normalized =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly problem: ValueProblem };
+
+export type NormalizeOptions = {
+  /**
+   * Round Numerics with more digits than their scale (half-even) instead of rejecting them.
+   * For values computed by CEL; values from commands are checked strictly.
+   */
+  readonly round: boolean;
+};
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const INT_TEXT = /^[+-]?\d+$/;
+const TIMESTAMP_TEXT =
+  /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
+
+const bad = (path: string, message: string): Normalized => ({
+  ok: false,
+  problem: { code: 'INVALID_ARGUMENT', message: path === '' ? message : `${path}: ${message}` },
+});
+
+const describe = (value: unknown): string => {
+  if (typeof value === 'bigint') return `${value}`;
+  if (value instanceof CelDecimal) return value.toString();
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+};
+
+/** Renders a time as java.time.Instant.toString does: fraction in groups of 3 digits, or none. */
+export function formatTimestamp(epochMicros: bigint): string {
+  const ms = Number(epochMicros / 1000n);
+  const micros = Number(((epochMicros % 1_000_000n) + 1_000_000n) % 1_000_000n);
+  const base = new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19);
+  if (micros === 0) return `${base}Z`;
+  const fraction = String(micros).padStart(6, '0');
+  return `${base}.${fraction.endsWith('000') ? fraction.slice(0, 3) : fraction}Z`;
+}
+
+/** Microseconds since the epoch of a Daml Timestamp text; null when it is not one. */
+export function parseTimestamp(text: string): bigint | null {
+  const m = TIMESTAMP_TEXT.exec(text);
+  if (m === null) return null;
+  const seconds = Date.parse(`${m[1]}T${m[2]}${m[4]}`);
+  if (Number.isNaN(seconds)) return null;
+  const fraction = (m[3] ?? '').padEnd(9, '0');
+  // Daml times have microsecond precision; finer digits are truncated.
+  return BigInt(seconds) * 1000n + BigInt(fraction.slice(0, 6));
+}
+
+function entriesOf(value: unknown): [string, unknown][] | null {
+  if (value instanceof Map) {
+    const out: [string, unknown][] = [];
+    for (const [k, v] of value as Map<unknown, unknown>) {
+      if (typeof k !== 'string') return null;
+      out.push([k, v]);
+    }
+    return out;
+  }
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Date)
+  ) {
+    return Object.entries(value);
+  }
+  return null;
+}
+
+/**
+ * Checks `value` against `type` and returns its canonical Daml-LF JSON: Int64 and Numeric as
+ * strings (Numeric padded to its scale), Date as yyyy-mm-dd, Timestamp as an Instant string,
+ * Optional as value-or-null, records with fields in declaration order. Accepts both wire JSON and
+ * the values CEL produces (bigint, CelDecimal, Date, Map).
+ */
+export function normalizeDamlValue(
+  type: DamlType,
+  value: unknown,
+  path: string,
+  options: NormalizeOptions,
+): Normalized {
+  const expected = (): Normalized =>
+    bad(path, `expected ${formatDamlType(type)}, got ${describe(value)}`);
+  switch (type.kind) {
+    case 'Party':
+    case 'Text':
+    case 'ContractId':
+      if (typeof value !== 'string') return expected();
+      if (type.kind !== 'Text' && value === '') return expected();
+      return { ok: true, value };
+    case 'Bool':
+      return typeof value === 'boolean' ? { ok: true, value } : expected();
+    case 'Unit':
+      return entriesOf(value)?.length === 0 ? { ok: true, value: {} } : expected();
+    case 'Int64': {
+      let n: bigint | null = null;
+      if (typeof value === 'bigint') n = value;
+      else if (typeof value === 'number' && Number.isSafeInteger(value)) n = BigInt(value);
+      else if (typeof value === 'string' && INT_TEXT.test(value)) n = BigInt(value);
+      if (n === null) return expected();
+      if (n < INT64_MIN || n > INT64_MAX) return bad(path, `${n} is out of the Int64 range`);
+      return { ok: true, value: n.toString() };
+    }
+    case 'Numeric': {
+      let d: CelDecimal | null = null;
+      if (value instanceof CelDecimal) d = value;
+      else if (typeof value === 'string') d = CelDecimal.parse(value);
+      else if (typeof value === 'number') d = CelDecimal.fromNumber(value);
+      else if (typeof value === 'bigint') d = CelDecimal.fromBigInt(value);
+      if (d === null) return expected();
+      if (!options.round && !d.fitsScale(type.scale)) {
+        return bad(path, `${describe(value)} has more than ${type.scale} decimal places`);
+      }
+      const text = d.toFixed(type.scale);
+      if (text.replace(/^-/, '').replace('.', '').replace(/^0+/, '').length > 38) {
+        return bad(path, `${describe(value)} has more than 38 digits`);
+      }
+      return { ok: true, value: text };
+    }
+    case 'Date': {
+      if (value instanceof Date) return { ok: true, value: value.toISOString().slice(0, 10) };
+      if (typeof value === 'string' && parseDamlDate(value) !== null) return { ok: true, value };
+      return expected();
+    }
+    case 'Timestamp': {
+      if (value instanceof Date)
+        return { ok: true, value: formatTimestamp(BigInt(value.getTime()) * 1000n) };
+      const micros = typeof value === 'string' ? parseTimestamp(value) : null;
+      return micros === null ? expected() : { ok: true, value: formatTimestamp(micros) };
+    }
+    case 'Enum':
+      return typeof value === 'string' && type.constructors.includes(value)
+        ? { ok: true, value }
+        : expected();
+    case 'Optional': {
+      if (value === null || value === undefined) return { ok: true, value: null };
+      return normalizeDamlValue(type.of, value, path, options);
+    }
+    case 'List': {
+      if (!Array.isArray(value)) return expected();
+      const out: unknown[] = [];
+      for (let i = 0; i < value.length; i++) {
+        const r = normalizeDamlValue(type.of, value[i], `${path}[${i}]`, options);
+        if (!r.ok) return r;
+        out.push(r.value);
+      }
+      return { ok: true, value: out };
+    }
+    case 'TextMap': {
+      const entries = entriesOf(value);
+      if (entries === null) return expected();
+      const out: Record<string, unknown> = {};
+      // Sorted, so equal maps have equal canonical text.
+      for (const [k, v] of entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        const r = normalizeDamlValue(type.of, v, `${path}.${k}`, options);
+        if (!r.ok) return r;
+        out[k] = r.value;
+      }
+      return { ok: true, value: out };
+    }
+    case 'Record': {
+      const entries = entriesOf(value);
+      if (entries === null) return expected();
+      const given = new Map(entries);
+      const unexpected = [...given.keys()].filter((k) => !type.fields.some((f) => f.name === k));
+      if (unexpected.length > 0) {
+        return bad(path, `Unexpected fields: ${unexpected.join(', ')}`);
+      }
+      const missing = type.fields
+        .filter((f) => f.type.kind !== 'Optional' && given.get(f.name) === undefined)
+        .map((f) => f.name);
+      if (missing.length > 0) {
+        const message = `Missing non-optional fields: ${missing.join(', ')}`;
+        return {
+          ok: false,
+          problem: {
+            code: 'COMMAND_PREPROCESSING_FAILED',
+            message: path === '' ? message : `${path}: ${message}`,
+          },
+        };
+      }
+      const out: Record<string, unknown> = {};
+      for (const f of type.fields) {
+        const r = normalizeDamlValue(
+          f.type,
+          given.get(f.name),
+          path === '' ? f.name : `${path}.${f.name}`,
+          options,
+        );
+        if (!r.ok) return r;
+        out[f.name] = r.value;
+      }
+      return { ok: true, value: out };
+    }
+  }
+}
+
+/** A canonical text for equality of normalised values (key lookup). */
+export function canonicalText(value: unknown): string {
+  return JSON.stringify(value);
+}
