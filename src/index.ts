@@ -9,3 +9,20 @@ export { LedgerbotError } from './core/ledgerbot-error.js';
 export { IllegalStateError } from './core/illegal-state-error.js';
 export { AbortError } from './core/abort-error.js';
 export { parseDuration, formatDuration, DurationSyntaxError } from './core/duration.js';
+export type { Classification } from './ledger/classify.js';
+export { classify, retryDelayHintMs } from './ledger/classify.js';
+export { parseCompletionStatus, completionError } from './ledger/completion-status.js';
+export type { AuthProvider } from './ledger/auth/auth-provider.js';
+export type { AuthErrorCode } from './ledger/auth/auth-error.js';
+export { AuthError } from './ledger/auth/auth-error.js';
+export type { AuthConfig, AuthDeps } from './ledger/auth/create-auth-provider.js';
+export { createAuthProvider, redactAuthConfig } from './ledger/auth/create-auth-provider.js';
+export { NoAuth } from './ledger/auth/no-auth.js';
+export { StaticTokenAuth } from './ledger/auth/static-token-auth.js';
+export type { TokenFileAuthOptions } from './ledger/auth/token-file-auth.js';
+export { TokenFileAuth } from './ledger/auth/token-file-auth.js';
+export type {
+  OAuth2ClientAuth,
+  OAuth2ClientCredentialsOptions,
+} from './ledger/auth/oauth2-client-credentials-auth.js';
+export { OAuth2ClientCredentialsAuth } from './ledger/auth/oauth2-client-credentials-auth.js';
