@@ -26,3 +26,36 @@ export type {
   OAuth2ClientCredentialsOptions,
 } from './ledger/auth/oauth2-client-credentials-auth.js';
 export { OAuth2ClientCredentialsAuth } from './ledger/auth/oauth2-client-credentials-auth.js';
+export type {
+  CallOptions,
+  HttpMethod,
+  HttpRequestOptions,
+  HttpResponse,
+  HttpTransport,
+  ResolvedLedgerConnection,
+  TlsMaterial,
+} from './ledger/http-transport.js';
+export { createHttpTransport, loadTlsMaterial } from './ledger/http-transport.js';
+export type {
+  EventFormatOptions,
+  TransactionShape,
+  UpdateFormatOptions,
+} from './ledger/filters.js';
+export { eventFormat, transactionFormat, updateFormat } from './ledger/filters.js';
+export type {
+  ConnectedSynchronizersQuery,
+  ListActiveContractsRequest,
+  ListOptions,
+  ListPartiesQuery,
+  ListUpdatesRequest,
+  ListUsersQuery,
+  Readiness,
+  TransactionByIdRequest,
+} from './ledger/ledger-client.js';
+export { LedgerClient, MAX_LIST_LIMIT } from './ledger/ledger-client.js';
+export { LedgerUsageError } from './ledger/ledger-usage-error.js';
+export { LedgerApiError } from './ledger/ledger-api-error.js';
+export type { TransportFailure } from './ledger/ledger-transport-error.js';
+export { LedgerTransportError } from './ledger/ledger-transport-error.js';
+export type { LedgerConnectionOptions, TlsOptions } from './ledger/ledger-connection.js';
+export type { JsCantonError } from './ledger/js-canton-error.js';

@@ -275,9 +275,9 @@ class UndiciHttpTransport implements HttpTransport {
         throw new NetworkFailure(err);
       }
       // An unauthenticated request was not processed, so repeating it once is safe.
-      if (status === 401 && auth !== undefined && attempt === 1) {
+      if (status === 401 && auth !== undefined) {
         auth.invalidate();
-        continue;
+        if (attempt === 1) continue;
       }
       const scrub = (s: string): string =>
         tokens.reduce((acc, t) => acc.split(t).join('[redacted]'), s);
