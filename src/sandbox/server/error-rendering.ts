@@ -1,5 +1,11 @@
 import { retryInfoOfCategory } from './canton-error-codes.js';
-import { errorInfo, requestInfo, resourceInfo, retryInfo, type ProtoAny } from './rpc-status-details.js';
+import {
+  errorInfo,
+  requestInfo,
+  resourceInfo,
+  retryInfo,
+  type ProtoAny,
+} from './rpc-status-details.js';
 import type { SandboxApiError } from './sandbox-api-error.js';
 
 /** What the renderers need to know about the request the error belongs to. */

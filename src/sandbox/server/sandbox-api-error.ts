@@ -4,8 +4,10 @@ import {
   grpcCodeOfCategory,
   httpStatusOfGrpc,
   isRedactedCategory,
+  isCantonErrorCode,
   type CantonErrorCode,
 } from './canton-error-codes.js';
+import type { EngineError } from '../engine/engine-error.js';
 
 export type SandboxApiErrorOptions = {
   /** Error-specific context keys (Canton's `context`, ErrorInfo metadata). */
@@ -22,6 +24,8 @@ export type SandboxApiErrorOptions = {
   readonly httpStatus?: number;
   /** For redacted auth errors that carry extra context (the "invalid token" 403). */
   readonly redactedContext?: Readonly<Record<string, string>>;
+  /** Required for codes outside the table (errors the engine reports). */
+  readonly category?: number;
   readonly cause?: unknown;
 };
 
@@ -30,7 +34,7 @@ export type SandboxApiErrorOptions = {
  * rendered as a JsCantonError body, an error frame or a completion status.
  */
 export class SandboxApiError extends LedgerbotError {
-  readonly cantonCode: CantonErrorCode;
+  readonly cantonCode: string;
   readonly cantonCause: string;
   readonly category: number;
   readonly grpcCode: number;
@@ -40,12 +44,21 @@ export class SandboxApiError extends LedgerbotError {
   readonly definiteAnswer: boolean;
   readonly jsonLayer: boolean;
   readonly redactedContext: Readonly<Record<string, string>>;
+  /** The submission id, when the error concerns a submission (rendered as `correlationId`). */
+  correlationId: string | undefined;
 
-  constructor(code: CantonErrorCode, cause: string, options: SandboxApiErrorOptions = {}) {
+  constructor(code: CantonErrorCode, cause: string, options?: SandboxApiErrorOptions);
+  constructor(
+    code: string,
+    cause: string,
+    options: SandboxApiErrorOptions & { readonly category: number },
+  );
+  constructor(code: string, cause: string, options: SandboxApiErrorOptions = {}) {
     super('SANDBOX_API_ERROR', `${code}: ${cause}`, { cause: options.cause });
     this.cantonCode = code;
     this.cantonCause = cause;
-    this.category = categoryOf(code);
+    this.category =
+      options.category ?? (isCantonErrorCode(code) ? categoryOf(code) : /* unreachable */ 4);
     this.grpcCode = grpcCodeOfCategory(this.category);
     this.httpStatus = options.httpStatus ?? httpStatusOfGrpc(this.grpcCode);
     this.context = options.context ?? {};
@@ -53,9 +66,20 @@ export class SandboxApiError extends LedgerbotError {
     this.definiteAnswer = options.definiteAnswer ?? false;
     this.jsonLayer = options.jsonLayer ?? false;
     this.redactedContext = options.redactedContext ?? {};
+    this.correlationId = undefined;
   }
 
   get redacted(): boolean {
     return !this.jsonLayer && isRedactedCategory(this.category);
   }
+}
+
+/** The engine reports errors as data; this makes them throwable and renderable. */
+export function fromEngineError(e: EngineError, definiteAnswer = false): SandboxApiError {
+  return new SandboxApiError(e.code, e.cause, {
+    category: e.category,
+    ...(e.context === undefined ? {} : { context: e.context }),
+    ...(e.resources === undefined ? {} : { resources: e.resources }),
+    definiteAnswer,
+  });
 }

@@ -1,0 +1,191 @@
+import type { Random } from '../../core/random.js';
+import { isCantonErrorCode, type CantonErrorCode } from './canton-error-codes.js';
+import { SandboxApiError } from './sandbox-api-error.js';
+
+export type CodeRate = { readonly code: CantonErrorCode; readonly rate: number };
+
+/** The faults `POST /sandbox/faults` sets (docs/sandbox.md). All optional; absent = off. */
+export type Faults = {
+  readonly closeStreamsAfterMessages?: number;
+  readonly closeStreamsEveryMs?: number;
+  readonly submitErrors?: readonly CodeRate[];
+  readonly completionErrors?: readonly CodeRate[];
+  readonly loseSubmitResponseRate?: number;
+  readonly dropCompletionRate?: number;
+  readonly completionDelayMs?: readonly [number, number];
+  readonly httpLatencyMs?: number | readonly [number, number];
+};
+
+export class FaultConfigError extends Error {}
+
+function rate(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) {
+    throw new FaultConfigError(`${field} must be a number between 0 and 1`);
+  }
+  return value;
+}
+
+function nonNegative(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new FaultConfigError(`${field} must be a non-negative number`);
+  }
+  return value;
+}
+
+function range(value: unknown, field: string): readonly [number, number] {
+  if (typeof value === 'number') {
+    const v = nonNegative(value, field);
+    return [v, v];
+  }
+  if (!Array.isArray(value) || value.length !== 2) {
+    throw new FaultConfigError(`${field} must be [min, max] in milliseconds`);
+  }
+  const min = nonNegative(value[0], `${field}[0]`);
+  const max = nonNegative(value[1], `${field}[1]`);
+  if (max < min) throw new FaultConfigError(`${field}: max must not be below min`);
+  return [min, max];
+}
+
+function codeRates(value: unknown, field: string): readonly CodeRate[] {
+  if (!Array.isArray(value)) throw new FaultConfigError(`${field} must be a list of {code, rate}`);
+  return value.map((item: unknown, i) => {
+    const o = (item ?? {}) as { code?: unknown; rate?: unknown };
+    if (typeof o.code !== 'string' || !isCantonErrorCode(o.code)) {
+      throw new FaultConfigError(
+        `${field}[${i}].code must be a known Canton error code (e.g. SEQUENCER_BACKPRESSURE)`,
+      );
+    }
+    return { code: o.code, rate: rate(o.rate, `${field}[${i}].rate`) };
+  });
+}
+
+const KNOWN = new Set([
+  'closeStreamsAfterMessages',
+  'closeStreamsEveryMs',
+  'submitErrors',
+  'completionErrors',
+  'loseSubmitResponseRate',
+  'dropCompletionRate',
+  'completionDelayMs',
+  'httpLatencyMs',
+]);
+
+/** Validates a faults request body; unknown keys are rejected so typos do not silently do nothing. */
+export function parseFaults(body: unknown): Faults {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new FaultConfigError('the faults body must be a JSON object');
+  }
+  const b = body as Record<string, unknown>;
+  for (const key of Object.keys(b)) {
+    if (!KNOWN.has(key)) throw new FaultConfigError(`unknown fault "${key}"`);
+  }
+  const out: { -readonly [K in keyof Faults]: Faults[K] } = {};
+  if (b.closeStreamsAfterMessages !== undefined) {
+    const n = nonNegative(b.closeStreamsAfterMessages, 'closeStreamsAfterMessages');
+    if (!Number.isInteger(n) || n < 1)
+      throw new FaultConfigError('closeStreamsAfterMessages must be a positive integer');
+    out.closeStreamsAfterMessages = n;
+  }
+  if (b.closeStreamsEveryMs !== undefined) {
+    const n = nonNegative(b.closeStreamsEveryMs, 'closeStreamsEveryMs');
+    if (n < 1) throw new FaultConfigError('closeStreamsEveryMs must be at least 1');
+    out.closeStreamsEveryMs = n;
+  }
+  if (b.submitErrors !== undefined) out.submitErrors = codeRates(b.submitErrors, 'submitErrors');
+  if (b.completionErrors !== undefined)
+    out.completionErrors = codeRates(b.completionErrors, 'completionErrors');
+  if (b.loseSubmitResponseRate !== undefined)
+    out.loseSubmitResponseRate = rate(b.loseSubmitResponseRate, 'loseSubmitResponseRate');
+  if (b.dropCompletionRate !== undefined)
+    out.dropCompletionRate = rate(b.dropCompletionRate, 'dropCompletionRate');
+  if (b.completionDelayMs !== undefined)
+    out.completionDelayMs = range(b.completionDelayMs, 'completionDelayMs');
+  if (b.httpLatencyMs !== undefined) {
+    out.httpLatencyMs =
+      typeof b.httpLatencyMs === 'number'
+        ? nonNegative(b.httpLatencyMs, 'httpLatencyMs')
+        : range(b.httpLatencyMs, 'httpLatencyMs');
+  }
+  return out;
+}
+
+/**
+ * The active faults and the decisions they make. Every decision draws from the seeded Random in
+ * a fixed order, so a run with the same seed and the same request sequence fails the same way.
+ */
+export class FaultInjector {
+  #faults: Faults = {};
+  readonly #random: Random;
+
+  constructor(random: Random) {
+    this.#random = random;
+  }
+
+  get faults(): Faults {
+    return this.#faults;
+  }
+
+  get active(): boolean {
+    return Object.keys(this.#faults).length > 0;
+  }
+
+  /** Replaces the active faults with `faults` merged over the current ones. */
+  set(faults: Faults): void {
+    this.#faults = { ...this.#faults, ...faults };
+  }
+
+  clear(): void {
+    this.#faults = {};
+  }
+
+  #pick(rates: readonly CodeRate[] | undefined): CantonErrorCode | undefined {
+    if (rates === undefined) return undefined;
+    for (const r of rates) {
+      if (r.rate > 0 && this.#random.next() < r.rate) return r.code;
+    }
+    return undefined;
+  }
+
+  #chance(p: number | undefined): boolean {
+    return p !== undefined && p > 0 && this.#random.next() < p;
+  }
+
+  #within(r: readonly [number, number]): number {
+    return r[0] === r[1] ? r[0] : r[0] + Math.floor(this.#random.next() * (r[1] - r[0] + 1));
+  }
+
+  submitError(): SandboxApiError | undefined {
+    const code = this.#pick(this.#faults.submitErrors);
+    return code === undefined ? undefined : injected(code);
+  }
+
+  completionError(): SandboxApiError | undefined {
+    const code = this.#pick(this.#faults.completionErrors);
+    return code === undefined ? undefined : injected(code);
+  }
+
+  loseSubmitResponse(): boolean {
+    return this.#chance(this.#faults.loseSubmitResponseRate);
+  }
+
+  dropCompletion(): boolean {
+    return this.#chance(this.#faults.dropCompletionRate);
+  }
+
+  completionDelayMs(): number {
+    const r = this.#faults.completionDelayMs;
+    return r === undefined ? 0 : this.#within(r);
+  }
+
+  httpLatencyMs(): number {
+    const l = this.#faults.httpLatencyMs;
+    if (l === undefined) return 0;
+    return typeof l === 'number' ? l : this.#within(l as readonly [number, number]);
+  }
+}
+
+function injected(code: CantonErrorCode): SandboxApiError {
+  return new SandboxApiError(code, `Injected by the sandbox's fault injection (${code})`, {
+    definiteAnswer: code === 'DUPLICATE_COMMAND',
+  });
+}

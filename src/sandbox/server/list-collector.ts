@@ -1,0 +1,86 @@
+import type { RouteResult } from './route-table.js';
+import { BodyDecodeError } from './request-parsing.js';
+import type { SandboxContext } from './sandbox-context.js';
+import { SandboxApiError } from './sandbox-api-error.js';
+import type { OpenedStream, StreamSink } from './stream-openers.js';
+
+function queryInt(query: URLSearchParams, name: string): number | undefined {
+  const v = query.get(name);
+  if (v === null) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isInteger(n)) {
+    throw new BodyDecodeError(`query parameter ${name}`);
+  }
+  return n;
+}
+
+/**
+ * The HTTP list variant of a stream (NOTES.md §3): at most `min(limit, max+1)` elements; more than
+ * `max` is a 413; open-ended streams end after `stream_idle_timeout_ms` (or the list wait time)
+ * without a new element.
+ */
+export function collectList(
+  ctx: SandboxContext,
+  query: URLSearchParams,
+  signal: AbortSignal,
+  open: (sink: StreamSink) => OpenedStream,
+): Promise<RouteResult> {
+  const limit = queryInt(query, 'limit');
+  const idleMs = queryInt(query, 'stream_idle_timeout_ms') ?? ctx.limits.listWaitMs;
+  const max = ctx.limits.listMaxElements;
+  const cap = Math.max(0, Math.min(limit ?? max + 1, max + 1));
+  const frames: string[] = [];
+  return new Promise<RouteResult>((resolve, reject) => {
+    let done = false;
+    let stream: OpenedStream | undefined;
+    let timer: ReturnType<SandboxContext['clock']['setTimeout']> | undefined;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      if (timer !== undefined) ctx.clock.clearTimeout(timer);
+      stream?.cancel();
+      signal.removeEventListener('abort', finish);
+      if (frames.length > max) {
+        const err = new SandboxApiError(
+          'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED',
+          `The number of matching elements (${frames.length}) is greater than the node limit (${max}).`,
+          { httpStatus: 413, jsonLayer: true },
+        );
+        reject(err);
+        return;
+      }
+      resolve({ status: 200, json: `[${frames.join(',')}]` });
+    };
+    const arm = (): void => {
+      if (timer !== undefined) ctx.clock.clearTimeout(timer);
+      timer = ctx.clock.setTimeout(finish, idleMs);
+    };
+    const sink: StreamSink = {
+      send: (frame) => {
+        if (done) return;
+        if (frames.length < cap) frames.push(frame);
+        if (frames.length >= cap) finish();
+        else if (stream !== undefined) arm();
+      },
+      drop: finish,
+      wantsMore: () => !done && frames.length < cap,
+    };
+    try {
+      stream = open(sink);
+    } catch (err) {
+      done = true;
+      reject(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    if (done) {
+      stream.cancel();
+      return;
+    }
+    if (!stream.openEnded || frames.length >= cap) {
+      finish();
+      return;
+    }
+    signal.addEventListener('abort', finish, { once: true });
+    arm();
+  });
+}
