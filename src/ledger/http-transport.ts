@@ -10,6 +10,7 @@ import { parseJsCantonError, type JsCantonError } from './js-canton-error.js';
 import { LedgerApiError } from './ledger-api-error.js';
 import type { LedgerConnectionOptions, TlsOptions } from './ledger-connection.js';
 import { LedgerTransportError, type TransportFailure } from './ledger-transport-error.js';
+import { LedgerUsageError } from './ledger-usage-error.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -81,18 +82,14 @@ export async function loadTlsMaterial(tls: TlsOptions): Promise<TlsMaterial> {
     try {
       return await readFile(file);
     } catch (err) {
-      throw new LedgerTransportError(
-        'connect',
-        'TLS setup',
+      throw new LedgerUsageError(
         `Cannot read the TLS ${what} file ${file}: check the tls settings of the ledger connection.`,
         { cause: err },
       );
     }
   };
   if ((tls.certFile === undefined) !== (tls.keyFile === undefined)) {
-    throw new LedgerTransportError(
-      'connect',
-      'TLS setup',
+    throw new LedgerUsageError(
       'TLS certFile and keyFile go together: set both for mutual TLS, or neither.',
     );
   }
@@ -113,36 +110,26 @@ export function resolveConnection(options: LedgerConnectionOptions): ResolvedLed
   let parsed: URL;
   try {
     parsed = new URL(options.url);
-  } catch (err) {
-    throw new LedgerTransportError(
-      'connect',
-      'setup',
-      `The ledger URL is not a valid URL; expected e.g. http://127.0.0.1:7575.`,
-      { cause: err },
+  } catch {
+    // No cause: the parser's error repeats the URL, which may hold credentials.
+    throw new LedgerUsageError(
+      'The ledger URL is not a valid URL; expected e.g. http://127.0.0.1:7575.',
     );
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new LedgerTransportError(
-      'connect',
-      'setup',
+    throw new LedgerUsageError(
       `The ledger URL must start with http:// or https://, not ${parsed.protocol}//.`,
     );
   }
   if (parsed.username !== '' || parsed.password !== '') {
     // Credentials in a URL end up in logs; tokens go through an AuthProvider.
-    throw new LedgerTransportError(
-      'connect',
-      'setup',
+    throw new LedgerUsageError(
       'The ledger URL must not contain credentials; configure an auth provider instead.',
     );
   }
   const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   if (!Number.isFinite(timeout) || timeout <= 0) {
-    throw new LedgerTransportError(
-      'connect',
-      'setup',
-      'requestTimeoutMs must be a positive number.',
-    );
+    throw new LedgerUsageError('requestTimeoutMs must be a positive number.');
   }
   return Object.freeze({
     url: parsed.origin + parsed.pathname.replace(/\/+$/, ''),

@@ -12,6 +12,7 @@ import { createHttpTransport, type HttpTransport } from '../../src/ledger/http-t
 import { LedgerApiError } from '../../src/ledger/ledger-api-error.js';
 import type { LedgerConnectionOptions } from '../../src/ledger/ledger-connection.js';
 import { LedgerTransportError } from '../../src/ledger/ledger-transport-error.js';
+import { LedgerUsageError } from '../../src/ledger/ledger-usage-error.js';
 import { MockLedger, ORIGIN, specResponse } from './mock-ledger.js';
 import { cantonError } from './samples.js';
 
@@ -372,11 +373,17 @@ describe('http transport over real sockets on 127.0.0.1', () => {
 
   it('rejects URLs with credentials or other schemes', async () => {
     await expect(createHttpTransport({ url: 'http://u:p@127.0.0.1:1' })).rejects.toBeInstanceOf(
-      LedgerTransportError,
+      LedgerUsageError,
     );
     await expect(createHttpTransport({ url: 'ws://127.0.0.1:1' })).rejects.toBeInstanceOf(
-      LedgerTransportError,
+      LedgerUsageError,
     );
+    await expect(createHttpTransport({ url: 'not a url' })).rejects.toBeInstanceOf(
+      LedgerUsageError,
+    );
+    await expect(
+      createHttpTransport({ url: 'http://127.0.0.1:1', requestTimeoutMs: 0 }),
+    ).rejects.toBeInstanceOf(LedgerUsageError);
   });
 });
 
@@ -484,13 +491,13 @@ describe('http transport with TLS on 127.0.0.1', () => {
     const err = await caught(
       createHttpTransport({ url: 'https://127.0.0.1:1', tls: { caFile: tlsFile('nope.crt') } }),
     );
-    expect(err).toBeInstanceOf(LedgerTransportError);
+    expect(err).toBeInstanceOf(LedgerUsageError);
     expect((err as Error).message).toContain('nope.crt');
   });
 
   it('certFile without keyFile is refused', async () => {
     await expect(
       createHttpTransport({ url: 'https://127.0.0.1:1', tls: { certFile: tlsFile('client.crt') } }),
-    ).rejects.toBeInstanceOf(LedgerTransportError);
+    ).rejects.toBeInstanceOf(LedgerUsageError);
   });
 });
