@@ -17,8 +17,10 @@ export type ContractRecord = {
   readonly maintainers: readonly string[];
   /** ISO-8601 UTC. */
   readonly createdAt: string;
-  /** Base64 blob handed out as `createdEventBlob`. */
-  readonly blob: string;
+  /** The offset of the transaction that created it. */
+  readonly createdOffset: number;
+  /** The node id of its create node in that transaction. */
+  readonly createdNodeId: number;
 };
 
 type NodeBase = {
