@@ -1,73 +1,44 @@
-import { readFileSync } from 'node:fs';
 import type { BackoffPolicy } from '../../core/backoff.js';
-import { systemClock, type Clock } from '../../core/clock.js';
-import { LedgerbotError } from '../../core/ledgerbot-error.js';
-import { silentLogger, type Logger } from '../../core/logger.js';
-import { systemRandom, type Random } from '../../core/random.js';
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { Random } from '../../core/random.js';
 import type { AuthProvider } from '../auth/auth-provider.js';
-import type { LedgerConnectionOptions, TlsOptions } from '../ledger-connection.js';
+import { loadTlsMaterial, resolveConnection, type TlsMaterial } from '../http-transport.js';
+import type { LedgerConnectionOptions } from '../ledger-connection.js';
 import type { ReconnectListener } from './resumable-stream.js';
-
-/** TLS material for wss connections, read from the files named in TlsOptions. */
-export type StreamTls = {
-  readonly ca?: Buffer;
-  readonly cert?: Buffer;
-  readonly key?: Buffer;
-  readonly rejectUnauthorized: boolean;
-};
 
 /** Everything the websocket streams need, with defaults filled in. */
 export type StreamContext = {
-  /** Base URL of the JSON Ledger API (http, https, ws or wss), possibly with a path prefix. */
+  /** Base URL of the JSON Ledger API (http or https), possibly with a path prefix. */
   readonly url: string;
   readonly auth?: AuthProvider;
-  readonly tls?: StreamTls;
+  /** CA, client certificate and key for wss, already read from their files. */
+  readonly tls?: TlsMaterial;
   readonly clock: Clock;
   readonly random: Random;
   readonly logger: Logger;
 };
 
-/** A TLS file named in the connection options cannot be read. */
-export class TlsFileError extends LedgerbotError {
-  constructor(what: string, path: string, options?: { cause?: unknown }) {
-    super(
-      'TLS_FILE_UNREADABLE',
-      `cannot read the TLS ${what} file ${path}: check the path and its permissions`,
-      options,
-    );
-  }
-}
-
 /**
- * Builds the stream context from the shared connection options. TLS files are read here, once,
- * so a missing file fails at startup rather than on the first reconnect.
+ * Builds the stream context from the shared connection options: validates the URL and fills the
+ * defaults (system clock and randomness, silent logger) exactly as the HTTP client does, and reads
+ * the TLS files unless `tls` passes the material the HTTP client already loaded.
  */
-export function streamContext(options: LedgerConnectionOptions): StreamContext {
+export async function streamContext(
+  options: LedgerConnectionOptions,
+  tls?: TlsMaterial,
+): Promise<StreamContext> {
+  const connection = resolveConnection(options);
+  const material =
+    tls ?? (connection.tls === undefined ? undefined : await loadTlsMaterial(connection.tls));
   return {
-    url: options.url,
-    ...(options.auth === undefined ? {} : { auth: options.auth }),
-    ...(options.tls === undefined ? {} : { tls: readTls(options.tls) }),
-    clock: options.clock ?? systemClock,
-    random: options.random ?? systemRandom,
-    logger: options.logger ?? silentLogger,
+    url: connection.url,
+    ...(connection.auth === undefined ? {} : { auth: connection.auth }),
+    ...(material === undefined ? {} : { tls: material }),
+    clock: connection.clock,
+    random: connection.random,
+    logger: connection.logger,
   };
-}
-
-function readTls(tls: TlsOptions): StreamTls {
-  return {
-    ...(tls.caFile === undefined ? {} : { ca: readPem('CA', tls.caFile) }),
-    ...(tls.certFile === undefined ? {} : { cert: readPem('certificate', tls.certFile) }),
-    ...(tls.keyFile === undefined ? {} : { key: readPem('key', tls.keyFile) }),
-    rejectUnauthorized: tls.rejectUnauthorized ?? true,
-  };
-}
-
-function readPem(what: string, path: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    throw new TlsFileError(what, path, { cause: err });
-  }
 }
 
 /** Per-call options of the resumable streams. */

@@ -5,6 +5,7 @@ import { IllegalStateError } from '../../core/illegal-state-error.js';
 import { isJsCantonError, parseJsCantonError } from '../js-canton-error.js';
 import { LedgerApiError } from '../ledger-api-error.js';
 import { LedgerTransportError } from '../ledger-transport-error.js';
+import { LedgerUsageError } from '../ledger-usage-error.js';
 import type { StreamContext } from './stream-context.js';
 
 /** The subprotocol Canton answers with; it must always be offered (NOTES.md §1.2). */
@@ -363,10 +364,8 @@ export function wsUrl(base: string, path: string): string {
   const url = URL.canParse(base) ? new URL(base) : undefined;
   const scheme = url === undefined ? undefined : SCHEMES[url.protocol];
   if (url === undefined || scheme === undefined) {
-    throw new LedgerTransportError(
-      'connect',
-      `WS ${path}`,
-      'the ledger URL is not an http, https, ws or wss URL: fix the `url` setting',
+    throw new LedgerUsageError(
+      'The ledger URL must start with http://, https://, ws:// or wss://.',
     );
   }
   url.protocol = scheme;

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AbortError } from '../../../src/core/abort-error.js';
 import { LedgerApiError } from '../../../src/ledger/ledger-api-error.js';
 import { LedgerTransportError } from '../../../src/ledger/ledger-transport-error.js';
+import { LedgerUsageError } from '../../../src/ledger/ledger-usage-error.js';
 import { streamContext } from '../../../src/ledger/ws/stream-context.js';
 import { WsRequestStream, wsUrl } from '../../../src/ledger/ws/ws-request-stream.js';
 import { FakeWsServer } from '../../support/fake-ws-server.js';
@@ -92,7 +93,7 @@ describe('WsRequestStream handshake', () => {
     expect(wsUrl('http://h:7575/p', '/v2/updates')).toBe('ws://h:7575/p/v2/updates');
     expect(wsUrl('https://h/p/', '/v2/updates')).toBe('wss://h/p/v2/updates');
     expect(wsUrl('wss://h', '/v2/updates')).toBe('wss://h/v2/updates');
-    expect(() => wsUrl('ftp://h', '/v2/updates')).toThrow(LedgerTransportError);
+    expect(() => wsUrl('ftp://h', '/v2/updates')).toThrow(LedgerUsageError);
   });
 });
 
@@ -408,22 +409,29 @@ describe('WsRequestStream TLS', () => {
       tls: { key: readFileSync(keyFile), cert: readFileSync(certFile) },
     });
     expect(tlsServer.url.startsWith('https://')).toBe(true);
-    const ctx = streamContext({ url: tlsServer.url, tls: { caFile: certFile } });
+    const ctx = await streamContext({ url: tlsServer.url, tls: { caFile: certFile } });
     const result = collect(new WsRequestStream(ctx, '/v2/updates', REQUEST));
     const conn = await tlsServer.nextConnection();
     await sendValid(conn, 'JsGetUpdatesResponse', checkpointFrame(9));
     conn.close();
     expect(await result).toEqual([checkpointFrame(9)]);
 
-    const untrusted = await caught(() =>
-      collect(new WsRequestStream(streamContext({ url: tlsServer!.url }), '/v2/updates', REQUEST)),
+    const untrusted = await caught(async () =>
+      collect(
+        new WsRequestStream(await streamContext({ url: tlsServer!.url }), '/v2/updates', REQUEST),
+      ),
     );
     expect(untrusted).toMatchObject({ failure: 'connect' });
   });
 
-  it('names an unreadable TLS file', () => {
-    expect(() =>
+  it('names an unreadable TLS file and fills the defaults', async () => {
+    await expect(
       streamContext({ url: 'https://127.0.0.1:1', tls: { caFile: join(dir, 'missing.pem') } }),
-    ).toThrow(/missing\.pem/);
+    ).rejects.toThrow(/missing\.pem/);
+    const ctx = await streamContext({ url: 'http://127.0.0.1:7575/prefix/' });
+    expect(ctx.url).toBe('http://127.0.0.1:7575/prefix');
+    expect(ctx.auth).toBeUndefined();
+    expect(typeof ctx.clock.now()).toBe('number');
+    expect(ctx.random.next()).toBeLessThan(1);
   });
 });

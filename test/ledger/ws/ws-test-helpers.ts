@@ -2,7 +2,8 @@ import { FakeClock } from '../../../src/core/fake-clock.js';
 import type { Logger } from '../../../src/core/logger.js';
 import { SeededRandom } from '../../../src/core/seeded-random.js';
 import type { AuthProvider } from '../../../src/ledger/auth/auth-provider.js';
-import type { StreamContext, StreamTls } from '../../../src/ledger/ws/stream-context.js';
+import type { TlsMaterial } from '../../../src/ledger/http-transport.js';
+import type { StreamContext } from '../../../src/ledger/ws/stream-context.js';
 import type { FakeWsConnection } from '../../support/fake-ws-server.js';
 import { specValidator } from '../../support/spec-validator.js';
 
@@ -62,7 +63,7 @@ export function testContext(
   url: string,
   extra: {
     auth?: AuthProvider;
-    tls?: StreamTls;
+    tls?: TlsMaterial;
     clock?: FakeClock;
     logger?: Logger;
     seed?: number;
