@@ -20,8 +20,8 @@ type SubBase = {
   readonly sink: FrameSink;
   /** Highest offset the stream has considered (delivered or filtered out). */
   seen: number;
-  /** Offset of the last frame sent, checkpoints included. */
-  emitted: number;
+  /** Offset of the last checkpoint sent (initially the stream's begin). */
+  checkpointed: number;
   lastActivityMs: number;
 };
 
@@ -168,12 +168,12 @@ export class StreamHub {
     let completionFrameText: string | undefined;
     for (const s of this.#subs) {
       if (now - s.lastActivityMs < this.#checkpointMs) continue;
-      if (s.seen < end || end <= s.emitted) continue;
+      if (s.seen < end || end <= s.checkpointed) continue;
       const frame =
         s.kind === 'updates'
           ? (updateFrame ??= updateCheckpoint(end, sync, now))
           : (completionFrameText ??= completionCheckpoint(end, sync, now));
-      s.emitted = end;
+      s.checkpointed = end;
       s.lastActivityMs = now;
       s.sink.send(frame);
     }
@@ -199,7 +199,6 @@ export class StreamHub {
             : completionFrame(c);
       }
       if (frame === null) continue;
-      s.emitted = entry.offset;
       s.lastActivityMs = now;
       s.sink.send(frame);
     }

@@ -74,7 +74,6 @@ export function openUpdates(
   }
   const upTo = end ?? ctx.engine.ledgerEnd();
   const formatKey = format === undefined ? '' : JSON.stringify(format);
-  let lastSent = begin;
   if (format !== undefined) {
     const txs = ctx.engine.transactionsBetween(begin, upTo);
     const ordered = descending ? [...txs].reverse() : txs;
@@ -83,7 +82,6 @@ export function openUpdates(
       const frame = ctx.hub.frameCache.frame(tx, format, formatKey);
       if (frame === null) continue;
       sink.send(frame);
-      lastSent = tx.offset;
     }
   }
   if (end !== undefined) return CLOSED;
@@ -93,7 +91,7 @@ export function openUpdates(
     formatKey,
     sink,
     seen: upTo,
-    emitted: lastSent,
+    checkpointed: begin,
     lastActivityMs: ctx.clock.now(),
   };
   return { openEnded: true, cancel: ctx.hub.add(sub) };
@@ -130,14 +128,12 @@ export function openCompletions(
   const begin = optionalOffset(o, 'beginExclusive', 'begin_exclusive') ?? 0;
   checkOffset(ctx, begin, 'begin_exclusive');
   const upTo = ctx.engine.ledgerEnd();
-  let lastSent = begin;
   for (const entry of ctx.engine.entriesBetween(begin, upTo)) {
     if (!sink.wantsMore()) break;
     if (entry.kind !== 'completion') continue;
     const c = completionFor(entry.completion, userId, parties);
     if (c === undefined) continue;
     sink.send(completionFrame(c));
-    lastSent = entry.offset;
   }
   const sub: Subscription = {
     kind: 'completions',
@@ -145,7 +141,7 @@ export function openCompletions(
     parties,
     sink,
     seen: upTo,
-    emitted: lastSent,
+    checkpointed: begin,
     lastActivityMs: ctx.clock.now(),
   };
   return { openEnded: true, cancel: ctx.hub.add(sub) };
