@@ -70,3 +70,9 @@ export { streamUpdates } from './ledger/ws/update-stream.js';
 export type { CompletionElement, StreamCompletionsRequest } from './ledger/ws/completion-stream.js';
 export { streamCompletions } from './ledger/ws/completion-stream.js';
 export { activeContractsSocket } from './ledger/ws/active-contracts-socket.js';
+export type {
+  Sandbox,
+  SandboxUserSpec,
+  StartSandboxOptions,
+} from './sandbox/start-sandbox.js';
+export { startSandbox, SandboxConfigError } from './sandbox/start-sandbox.js';

@@ -3,13 +3,14 @@ import { LedgerbotError } from '../core/ledgerbot-error.js';
 import type { CliCommand } from './cli-command.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { demoCommand } from './demo-command.js';
+import { sandboxCommand } from './sandbox-command.js';
 import { UsageError } from './usage-error.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
-const commands: readonly CliCommand[] = [demoCommand];
+const commands: readonly CliCommand[] = [demoCommand, sandboxCommand];
 
 export function helpText(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -1,0 +1,109 @@
+import { parseArgs } from 'node:util';
+import { LedgerbotError } from '../core/ledgerbot-error.js';
+import type { SandboxAuthMode } from '../sandbox/server/sandbox-auth.js';
+import { startSandbox } from '../sandbox/start-sandbox.js';
+import type { CliCommand } from './cli-command.js';
+import type { CliIo } from './cli-io.js';
+import { UsageError } from './usage-error.js';
+
+const USAGE = `Usage: ledgerbot sandbox [options]
+
+Starts the embedded participant (JSON Ledger API v2 on HTTP and websockets).
+
+Options:
+  --port N             port to listen on (default 7575; 0 picks a free one)
+  --host H             address to bind (default 127.0.0.1)
+  --model FILE         a model file to load (repeatable)
+  --party HINT         a party to allocate, e.g. Alice (repeatable)
+  --user ID:P1,P2      a user that can act as parties P1, P2 (repeatable)
+  --auth MODE          none (default) or hs256:SECRET
+  --seed N             seed for ids and fault injection
+  --max-dedup D        maximum deduplication duration (default 7d)
+  -h, --help           show this help
+`;
+
+function parseAuth(text: string | undefined): SandboxAuthMode {
+  if (text === undefined || text === 'none') return 'none';
+  if (text.startsWith('hs256:') && text.length > 'hs256:'.length) {
+    return { hs256: text.slice('hs256:'.length) };
+  }
+  throw new UsageError('--auth must be none or hs256:SECRET');
+}
+
+function parseIntOption(
+  text: string | undefined,
+  name: string,
+  min: number,
+  max: number,
+): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max) {
+    throw new UsageError(`--${name} must be an integer between ${min} and ${max}`);
+  }
+  return n;
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+export const sandboxCommand: CliCommand = {
+  name: 'sandbox',
+  summary: 'start the embedded participant (JSON Ledger API v2) for demos and tests',
+  run: async (args: string[], io: CliIo) => {
+    const { values } = parseArgs({
+      args,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        model: { type: 'string', multiple: true },
+        party: { type: 'string', multiple: true },
+        user: { type: 'string', multiple: true },
+        auth: { type: 'string' },
+        seed: { type: 'string' },
+        'max-dedup': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.help === true) {
+      io.out(USAGE);
+      return 0;
+    }
+    const port = parseIntOption(values.port, 'port', 0, 65535) ?? 7575;
+    const seed = parseIntOption(values.seed, 'seed', 0, 0xffff_ffff);
+    const auth = parseAuth(values.auth);
+    let sandbox;
+    try {
+      sandbox = await startSandbox({
+        port,
+        ...(values.host === undefined ? {} : { host: values.host }),
+        models: values.model ?? [],
+        parties: values.party ?? [],
+        users: values.user ?? [],
+        auth,
+        ...(seed === undefined ? {} : { seed }),
+        ...(values['max-dedup'] === undefined ? {} : { maxDedup: values['max-dedup'] }),
+      });
+    } catch (err) {
+      // Bad models (file:line:col), users or ports are configuration errors: exit 2.
+      if (err instanceof LedgerbotError) throw new UsageError(err.message, { cause: err });
+      throw err;
+    }
+    io.out(`sandbox ready ${sandbox.url} participant=${sandbox.participantId}\n`);
+    await untilSignal();
+    await sandbox.stop();
+    return 0;
+  },
+};
