@@ -1,6 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { startSandbox, type Sandbox, type StartSandboxOptions } from '../../../src/sandbox/start-sandbox.js';
+import {
+  startSandbox,
+  type Sandbox,
+  type StartSandboxOptions,
+} from '../../../src/sandbox/start-sandbox.js';
 
 export const INVOICES_MODEL = fileURLToPath(
   new URL('../../../examples/invoices/model.yaml', import.meta.url),
@@ -16,7 +20,12 @@ export function startTestSandbox(options: StartSandboxOptions = {}): Promise<San
     users: ['alice-bot:Alice', 'bob-bot:Bob', 'carol-bot:Carol'],
     seed: 42,
     ...options,
-    limits: { listWaitMs: 100, checkpointIntervalMs: 100, submitAndWaitTimeoutMs: 2_000, ...options.limits },
+    limits: {
+      listWaitMs: 100,
+      checkpointIntervalMs: 100,
+      submitAndWaitTimeoutMs: 2_000,
+      ...options.limits,
+    },
   });
 }
 
@@ -47,7 +56,11 @@ export function nextCommandId(prefix = 'cmd'): string {
   return `${prefix}-${counter}-${Date.now().toString(36)}`;
 }
 
-export function invoiceArgs(sb: Sandbox, reference: string, amount = '100.00'): Record<string, unknown> {
+export function invoiceArgs(
+  sb: Sandbox,
+  reference: string,
+  amount = '100.00',
+): Record<string, unknown> {
   return {
     issuer: sb.parties.Alice,
     payer: sb.parties.Bob,
@@ -83,7 +96,9 @@ export function wildcard(party: string): Record<string, unknown> {
   return {
     filtersByParty: {
       [party]: {
-        cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }],
+        cumulative: [
+          { identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } },
+        ],
       },
     },
     verbose: true,
@@ -95,16 +110,29 @@ export function wsCollect(
   sb: Sandbox,
   path: string,
   request: unknown,
-  opts: { count?: number; protocols?: string[]; headers?: Record<string, string>; timeoutMs?: number } = {},
+  opts: {
+    count?: number;
+    protocols?: string[];
+    headers?: Record<string, string>;
+    timeoutMs?: number;
+  } = {},
 ): Promise<{ frames: unknown[]; closeCode: number; ws: WebSocket; protocol: string }> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(sb.url.replace('http', 'ws') + path, opts.protocols ?? ['daml.ws.auth'], {
-      headers: opts.headers ?? {},
-    });
+    const ws = new WebSocket(
+      sb.url.replace('http', 'ws') + path,
+      opts.protocols ?? ['daml.ws.auth'],
+      {
+        headers: opts.headers ?? {},
+      },
+    );
     const frames: unknown[] = [];
     const timer = setTimeout(() => {
       ws.terminate();
-      reject(new Error(`websocket timed out after ${frames.length} frames: ${JSON.stringify(frames).slice(0, 500)}`));
+      reject(
+        new Error(
+          `websocket timed out after ${frames.length} frames: ${JSON.stringify(frames).slice(0, 500)}`,
+        ),
+      );
     }, opts.timeoutMs ?? 5_000);
     let done = false;
     const finish = (code: number): void => {
@@ -116,7 +144,11 @@ export function wsCollect(
     ws.on('open', () => ws.send(JSON.stringify(request)));
     ws.on('message', (data: Buffer) => {
       frames.push(JSON.parse(data.toString('utf8')));
-      if (opts.count !== undefined && frames.length >= opts.count) {
+      const last = frames[frames.length - 1];
+      if (
+        (opts.count !== undefined && frames.length >= opts.count) ||
+        opts.until?.(last) === true
+      ) {
         finish(-1);
         ws.close();
       }
