@@ -71,6 +71,12 @@ export type { CompletionElement, StreamCompletionsRequest } from './ledger/ws/co
 export { streamCompletions } from './ledger/ws/completion-stream.js';
 export { activeContractsSocket } from './ledger/ws/active-contracts-socket.js';
 export type {
+  ActiveContractsMode,
+  ActiveContractsOptions,
+  ActiveContractsRequest,
+} from './ledger/active-contracts.js';
+export { readActiveContracts } from './ledger/active-contracts.js';
+export type {
   Sandbox,
   SandboxUserSpec,
   StartSandboxOptions,

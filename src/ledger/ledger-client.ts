@@ -6,7 +6,22 @@ import {
   type HttpTransport,
   type ResolvedLedgerConnection,
 } from './http-transport.js';
+import {
+  readActiveContracts,
+  type ActiveContractsOptions,
+  type ActiveContractsRequest,
+} from './active-contracts.js';
 import type { LedgerConnectionOptions } from './ledger-connection.js';
+import { activeContractsSocket } from './ws/active-contracts-socket.js';
+import { streamCompletions, type StreamCompletionsRequest } from './ws/completion-stream.js';
+import type { ResumableStream } from './ws/resumable-stream.js';
+import { streamContext, type StreamContext, type StreamOptions } from './ws/stream-context.js';
+import {
+  streamUpdates,
+  type StreamUpdatesRequest,
+  type UpdateElement,
+} from './ws/update-stream.js';
+import type { CompletionElement } from './ws/completion-stream.js';
 import { LedgerTransportError } from './ledger-transport-error.js';
 import { LedgerUsageError } from './ledger-usage-error.js';
 import type {
@@ -127,14 +142,56 @@ export class LedgerClient {
   readonly connection: ResolvedLedgerConnection;
   readonly transport: HttpTransport;
 
-  constructor(transport: HttpTransport) {
+  readonly #streams: StreamContext;
+
+  constructor(transport: HttpTransport, streams: StreamContext) {
     this.transport = transport;
     this.connection = transport.connection;
+    this.#streams = streams;
   }
 
   /** Reads the TLS files and sets up the connection pool; connects lazily on the first call. */
   static async create(options: LedgerConnectionOptions): Promise<LedgerClient> {
-    return new LedgerClient(await createHttpTransport(options));
+    const transport = await createHttpTransport(options);
+    return new LedgerClient(transport, await streamContext(options));
+  }
+
+  // ---- streams (websocket) ----
+
+  /**
+   * The `/v2/updates` websocket as an async iterator of typed updates. It reconnects with
+   * jittered backoff and resumes after the last offset it yielded, checkpoints included.
+   */
+  updates(request: StreamUpdatesRequest, options?: StreamOptions): ResumableStream<UpdateElement> {
+    return streamUpdates(this.#streams, request, options);
+  }
+
+  /** The completions websocket, resumed like `updates`. */
+  completions(
+    request: StreamCompletionsRequest,
+    options?: StreamOptions,
+  ): ResumableStream<CompletionElement> {
+    return streamCompletions(this.#streams, request, options);
+  }
+
+  /**
+   * The active contracts at one offset, over the websocket (default), the POST list or the 3.5
+   * page endpoint; the caller gets the same iterator whichever is used.
+   */
+  activeContracts(
+    request: ActiveContractsRequest,
+    options?: ActiveContractsOptions,
+  ): AsyncGenerator<JsGetActiveContractsResponse, void, undefined> {
+    const streams = this.#streams;
+    return readActiveContracts(
+      {
+        listActiveContracts: (req, opts) => this.listActiveContracts(req, opts),
+        activeContractsPage: (req, opts) => this.activeContractsPage(req, opts),
+        activeContractsSocket: (req, opts) => activeContractsSocket(streams, req, opts),
+      },
+      request,
+      options,
+    );
   }
 
   close(): Promise<void> {
