@@ -143,6 +143,37 @@ function rewriteDurationLiterals(source: string, ast: ASTNode): void {
   });
 }
 
+const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
+
+/**
+ * The deepest nesting of comprehension macros (`all`, `exists`, `exists_one`, `map`, `filter`)
+ * and the offset where it happens. CEL has no loops, but nested comprehensions multiply: each
+ * level iterates over a list, so their depth bounds evaluation cost.
+ */
+function comprehensionDepth(node: unknown, depth = 0): { depth: number; offset: number } {
+  if (depth > 500) return { depth: 0, offset: 0 };
+  let best = { depth: 0, offset: 0 };
+  const children = Array.isArray(node) ? node : isNode(node) ? [node.args] : [];
+  for (const child of children) {
+    const found = comprehensionDepth(child, depth + 1);
+    if (found.depth > best.depth) best = found;
+  }
+  if (isNode(node) && node.op === 'rcall' && Array.isArray(node.args)) {
+    const name: unknown = node.args[0];
+    if (typeof name === 'string' && COMPREHENSIONS.has(name)) {
+      const start = (node as { start?: number }).start ?? node.range?.start ?? 0;
+      return { depth: best.depth + 1, offset: best.depth === 0 ? start : best.offset };
+    }
+  }
+  return best;
+}
+
+/** Options of CelEnvironment.compile. */
+export type CelCompileOptions = {
+  /** Reject expressions that nest comprehension macros deeper than this (default: no limit). */
+  readonly maxComprehensionDepth?: number;
+};
+
 function errorOffset(error: ParseError | CelTypeError): number {
   return error.range?.start ?? error.node?.start ?? 0;
 }
@@ -178,7 +209,11 @@ export class CelEnvironment {
    * Parses and type-checks `source`, where only `variables` (all of dynamic type) are in scope.
    * Throws CelCompileError, with the position inside `source`, when it is not valid.
    */
-  compile(source: string, variables: readonly string[]): CelProgram {
+  compile(
+    source: string,
+    variables: readonly string[],
+    options: CelCompileOptions = {},
+  ): CelProgram {
     const env = this.#scope(variables);
     let parsed: ParseResult;
     try {
@@ -190,6 +225,17 @@ export class CelEnvironment {
       throw error;
     }
     rewriteDurationLiterals(source, parsed.ast);
+    const max = options.maxComprehensionDepth;
+    if (max !== undefined) {
+      const nested = comprehensionDepth(parsed.ast);
+      if (nested.depth > max) {
+        throw new CelCompileError(
+          source,
+          nested.offset,
+          `comprehensions (all, exists, map, filter) nest ${nested.depth} deep; at most ${max} are allowed`,
+        );
+      }
+    }
     const checked = parsed.check();
     if (!checked.valid && checked.error !== undefined) {
       const error = checked.error;

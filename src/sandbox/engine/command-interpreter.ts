@@ -33,8 +33,10 @@ export type Interpreted = {
 };
 
 /** Thrown inside the interpreter only; turned into an EngineError result at the boundary. */
-class Abort {
-  constructor(readonly error: EngineError) {}
+class Abort extends Error {
+  constructor(readonly error: EngineError) {
+    super(error.cause);
+  }
 }
 
 const fail = (error: EngineError): never => {

@@ -242,13 +242,17 @@ export function loadModel(
       errors.length > 1
         ? ` (${errors.length - 1} more schema problem(s) may follow from this one)`
         : '';
-    throw new ModelError(
-      key === undefined ? at.pos(path) : at.pos([...path, key], { key: true }),
-      `${problem}${more}`,
-    );
+    // A missing key is reported where its map is named (the map's own range starts at its first key).
+    const pos =
+      key !== undefined
+        ? at.pos([...path, key], { key: true })
+        : first.keyword === 'required' && path.length > 0
+          ? at.pos(path, { key: true })
+          : at.pos(path);
+    throw new ModelError(pos, `${problem}${more}`);
   }
   return new ModelCompiler(
-    raw as unknown as RawModel,
+    raw,
     at,
     file,
     options.cel ?? CelEnvironment.create(),

@@ -1,0 +1,266 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../../src/core/sha256-hex.js';
+import { loadModel } from '../../../src/sandbox/model/load-model.js';
+import { ModelError } from '../../../src/sandbox/model/model-error.js';
+
+const HEAD = `package:
+  name: shop
+  version: 1.0.0
+templates:
+`;
+
+/** A model with one template whose body is `body` (indented by the caller). */
+function model(body: string): string {
+  return `${HEAD}  Shop:Order:
+${body}`;
+}
+
+const ORDER = `    fields:
+      buyer: Party
+      seller: Party
+      total: Numeric 2
+      count: Int64
+    signatories: [seller]
+    observers: [buyer]
+`;
+
+function loadError(text: string): ModelError {
+  try {
+    loadModel(text, 'shop.yaml');
+  } catch (error) {
+    if (error instanceof ModelError) return error;
+    throw error;
+  }
+  throw new Error('expected a ModelError');
+}
+
+/** The 1-based line and col of the first occurrence of `needle` in `text`. */
+function where(text: string, needle: string, plus = 0): [number, number] {
+  const i = text.indexOf(needle) + plus;
+  if (i < plus) throw new Error(`${needle} not in text`);
+  const before = text.slice(0, i).split('\n');
+  return [before.length, before[before.length - 1]!.length + 1];
+}
+
+function expectError(text: string, needle: string, problem: RegExp, plus = 0): void {
+  const e = loadError(text);
+  expect(e.code).toBe('INVALID_MODEL');
+  expect(e.problem).toMatch(problem);
+  const [line, col] = where(text, needle, plus);
+  expect([e.file, e.line, e.col]).toEqual(['shop.yaml', line, col]);
+  expect(e.message.startsWith(`shop.yaml:${line}:${col}: `)).toBe(true);
+}
+
+describe('loadModel', () => {
+  it('loads the invoices example', () => {
+    const m = loadModel(
+      readFileSync('examples/invoices/model.yaml', 'utf8'),
+      'examples/invoices/model.yaml',
+    );
+    expect(m.name).toBe('invoices');
+    expect(m.packageId).toBe(sha256Hex('invoices:1.0.0'));
+    expect(m.packageId).toMatch(/^[0-9a-f]{64}$/);
+    const invoice = m.templates.get('Invoice:Invoice')!;
+    expect(invoice.templateId).toBe(`${m.packageId}:Invoice:Invoice`);
+    expect([...invoice.choices.keys()].sort()).toEqual(['Accept', 'Archive', 'Cancel', 'Remind']);
+    expect(invoice.choices.get('Remind')!.consuming).toBe(false);
+    expect(invoice.choices.get('Archive')!.controllers).toEqual(invoice.signatories);
+    expect(invoice.fields.find((f) => f.name === 'amount')!.type).toEqual({
+      kind: 'Numeric',
+      scale: 2,
+    });
+    expect(invoice.key?.type).toEqual({
+      kind: 'Record',
+      fields: [
+        { name: 'issuer', type: { kind: 'Party' } },
+        { name: 'reference', type: { kind: 'Text' } },
+      ],
+    });
+    expect([...m.interfaces.keys()]).toEqual(['Payment:Payable']);
+  });
+
+  it('parses every supported type', () => {
+    const m = loadModel(
+      model(`    fields:
+      a: Party
+      b: Text
+      c: Int64
+      d: Numeric
+      e: Decimal
+      f: Bool
+      g: Date
+      h: Time
+      i: ContractId Shop:Order
+      j: Optional (List Party)
+      k: '[Text]'
+      l: TextMap Int64
+      m: { enum: [Low, High] }
+      n: { street: Text, zip: Optional Text }
+    signatories: a
+`),
+      'shop.yaml',
+    );
+    const types = Object.fromEntries(
+      m.templates.get('Shop:Order')!.fields.map((f) => [f.name, f.type]),
+    );
+    expect(types.d).toEqual({ kind: 'Numeric', scale: 10 });
+    expect(types.e).toEqual({ kind: 'Numeric', scale: 10 });
+    expect(types.h).toEqual({ kind: 'Timestamp' });
+    expect(types.j).toEqual({ kind: 'Optional', of: { kind: 'List', of: { kind: 'Party' } } });
+    expect(types.k).toEqual({ kind: 'List', of: { kind: 'Text' } });
+    expect(types.m).toEqual({ kind: 'Enum', constructors: ['Low', 'High'] });
+    expect(types.n?.kind).toBe('Record');
+  });
+});
+
+describe('loadModel errors, each with file:line:col', () => {
+  it('YAML syntax', () => {
+    const text = `${HEAD}  Shop:Order: [unclosed\n`;
+    const e = loadError(text);
+    expect(e.problem).toMatch(/^YAML syntax/);
+    expect(e.line).toBeGreaterThanOrEqual(5);
+  });
+
+  it('duplicate YAML key', () => {
+    const text = model(`${ORDER}    signatories: [buyer]\n`);
+    expect(loadError(text).problem).toMatch(/YAML syntax: .*[Uu]nique|duplicate/i);
+  });
+
+  it('missing package', () => {
+    const text = `templates:\n  Shop:Order:\n${ORDER}`;
+    expectError(text, 'templates', /"package" is missing/);
+  });
+
+  it('unknown key', () => {
+    const text = model(`${ORDER}    signatorees: [seller]\n`);
+    expectError(text, 'signatorees', /unknown key "signatorees"/);
+  });
+
+  it('missing signatories', () => {
+    const text = model(`    fields:\n      buyer: Party\n`);
+    expectError(text, 'Shop:Order', /"signatories" is missing/);
+  });
+
+  it('bad template name', () => {
+    const text = `${HEAD}  order:\n${ORDER}`;
+    expectError(text, 'order:', /name "order" is not allowed/);
+  });
+
+  it('bad package version', () => {
+    const text = model(ORDER).replace('1.0.0', 'one');
+    expectError(text, 'one', /invalid name: it must match/);
+  });
+
+  it('unknown type', () => {
+    const text = model(ORDER.replace('Int64', 'Integer'));
+    expectError(text, 'Integer', /unknown type "Integer"/);
+  });
+
+  it('Numeric scale out of range, pointing at the scale', () => {
+    const text = model(ORDER.replace('Numeric 2', 'Numeric 40'));
+    expectError(text, 'Numeric 40', /scale/, 8);
+  });
+
+  it('nested type without parentheses', () => {
+    const text = model(ORDER.replace('Int64', 'Optional List Party'));
+    expectError(text, 'Optional List Party', /parentheses/, 9);
+  });
+
+  it('signatory that is not a field', () => {
+    const text = model(ORDER.replace('signatories: [seller]', 'signatories: [vendor]'));
+    expectError(
+      text,
+      'vendor',
+      /"vendor" is not a field here: name a Party field \(buyer, seller\)/,
+    );
+  });
+
+  it('signatory field that is not a party', () => {
+    const text = model(ORDER.replace('signatories: [seller]', 'signatories: [total]'));
+    expectError(text, 'total]', /has type Numeric 2/);
+  });
+
+  it('CEL syntax error, at the exact column inside quotes', () => {
+    const text = model(`${ORDER}    ensure: 'decimal(this.total) > '\n`);
+    expectError(text, "decimal(this.total) > '", /CEL: /, 22);
+  });
+
+  it('CEL unknown variable, with the names in scope', () => {
+    const text = model(`${ORDER}    ensure: total > 0\n`);
+    expectError(text, 'total > 0', /CEL: .*total.*in scope here: this/);
+  });
+
+  it('CEL error inside a block scalar, on its own line', () => {
+    const text = model(`${ORDER}    ensure: |\n      this.count != "0" &&\n        nope\n`);
+    expectError(text, 'nope', /CEL: .*nope/);
+  });
+
+  it('unknown template in a create step', () => {
+    const text = model(
+      `${ORDER}    choices:\n      Ship:\n        controllers: [seller]\n        body:\n          - create: Shop:Parcel\n            with: {}\n`,
+    );
+    expectError(text, 'Shop:Parcel', /unknown template "Shop:Parcel"/);
+  });
+
+  it('unknown choice in an exercise step', () => {
+    const text = model(
+      `${ORDER}    choices:\n      Ship:\n        controllers: [seller]\n        body:\n          - exercise: Teleport\n            on: self\n            template: Shop:Order\n`,
+    );
+    expectError(text, 'Teleport', /has no choice "Teleport" \(choices: Ship, Archive\)/);
+  });
+
+  it('a step with two kinds', () => {
+    const text = model(
+      `${ORDER}    choices:\n      Ship:\n        controllers: [seller]\n        body:\n          - assert: 'true'\n            fetch: self\n`,
+    );
+    expectError(
+      text,
+      "assert: 'true'",
+      /exactly one of create, exercise, fetch or assert \(found fetch and assert\)/,
+    );
+  });
+
+  it('a key that does not belong to the step', () => {
+    const text = model(
+      `${ORDER}    choices:\n      Ship:\n        controllers: [seller]\n        body:\n          - assert: 'true'\n            as: ok\n`,
+    );
+    expectError(text, 'as: ok', /"as" does not belong in a assert step/);
+  });
+
+  it('a step name used twice', () => {
+    const text = model(
+      `${ORDER}    choices:\n      Ship:\n        controllers: [seller]\n        body:\n          - fetch: self\n            template: Shop:Order\n            as: o\n          - fetch: self\n            template: Shop:Order\n            as: o\n`,
+    );
+    const e = loadError(text);
+    expect(e.problem).toMatch(/"o" is already in use/);
+    expect(e.line).toBe(where(text, 'as: o')[0] + 3);
+  });
+
+  it('a later step result used too early', () => {
+    const text = model(
+      `${ORDER}    choices:\n      Ship:\n        controllers: [seller]\n        body:\n          - assert: later.count == "1"\n          - fetch: self\n            template: Shop:Order\n            as: later\n`,
+    );
+    expectError(text, 'later.count', /later.*in scope here: this, arg, self/);
+  });
+
+  it('redefining Archive', () => {
+    const text = model(`${ORDER}    choices:\n      Archive:\n        controllers: [seller]\n`);
+    expectError(text, 'Archive', /already has the consuming Archive choice/);
+  });
+
+  it('an unknown interface', () => {
+    const text = model(`${ORDER}    implements:\n      Shop:Billable:\n        view: {}\n`);
+    expectError(text, 'Shop:Billable', /unknown interface "Shop:Billable"/);
+  });
+
+  it('a ContractId of an unknown template', () => {
+    const text = model(ORDER.replace('Int64', 'ContractId Shop:Nope'));
+    expectError(text, 'ContractId Shop:Nope', /unknown template "Shop:Nope"/);
+  });
+
+  it('a bad duration literal in CEL', () => {
+    const text = model(`${ORDER}    ensure: 'duration("soon") > duration("1h")'\n`);
+    expectError(text, '"soon"', /not a duration/);
+  });
+});
