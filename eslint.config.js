@@ -44,7 +44,7 @@ const layerBlocks = Object.entries(layers).map(
                     group: [
                       ...typeOnly.map((l) => `**/${l}/**`),
                       ...(layer === 'sandbox'
-                        ? ['**/rules/**', ...allow.map((a) => `!**/${a}/**`)]
+                        ? ['**/rules/**', ...allow.flatMap((a) => [`!**/${a}/`, `!**/${a}/**`])]
                         : []),
                     ],
                     allowTypeImports: true,
