@@ -163,3 +163,26 @@ export function wsCollect(
     });
   });
 }
+
+/** A keyless create (Automation:InvoiceAcceptor), so resubmitting the same command is legal. */
+export function keylessCommands(
+  sb: Sandbox,
+  extra: Record<string, unknown> = {},
+  party = 'Alice',
+  userId = 'alice-bot',
+): Record<string, unknown> {
+  return {
+    commands: [
+      {
+        CreateCommand: {
+          templateId: `${PKG}:Automation:InvoiceAcceptor`,
+          createArguments: { payer: sb.parties[party] },
+        },
+      },
+    ],
+    commandId: nextCommandId('keyless'),
+    actAs: [sb.parties[party]],
+    userId,
+    ...extra,
+  };
+}
