@@ -350,6 +350,55 @@ describe('exercise', () => {
     expect(b.ok === false && b.error.code).toBe('WRONGLY_TYPED_CONTRACT');
   });
 
+  it('exercises a template choice through an interface id', () => {
+    const l = invoiceLedger();
+    const cid = createInvoice(l);
+    const tx = committed(
+      l.engine.submit(
+        commands(
+          [l.issuer],
+          [
+            {
+              ExerciseCommand: {
+                templateId: '#invoices:Payment:Payable',
+                contractId: cid,
+                choice: 'Cancel',
+                choiceArgument: {},
+              },
+            },
+          ],
+        ),
+        { userId: 't' },
+      ),
+    );
+    expect((tx.nodes[0] as ExerciseNode).interfaceId).toBe(`${l.pkg}:Payment:Payable`);
+    const wrong = l.engine.submit(
+      commands(
+        [l.payer],
+        [
+          {
+            CreateAndExerciseCommand: {
+              templateId: '#invoices:Automation:InvoiceAcceptor',
+              createArguments: { payer: l.payer },
+              choice: 'Archive',
+              choiceArgument: {},
+            },
+          },
+          {
+            ExerciseCommand: {
+              templateId: '#invoices:Payment:Payable',
+              contractId: 'nope',
+              choice: 'Archive',
+              choiceArgument: {},
+            },
+          },
+        ],
+      ),
+      { userId: 't' },
+    );
+    expect(wrong.ok === false && wrong.error.code).toBe('CONTRACT_NOT_FOUND');
+  });
+
   it('exercises by key', () => {
     const l = invoiceLedger();
     const cid = createInvoice(l);
