@@ -1,0 +1,95 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { INVOICES_MODEL } from './sandbox-fixture.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const BIN = join(ROOT, 'bin/ledgerbot.js');
+
+beforeAll(() => {
+  const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
+  expect(build.status, build.stderr + build.stdout).toBe(0);
+}, 120_000);
+
+describe('ledgerbot sandbox', () => {
+  it('prints the ready line with the real port, serves, and stops on SIGTERM with exit code 0', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'sandbox',
+        '--port',
+        '0',
+        '--model',
+        INVOICES_MODEL,
+        '--party',
+        'Alice',
+        '--user',
+        'alice-bot:Alice',
+        '--seed',
+        '3',
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    const line = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ready line: ${out}`)), 15_000);
+      child.stdout.on('data', () => {
+        if (out.includes('\n')) {
+          clearTimeout(timer);
+          resolve(out.split('\n')[0]!);
+        }
+      });
+      child.on('exit', (code) => reject(new Error(`exited early with ${String(code)}: ${out}`)));
+    });
+    const m =
+      /^sandbox ready (http:\/\/127\.0\.0\.1:(\d+)) participant=(sandbox::1220[0-9a-f]{64})$/.exec(
+        line,
+      );
+    expect(m, line).not.toBeNull();
+    expect(Number(m![2])).toBeGreaterThan(0);
+    const pid = (await (await fetch(`${m![1]}/v2/parties/participant-id`)).json()) as {
+      participantId: string;
+    };
+    expect(pid.participantId).toBe(m![3]);
+    const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(out.trim().split('\n')).toHaveLength(1);
+  }, 30_000);
+
+  it('exits 2 with file:line:col for a bad model file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-sandbox-'));
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(
+      file,
+      'package:\n  name: bad\n  version: 1.0.0\ntemplates:\n  M:T:\n    fields: { a: Nope }\n    signatories: [a]\n',
+    );
+    const r = spawnSync(process.execPath, [BIN, 'sandbox', '--port', '0', '--model', file], {
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: `),
+    );
+  }, 30_000);
+
+  it('exits 2 for a bad flag or a bad --auth', () => {
+    const a = spawnSync(process.execPath, [BIN, 'sandbox', '--nope'], {
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
+    expect(a.status).toBe(2);
+    const b = spawnSync(process.execPath, [BIN, 'sandbox', '--auth', 'rs256:x'], {
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
+    expect(b.status).toBe(2);
+    expect(b.stderr).toMatch(/--auth must be none or hs256:SECRET/);
+  }, 30_000);
+});
