@@ -1,0 +1,83 @@
+import { IllegalStateError } from '../core/illegal-state-error.js';
+import { sha256Hex } from '../core/sha256-hex.js';
+
+/**
+ * What made a rule fire, as far as command deduplication is concerned.
+ * - An event rule fires once per ledger event: `updateId` + `nodeId` name that event on this
+ *   participant. (A consuming exercise and the archive it causes share the node id, so an
+ *   `archived` rule gets the same key from either stream shape.)
+ * - A schedule rule fires once per slot and contract: `slot` is the slot time as ISO-8601 UTC
+ *   (`Date.toISOString()`), `contractId` the `forEach` contract, or null without `forEach`.
+ */
+export type TriggerKey =
+  | { readonly kind: 'event'; readonly updateId: string; readonly nodeId: number }
+  | { readonly kind: 'slot'; readonly slot: string; readonly contractId: string | null };
+
+export type CommandIdInput = {
+  readonly ruleId: string;
+  readonly revision: number;
+  /** Party ids (not aliases); order and repeats do not matter, as in the ledger's change id. */
+  readonly actAs: readonly string[];
+  readonly triggerKey: TriggerKey;
+  /** 0-based position of the action in the rule's `then`. */
+  readonly actionIndex: number;
+};
+
+/**
+ * Hex characters of the sha256 kept in the id: 128 bits. Ids only need to be unique per rule
+ * (the rule id is in clear text in front) and per actAs set (part of the ledger's change id). By
+ * the birthday bound, one rule would have to fire about 2.6e16 times for a one-in-a-million chance
+ * of any two of its ids colliding; a billion firings give a probability of about 1.5e-21.
+ */
+export const COMMAND_ID_HASH_CHARS = 32;
+
+/**
+ * Characters every LedgerString accepts. Daml-LF (`Ref.LedgerString`) allows letters, digits and
+ * `._:-#/ ` up to 255 characters; the Ledger API docs list `[A-Za-z0-9#:\-_/ ]`. We check against
+ * the narrower of the two.
+ */
+const LEDGER_STRING = /^[A-Za-z0-9#:\-_/ ]{1,255}$/;
+
+/** Bumped only if the encoding below changes, which would re-fire every rule once. */
+const ENCODING_VERSION = 'ledgerbot/command-id/v1';
+
+/**
+ * The deterministic commandId of one action of one firing of a rule: `lb-<ruleId>-<hash>`.
+ *
+ * Replaying the same trigger (after a crash, a retry, or on a second replica) gives the same id,
+ * so the ledger's deduplication drops the duplicate. Editing the rule's conditions or actions
+ * does not change the id; bumping `revision` does, which is how users re-fire on purpose.
+ *
+ * The hashed text is a JSON array, so no two different inputs encode alike (plain concatenation
+ * would make ("a-b", "c") and ("a", "b-c") collide).
+ */
+export function commandIdFor(input: CommandIdInput): string {
+  const actAs = [...new Set(input.actAs)].sort(compareCodeUnits);
+  const key = input.triggerKey;
+  const encoded = JSON.stringify([
+    ENCODING_VERSION,
+    input.ruleId,
+    input.revision,
+    actAs,
+    key.kind === 'event' ? ['event', key.updateId, key.nodeId] : ['slot', key.slot, key.contractId],
+    input.actionIndex,
+  ]);
+  const id = `lb-${input.ruleId}-${sha256Hex(encoded).slice(0, COMMAND_ID_HASH_CHARS)}`;
+  if (!LEDGER_STRING.test(id)) {
+    // Rule ids are validated at load, so this is a bug, not a user mistake.
+    throw new IllegalStateError(
+      `rule id "${input.ruleId}" makes a commandId that is not a LedgerString of at most 255 characters`,
+    );
+  }
+  return id;
+}
+
+/** Whether `text` is a valid LedgerString (for commandIds, workflowIds and the like). */
+export function isLedgerString(text: string): boolean {
+  return LEDGER_STRING.test(text);
+}
+
+/** Plain UTF-16 order: unlike localeCompare, the same on every machine and locale. */
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,887 @@
+import { Ajv } from 'ajv';
+import { isScalar, isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { parseDuration } from '../core/duration.js';
+import { CelCompileError } from './cel/cel-compile-error.js';
+import { CelEnvironment } from './cel/cel-environment.js';
+import { closestMatch } from './closest-match.js';
+import {
+  EVENT_RULE_VARIABLES,
+  SCHEDULE_RULE_VARIABLES,
+  SLOT_RULE_VARIABLES,
+  type CatchUpPolicy,
+  type CompiledAction,
+  type CompiledCondition,
+  type CompiledExpression,
+  type CompiledRule,
+  type CompiledValue,
+  type ForEach,
+  type JsonValue,
+  type RuleOptions,
+  type RuleSet,
+  type SourcePos,
+  type TemplateRef,
+  type Trigger,
+} from './compiled-rule.js';
+import { guardRuleText, TEXT_LIMITS } from './guard-rule-text.js';
+import type { PackageCatalogue } from './package-catalogue.js';
+import { parseCron } from './parse-cron.js';
+import { parseTemplateRef } from './parse-template-ref.js';
+import { RuleError } from './rule-error.js';
+import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
+import { COMMAND_KINDS, RULE_LIMITS, RULES_SCHEMA, TRIGGER_KINDS } from './rules-schema.js';
+import { instancePath, schemaProblems } from './schema-problems.js';
+import { hasTemplate, splitTemplate } from './split-template.js';
+import { YamlLocator, type YamlPath } from './yaml-locator.js';
+
+/** One rule file's contents; `path` is only used in messages. */
+export type RuleFile = { readonly path: string; readonly text: string };
+
+export type LoadRulesOptions = {
+  /**
+   * The party aliases of the bot config (a list, or the `parties:` map of alias → party id).
+   * When given, every alias a rule uses must be one of them; when absent, aliases are not checked.
+   */
+  readonly parties?: readonly string[] | Readonly<Record<string, string>>;
+  /** Known templates and choices; when given, unknown ones are reported. */
+  readonly packages?: PackageCatalogue;
+  /** Share one environment across loads; building one is the expensive part. */
+  readonly cel?: CelEnvironment;
+  /** Default 4 MiB. */
+  readonly maxFileBytes?: number;
+};
+
+export type LoadRulesResult = {
+  /** The rules without errors, compiled (warnings included). Use only when `problems` has no error. */
+  readonly ruleSet: RuleSet;
+  /** Every error and warning of every file, in file order, then by position. */
+  readonly problems: readonly RuleProblem[];
+};
+
+/** More than this many problems in one file are summarised in one last problem. */
+const MAX_PROBLEMS_PER_FILE = 200;
+/** Comprehension macros (all, exists, map, filter) may nest this deep; their cost multiplies. */
+const MAX_COMPREHENSION_DEPTH = 2;
+
+const ajv = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: false });
+const validateRuleFile = ajv.compile(RULES_SCHEMA);
+
+/** Where `${{ }}` may appear: the arguments and workflowId/disclosedContracts of an action. */
+const TEMPLATE_FIELDS = new Set(['createArguments', 'choiceArgument', 'contractId', 'contractKey']);
+
+const KNOWN_FUNCTIONS = [
+  'decimal',
+  'date',
+  'timestamp',
+  'duration',
+  'size',
+  'has',
+  'int',
+  'uint',
+  'double',
+  'string',
+  'bool',
+  'bytes',
+  'dyn',
+  'type',
+  'matches',
+  'contains',
+  'startsWith',
+  'endsWith',
+];
+
+/**
+ * Parses, validates and compiles rule files (language version 1). Pure: takes the files' text,
+ * reads nothing. Reports every problem of every file at once, each with file:line:col.
+ */
+export function loadRules(
+  files: readonly RuleFile[],
+  options: LoadRulesOptions = {},
+): LoadRulesResult {
+  const cel = options.cel ?? CelEnvironment.create();
+  const parties =
+    options.parties === undefined
+      ? undefined
+      : Array.isArray(options.parties)
+        ? new Set<string>(options.parties as readonly string[])
+        : new Set(Object.keys(options.parties));
+  const problems: RuleProblem[] = [];
+  const rules: CompiledRule[] = [];
+  const ids = new Map<string, SourcePos>();
+  for (const file of files) {
+    const fileProblems: RuleProblem[] = [];
+    const compiled = loadFile(file, {
+      cel,
+      parties,
+      packages: options.packages,
+      maxFileBytes: options.maxFileBytes ?? TEXT_LIMITS.MAX_FILE_BYTES,
+      problems: fileProblems,
+    });
+    for (const { id, rule, idPos } of compiled) {
+      const first = ids.get(id);
+      if (first !== undefined) {
+        fileProblems.push({
+          ...idPos,
+          code: 'DUPLICATE_RULE_ID',
+          severity: 'error',
+          message: `duplicate rule id "${id}": it is also used at ${first.file}:${first.line}:${first.col}`,
+          hint: 'rule ids are unique across all rule files; rename one of them',
+        });
+        continue;
+      }
+      ids.set(id, idPos);
+      if (rule !== null) rules.push(rule);
+    }
+    problems.push(...capProblems(sortProblems(fileProblems), file.path));
+  }
+  const warnings = problems.filter((p) => p.severity === 'warning');
+  return {
+    ruleSet: deepFreeze({ rules: rules.filter((r) => r !== null), warnings }),
+    problems: Object.freeze(problems),
+  };
+}
+
+/** loadRules, throwing RuleError when any file has an error. */
+export function loadRulesOrThrow(
+  files: readonly RuleFile[],
+  options: LoadRulesOptions = {},
+): RuleSet {
+  const { ruleSet, problems } = loadRules(files, options);
+  if (problems.some((p) => p.severity === 'error')) throw new RuleError(problems);
+  return ruleSet;
+}
+
+type FileContext = {
+  readonly cel: CelEnvironment;
+  readonly parties: ReadonlySet<string> | undefined;
+  readonly packages: PackageCatalogue | undefined;
+  readonly maxFileBytes: number;
+  readonly problems: RuleProblem[];
+};
+
+/** Rules of one file, each with the position of its id; a rule with errors is null. */
+type FileRules = { id: string; rule: CompiledRule | null; idPos: SourcePos }[];
+
+function loadFile(file: RuleFile, ctx: FileContext): FileRules {
+  const lines = new LineCounter();
+  const guard = guardRuleText(file.text, ctx.maxFileBytes);
+  if (guard !== null) {
+    // Positions need the line table; build it cheaply without parsing when the file is huge.
+    const { line, col } =
+      guard.code === 'FILE_TOO_LARGE' ? { line: 1, col: 1 } : linePos(file.text, guard.offset);
+    ctx.problems.push({
+      file: file.path,
+      line,
+      col,
+      code: guard.code,
+      severity: 'error',
+      message: guard.message,
+    });
+    return [];
+  }
+  const doc = parseDocument(file.text, {
+    lineCounter: lines,
+    prettyErrors: false,
+    uniqueKeys: true,
+  });
+  const at = new YamlLocator(file.path, file.text, doc, lines);
+  const report = (pos: SourcePos, code: RuleProblemCode, message: string, hint?: string): void => {
+    ctx.problems.push({
+      ...pos,
+      code,
+      severity: 'error',
+      message,
+      ...(hint === undefined ? {} : { hint }),
+    });
+  };
+  if (doc.errors.length > 0) {
+    for (const e of doc.errors) {
+      const message = (e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+      report(at.at(e.pos[0]), 'YAML_SYNTAX', `YAML syntax: ${message}`, yamlHint(message));
+    }
+    return [];
+  }
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: TEXT_LIMITS.MAX_ALIAS_COUNT });
+  } catch (error) {
+    report(
+      at.pos([]),
+      'YAML_TOO_COMPLEX',
+      `the file expands too many aliases (*name references): ${(error as Error).message}`,
+      'write the values out instead of nesting aliases',
+    );
+    return [];
+  }
+  const badRules = new Set<number>();
+  if (!validateRuleFile(raw)) {
+    for (const p of schemaProblems(validateRuleFile.errors ?? [])) {
+      report(at.pos(p.path, { key: p.key }), p.code, p.message, p.hint);
+      if (p.path[0] === 'rules' && typeof p.path[1] === 'number') badRules.add(p.path[1]);
+      if (p.path.length === 0 || p.code === 'UNSUPPORTED_VERSION') return [];
+    }
+    for (const e of validateRuleFile.errors ?? []) {
+      const path = instancePath(e);
+      if (path[0] === 'rules' && typeof path[1] === 'number') badRules.add(path[1]);
+    }
+  }
+  for (const { path, node } of templateStrings(doc.contents)) {
+    if (templateAllowed(path)) continue;
+    const value = String((node as { value: unknown }).value);
+    const field = [...path].reverse().find((p) => typeof p === 'string') ?? '';
+    report(
+      at.valuePos(path, value.indexOf('${{')),
+      'TEMPLATE_NOT_ALLOWED',
+      `"\${{ }}" is not allowed in \`${String(field)}\``,
+      field === 'when'
+        ? '`when` is already an expression: write it without "${{ }}", e.g. `when: event.createArgument.amount > 0`'
+        : '"${{ }}" works only in action arguments (createArguments, choiceArgument, contractId, contractKey), workflowId and disclosedContracts',
+    );
+    if (path[0] === 'rules' && typeof path[1] === 'number') badRules.add(path[1]);
+  }
+  const rawRules = (raw as { rules?: unknown }).rules;
+  if (!Array.isArray(rawRules)) return [];
+  const out: FileRules = [];
+  rawRules.forEach((rawRule: unknown, index) => {
+    if (!isRecord(rawRule) || typeof rawRule.id !== 'string') return;
+    const before = ctx.problems.filter((p) => p.severity === 'error').length;
+    const compiler = new RuleCompiler(rawRule, ['rules', index], at, ctx);
+    const rule = compiler.compile();
+    const failed =
+      badRules.has(index) || ctx.problems.filter((p) => p.severity === 'error').length > before;
+    out.push({ id: rawRule.id, rule: failed ? null : rule, idPos: at.pos(['rules', index, 'id']) });
+  });
+  return out;
+}
+
+function yamlHint(message: string): string | undefined {
+  if (/unique/i.test(message))
+    return 'each key may appear once per mapping; remove or rename the repeated one';
+  if (/tab/i.test(message)) return 'indent with spaces, not tabs';
+  if (/indent/i.test(message))
+    return 'check the indentation: items of the same list or mapping line up';
+  return undefined;
+}
+
+function linePos(text: string, offset: number): { line: number; col: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return { line, col: offset - start + 1 };
+}
+
+function templateAllowed(path: YamlPath): boolean {
+  if (path[0] !== 'rules' || path[2] !== 'then' || typeof path[3] !== 'number') return false;
+  const field = path[4];
+  if (field === 'workflowId' || field === 'disclosedContracts') return true;
+  return (
+    typeof field === 'string' &&
+    (COMMAND_KINDS as readonly string[]).includes(field) &&
+    typeof path[5] === 'string' &&
+    TEMPLATE_FIELDS.has(path[5])
+  );
+}
+
+/** Every string scalar holding `${{`, with its path; walks iteratively (input is untrusted). */
+function templateStrings(root: unknown): { path: YamlPath; node: Node }[] {
+  const found: { path: YamlPath; node: Node }[] = [];
+  const stack: { node: unknown; path: YamlPath }[] = [{ node: root, path: [] }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (isScalar(node)) {
+      if (typeof node.value === 'string' && hasTemplate(node.value)) found.push({ path, node });
+    } else if (isMap(node)) {
+      for (const pair of node.items) {
+        if (isScalar(pair.key))
+          stack.push({ node: pair.value, path: [...path, String(pair.key.value)] });
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, i) => stack.push({ node: item, path: [...path, i] }));
+    }
+  }
+  return found.reverse();
+}
+
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+function sortProblems(problems: RuleProblem[]): RuleProblem[] {
+  return problems.sort((a, b) => a.line - b.line || a.col - b.col);
+}
+
+function capProblems(problems: RuleProblem[], file: string): RuleProblem[] {
+  if (problems.length <= MAX_PROBLEMS_PER_FILE) return problems;
+  const last = problems[MAX_PROBLEMS_PER_FILE - 1]!;
+  return [
+    ...problems.slice(0, MAX_PROBLEMS_PER_FILE - 1),
+    {
+      file,
+      line: last.line,
+      col: last.col,
+      code: 'SCHEMA',
+      severity: 'error',
+      message: `${problems.length - MAX_PROBLEMS_PER_FILE + 1} more problems in this file are not shown`,
+      hint: 'fix the ones above first',
+    },
+  ];
+}
+
+function deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value];
+  const seen = new Set<unknown>();
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (typeof x !== 'object' || x === null || seen.has(x)) continue;
+    seen.add(x);
+    // Compiled CEL programs are the library's objects: freezing them could break it.
+    if ('evaluate' in x && 'source' in x) continue;
+    Object.freeze(x);
+    for (const v of Object.values(x)) stack.push(v);
+  }
+  return value;
+}
+
+type Variables = readonly string[];
+
+/** Compiles one schema-checked rule. Defensive: a field the schema rejected is skipped silently. */
+class RuleCompiler {
+  readonly #raw: Record<string, unknown>;
+  readonly #path: YamlPath;
+  readonly #at: YamlLocator;
+  readonly #ctx: FileContext;
+  #ok = true;
+
+  constructor(raw: Record<string, unknown>, path: YamlPath, at: YamlLocator, ctx: FileContext) {
+    this.#raw = raw;
+    this.#path = path;
+    this.#at = at;
+    this.#ctx = ctx;
+  }
+
+  compile(): CompiledRule | null {
+    const raw = this.#raw;
+    const trigger = this.#trigger();
+    const variables: Variables =
+      trigger === null || trigger.kind !== 'schedule'
+        ? EVENT_RULE_VARIABLES
+        : trigger.forEach === null
+          ? SLOT_RULE_VARIABLES
+          : SCHEDULE_RULE_VARIABLES;
+    const when = this.#when(variables, trigger);
+    const then = Array.isArray(raw.then)
+      ? raw.then.map((a: unknown, i) => this.#action(a, i, variables, trigger))
+      : [];
+    const options = this.#options();
+    if (!this.#ok || trigger === null || when === null || options === null) return null;
+    if (then.length === 0 || then.some((a) => a === null)) return null;
+    return {
+      id: raw.id as string,
+      revision: typeof raw.revision === 'number' ? raw.revision : 1,
+      description: typeof raw.description === 'string' ? raw.description : '',
+      enabled: raw.enabled !== false,
+      labels: isRecord(raw.labels) ? (raw.labels as Record<string, string>) : {},
+      trigger,
+      when,
+      then: then as CompiledAction[],
+      options,
+      pos: this.#at.pos(this.#path),
+    };
+  }
+
+  #p(...rest: YamlPath): YamlPath {
+    return [...this.#path, ...rest];
+  }
+
+  #error(pos: SourcePos, code: RuleProblemCode, message: string, hint?: string): void {
+    this.#ok = false;
+    this.#ctx.problems.push({
+      ...pos,
+      code,
+      severity: 'error',
+      message,
+      ...(hint === undefined ? {} : { hint }),
+    });
+  }
+
+  #warn(pos: SourcePos, code: RuleProblemCode, message: string, hint?: string): void {
+    this.#ctx.problems.push({
+      ...pos,
+      code,
+      severity: 'warning',
+      message,
+      ...(hint === undefined ? {} : { hint }),
+    });
+  }
+
+  #trigger(): Trigger | null {
+    const raw = this.#raw;
+    if (isRecord(raw.on)) {
+      if (raw.forEach !== undefined) {
+        this.#error(
+          this.#at.pos(this.#p('forEach'), { key: true }),
+          'TRIGGER',
+          '`forEach` belongs to schedule rules',
+          'an event rule reads the event itself (`event` in expressions); remove `forEach` or use `schedule:`',
+        );
+      }
+      return this.#eventTrigger(raw.on);
+    }
+    if (isRecord(raw.schedule)) return this.#scheduleTrigger(raw.schedule);
+    return null;
+  }
+
+  #eventTrigger(on: Record<string, unknown>): Trigger | null {
+    const present = TRIGGER_KINDS.filter((k) => on[k] !== undefined);
+    const kind = present[0];
+    const party = this.#party(on.party, this.#p('on', 'party'));
+    if (present.length !== 1 || kind === undefined || party === null) return null;
+    const pos = this.#at.pos(this.#p('on', kind), { key: true });
+    if (kind === 'exercised') {
+      const ex = on.exercised;
+      if (!isRecord(ex) || typeof ex.choice !== 'string') return null;
+      const template = this.#templateRef(ex.template, this.#p('on', 'exercised', 'template'));
+      if (template === null) return null;
+      this.#checkChoice(template, ex.choice, this.#p('on', 'exercised', 'choice'));
+      return {
+        kind,
+        template,
+        choice: ex.choice,
+        consuming: typeof ex.consuming === 'boolean' ? ex.consuming : null,
+        party,
+        pos,
+      };
+    }
+    const template = this.#templateRef(on[kind], this.#p('on', kind));
+    return template === null ? null : { kind, template, party, pos };
+  }
+
+  #scheduleTrigger(schedule: Record<string, unknown>): Trigger | null {
+    if (typeof schedule.cron !== 'string') return null;
+    const cronPath = this.#p('schedule', 'cron');
+    const cronSpec = parseCron(schedule.cron);
+    if ('problem' in cronSpec) {
+      this.#error(
+        this.#at.valuePos(cronPath, cronSpec.offset),
+        'BAD_CRON',
+        `bad cron expression "${schedule.cron}": ${cronSpec.problem}`,
+        'e.g. "0 9 * * MON-FRI" is 9:00 on weekdays, "*/15 * * * *" every 15 minutes',
+      );
+    }
+    const timezone = this.#timezone(schedule.timezone);
+    let forEach: ForEach | null = null;
+    const rawForEach = this.#raw.forEach;
+    if (isRecord(rawForEach)) {
+      const template = this.#templateRef(
+        rawForEach.activeContracts,
+        this.#p('forEach', 'activeContracts'),
+      );
+      const party = this.#party(rawForEach.party, this.#p('forEach', 'party'));
+      if (template === null || party === null) return null;
+      forEach = { template, party, pos: this.#at.pos(this.#p('forEach'), { key: true }) };
+    }
+    const jitterMs = this.#duration(schedule.jitter, this.#p('schedule', 'jitter'), 0);
+    if ('problem' in cronSpec || timezone === null || jitterMs === null) return null;
+    return {
+      kind: 'schedule',
+      cron: schedule.cron,
+      cronSpec,
+      timezone,
+      forEach,
+      catchUp: (schedule.catchUp as CatchUpPolicy | undefined) ?? 'last',
+      maxCatchUp: typeof schedule.maxCatchUp === 'number' ? schedule.maxCatchUp : 10,
+      jitterMs,
+      pos: this.#at.pos(this.#p('schedule'), { key: true }),
+    };
+  }
+
+  #timezone(raw: unknown): string | null {
+    const zone = typeof raw === 'string' ? raw : 'UTC';
+    try {
+      return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+    } catch {
+      const guess = closestMatch(zone, Intl.supportedValuesOf('timeZone'));
+      this.#error(
+        this.#at.pos(this.#p('schedule', 'timezone')),
+        'BAD_TIMEZONE',
+        `unknown time zone "${zone}"`,
+        guess !== undefined
+          ? `did you mean "${guess}"?`
+          : 'use an IANA time zone name such as Europe/Zurich, America/New_York or UTC',
+      );
+      return null;
+    }
+  }
+
+  #duration(raw: unknown, path: YamlPath, fallback: number): number | null {
+    if (typeof raw !== 'string') return fallback;
+    try {
+      return parseDuration(raw);
+    } catch {
+      // The schema's pattern already reported it.
+      return null;
+    }
+  }
+
+  #party(raw: unknown, path: YamlPath): string | null {
+    if (typeof raw !== 'string') return null;
+    const known = this.#ctx.parties;
+    if (known !== undefined && !known.has(raw)) {
+      const guess = closestMatch(raw, known);
+      this.#error(
+        this.#at.pos(path),
+        'UNKNOWN_PARTY',
+        `unknown party alias "${raw}"`,
+        guess !== undefined
+          ? `did you mean "${guess}"?`
+          : known.size === 0
+            ? 'the config defines no `parties:`; add the alias there'
+            : `the config defines: ${[...known].sort().join(', ')}`,
+      );
+    }
+    return raw;
+  }
+
+  #templateRef(raw: unknown, path: YamlPath): TemplateRef | null {
+    if (typeof raw !== 'string') return null;
+    const ref = parseTemplateRef(raw);
+    if (ref === null) return null; // reported by the schema
+    if (ref.form === 'package-id') {
+      this.#warn(
+        this.#at.pos(path),
+        'PACKAGE_ID_REF',
+        `"${raw}" names a package by id, which is deprecated`,
+        `write "#<package-name>:${ref.qualifiedName}": package-name references keep matching after package upgrades`,
+      );
+    }
+    const catalogue = this.#ctx.packages;
+    if (catalogue !== undefined && this.#catalogueEntries(ref).length === 0) {
+      const known = catalogue.templates.map((t) => `#${t.packageName}:${t.module}:${t.entity}`);
+      const guess = closestMatch(
+        ref.form === 'package-name' ? raw : `#x:${ref.qualifiedName}`,
+        known,
+      );
+      this.#error(
+        this.#at.pos(path),
+        'UNKNOWN_TEMPLATE',
+        `unknown template "${raw}": no known package has it`,
+        guess !== undefined
+          ? `did you mean "${guess}"?`
+          : `known templates: ${known.slice(0, 10).join(', ')}`,
+      );
+    }
+    return ref;
+  }
+
+  #catalogueEntries(ref: TemplateRef): PackageCatalogue['templates'] {
+    const templates = this.#ctx.packages?.templates ?? [];
+    return templates.filter(
+      (t) =>
+        t.module === ref.module &&
+        t.entity === ref.entity &&
+        (ref.form === 'package-name'
+          ? t.packageName === ref.packageName
+          : t.packageId === ref.packageId),
+    );
+  }
+
+  #checkChoice(ref: TemplateRef, choice: string, path: YamlPath): void {
+    const entries = this.#catalogueEntries(ref);
+    if (entries.length === 0) return; // unknown template reported already, or no catalogue
+    const choices = new Set(entries.flatMap((t) => t.choices));
+    if (choices.has(choice)) return;
+    const guess = closestMatch(choice, choices);
+    this.#error(
+      this.#at.pos(path),
+      'UNKNOWN_CHOICE',
+      `template ${ref.qualifiedName} has no choice "${choice}"`,
+      guess !== undefined
+        ? `did you mean "${guess}"?`
+        : `its choices: ${[...choices].sort().join(', ')}`,
+    );
+  }
+
+  #when(variables: Variables, trigger: Trigger | null): CompiledCondition[] | null {
+    const raw = this.#raw.when;
+    if (raw === undefined) return [];
+    const sources: { text: string; path: YamlPath }[] =
+      typeof raw === 'string'
+        ? [{ text: raw, path: this.#p('when') }]
+        : Array.isArray(raw)
+          ? raw.map((text: unknown, i) => ({ text: String(text), path: this.#p('when', i) }))
+          : [];
+    const out: CompiledCondition[] = [];
+    for (const [index, { text, path }] of sources.entries()) {
+      if (hasTemplate(text)) continue; // reported as TEMPLATE_NOT_ALLOWED
+      const expression = this.#expression(text, path, 0, variables, trigger);
+      if (expression !== null) out.push({ ...expression, index });
+    }
+    return out.length === sources.length ? out : null;
+  }
+
+  #expression(
+    source: string,
+    path: YamlPath,
+    offset: number,
+    variables: Variables,
+    trigger: Trigger | null,
+  ): CompiledExpression | null {
+    const pos = this.#at.valuePos(path, offset);
+    if (source.length > RULE_LIMITS.EXPRESSION_MAX) {
+      this.#error(
+        pos,
+        'CEL_TOO_COMPLEX',
+        `the expression is ${source.length} characters long; at most ${RULE_LIMITS.EXPRESSION_MAX} are allowed`,
+        'split it into several conditions (`when:` takes a list)',
+      );
+      return null;
+    }
+    try {
+      const program = this.#ctx.cel.compile(source, variables, {
+        maxComprehensionDepth: MAX_COMPREHENSION_DEPTH,
+      });
+      return { source, program, pos };
+    } catch (error) {
+      if (!(error instanceof CelCompileError)) throw error;
+      const tooComplex = error.summary.startsWith('comprehensions');
+      this.#error(
+        this.#at.valuePos(path, offset + error.offset),
+        tooComplex ? 'CEL_TOO_COMPLEX' : 'CEL_COMPILE_ERROR',
+        `CEL: ${error.summary}`,
+        celHint(error.summary, variables, trigger),
+      );
+      return null;
+    }
+  }
+
+  #value(
+    raw: unknown,
+    path: YamlPath,
+    variables: Variables,
+    trigger: Trigger | null,
+  ): CompiledValue | null {
+    if (typeof raw === 'string') {
+      if (!hasTemplate(raw)) return { kind: 'literal', value: raw };
+      const pieces = splitTemplate(raw);
+      if (!Array.isArray(pieces)) {
+        this.#error(
+          this.#at.valuePos(path, pieces.offset),
+          'BAD_TEMPLATE',
+          pieces.problem,
+          'write "${{ expression }}", e.g. "${{ event.contractId }}"',
+        );
+        return null;
+      }
+      const parts: (string | CompiledExpression)[] = [];
+      for (const piece of pieces) {
+        if (piece.kind === 'text') {
+          parts.push(piece.text);
+          continue;
+        }
+        const expression = this.#expression(piece.source, path, piece.offset, variables, trigger);
+        if (expression === null) return null;
+        parts.push(expression);
+      }
+      const only = parts[0];
+      if (parts.length === 1 && only !== undefined && typeof only !== 'string') {
+        return { kind: 'expression', expression: only };
+      }
+      if (parts.every((p) => typeof p === 'string'))
+        return { kind: 'literal', value: parts.join('') };
+      return { kind: 'interpolation', parts, pos: this.#at.pos(path) };
+    }
+    if (Array.isArray(raw)) {
+      const items = raw.map((x: unknown, i) => this.#value(x, [...path, i], variables, trigger));
+      if (items.some((x) => x === null)) return null;
+      const compiled = items as CompiledValue[];
+      if (compiled.every((x) => x.kind === 'literal')) {
+        return { kind: 'literal', value: compiled.map((x) => (x as { value: JsonValue }).value) };
+      }
+      return { kind: 'list', items: compiled, pos: this.#at.pos(path) };
+    }
+    if (isRecord(raw)) {
+      const fields: { name: string; value: CompiledValue }[] = [];
+      let ok = true;
+      for (const [name, v] of Object.entries(raw)) {
+        const value = this.#value(v, [...path, name], variables, trigger);
+        if (value === null) ok = false;
+        else fields.push({ name, value });
+      }
+      if (!ok) return null;
+      if (fields.every((f) => f.value.kind === 'literal')) {
+        return {
+          kind: 'literal',
+          value: Object.fromEntries(
+            fields.map((f) => [f.name, (f.value as { value: JsonValue }).value]),
+          ),
+        };
+      }
+      return { kind: 'record', fields, pos: this.#at.pos(path) };
+    }
+    if (raw === undefined) return { kind: 'literal', value: null };
+    return { kind: 'literal', value: raw as JsonValue };
+  }
+
+  #action(
+    raw: unknown,
+    index: number,
+    variables: Variables,
+    trigger: Trigger | null,
+  ): CompiledAction | null {
+    if (!isRecord(raw)) return null;
+    const path = this.#p('then', index);
+    const kinds = COMMAND_KINDS.filter((k) => raw[k] !== undefined);
+    const kind = kinds[0];
+    const actAs = this.#aliases(raw.actAs, [...path, 'actAs']);
+    const readAs = raw.readAs === undefined ? [] : this.#aliases(raw.readAs, [...path, 'readAs']);
+    const workflowId =
+      raw.workflowId === undefined
+        ? null
+        : this.#value(raw.workflowId, [...path, 'workflowId'], variables, trigger);
+    const disclosedContracts =
+      raw.disclosedContracts === undefined
+        ? null
+        : this.#value(raw.disclosedContracts, [...path, 'disclosedContracts'], variables, trigger);
+    if (kinds.length !== 1 || kind === undefined) return null;
+    const body = raw[kind];
+    if (!isRecord(body)) return null;
+    const bodyPath = [...path, kind];
+    const template = this.#templateRef(body.template, [...bodyPath, 'template']);
+    const value = (field: string): CompiledValue | null =>
+      this.#value(
+        body[field] ?? (field === 'choiceArgument' ? {} : undefined),
+        [...bodyPath, field],
+        variables,
+        trigger,
+      );
+    if (template !== null && typeof body.choice === 'string') {
+      this.#checkChoice(template, body.choice, [...bodyPath, 'choice']);
+    }
+    if (template !== null && kind === 'exerciseByKey') {
+      const entries = this.#catalogueEntries(template);
+      if (entries.length > 0 && entries.every((t) => t.hasKey === false)) {
+        this.#error(
+          this.#at.pos([...bodyPath, 'template']),
+          'UNKNOWN_TEMPLATE',
+          `template ${template.qualifiedName} has no contract key, so exerciseByKey cannot find its contracts`,
+          'use `exercise` with a contractId instead',
+        );
+      }
+    }
+    const common = {
+      index,
+      actAs: actAs ?? [],
+      readAs: readAs ?? [],
+      workflowId,
+      disclosedContracts,
+      pos: this.#at.pos(path),
+    };
+    const choice = typeof body.choice === 'string' ? body.choice : '';
+    switch (kind) {
+      case 'create': {
+        const createArguments = value('createArguments');
+        if (template === null || createArguments === null) return null;
+        return { ...common, kind, template, createArguments };
+      }
+      case 'createAndExercise': {
+        const createArguments = value('createArguments');
+        const choiceArgument = value('choiceArgument');
+        if (template === null || createArguments === null || choiceArgument === null) return null;
+        return { ...common, kind, template, createArguments, choice, choiceArgument };
+      }
+      case 'exercise': {
+        const contractId = value('contractId');
+        const choiceArgument = value('choiceArgument');
+        if (template === null || contractId === null || choiceArgument === null) return null;
+        return { ...common, kind, template, contractId, choice, choiceArgument };
+      }
+      case 'exerciseByKey': {
+        const contractKey = value('contractKey');
+        const choiceArgument = value('choiceArgument');
+        if (template === null || contractKey === null || choiceArgument === null) return null;
+        return { ...common, kind, template, contractKey, choice, choiceArgument };
+      }
+    }
+  }
+
+  #aliases(raw: unknown, path: YamlPath): string[] | null {
+    if (typeof raw === 'string') return this.#party(raw, path) === null ? null : [raw];
+    if (!Array.isArray(raw)) return null;
+    const out: string[] = [];
+    raw.forEach((alias: unknown, i) => {
+      if (this.#party(alias, [...path, i]) !== null) out.push(alias as string);
+    });
+    return out.length === raw.length ? out : null;
+  }
+
+  #options(): RuleOptions | null {
+    const retry = isRecord(this.#raw.retry) ? this.#raw.retry : {};
+    const rate = isRecord(this.#raw.rateLimit) ? this.#raw.rateLimit : {};
+    const path = this.#p('retry');
+    const initialDelayMs = this.#duration(retry.initialDelay, [...path, 'initialDelay'], 1000);
+    const maxDelayMs = this.#duration(retry.maxDelay, [...path, 'maxDelay'], 60_000);
+    const deadlineMs = this.#duration(retry.deadline, [...path, 'deadline'], 600_000);
+    if (initialDelayMs === null || maxDelayMs === null || deadlineMs === null) return null;
+    if (maxDelayMs < initialDelayMs) {
+      this.#error(
+        this.#at.pos([...path, 'maxDelay']),
+        'BAD_VALUE',
+        `retry.maxDelay (${String(retry.maxDelay)}) is shorter than retry.initialDelay (${typeof retry.initialDelay === 'string' ? retry.initialDelay : '1s'})`,
+        'maxDelay caps the growing delay between retries, so it is at least initialDelay',
+      );
+      return null;
+    }
+    return {
+      retry: {
+        maxAttempts: typeof retry.maxAttempts === 'number' ? retry.maxAttempts : 5,
+        initialDelayMs,
+        maxDelayMs,
+        deadlineMs,
+      },
+      rateLimit: {
+        perSecond: typeof rate.perSecond === 'number' ? rate.perSecond : 10,
+        burst: typeof rate.burst === 'number' ? rate.burst : 20,
+      },
+      concurrency: typeof this.#raw.concurrency === 'number' ? this.#raw.concurrency : 4,
+    };
+  }
+}
+
+function celHint(
+  summary: string,
+  variables: Variables,
+  trigger: Trigger | null,
+): string | undefined {
+  const unknownVar = /^Unknown variable: (\S+)/.exec(summary)?.[1];
+  if (unknownVar !== undefined) {
+    if (unknownVar === 'event' && trigger?.kind === 'schedule') {
+      return trigger.forEach === null
+        ? 'schedule rules have no `event`; add `forEach:` to iterate over contracts (as `contract`)'
+        : 'schedule rules have no `event`: use `contract`, the active contract of this iteration';
+    }
+    if (unknownVar === 'contract') {
+      return trigger?.kind === 'schedule'
+        ? '`contract` exists only in schedule rules with `forEach:`'
+        : '`contract` exists only in schedule rules with `forEach:`; an event rule uses `event`';
+    }
+    const guess = closestMatch(unknownVar, variables);
+    return guess !== undefined
+      ? `did you mean "${guess}"?`
+      : `the variables here are ${variables.join(', ')}; text values need quotes ("...")`;
+  }
+  if (summary.includes('Unexpected character: ='))
+    return 'compare with == (a single = is not an operator)';
+  const fn = /no matching overload for '([A-Za-z_]\w*)\(/.exec(summary)?.[1];
+  if (fn !== undefined && !KNOWN_FUNCTIONS.includes(fn)) {
+    const guess = closestMatch(fn, KNOWN_FUNCTIONS);
+    return guess !== undefined
+      ? `"${fn}" is not a function; did you mean "${guess}"?`
+      : `"${fn}" is not a function; available: ${KNOWN_FUNCTIONS.join(', ')}`;
+  }
+  if (summary.includes('no such overload') && summary.includes('Decimal')) {
+    return 'compare and compute decimals with decimals: decimal(event.createArgument.amount) < decimal("1000")';
+  }
+  return undefined;
+}

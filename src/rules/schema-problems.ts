@@ -1,0 +1,391 @@
+import type { ErrorObject } from 'ajv';
+import { closestMatch } from './closest-match.js';
+import type { RuleProblemCode } from './rule-problem.js';
+import { COMMAND_KINDS, RULE_LIMITS, RULE_PATTERNS, TRIGGER_KINDS } from './rules-schema.js';
+import type { YamlPath } from './yaml-locator.js';
+
+/** A schema violation, translated for people; `key` means "point at the key, not the value". */
+export type SchemaProblem = {
+  readonly path: YamlPath;
+  readonly key: boolean;
+  readonly code: RuleProblemCode;
+  readonly message: string;
+  readonly hint?: string;
+};
+
+export function instancePath(e: ErrorObject): (string | number)[] {
+  if (e.instancePath === '') return [];
+  return e.instancePath
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+/** "rules[0].then[1].actAs" → "actAs"; list items are named after their list. */
+function fieldName(path: YamlPath): string {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const p = path[i];
+    if (typeof p === 'string') return p;
+  }
+  return 'the file';
+}
+
+function describeType(data: unknown): string {
+  if (data === null) return 'empty';
+  if (Array.isArray(data)) return 'a list';
+  if (typeof data === 'object') return 'a mapping';
+  if (typeof data === 'string') return `the text "${truncate(data)}"`;
+  if (typeof data === 'number') return `the number ${data}`;
+  return `the value ${JSON.stringify(data) ?? 'undefined'}`;
+}
+
+function truncate(s: string, max = 40): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  string: 'text',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'a mapping (key: value lines)',
+  array: 'a list',
+};
+
+function typeWords(type: unknown): string {
+  const types = Array.isArray(type) ? type : [type];
+  return types.map((t) => TYPE_WORDS[String(t)] ?? String(t)).join(' or ');
+}
+
+/** Explains why a rule id is not a slug, naming look-alike (confusable) characters. */
+export function explainRuleId(id: string): { message: string; hint?: string } {
+  const foreign = [...id].find((ch) => ch.codePointAt(0)! > 0x7e);
+  if (foreign !== undefined) {
+    const cp = foreign.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    return {
+      message: `rule id "${id}" contains the non-ASCII character "${foreign}" (U+${cp}); ids are ASCII only, so look-alike letters cannot hide in them`,
+      hint: 'retype the id using only a-z, 0-9, - and _',
+    };
+  }
+  const slug = id
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^[-_]+|-+$/g, '');
+  return {
+    message: `rule id "${id}" is not a slug: use lowercase letters, digits, - and _, starting with a letter or digit`,
+    ...(slug !== '' && slug !== id ? { hint: `did you mean "${slug}"?` } : {}),
+  };
+}
+
+function patternProblem(
+  pattern: string,
+  data: unknown,
+  path: YamlPath,
+): Pick<SchemaProblem, 'code' | 'message' | 'hint'> {
+  const text = typeof data === 'string' ? data : JSON.stringify(data);
+  switch (pattern) {
+    case RULE_PATTERNS.RULE_ID:
+      return { code: 'BAD_RULE_ID', ...explainRuleId(text) };
+    case RULE_PATTERNS.TEMPLATE_REF:
+      return {
+        code: 'BAD_TEMPLATE_REF',
+        message: `"${truncate(text, 80)}" is not a template reference`,
+        hint: 'write "#package-name:Module:Entity", e.g. "#invoices:Invoice:Invoice" (quote it: # starts a comment in YAML)',
+      };
+    case RULE_PATTERNS.DURATION:
+      return {
+        code: 'BAD_DURATION',
+        message: `"${text}" is not a duration`,
+        hint: 'write a number with a unit: ms, s, m, h, d or w, e.g. 30s, 5m or 1h30m',
+      };
+    case RULE_PATTERNS.PARTY_ALIAS:
+      return {
+        code: 'BAD_VALUE',
+        message: `"${truncate(text)}" is not a party alias`,
+        hint: 'use the alias from `parties:` in bot.config.yaml (letters, digits, - and _), not the party id',
+      };
+    case RULE_PATTERNS.CHOICE:
+      return {
+        code: 'BAD_VALUE',
+        message: `"${truncate(text)}" is not a choice name`,
+        hint: 'write the choice as in Daml, e.g. Accept',
+      };
+    default:
+      return {
+        code: 'BAD_VALUE',
+        message: `"${truncate(text)}" is not a valid ${fieldName(path)}`,
+      };
+  }
+}
+
+type Props = Readonly<Record<string, unknown>>;
+
+function propertiesOf(schema: unknown): string[] {
+  const props = (schema as { properties?: Props } | undefined)?.properties;
+  return props === undefined ? [] : Object.keys(props);
+}
+
+function keysOf(data: unknown): string[] {
+  return typeof data === 'object' && data !== null && !Array.isArray(data) ? Object.keys(data) : [];
+}
+
+function list(words: readonly string[]): string {
+  return words.map((w) => `\`${w}\``).join(', ');
+}
+
+function oneOfProblem(e: ErrorObject, path: YamlPath): Omit<SchemaProblem, 'path' | 'key'> {
+  const keys = keysOf(e.data);
+  const options = e.schemaPath.endsWith('/items/oneOf')
+    ? e.schemaPath.includes('/then/')
+      ? COMMAND_KINDS
+      : ['on', 'schedule']
+    : e.schemaPath.endsWith('/on/oneOf')
+      ? TRIGGER_KINDS
+      : [];
+  const present = options.filter((k) => keys.includes(k));
+  if (options === COMMAND_KINDS) {
+    return present.length === 0
+      ? {
+          code: 'MISSING_KEY',
+          message: 'the action has no command',
+          hint: `add one of ${list(COMMAND_KINDS)}`,
+        }
+      : {
+          code: 'SCHEMA',
+          message: `the action has ${present.length} commands (${present.join(', ')}); an action submits exactly one`,
+          hint: 'split it into one action per command',
+        };
+  }
+  if (options === TRIGGER_KINDS) {
+    return present.length === 0
+      ? {
+          code: 'TRIGGER',
+          message: '`on` says nothing to react to',
+          hint: 'add one of `created: "#pkg:Module:Entity"`, `exercised: {template, choice}` or `archived: "#pkg:Module:Entity"`',
+        }
+      : {
+          code: 'TRIGGER',
+          message: `\`on\` has ${present.length} triggers (${present.join(', ')}); a rule reacts to exactly one`,
+          hint: 'make one rule per trigger',
+        };
+  }
+  if (options.length === 2) {
+    return present.length === 0
+      ? {
+          code: 'TRIGGER',
+          message: 'the rule has no trigger',
+          hint: 'add `on:` (created, exercised or archived) to react to events, or `schedule:` to run on a cron schedule',
+        }
+      : {
+          code: 'TRIGGER',
+          message: 'the rule has both `on` and `schedule`; a rule has exactly one trigger',
+          hint: 'make two rules',
+        };
+  }
+  return { code: 'SCHEMA', message: `${fieldName(path)}: ${e.message ?? 'is not valid'}` };
+}
+
+function requiredProblem(missing: string, path: YamlPath): Omit<SchemaProblem, 'path' | 'key'> {
+  const where = path.length === 0 ? 'the file' : fieldName(path);
+  switch (missing) {
+    case 'version':
+      return {
+        code: 'MISSING_KEY',
+        message: '`version` is missing',
+        hint: 'start the file with `version: 1`',
+      };
+    case 'rules':
+      return {
+        code: 'MISSING_KEY',
+        message: '`rules` is missing',
+        hint: 'add `rules:` with a list of rules',
+      };
+    case 'id':
+      return {
+        code: 'MISSING_KEY',
+        message: 'the rule has no `id`',
+        hint: 'add `id: some-slug`; it must stay stable, it is part of every command id',
+      };
+    case 'then':
+      return {
+        code: 'MISSING_KEY',
+        message: 'the rule has no `then`',
+        hint: 'add `then:` with a list of actions (createAndExercise, create, exercise or exerciseByKey)',
+      };
+    case 'actAs':
+      return {
+        code: 'MISSING_KEY',
+        message: 'the action has no `actAs`',
+        hint: 'add `actAs: [alias]`: the party alias(es) that submit the command',
+      };
+    case 'party':
+      return {
+        code: 'MISSING_KEY',
+        message: `\`${where}\` has no \`party\``,
+        hint: 'add `party: alias`: the party whose view of the ledger the rule reads',
+      };
+    default:
+      return { code: 'MISSING_KEY', message: `\`${where}\` has no \`${missing}\`` };
+  }
+}
+
+/**
+ * Turns ajv's errors (allErrors, verbose) into one message per real problem. Sub-errors of
+ * `oneOf`/`anyOf` branches are dropped: the combinator's own error is explained instead.
+ */
+export function schemaProblems(errors: readonly ErrorObject[]): SchemaProblem[] {
+  const out: SchemaProblem[] = [];
+  const seen = new Set<string>();
+  // An unknown key that looks like a command or trigger explains a "no command" error better.
+  const typoKeys = new Set<string>();
+  for (const e of errors) {
+    if (e.keyword !== 'additionalProperties') continue;
+    const key = String((e.params as { additionalProperty?: unknown }).additionalProperty);
+    if (closestMatch(key, [...COMMAND_KINDS, ...TRIGGER_KINDS, 'on', 'schedule']) !== undefined) {
+      typoKeys.add(e.instancePath);
+    }
+  }
+  for (const e of errors) {
+    if (/\/(oneOf|anyOf)\/\d+/.test(e.schemaPath) || e.schemaPath.includes('/propertyNames/')) {
+      continue;
+    }
+    const path = instancePath(e);
+    const params = e.params as Record<string, unknown>;
+    let problem: SchemaProblem;
+    switch (e.keyword) {
+      case 'additionalProperties': {
+        const key = String(params.additionalProperty);
+        const allowed = propertiesOf(e.parentSchema);
+        const guess = closestMatch(key, allowed);
+        problem = {
+          path: [...path, key],
+          key: true,
+          code: 'UNKNOWN_KEY',
+          message: `unknown key "${key}"${path.length === 0 ? ' at the top of the file' : ` in ${fieldName(path)}`}`,
+          hint:
+            guess !== undefined
+              ? `did you mean "${guess}"?`
+              : `allowed here: ${allowed.join(', ')}`,
+        };
+        break;
+      }
+      case 'required':
+        problem = { path, key: false, ...requiredProblem(String(params.missingProperty), path) };
+        break;
+      case 'oneOf':
+        if (typoKeys.has(e.instancePath)) continue;
+        problem = { path, key: false, ...oneOfProblem(e, path) };
+        break;
+      case 'anyOf':
+        problem =
+          fieldName(path) === 'when'
+            ? {
+                path,
+                key: false,
+                code: 'WRONG_TYPE',
+                message: `\`when\` must be a CEL expression (text) or a list of them, not ${describeType(e.data)}`,
+              }
+            : {
+                path,
+                key: false,
+                code: 'WRONG_TYPE',
+                message:
+                  'a disclosed contract is "${{ expr }}" or a mapping with contractId and createdEventBlob',
+              };
+        break;
+      case 'type':
+        problem = {
+          path,
+          key: false,
+          code: 'WRONG_TYPE',
+          ...(path.length === 0
+            ? {
+                message:
+                  e.data === null
+                    ? 'the file is empty'
+                    : `the file must be a mapping, not ${describeType(e.data)}`,
+                hint: 'a rule file starts with `version: 1` and then `rules:`',
+              }
+            : {
+                message: `\`${fieldName(path)}\` must be ${typeWords(params.type)}, not ${describeType(e.data)}`,
+              }),
+        };
+        break;
+      case 'const':
+        problem = {
+          path,
+          key: false,
+          code: 'UNSUPPORTED_VERSION',
+          message: `version ${describeType(e.data).replace(/^the (number|value|text) /, '')} is not supported`,
+          hint: 'write `version: 1`, the only version of the rule language so far',
+        };
+        break;
+      case 'enum': {
+        const allowed = (params.allowedValues as unknown[]).map(String);
+        const guess = typeof e.data === 'string' ? closestMatch(e.data, allowed) : undefined;
+        problem = {
+          path,
+          key: false,
+          code: 'BAD_VALUE',
+          message: `\`${fieldName(path)}\` must be one of ${allowed.join(', ')}, not ${describeType(e.data)}`,
+          ...(guess === undefined ? {} : { hint: `did you mean "${guess}"?` }),
+        };
+        break;
+      }
+      case 'pattern':
+        problem = { path, key: false, ...patternProblem(String(params.pattern), e.data, path) };
+        break;
+      case 'propertyNames':
+        problem = {
+          path: [...path, String(params.propertyName)],
+          key: true,
+          code: 'BAD_VALUE',
+          message: `"${String(params.propertyName)}" is not a valid label name`,
+          hint: 'use letters, digits, _, . and -, starting with a letter',
+        };
+        break;
+      case 'minItems':
+        problem = {
+          path,
+          key: false,
+          code: 'BAD_VALUE',
+          message: `\`${fieldName(path)}\` is empty`,
+          hint:
+            fieldName(path) === 'then'
+              ? 'give at least one action; to switch a rule off, write `enabled: false`'
+              : 'give at least one entry',
+        };
+        break;
+      case 'maxLength':
+        problem =
+          fieldName(path) === 'id'
+            ? {
+                path,
+                key: false,
+                code: 'BAD_RULE_ID',
+                message: `rule id is ${String(e.data).length} characters long; at most ${RULE_LIMITS.RULE_ID_MAX} are allowed`,
+                hint: 'the id is part of every command id, which the ledger caps at 255 characters',
+              }
+            : {
+                path,
+                key: false,
+                code: 'BAD_VALUE',
+                message: `\`${fieldName(path)}\` is longer than ${String(params.limit)} characters`,
+              };
+        break;
+      default:
+        problem = {
+          path,
+          key: false,
+          code: 'SCHEMA',
+          message: `\`${fieldName(path)}\` ${e.message ?? 'is not valid'}`,
+        };
+    }
+    const dedup = `${problem.path.join('/')}|${problem.message}`;
+    if (seen.has(dedup)) continue;
+    seen.add(dedup);
+    out.push(problem);
+  }
+  return out;
+}
