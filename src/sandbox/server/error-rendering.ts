@@ -83,7 +83,7 @@ export const OK_STATUS: JsStatusBody = Object.freeze({
   code: 0,
   message: '',
   details: [],
-}) as JsStatusBody;
+});
 
 /** The status of a rejected completion: gRPC code, Canton's message format and the rpc details. */
 export function renderRejectionStatus(err: SandboxApiError, env: ErrorEnv): JsStatusBody {

@@ -180,7 +180,7 @@ export class FaultInjector {
   httpLatencyMs(): number {
     const l = this.#faults.httpLatencyMs;
     if (l === undefined) return 0;
-    return typeof l === 'number' ? l : this.#within(l as readonly [number, number]);
+    return typeof l === 'number' ? l : this.#within(l);
   }
 }
 

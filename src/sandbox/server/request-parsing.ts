@@ -109,7 +109,7 @@ export function parseEventFormat(v: unknown, where: string): EventFormat {
     out.filtersByParty = byParty as NonNullable<EventFormat['filtersByParty']>;
   }
   if (o.filtersForAnyParty !== undefined && o.filtersForAnyParty !== null) {
-    out.filtersForAnyParty = o.filtersForAnyParty as Filters;
+    out.filtersForAnyParty = o.filtersForAnyParty;
   }
   if (o.verbose === true) out.verbose = true;
   if (Object.keys(out.filtersByParty ?? {}).length === 0 && out.filtersForAnyParty === undefined) {

@@ -112,6 +112,7 @@ export function wsCollect(
   request: unknown,
   opts: {
     count?: number;
+    until?: (frame: unknown) => boolean;
     protocols?: string[];
     headers?: Record<string, string>;
     timeoutMs?: number;
