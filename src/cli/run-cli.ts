@@ -5,12 +5,13 @@ import { processIo, type CliIo } from './cli-io.js';
 import { demoCommand } from './demo-command.js';
 import { sandboxCommand } from './sandbox-command.js';
 import { UsageError } from './usage-error.js';
+import { validateCommand } from './validate-command.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
-const commands: readonly CliCommand[] = [demoCommand, sandboxCommand];
+const commands: readonly CliCommand[] = [demoCommand, sandboxCommand, validateCommand];
 
 export function helpText(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
