@@ -345,6 +345,13 @@ function deepFreeze<T>(value: T): T {
 }
 
 type Variables = readonly string[];
+/** Event rule, schedule rule with forEach, schedule rule without (once per slot). */
+type RuleKind = 'event' | 'schedule' | 'slot';
+const VARIABLES: Readonly<Record<RuleKind, Variables>> = {
+  event: EVENT_RULE_VARIABLES,
+  schedule: SCHEDULE_RULE_VARIABLES,
+  slot: SLOT_RULE_VARIABLES,
+};
 
 /** Compiles one schema-checked rule. Defensive: a field the schema rejected is skipped silently. */
 class RuleCompiler {
@@ -364,15 +371,18 @@ class RuleCompiler {
   compile(): CompiledRule | null {
     const raw = this.#raw;
     const trigger = this.#trigger();
-    const variables: Variables =
-      trigger === null || trigger.kind !== 'schedule'
-        ? EVENT_RULE_VARIABLES
-        : trigger.forEach === null
-          ? SLOT_RULE_VARIABLES
-          : SCHEDULE_RULE_VARIABLES;
-    const when = this.#when(variables, trigger);
+    // From the raw shape, so expressions are checked even when the trigger has errors.
+    const kind: RuleKind = isRecord(raw.on)
+      ? 'event'
+      : isRecord(raw.forEach)
+        ? 'schedule'
+        : isRecord(raw.schedule)
+          ? 'slot'
+          : 'event';
+    const variables: Variables = VARIABLES[kind];
+    const when = this.#when(variables, kind);
     const then = Array.isArray(raw.then)
-      ? raw.then.map((a: unknown, i) => this.#action(a, i, variables, trigger))
+      ? raw.then.map((a: unknown, i) => this.#action(a, i, variables, kind))
       : [];
     const options = this.#options();
     if (!this.#ok || trigger === null || when === null || options === null) return null;
@@ -603,7 +613,7 @@ class RuleCompiler {
     );
   }
 
-  #when(variables: Variables, trigger: Trigger | null): CompiledCondition[] | null {
+  #when(variables: Variables, kind: RuleKind): CompiledCondition[] | null {
     const raw = this.#raw.when;
     if (raw === undefined) return [];
     const sources: { text: string; path: YamlPath }[] =
@@ -615,7 +625,7 @@ class RuleCompiler {
     const out: CompiledCondition[] = [];
     for (const [index, { text, path }] of sources.entries()) {
       if (hasTemplate(text)) continue; // reported as TEMPLATE_NOT_ALLOWED
-      const expression = this.#expression(text, path, 0, variables, trigger);
+      const expression = this.#expression(text, path, 0, variables, kind);
       if (expression !== null) out.push({ ...expression, index });
     }
     return out.length === sources.length ? out : null;
@@ -626,7 +636,7 @@ class RuleCompiler {
     path: YamlPath,
     offset: number,
     variables: Variables,
-    trigger: Trigger | null,
+    kind: RuleKind,
   ): CompiledExpression | null {
     const pos = this.#at.valuePos(path, offset);
     if (source.length > RULE_LIMITS.EXPRESSION_MAX) {
@@ -650,18 +660,13 @@ class RuleCompiler {
         this.#at.valuePos(path, offset + error.offset),
         tooComplex ? 'CEL_TOO_COMPLEX' : 'CEL_COMPILE_ERROR',
         `CEL: ${error.summary}`,
-        celHint(error.summary, variables, trigger),
+        celHint(error.summary, variables, kind),
       );
       return null;
     }
   }
 
-  #value(
-    raw: unknown,
-    path: YamlPath,
-    variables: Variables,
-    trigger: Trigger | null,
-  ): CompiledValue | null {
+  #value(raw: unknown, path: YamlPath, variables: Variables, kind: RuleKind): CompiledValue | null {
     if (typeof raw === 'string') {
       if (!hasTemplate(raw)) return { kind: 'literal', value: raw };
       const pieces = splitTemplate(raw);
@@ -680,7 +685,7 @@ class RuleCompiler {
           parts.push(piece.text);
           continue;
         }
-        const expression = this.#expression(piece.source, path, piece.offset, variables, trigger);
+        const expression = this.#expression(piece.source, path, piece.offset, variables, kind);
         if (expression === null) return null;
         parts.push(expression);
       }
@@ -693,7 +698,7 @@ class RuleCompiler {
       return { kind: 'interpolation', parts, pos: this.#at.pos(path) };
     }
     if (Array.isArray(raw)) {
-      const items = raw.map((x: unknown, i) => this.#value(x, [...path, i], variables, trigger));
+      const items = raw.map((x: unknown, i) => this.#value(x, [...path, i], variables, kind));
       if (items.some((x) => x === null)) return null;
       const compiled = items as CompiledValue[];
       if (compiled.every((x) => x.kind === 'literal')) {
@@ -705,7 +710,7 @@ class RuleCompiler {
       const fields: { name: string; value: CompiledValue }[] = [];
       let ok = true;
       for (const [name, v] of Object.entries(raw)) {
-        const value = this.#value(v, [...path, name], variables, trigger);
+        const value = this.#value(v, [...path, name], variables, kind);
         if (value === null) ok = false;
         else fields.push({ name, value });
       }
@@ -728,7 +733,7 @@ class RuleCompiler {
     raw: unknown,
     index: number,
     variables: Variables,
-    trigger: Trigger | null,
+    ruleKind: RuleKind,
   ): CompiledAction | null {
     if (!isRecord(raw)) return null;
     const path = this.#p('then', index);
@@ -739,11 +744,11 @@ class RuleCompiler {
     const workflowId =
       raw.workflowId === undefined
         ? null
-        : this.#value(raw.workflowId, [...path, 'workflowId'], variables, trigger);
+        : this.#value(raw.workflowId, [...path, 'workflowId'], variables, ruleKind);
     const disclosedContracts =
       raw.disclosedContracts === undefined
         ? null
-        : this.#value(raw.disclosedContracts, [...path, 'disclosedContracts'], variables, trigger);
+        : this.#value(raw.disclosedContracts, [...path, 'disclosedContracts'], variables, ruleKind);
     if (kinds.length !== 1 || kind === undefined) return null;
     const body = raw[kind];
     if (!isRecord(body)) return null;
@@ -754,7 +759,7 @@ class RuleCompiler {
         body[field] ?? (field === 'choiceArgument' ? {} : undefined),
         [...bodyPath, field],
         variables,
-        trigger,
+        ruleKind,
       );
     if (template !== null && typeof body.choice === 'string') {
       this.#checkChoice(template, body.choice, [...bodyPath, 'choice']);
@@ -849,20 +854,16 @@ class RuleCompiler {
   }
 }
 
-function celHint(
-  summary: string,
-  variables: Variables,
-  trigger: Trigger | null,
-): string | undefined {
+function celHint(summary: string, variables: Variables, kind: RuleKind): string | undefined {
   const unknownVar = /^Unknown variable: (\S+)/.exec(summary)?.[1];
   if (unknownVar !== undefined) {
-    if (unknownVar === 'event' && trigger?.kind === 'schedule') {
-      return trigger.forEach === null
+    if (unknownVar === 'event' && kind !== 'event') {
+      return kind === 'slot'
         ? 'schedule rules have no `event`; add `forEach:` to iterate over contracts (as `contract`)'
         : 'schedule rules have no `event`: use `contract`, the active contract of this iteration';
     }
     if (unknownVar === 'contract') {
-      return trigger?.kind === 'schedule'
+      return kind !== 'event'
         ? '`contract` exists only in schedule rules with `forEach:`'
         : '`contract` exists only in schedule rules with `forEach:`; an event rule uses `event`';
     }

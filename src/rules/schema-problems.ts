@@ -31,6 +31,21 @@ function fieldName(path: YamlPath): string {
   return 'the file';
 }
 
+/** "at the top of the file", "in the rule", "in the action", "in `retry`", ... */
+function placeName(path: YamlPath): string {
+  if (path.length === 0) return 'at the top of the file';
+  const last = path[path.length - 1];
+  if (typeof last === 'number') {
+    const list = path[path.length - 2];
+    return list === 'rules'
+      ? 'in the rule'
+      : list === 'then'
+        ? 'in the action'
+        : `in an item of \`${String(list)}\``;
+  }
+  return `in \`${last}\``;
+}
+
 function describeType(data: unknown): string {
   if (data === null) return 'empty';
   if (Array.isArray(data)) return 'a list';
@@ -262,7 +277,7 @@ export function schemaProblems(errors: readonly ErrorObject[]): SchemaProblem[] 
           path: [...path, key],
           key: true,
           code: 'UNKNOWN_KEY',
-          message: `unknown key "${key}"${path.length === 0 ? ' at the top of the file' : ` in ${fieldName(path)}`}`,
+          message: `unknown key "${key}" ${placeName(path)}`,
           hint:
             guess !== undefined
               ? `did you mean "${guess}"?`
