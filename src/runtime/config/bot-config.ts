@@ -1,0 +1,97 @@
+import type { AuthConfig } from '../../ledger/auth/create-auth-provider.js';
+
+/**
+ * The validated, defaulted and frozen `bot.config.yaml` (see `loadBotConfig`). Durations are in
+ * milliseconds and every path is absolute (resolved against the config file's directory).
+ */
+export type BotConfig = {
+  /** The absolute path of the file it was loaded from. */
+  readonly file: string;
+  readonly ledger: LedgerConfig;
+  /** Party aliases with fixed ids (alias → party id). Embedded mode adds the allocated ones. */
+  readonly parties: Readonly<Record<string, string>>;
+  /** Rule files or directories of rule files, absolute. */
+  readonly rules: readonly string[];
+  readonly state: { readonly dir: string };
+  readonly start: StartPosition;
+  readonly submission: SubmissionConfig;
+  /** The health, readiness and metrics endpoint; absent: no HTTP server. */
+  readonly http?: HttpConfig;
+  readonly log: LogConfig;
+};
+
+export type LedgerConfig = {
+  readonly endpoint: LedgerEndpoint;
+  /** The Ledger API user the bot submits as. */
+  readonly userId: string;
+  readonly auth: AuthConfig;
+  readonly tls?: TlsFiles;
+  readonly apiVersion: ApiVersion;
+};
+
+export type ApiVersion = '3.4' | '3.5';
+
+export type LedgerEndpoint =
+  | { readonly kind: 'url'; readonly url: string }
+  | {
+      /** Start the sandbox in-process with these models and allocate these party aliases. */
+      readonly kind: 'embedded';
+      readonly models: readonly string[];
+      readonly parties: readonly string[];
+    };
+
+/** Paths of PEM files (absolute); read by the CLI, not here. */
+export type TlsFiles = {
+  readonly caFile?: string;
+  readonly certFile?: string;
+  readonly keyFile?: string;
+};
+
+/**
+ * Where the updates stream starts: the stored checkpoint (falling back to the ledger end when
+ * there is none), the ledger end, the beginning, or a given offset (exclusive).
+ */
+export type StartPosition =
+  | { readonly kind: 'checkpoint' }
+  | { readonly kind: 'ledger-end' }
+  | { readonly kind: 'begin' }
+  | { readonly kind: 'offset'; readonly offset: number };
+
+export type SubmissionConfig = {
+  /** Submissions in flight at once, over all rules. */
+  readonly maxInFlight: number;
+  /** How long to wait for a completion before resubmitting with the same commandId. */
+  readonly completionTimeoutMs: number;
+  /** The default retry policy; rules may override it. */
+  readonly retry: RetryConfig;
+  readonly dedup: DedupConfig;
+};
+
+export type RetryConfig = {
+  readonly maxAttempts: number;
+  readonly initialDelayMs: number;
+  readonly maxDelayMs: number;
+  /** How long after the intent was recorded to keep trying before dead-lettering it. */
+  readonly deadlineMs: number;
+};
+
+/**
+ * `offset`: anchor dedup at the justifying offset (falling back to a duration of `fallbackMs`
+ * when the offset is pruned or too old). `duration`: always a DeduplicationDuration of `valueMs`.
+ */
+export type DedupConfig =
+  | { readonly mode: 'offset'; readonly fallbackMs: number }
+  | { readonly mode: 'duration'; readonly valueMs: number };
+
+export type HttpConfig = {
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly host: string;
+};
+
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+
+export type LogConfig = {
+  readonly level: LogLevel;
+  readonly pretty: boolean;
+};

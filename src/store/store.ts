@@ -1,0 +1,236 @@
+/**
+ * The bot's durable state: the checkpoint, the intent journal, dead letters and schedule slots.
+ *
+ * The interface is SYNCHRONOUS on purpose. The embedded default is SQLite through better-sqlite3,
+ * which is synchronous and fast (a batch of 100 state changes is well under a millisecond of CPU
+ * plus one WAL append), and a synchronous `batch(fn)` makes "these changes commit together or not
+ * at all" impossible to get wrong: nothing can interleave between the statements of a batch.
+ * A remote store would need an async interface; none is planned.
+ *
+ * The rules the runtime relies on (ARCHITECTURE.md, correctness kernel items 4 and 5):
+ * - Every intent moves `pending → submitted → succeeded | duplicate | rejected | dead-lettered`
+ *   (see INTENT_TRANSITIONS). A transition not in that table throws IllegalStateError, and a
+ *   terminal intent never changes again, except that an operator may requeue a dead letter.
+ * - The checkpoint is a low-watermark, see `advanceCheckpoint`.
+ * - `batch(fn)` commits everything `fn` did in one transaction, including the checkpoint.
+ */
+export interface Store {
+  /** Runs `fn` in one transaction: all its changes commit together, or none if it throws. Nests. */
+  batch<T>(fn: () => T): T;
+
+  // ---- checkpoint ----
+
+  /**
+   * The resume offset: the stream restarts with `beginExclusive = checkpoint()`. Undefined until
+   * the first `advanceCheckpoint` (then `start: checkpoint` falls back to the ledger end).
+   */
+  checkpoint(): number | undefined;
+  /**
+   * Records that every event at or below `processedOffset` has been evaluated and its intents
+   * recorded (call it in the same batch as `recordIntents`), then returns the new checkpoint:
+   *
+   *   checkpoint = max(previous checkpoint,
+   *                    min(highest processedOffset so far, lowestOpenEventOffset - 1))
+   *
+   * where lowestOpenEventOffset is the smallest `offset` of a non-terminal intent with an event
+   * trigger. So the checkpoint only passes an event once every intent from it is terminal, and
+   * it never moves backwards (a requeued dead letter older than the checkpoint is resumed from
+   * the journal, not by replaying the stream). The store recomputes it at the end of every batch,
+   * so an intent turning terminal moves it too, without another call. Schedule intents (slot
+   * triggers) do not hold it back: they are resumed from the journal and the slot records.
+   */
+  advanceCheckpoint(processedOffset: number): number | undefined;
+  /**
+   * Sets the checkpoint to `offset` regardless of open intents, forwards or backwards. Only for
+   * when the old offset is unusable (pruned: the runtime restarts from the ACS at the ledger
+   * end); open intents stay in the journal and are still resubmitted from there.
+   */
+  resetCheckpoint(offset: number): void;
+
+  // ---- intent journal ----
+
+  /**
+   * Inserts new intents as `pending`. An intent whose commandId is already in the journal (a
+   * replay after a restart, or a re-run slot) is left as it is and reported in `existing`.
+   */
+  recordIntents(intents: readonly NewIntent[]): RecordIntentsResult;
+  /** Applies one state change; throws IllegalStateError if the table forbids it. */
+  transition(commandId: string, change: IntentChange): IntentRecord;
+  getIntent(commandId: string): IntentRecord | undefined;
+  /** Non-terminal intents (`pending`, `submitted`), oldest justifying offset first. */
+  openIntents(options?: { readonly limit?: number }): IntentRecord[];
+  listIntents(query?: IntentQuery): IntentRecord[];
+  countByState(): Record<IntentState, number>;
+
+  // ---- dead letters ----
+
+  listDeadLetters(options?: { readonly limit?: number; readonly ruleId?: string }): DeadLetter[];
+  getDeadLetter(commandId: string): DeadLetter | undefined;
+  /**
+   * An operator's retry: the dead-lettered intent goes back to `pending` with attempts reset,
+   * `nextAttemptAt` now and the given deadline (or none), and leaves the dead-letter list.
+   */
+  requeueDeadLetter(commandId: string, options?: { readonly deadline?: number }): IntentRecord;
+  /** Deletes a dead letter and its intent for good. Returns false if there was none. */
+  purgeDeadLetter(commandId: string): boolean;
+
+  // ---- schedule slots ----
+
+  getSlotRecord(ruleId: string): SlotRecord | undefined;
+  listSlotRecords(): SlotRecord[];
+  /** Marks `slot` (epoch ms) of a rule as in progress, with the ACS snapshot offset if known. */
+  beginSlot(ruleId: string, slot: number, snapshotOffset?: number): SlotRecord;
+  /** Records `slot` as the last completed one (never moving it back) and clears the marker. */
+  completeSlot(ruleId: string, slot: number): SlotRecord;
+
+  // ---- housekeeping ----
+
+  /**
+   * Deletes `succeeded`, `duplicate` and `rejected` intents last updated more than `olderThanMs`
+   * ago whose event the checkpoint has passed (so a replay can never meet a deleted intent).
+   * Dead letters stay until requeued or purged. Returns the number of intents deleted.
+   */
+  compact(olderThanMs: number): number;
+  /** Closes the database. Idempotent; every other call afterwards throws StoreError STORE_CLOSED. */
+  close(): void;
+}
+
+export type IntentState =
+  'pending' | 'submitted' | 'succeeded' | 'duplicate' | 'rejected' | 'dead-lettered';
+
+export const INTENT_STATES: readonly IntentState[] = [
+  'pending',
+  'submitted',
+  'succeeded',
+  'duplicate',
+  'rejected',
+  'dead-lettered',
+];
+
+export const TERMINAL_STATES: ReadonlySet<IntentState> = new Set([
+  'succeeded',
+  'duplicate',
+  'rejected',
+  'dead-lettered',
+]);
+
+/**
+ * Allowed moves. `pending` means "waiting for an attempt at `nextAttemptAt`", `submitted` means
+ * "an attempt is outstanding". So a retry goes `submitted → pending`, a resubmission after a
+ * timeout `submitted → submitted` (new submissionId), and a late completion of an earlier attempt
+ * may finish a `pending` intent. Requeueing a dead letter is the one way out of a terminal state
+ * and has its own method.
+ */
+export const INTENT_TRANSITIONS: Readonly<Record<IntentState, readonly IntentState[]>> = {
+  pending: ['pending', 'submitted', 'succeeded', 'duplicate', 'rejected', 'dead-lettered'],
+  submitted: ['pending', 'submitted', 'succeeded', 'duplicate', 'rejected', 'dead-lettered'],
+  succeeded: [],
+  duplicate: [],
+  rejected: [],
+  'dead-lettered': [],
+};
+
+export function isTerminal(state: IntentState): boolean {
+  return TERMINAL_STATES.has(state);
+}
+
+/** What made an intent: an event node, or a schedule slot and the contract it iterated over. */
+export type TriggerKey =
+  | { readonly kind: 'event'; readonly updateId: string; readonly nodeId: number }
+  | { readonly kind: 'slot'; readonly slot: number; readonly contractId: string };
+
+export type NewIntent = {
+  /** The deterministic `lb-<ruleId>-<hash>`; the journal's key. */
+  readonly commandId: string;
+  /** The change id parts besides commandId: the ledger deduplicates on (userId, actAs, commandId). */
+  readonly userId: string;
+  /** Stored sorted, whatever order is given. */
+  readonly actAs: readonly string[];
+  readonly ruleId: string;
+  readonly revision: number;
+  readonly actionIndex: number;
+  readonly trigger: TriggerKey;
+  /** The justifying offset: the triggering event's offset, or the ACS snapshot's for a slot. */
+  readonly offset: number;
+  /**
+   * Everything needed to resubmit after a restart without re-evaluating the rule (the JsCommands
+   * minus submissionId, say). Must be JSON-serialisable and must not contain secrets.
+   */
+  readonly payload: unknown;
+  /** The triggering event (JSON), kept for the dead-letter record; optional. */
+  readonly event?: unknown;
+  /** Epoch ms after which the runtime stops retrying and dead-letters the intent. */
+  readonly deadline?: number;
+  /** Epoch ms of the first attempt; defaults to now. */
+  readonly nextAttemptAt?: number;
+};
+
+export type IntentRecord = {
+  readonly commandId: string;
+  readonly userId: string;
+  readonly actAs: readonly string[];
+  readonly ruleId: string;
+  readonly revision: number;
+  readonly actionIndex: number;
+  readonly trigger: TriggerKey;
+  readonly offset: number;
+  readonly payload: unknown;
+  readonly state: IntentState;
+  /** Submissions made so far (each `→ submitted` counts one). */
+  readonly attempts: number;
+  readonly submissionId?: string;
+  /** The last error (JSON, e.g. a JsCantonError); never contains secrets. */
+  readonly lastError?: unknown;
+  readonly nextAttemptAt?: number;
+  readonly deadline?: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** From the completion, when known. */
+  readonly completionOffset?: number;
+  readonly completionUpdateId?: string;
+};
+
+export type RecordIntentsResult = {
+  readonly inserted: readonly IntentRecord[];
+  readonly existing: readonly IntentRecord[];
+};
+
+/** One state change, with the facts that go with it. */
+export type IntentChange =
+  | { readonly to: 'submitted'; readonly submissionId: string }
+  | { readonly to: 'pending'; readonly nextAttemptAt: number; readonly error?: unknown }
+  | {
+      readonly to: 'succeeded' | 'duplicate';
+      readonly completionOffset?: number;
+      readonly updateId?: string;
+    }
+  | { readonly to: 'rejected'; readonly error: unknown; readonly completionOffset?: number }
+  | {
+      readonly to: 'dead-lettered';
+      readonly error: unknown;
+      /** The triggering event; defaults to the one given to `recordIntents`. */
+      readonly event?: unknown;
+    };
+
+export type IntentQuery = {
+  readonly states?: readonly IntentState[];
+  readonly ruleId?: string;
+  readonly limit?: number;
+};
+
+export type DeadLetter = {
+  readonly intent: IntentRecord;
+  readonly error: unknown;
+  readonly event?: unknown;
+  readonly deadLetteredAt: number;
+};
+
+export type SlotRecord = {
+  readonly ruleId: string;
+  /** Epoch ms of the last slot whose intents were all recorded, or undefined. */
+  readonly lastCompletedSlot?: number;
+  /** The slot being worked on (a crash leaves it set, so the next start re-runs it). */
+  readonly inProgressSlot?: number;
+  readonly inProgressSince?: number;
+  readonly snapshotOffset?: number;
+};
