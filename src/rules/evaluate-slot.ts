@@ -1,0 +1,114 @@
+import { IllegalStateError } from '../core/illegal-state-error.js';
+import type { CreatedEvent } from '../ledger/wire/wire-types.js';
+import type { CompiledRule } from './compiled-rule.js';
+import { eventFieldsOf, notMatched, ruleGate } from './evaluate.js';
+import type { EvaluationResult } from './evaluation-result.js';
+import { fireRule } from './fire-rule.js';
+import { templateMismatch } from './match-template.js';
+import { ruleVariable } from './rule-index.js';
+
+export type SlotContext = {
+  /** Party alias → party id, from the bot config. */
+  readonly parties: Readonly<Record<string, string>>;
+  /**
+   * The offset of the ACS snapshot the slot's contracts were read at: the justifying read, so
+   * deduplication is anchored there.
+   */
+  readonly snapshotOffset: number;
+};
+
+/**
+ * Evaluates a schedule rule for one slot and, with `forEach`, one active contract (call it once
+ * per contract of the snapshot; without `forEach`, once per slot with `contract` null).
+ *
+ * CEL sees `now` = the slot time, `today` = UTC midnight of the slot's calendar day in the rule's
+ * time zone (comparable with `date("…")`), `contract` = the CreatedEvent (createdAt as a
+ * timestamp, offset and nodeId as ints), `parties` and `rule`. The commandId's trigger key is the
+ * slot time and the contract id. Like `evaluate`, it never throws for a failing expression.
+ */
+export function evaluateSlot(
+  rule: CompiledRule,
+  slot: Date,
+  contract: CreatedEvent | null,
+  context: SlotContext,
+): EvaluationResult {
+  const trigger = rule.trigger;
+  if (trigger.kind !== 'schedule') {
+    throw new IllegalStateError(`evaluateSlot: rule "${rule.id}" is not a schedule rule`);
+  }
+  const forEach = trigger.forEach;
+  if ((forEach === null) !== (contract === null)) {
+    throw new IllegalStateError(
+      forEach === null
+        ? `evaluateSlot: rule "${rule.id}" has no forEach, pass no contract`
+        : `evaluateSlot: rule "${rule.id}" has forEach, pass each contract`,
+    );
+  }
+  const contractId = contract?.contractId ?? null;
+  if (forEach !== null && contract !== null) {
+    const template = templateMismatch(forEach.template, contract.templateId, contract.packageName);
+    if (template !== null) {
+      return none(
+        notMatched(
+          rule,
+          template,
+          `the contract is of template ${contract.templateId}, forEach reads ${forEach.template.text}`,
+          contractId,
+        ),
+      );
+    }
+  }
+  const gate = ruleGate(
+    rule,
+    { party: forEach?.party ?? '' },
+    contract?.witnessParties ?? [],
+    context.parties,
+  );
+  // Without forEach there is no contract whose witnesses could be checked; only `enabled` applies.
+  if (gate !== null && (forEach !== null || gate.reason === 'rule-disabled')) {
+    return none(notMatched(rule, gate.reason, gate.message, contractId));
+  }
+  const variables: Record<string, unknown> = {
+    parties: context.parties,
+    rule: ruleVariable(rule),
+    now: slot,
+    today: startOfDay(slot, trigger.timezone),
+  };
+  if (contract !== null) variables.contract = eventFieldsOf(contract);
+  const result = fireRule(rule, {
+    variables,
+    parties: context.parties,
+    triggerKey: { kind: 'slot', slot: slot.toISOString(), contractId },
+    offset: context.snapshotOffset,
+    contractId,
+  });
+  const error = result.explanation.error;
+  return {
+    intents: result.intents,
+    explanations: [result.explanation],
+    errors: error === null ? [] : [error],
+  };
+}
+
+function none(explanation: EvaluationResult['explanations'][number]): EvaluationResult {
+  return { intents: [], explanations: [explanation], errors: [] };
+}
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+/** UTC midnight of the calendar day `instant` falls on in `timeZone`. */
+export function startOfDay(instant: Date, timeZone: string): Date {
+  let format = formats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    formats.set(timeZone, format);
+  }
+  const parts = format.formatToParts(instant);
+  const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value);
+  return new Date(Date.UTC(get('year'), get('month') - 1, get('day')));
+}

@@ -1,0 +1,181 @@
+import { Optional } from '@marcbachmann/cel-js';
+import { LedgerbotError } from '../core/ledgerbot-error.js';
+import { CelDecimal } from './cel/cel-decimal.js';
+import { CelEvaluationError } from './cel/cel-evaluation-error.js';
+import type { CompiledExpression, CompiledValue, JsonValue, SourcePos } from './compiled-rule.js';
+
+/**
+ * A `${{ }}` value that could not be rendered: the expression failed, or its result has no
+ * Daml JSON form. `expression` is null when the problem is not one expression's (a bad shape).
+ */
+export class RenderFailure extends LedgerbotError {
+  readonly expression: string | null;
+  readonly pos: SourcePos;
+
+  constructor(message: string, expression: string | null, pos: SourcePos) {
+    super('RENDER_FAILURE', message);
+    this.expression = expression;
+    this.pos = pos;
+  }
+}
+
+/** CEL values nest no deeper than the event data they come from; this is a backstop. */
+const MAX_DEPTH = 200;
+
+/**
+ * Renders a compiled action value into the JSON a command carries (Daml-LF JSON as the JSON
+ * Ledger API reads it). Throws RenderFailure.
+ *
+ * Whole-value templates keep their type: a list stays a list, a map a record, a bool a bool.
+ * CEL ints become JSON numbers when they are safe integers and strings otherwise (the API reads
+ * Int64 either way, and a string never loses digits); `decimal()` values become their exact text;
+ * timestamps their ISO-8601 text, which Daml Time and Date fields read.
+ */
+export function renderValue(
+  value: CompiledValue,
+  variables: Readonly<Record<string, unknown>>,
+): JsonValue {
+  switch (value.kind) {
+    case 'literal':
+      return value.value;
+    case 'expression':
+      return toJson(run(value.expression, variables), value.expression, 0);
+    case 'interpolation': {
+      let text = '';
+      for (const part of value.parts) {
+        text += typeof part === 'string' ? part : toText(run(part, variables), part);
+      }
+      return text;
+    }
+    case 'list':
+      return value.items.map((item) => renderValue(item, variables));
+    case 'record': {
+      const out: Record<string, JsonValue> = {};
+      for (const field of value.fields) out[field.name] = renderValue(field.value, variables);
+      return out;
+    }
+  }
+}
+
+/** Runs one expression; any failure becomes a RenderFailure at the expression's position. */
+export function run(
+  expression: CompiledExpression,
+  variables: Readonly<Record<string, unknown>>,
+): unknown {
+  try {
+    return expression.program.evaluate(variables);
+  } catch (error) {
+    throw new RenderFailure(errorSummary(error), expression.source, expression.pos);
+  }
+}
+
+/** The one-line reason of an evaluation failure, without the expression text. */
+export function errorSummary(error: unknown): string {
+  if (error instanceof CelEvaluationError) return error.summary;
+  // The library can still throw plain errors (a stack overflow on absurd input, say): they are
+  // this event's problem, never the bot's, so they are reported the same way.
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+function describe(value: unknown): string {
+  if (value instanceof Uint8Array) return 'bytes';
+  if (typeof value === 'object' && value !== null) {
+    const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    if (name === 'Duration') return 'a duration';
+    if (typeof name === 'string' && name !== 'Object') return `a ${name}`;
+  }
+  return typeof value;
+}
+
+function toJson(value: unknown, expr: CompiledExpression, depth: number): JsonValue {
+  if (depth > MAX_DEPTH) {
+    throw new RenderFailure(
+      `the value nests deeper than ${MAX_DEPTH} levels`,
+      expr.source,
+      expr.pos,
+    );
+  }
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'bigint':
+      return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+    case 'number':
+      if (Number.isFinite(value)) return value;
+      throw new RenderFailure(
+        `${value} is not a number a command can carry`,
+        expr.source,
+        expr.pos,
+      );
+    case 'object': {
+      if (value === null) return null;
+      if (value instanceof CelDecimal) return value.toString();
+      if (value instanceof Date) return value.toISOString();
+      if (value instanceof Optional) {
+        return value.hasValue() ? toJson(value.value(), expr, depth + 1) : null;
+      }
+      if (Array.isArray(value)) return value.map((v: unknown) => toJson(v, expr, depth + 1));
+      if (value instanceof Map) {
+        const out: Record<string, JsonValue> = {};
+        for (const [k, v] of value as Map<unknown, unknown>) {
+          out[String(k)] = toJson(v, expr, depth + 1);
+        }
+        return out;
+      }
+      const proto: unknown = Object.getPrototypeOf(value);
+      if (proto === Object.prototype || proto === null) {
+        const out: Record<string, JsonValue> = {};
+        for (const [k, v] of Object.entries(value)) out[k] = toJson(v, expr, depth + 1);
+        return out;
+      }
+      const unsigned = unsignedValue(value);
+      if (unsigned !== undefined) return toJson(unsigned, expr, depth);
+      break;
+    }
+    default:
+      break;
+  }
+  throw new RenderFailure(
+    `the expression gives ${describe(value)}, which a command cannot carry: convert it with string(...) or pick a field`,
+    expr.source,
+    expr.pos,
+  );
+}
+
+/** CEL `uint` values are wrapper objects in the library; their number is `.value`. */
+function unsignedValue(value: object): bigint | number | undefined {
+  if ((value as { constructor?: { name?: unknown } }).constructor?.name !== 'UnsignedInt') {
+    return undefined;
+  }
+  const inner = (value as { value?: unknown }).value;
+  return typeof inner === 'bigint' || typeof inner === 'number' ? inner : undefined;
+}
+
+/** The text of a value spliced into a longer string. */
+function toText(value: unknown, expr: CompiledExpression): string {
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'bigint':
+    case 'boolean':
+      return String(value);
+    case 'number':
+      if (Number.isFinite(value)) return String(value);
+      break;
+    case 'object':
+      if (value instanceof CelDecimal) return value.toString();
+      if (value instanceof Date) return value.toISOString();
+      if (value !== null && unsignedValue(value) !== undefined) return String(unsignedValue(value));
+      break;
+    default:
+      break;
+  }
+  const what = value === null ? 'null' : Array.isArray(value) ? 'a list' : describe(value);
+  throw new RenderFailure(
+    `cannot put ${what} inside a text: make "\${{ }}" the whole value, or pick a field`,
+    expr.source,
+    expr.pos,
+  );
+}
