@@ -196,6 +196,17 @@ function loadFile(file: RuleFile, ctx: FileContext): FileRules {
   if (doc.errors.length > 0) {
     for (const e of doc.errors) {
       const message = (e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+      const quote = /^Missing closing (["'])quote/.exec(message)?.[1];
+      if (quote !== undefined) {
+        // The parser notices at the end of the file; the mistake is where the quote opened.
+        report(
+          at.at(file.text.lastIndexOf(quote, e.pos[0] - 1)),
+          'YAML_SYNTAX',
+          'YAML syntax: this quote is never closed',
+          `add the closing ${quote} at the end of the value`,
+        );
+        continue;
+      }
       report(at.at(e.pos[0]), 'YAML_SYNTAX', `YAML syntax: ${message}`, yamlHint(message));
     }
     return [];
@@ -213,8 +224,14 @@ function loadFile(file: RuleFile, ctx: FileContext): FileRules {
     return [];
   }
   const badRules = new Set<number>();
+  const forbidden = templateStrings(doc.contents).filter(({ path }) => !templateAllowed(path));
+  const forbiddenPaths = new Set(forbidden.map(({ path }) => path.join('/')));
+  const unknownKeys: string[] = [];
   if (!validateRuleFile(raw)) {
     for (const p of schemaProblems(validateRuleFile.errors ?? [])) {
+      // "${{ }}" where it is not allowed is the real mistake; a pattern error on it is noise.
+      if (!p.key && forbiddenPaths.has(p.path.join('/'))) continue;
+      if (p.code === 'UNKNOWN_KEY') unknownKeys.push(`${p.path.join('/')}/`);
       report(at.pos(p.path, { key: p.key }), p.code, p.message, p.hint);
       if (p.path[0] === 'rules' && typeof p.path[1] === 'number') badRules.add(p.path[1]);
       if (p.path.length === 0 || p.code === 'UNSUPPORTED_VERSION') return [];
@@ -224,8 +241,9 @@ function loadFile(file: RuleFile, ctx: FileContext): FileRules {
       if (path[0] === 'rules' && typeof path[1] === 'number') badRules.add(path[1]);
     }
   }
-  for (const { path, node } of templateStrings(doc.contents)) {
-    if (templateAllowed(path)) continue;
+  for (const { path, node } of forbidden) {
+    // Under a misspelled key: the unknown key is reported, and is the thing to fix first.
+    if (unknownKeys.some((k) => `${path.join('/')}/`.startsWith(k))) continue;
     const value = String((node as { value: unknown }).value);
     const field = [...path].reverse().find((p) => typeof p === 'string') ?? '';
     report(
@@ -567,7 +585,10 @@ class RuleCompiler {
       );
     }
     const catalogue = this.#ctx.packages;
-    if (catalogue !== undefined && this.#catalogueEntries(ref).length === 0) {
+    // A package-id reference can only be checked when the catalogue knows package ids.
+    const checkable =
+      ref.form === 'package-name' || catalogue?.templates.some((t) => t.packageId !== undefined);
+    if (catalogue !== undefined && checkable === true && this.#catalogueEntries(ref).length === 0) {
       const known = catalogue.templates.map((t) => `#${t.packageName}:${t.module}:${t.entity}`);
       const guess = closestMatch(
         ref.form === 'package-name' ? raw : `#x:${ref.qualifiedName}`,
@@ -598,6 +619,7 @@ class RuleCompiler {
   }
 
   #checkChoice(ref: TemplateRef, choice: string, path: YamlPath): void {
+    if (hasTemplate(choice)) return; // reported as TEMPLATE_NOT_ALLOWED
     const entries = this.#catalogueEntries(ref);
     if (entries.length === 0) return; // unknown template reported already, or no catalogue
     const choices = new Set(entries.flatMap((t) => t.choices));
@@ -656,8 +678,10 @@ class RuleCompiler {
     } catch (error) {
       if (!(error instanceof CelCompileError)) throw error;
       const tooComplex = error.summary.startsWith('comprehensions');
+      // An error at the very end (a dangling operator) points after the last character.
+      const at = Math.min(error.offset, source.trimEnd().length);
       this.#error(
-        this.#at.valuePos(path, offset + error.offset),
+        this.#at.valuePos(path, offset + at),
         tooComplex ? 'CEL_TOO_COMPLEX' : 'CEL_COMPILE_ERROR',
         `CEL: ${error.summary}`,
         celHint(error.summary, variables, kind),
