@@ -23,6 +23,8 @@ async function startSandboxProcess(): Promise<Started> {
   const child = spawn(
     process.execPath,
     [
+      // e.g. BENCH_SANDBOX_NODE_ARGS=--cpu-prof to profile the sandbox process.
+      ...(process.env.BENCH_SANDBOX_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
       'bin/ledgerbot.js',
       'sandbox',
       '--port',

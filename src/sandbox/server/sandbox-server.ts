@@ -339,12 +339,13 @@ export class SandboxServer {
       authError = err;
     }
     this.#wss.handleUpgrade(req, socket, head, (ws) =>
-      this.#onSocket(ws, path, principal, authError),
+      this.#onSocket(ws, socket, path, principal, authError),
     );
   }
 
   #onSocket(
     ws: WebSocket,
+    socket: Duplex,
     path: string,
     principal: Principal | undefined,
     authError: SandboxApiError | undefined,
@@ -354,7 +355,19 @@ export class SandboxServer {
     let stream: OpenedStream | undefined;
     let sent = 0;
     let finished = false;
+    // Under load, frames sent in one event-loop turn leave in one write: the first goes out at
+    // once (no latency when quiet), a second one in the same turn corks the socket until the
+    // turn ends.
+    let corked = false;
+    let sentThisTurn = false;
+    const uncork = (): void => {
+      sentThisTurn = false;
+      if (!corked) return;
+      corked = false;
+      socket.uncork();
+    };
     const drop = (): void => {
+      uncork();
       finished = true;
       stream?.cancel();
       ws.terminate();
@@ -368,6 +381,13 @@ export class SandboxServer {
     const sink: StreamSink = {
       send: (frame) => {
         if (finished) return;
+        if (!sentThisTurn) {
+          sentThisTurn = true;
+          setImmediate(uncork);
+        } else if (!corked) {
+          corked = true;
+          socket.cork();
+        }
         ws.send(frame);
         sent++;
         const limit = s.faults.faults.closeStreamsAfterMessages;
