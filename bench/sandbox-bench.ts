@@ -43,7 +43,7 @@ async function startSandboxProcess(): Promise<Started> {
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('sandbox did not start')), 20_000);
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString('utf8');
       const m = /sandbox ready (\S+) /.exec(out);
       if (m !== null) {
