@@ -1,43 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadRules, type LoadRulesOptions } from '../../src/rules/load-rules.js';
-import type { PackageCatalogue } from '../../src/rules/package-catalogue.js';
 import { formatRuleProblem } from '../../src/rules/rule-problem.js';
+import { INVOICES } from './invoices-catalogue.js';
 
 const DIR = new URL('../fixtures/rules/invalid/', import.meta.url);
-
-export const INVOICES: PackageCatalogue = {
-  templates: [
-    {
-      packageName: 'invoices',
-      module: 'Invoice',
-      entity: 'Invoice',
-      choices: ['Accept', 'Remind', 'Cancel', 'Archive'],
-      hasKey: true,
-    },
-    {
-      packageName: 'invoices',
-      module: 'Automation',
-      entity: 'InvoiceAcceptor',
-      choices: ['AcceptInvoice', 'Archive'],
-      hasKey: false,
-    },
-    {
-      packageName: 'invoices',
-      module: 'Payment',
-      entity: 'Payment',
-      choices: ['Settle', 'Archive'],
-      hasKey: false,
-    },
-    {
-      packageName: 'invoices',
-      module: 'Payment',
-      entity: 'Receipt',
-      choices: ['Archive'],
-      hasKey: false,
-    },
-  ],
-};
 
 const OPTIONS: LoadRulesOptions = { parties: ['payer', 'issuer'], packages: INVOICES };
 
