@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import {
+  COMMAND_ID_HASH_CHARS,
+  commandIdFor,
+  isLedgerString,
+  type CommandIdInput,
+} from '../../src/rules/command-id.js';
+import { evaluate } from '../../src/rules/evaluate.js';
+import { RULE_LIMITS, RULE_PATTERNS } from '../../src/rules/rules-schema.js';
+import { CONTEXT, PARTIES, created, input, rules } from './rule-fixtures.js';
+
+const base: CommandIdInput = {
+  ruleId: 'accept-small-invoices',
+  revision: 1,
+  actAs: ['Payer::1220aaaa', 'Issuer::1220bbbb'],
+  triggerKey: { kind: 'event', updateId: '1220abcd', nodeId: 0 },
+  actionIndex: 0,
+};
+
+const LEDGER_STRING = /^[A-Za-z0-9#:\-_/ ]{1,255}$/;
+
+describe('commandIdFor', () => {
+  it('is lb-<ruleId>-<32 hex chars> and deterministic', () => {
+    const id = commandIdFor(base);
+    expect(id).toMatch(new RegExp(`^lb-accept-small-invoices-[0-9a-f]{${COMMAND_ID_HASH_CHARS}}$`));
+    expect(commandIdFor({ ...base })).toBe(id);
+  });
+
+  it('ignores actAs order and repeats', () => {
+    const id = commandIdFor(base);
+    expect(commandIdFor({ ...base, actAs: ['Issuer::1220bbbb', 'Payer::1220aaaa'] })).toBe(id);
+    expect(
+      commandIdFor({ ...base, actAs: ['Issuer::1220bbbb', 'Payer::1220aaaa', 'Issuer::1220bbbb'] }),
+    ).toBe(id);
+    expect(commandIdFor({ ...base, actAs: ['Payer::1220aaaa'] })).not.toBe(id);
+  });
+
+  it('changes with revision, trigger key, action index and rule id', () => {
+    const id = commandIdFor(base);
+    const variants = [
+      commandIdFor({ ...base, revision: 2 }),
+      commandIdFor({ ...base, actionIndex: 1 }),
+      commandIdFor({ ...base, triggerKey: { kind: 'event', updateId: '1220abcd', nodeId: 1 } }),
+      commandIdFor({ ...base, triggerKey: { kind: 'event', updateId: '1220abce', nodeId: 0 } }),
+      commandIdFor({ ...base, ruleId: 'accept-small-invoice' }),
+    ];
+    expect(new Set([id, ...variants]).size).toBe(variants.length + 1);
+  });
+
+  it('encodes fields unambiguously (no concatenation collisions)', () => {
+    const a = commandIdFor({ ...base, actAs: ['a,b', 'c'] });
+    const b = commandIdFor({ ...base, actAs: ['a', 'b,c'] });
+    expect(a).not.toBe(b);
+    const slotA = commandIdFor({
+      ...base,
+      triggerKey: { kind: 'slot', slot: '2025-03-03T08:00:00.000Z', contractId: null },
+    });
+    const slotB = commandIdFor({
+      ...base,
+      triggerKey: { kind: 'slot', slot: '2025-03-03T08:00:00.000Z', contractId: 'null' },
+    });
+    expect(slotA).not.toBe(slotB);
+    // An event key and a slot key with the same text never collide either.
+    const ev = commandIdFor({ ...base, triggerKey: { kind: 'event', updateId: 'x', nodeId: 1 } });
+    const sl = commandIdFor({ ...base, triggerKey: { kind: 'slot', slot: 'x', contractId: '1' } });
+    expect(ev).not.toBe(sl);
+  });
+
+  it('stays a LedgerString of at most 255 chars for the longest allowed rule id', () => {
+    const longest = 'a' + '-_9z'.repeat(40).slice(0, RULE_LIMITS.RULE_ID_MAX - 1);
+    expect(longest).toHaveLength(RULE_LIMITS.RULE_ID_MAX);
+    expect(longest).toMatch(new RegExp(RULE_PATTERNS.RULE_ID));
+    const id = commandIdFor({
+      ...base,
+      ruleId: longest,
+      actAs: Array.from({ length: 50 }, (_, i) => `Party${i}::1220${'f'.repeat(64)}`),
+      triggerKey: { kind: 'slot', slot: '2025-03-03T08:00:00.000Z', contractId: '00'.repeat(100) },
+      actionIndex: RULE_LIMITS.ACTIONS_PER_RULE_MAX - 1,
+    });
+    expect(id.length).toBeLessThanOrEqual(255);
+    expect(id).toMatch(LEDGER_STRING);
+    expect(isLedgerString(id)).toBe(true);
+  });
+
+  it('refuses a rule id that would not make a LedgerString', () => {
+    expect(() => commandIdFor({ ...base, ruleId: 'accept\u00e9' })).toThrow(/LedgerString/);
+    expect(() => commandIdFor({ ...base, ruleId: 'x'.repeat(300) })).toThrow(/255/);
+  });
+});
+
+describe('commandIds of evaluated rules', () => {
+  const ruleText = (when: string, revision: number, payerArg = '${{ parties.payer }}'): string => `
+version: 1
+rules:
+  - id: accept-small-invoices
+    revision: ${revision}
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    when: '${when}'
+    then:
+      - createAndExercise:
+          template: "#invoices:Automation:InvoiceAcceptor"
+          createArguments: { payer: "${payerArg}" }
+          choice: AcceptInvoice
+          choiceArgument: { invoice: "\${{ event.contractId }}" }
+        actAs: [payer]
+`;
+  const idOf = (text: string): string => {
+    const r = evaluate(rules(text), input({ CreatedEvent: created() }), CONTEXT);
+    expect(r.intents).toHaveLength(1);
+    return r.intents[0]!.commandId;
+  };
+
+  it('does not change when the logic changes, and changes with revision', () => {
+    const original = idOf(ruleText('event.createArgument.currency == "USD"', 1));
+    const edited = idOf(
+      ruleText(
+        'decimal(event.createArgument.amount) < decimal("5000")',
+        1,
+        'x-${{ parties.payer }}',
+      ),
+    );
+    expect(edited).toBe(original);
+    expect(idOf(ruleText('event.createArgument.currency == "USD"', 2))).not.toBe(original);
+  });
+
+  it('is the same on replay of the same event, and differs for another event', () => {
+    const set = rules(ruleText('true', 1));
+    const first = evaluate(set, input({ CreatedEvent: created() }), CONTEXT).intents[0]!;
+    const replay = evaluate(set, input({ CreatedEvent: created() }), CONTEXT).intents[0]!;
+    const other = evaluate(set, input({ CreatedEvent: created({ nodeId: 1 }) }), CONTEXT)
+      .intents[0]!;
+    expect(replay.commandId).toBe(first.commandId);
+    expect(other.commandId).not.toBe(first.commandId);
+    expect(first.commandId).toBe(
+      commandIdFor({
+        ruleId: 'accept-small-invoices',
+        revision: 1,
+        actAs: [PARTIES.payer],
+        triggerKey: first.triggerKey,
+        actionIndex: 0,
+      }),
+    );
+  });
+});
