@@ -49,7 +49,7 @@ function lookupUpdate(
   if (tx === undefined || format === undefined) throw updateNotFound(what);
   const projected = s.engine.projectTransaction(tx, format);
   if (projected === null) throw updateNotFound(what);
-  return projected === null ? '' : JSON.stringify(projected);
+  return JSON.stringify(projected);
 }
 
 /** The deprecated transaction lookups: requestingParties (wildcard, ACS_DELTA) or transactionFormat. */
