@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { runSandboxBench, type SandboxBenchRow } from './sandbox-bench.js';
 
@@ -12,13 +12,14 @@ const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
 const START = '<!-- bench:sandbox:start -->';
 const END = '<!-- bench:sandbox:end -->';
 
-function table(rows: readonly SandboxBenchRow[]): string {
+function table(rows: readonly SandboxBenchRow[], load: number): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   return [
     START,
     '## Sandbox',
     '',
-    `Machine: ${cpus().length} × ${cpu}; Node ${process.version}; ${new Date().toISOString().slice(0, 10)}.`,
+    `Machine: ${cpus().length} × ${cpu}; Node ${process.version}; ${new Date().toISOString().slice(0, 10)};`,
+    `load average ${load.toFixed(2)} when the run started (other work on the machine lowers the numbers).`,
     'The sandbox runs as its own process (`ledgerbot sandbox`); the load generator uses undici and `ws`.',
     'Command: CreateAndExercise of `Invoice:Invoice` with the consuming `Cancel` choice (one create, one exercise).',
     '',
@@ -44,10 +45,11 @@ function writeSection(section: string): void {
 }
 
 const maxMs = Number(process.env.BENCH_SECONDS ?? '8') * 1000;
+const load = loadavg()[0] ?? 0;
 const rows = await runSandboxBench({ maxMs, maxCount: 50_000 });
 for (const r of rows)
   console.log(
     `${r.scenario}: ${Math.round(r.perSecond)}/s (${r.count} in ${r.seconds.toFixed(2)} s)`,
   );
-writeSection(table(rows));
+writeSection(table(rows, load));
 console.log(`wrote ${DOC}`);
