@@ -1,0 +1,142 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+const at = (p: string): string => join(root, p);
+const tmp = mkdtempSync(join(tmpdir(), 'ledgerbot-validate-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(['validate', ...args], {
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
+  });
+  return { code, out, err };
+}
+
+describe('ledgerbot validate', () => {
+  it('accepts the invoices example with the config and the model, exit 0', async () => {
+    const { code, out, err } = await run([
+      '--config',
+      at('bot.config.yaml'),
+      '--model',
+      at('examples/invoices/model.yaml'),
+      at('examples/invoices/rules'),
+    ]);
+    expect(out).toBe('3 file(s), 3 rule(s): valid\n');
+    expect(err).toBe('');
+    expect(code).toBe(0);
+  });
+
+  it('without --config or --model says what it did not check', async () => {
+    const { code, err } = await run([at('examples/invoices/rules/weekday-reminders.yaml')]);
+    expect(code).toBe(0);
+    expect(err).toBe(
+      'note: party aliases were not checked: pass --config bot.config.yaml to check them\n' +
+        'note: templates and choices were not checked: pass --model FILE to check them\n',
+    );
+  });
+
+  it('prints file:line:col problems with hints and exits 2', async () => {
+    const file = join(tmp, 'bad.yaml');
+    writeFileSync(
+      file,
+      [
+        'version: 1',
+        'rules:',
+        '  - id: bad',
+        '    on: { created: "#invoices:Invoice:Invoice", party: payr }',
+        '    then:',
+        '      - exercise: { template: "#invoices:Invoice:Invoice", contractId: x, choice: Acept }',
+        '        actAs: [payer]',
+        '',
+      ].join('\n'),
+    );
+    const { code, out } = await run([
+      '--config',
+      at('bot.config.yaml'),
+      '--model',
+      at('examples/invoices/model.yaml'),
+      file,
+    ]);
+    expect(out).toBe(
+      [
+        `${file}:4:56: unknown party alias "payr"`,
+        '    hint: did you mean "payer"?',
+        `${file}:6:83: template Invoice:Invoice has no choice "Acept"`,
+        '    hint: did you mean "Accept"?',
+        '1 file(s): 2 error(s), 0 warning(s)',
+        '',
+      ].join('\n'),
+    );
+    expect(code).toBe(2);
+  });
+
+  it('--format json gives the problems as data', async () => {
+    const file = join(tmp, 'warn.yaml');
+    writeFileSync(
+      file,
+      `version: 1\nrules:\n  - id: w\n    on: { created: "${'a'.repeat(64)}:Invoice:Invoice", party: payer }\n    then: [{ create: { template: "#invoices:Payment:Receipt", createArguments: {} }, actAs: payer }]\n`,
+    );
+    const { code, out } = await run(['--format', 'json', file]);
+    expect(code).toBe(0);
+    const report = JSON.parse(out) as Record<string, unknown>;
+    expect(report).toMatchObject({
+      valid: true,
+      files: [file],
+      rules: ['w'],
+      errors: 0,
+      warnings: 1,
+      problems: [{ file, line: 4, col: 20, code: 'PACKAGE_ID_REF', severity: 'warning' }],
+    });
+  });
+
+  it('loads a directory whole, skipping *.test.yaml, and finds duplicates across files', async () => {
+    const dir = join(tmp, 'rules');
+    const rule = (id: string): string =>
+      `version: 1\nrules:\n  - id: ${id}\n    schedule: { cron: "@daily" }\n    then: [{ create: { template: "#invoices:Payment:Receipt", createArguments: {} }, actAs: payer }]\n`;
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'a.yaml'), rule('same'));
+    writeFileSync(join(dir, 'b.yml'), rule('same'));
+    writeFileSync(join(dir, 'c.test.yaml'), 'not: a rule file\n');
+    writeFileSync(join(dir, 'notes.txt'), 'ignored\n');
+    const { code, out } = await run([dir]);
+    expect(out).toBe(
+      `${join(dir, 'b.yml')}:3:9: duplicate rule id "same": it is also used at ${join(dir, 'a.yaml')}:3:9\n` +
+        '    hint: rule ids are unique across all rule files; rename one of them\n' +
+        '2 file(s): 1 error(s), 0 warning(s)\n',
+    );
+    expect(code).toBe(2);
+  });
+
+  it('uses the config rules: entry when no paths are given', async () => {
+    const config = join(tmp, 'bot.config.yaml');
+    writeFileSync(config, 'parties: { payer: P::1 }\nrules: rules-from-config/\n');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(tmp, 'rules-from-config'));
+    writeFileSync(
+      join(tmp, 'rules-from-config', 'r.yaml'),
+      'version: 1\nrules:\n  - id: r\n    schedule: { cron: "@daily" }\n    then: [{ create: { template: "#invoices:Payment:Receipt", createArguments: {} }, actAs: issuer }]\n',
+    );
+    const { code, out } = await run(['--config', config]);
+    expect(out).toContain(':5:93: unknown party alias "issuer"');
+    expect(code).toBe(2);
+  });
+
+  it('usage errors exit 2 with a message', async () => {
+    expect((await run([join(tmp, 'missing.yaml')])).code).toBe(2);
+    const bad = await run(['--format', 'xml', at('rules')]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toBe('ledgerbot: --format must be text or json, not "xml"\n');
+  });
+});
