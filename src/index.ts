@@ -76,9 +76,21 @@ export type {
   ActiveContractsRequest,
 } from './ledger/active-contracts.js';
 export { readActiveContracts } from './ledger/active-contracts.js';
-export type {
-  Sandbox,
-  SandboxUserSpec,
-  StartSandboxOptions,
-} from './sandbox/start-sandbox.js';
+export type { Sandbox, SandboxUserSpec, StartSandboxOptions } from './sandbox/start-sandbox.js';
 export { startSandbox, SandboxConfigError } from './sandbox/start-sandbox.js';
+export type { LoadRulesOptions, LoadRulesResult, RuleFile } from './rules/load-rules.js';
+export { loadRules, loadRulesOrThrow } from './rules/load-rules.js';
+export type {
+  CompiledAction,
+  CompiledRule,
+  CompiledValue,
+  RuleSet,
+  SourcePos,
+  TemplateRef,
+  Trigger,
+} from './rules/compiled-rule.js';
+export type { RuleProblem, RuleProblemCode } from './rules/rule-problem.js';
+export { formatRuleProblem } from './rules/rule-problem.js';
+export { RuleError } from './rules/rule-error.js';
+export type { CatalogueTemplate, PackageCatalogue } from './rules/package-catalogue.js';
+export { RULES_SCHEMA } from './rules/rules-schema.js';
