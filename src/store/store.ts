@@ -27,19 +27,23 @@ export interface Store {
   checkpoint(): number | undefined;
   /**
    * Records that every event at or below `processedOffset` has been evaluated and its intents
-   * recorded (call it in the same batch as `recordIntents`), then returns the new checkpoint:
+   * recorded. Call it in the same batch as the `recordIntents` of those events: the checkpoint
+   * is recomputed when the outermost batch commits, from the journal as it is then:
    *
    *   checkpoint = max(previous checkpoint,
    *                    min(highest processedOffset so far, lowestOpenEventOffset - 1))
    *
-   * where lowestOpenEventOffset is the smallest `offset` of a non-terminal intent with an event
-   * trigger. So the checkpoint only passes an event once every intent from it is terminal, and
-   * it never moves backwards (a requeued dead letter older than the checkpoint is resumed from
-   * the journal, not by replaying the stream). The store recomputes it at the end of every batch,
-   * so an intent turning terminal moves it too, without another call. Schedule intents (slot
-   * triggers) do not hold it back: they are resumed from the journal and the slot records.
+   * where lowestOpenEventOffset is the smallest `offset` above the previous checkpoint of a
+   * non-terminal intent with an event trigger. So the checkpoint only passes an event once every
+   * intent from it is terminal, and it never moves backwards: an open intent at or below it (a
+   * requeued dead letter, or one jumped over by `resetCheckpoint`) is resumed from the journal,
+   * not by replaying the stream, and does not hold it. Every batch that changes an intent recomputes it,
+   * so the last intent of an event turning terminal moves it without another call. Schedule
+   * intents (slot triggers) do not hold it back: the journal and the slot records resume them.
+   * Declaring an offset processed before recording its intents (in a later batch) is a bug: the
+   * checkpoint may already have passed them.
    */
-  advanceCheckpoint(processedOffset: number): number | undefined;
+  advanceCheckpoint(processedOffset: number): void;
   /**
    * Sets the checkpoint to `offset` regardless of open intents, forwards or backwards. Only for
    * when the old offset is unusable (pruned: the runtime restarts from the ACS at the ledger

@@ -1,0 +1,98 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { systemClock, type Clock } from '../core/clock.js';
+import { SQLITE_MIGRATIONS, type SqliteMigration } from './sqlite-migrations.js';
+import { SqliteStore } from './sqlite-store.js';
+import type { Store } from './store.js';
+import { StoreError } from './store-error.js';
+
+/** The file name inside a state directory. */
+export const SQLITE_STORE_FILE = 'ledgerbot.sqlite';
+
+export type SqliteStoreOptions = (
+  { readonly dir: string; readonly path?: never } | { readonly path: string; readonly dir?: never }
+) & {
+  readonly clock?: Clock;
+  /**
+   * `normal` (default) or `full`. In WAL mode both keep the file consistent through a process
+   * crash; they differ only on power loss or an OS crash, where `normal` may lose the last
+   * commits. That never lets the checkpoint get ahead of the intents: both live in the same
+   * database and move in the same transactions, and WAL frames replay in order, so a lost
+   * commit takes its checkpoint move with it. The bot then replays a few events and the
+   * deterministic commandIds plus ledger dedup make that harmless. `full` fsyncs every commit.
+   */
+  readonly synchronous?: 'normal' | 'full';
+  /** How long a statement waits for another connection's lock; default 5000 ms. */
+  readonly busyTimeoutMs?: number;
+  /**
+   * Hold SQLite's lock for the connection's lifetime, so a second process pointed at the same
+   * state directory fails to open it (STORE_OPEN_FAILED) instead of working on shared state.
+   * Default false, so that operator tools can read a running bot's store.
+   */
+  readonly exclusive?: boolean;
+  /** For tests of migrations; default: all of them. */
+  readonly migrations?: readonly SqliteMigration[];
+};
+
+/**
+ * Opens (creating if needed) a SQLite store and brings its schema up to date.
+ *
+ * Replicas: every replica has its own state directory. Two bots never share a store; they agree
+ * through the ledger (the same deterministic commandIds), not through this file. Even if two
+ * processes are pointed at one file by mistake, SQLite's locking keeps it uncorrupted (the busy
+ * timeout makes them wait for each other), and `exclusive` turns the mistake into an error.
+ */
+export function openSqliteStore(options: SqliteStoreOptions): Store {
+  const path = options.path ?? join(options.dir, SQLITE_STORE_FILE);
+  let db: Database.Database | undefined;
+  try {
+    if (options.dir !== undefined) mkdirSync(options.dir, { recursive: true });
+    db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    if (options.exclusive === true) db.pragma('locking_mode = EXCLUSIVE');
+    const mode = db.pragma('journal_mode = WAL', { simple: true }) as string;
+    if (mode.toLowerCase() !== 'wal') {
+      throw new Error(`the file system does not support WAL mode (got ${mode})`);
+    }
+    db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    db.pragma('foreign_keys = ON');
+    migrate(db, options.migrations ?? SQLITE_MIGRATIONS, options.clock ?? systemClock);
+    // In exclusive mode the lock is taken by the first write and then kept until close.
+    if (options.exclusive === true) db.exec('BEGIN EXCLUSIVE; COMMIT');
+    return new SqliteStore(db, options.clock ?? systemClock);
+  } catch (err) {
+    db?.close();
+    if (err instanceof StoreError) throw err;
+    throw new StoreError(
+      'STORE_OPEN_FAILED',
+      `cannot open the state store ${path}: ${(err as Error).message}; check that it is a ledgerbot state file, that the directory is writable, and that no other ledgerbot uses it`,
+      { cause: err },
+    );
+  }
+}
+
+function migrate(db: Database.Database, migrations: readonly SqliteMigration[], clock: Clock) {
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)',
+  );
+  const current =
+    db.prepare<[], { v: number | null }>('SELECT max(version) AS v FROM schema_version').get()?.v ??
+    0;
+  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  if (current > latest) {
+    throw new StoreError(
+      'STORE_SCHEMA_TOO_NEW',
+      `the state store has schema version ${current}, but this ledgerbot knows only up to ${latest}: run a newer ledgerbot, or point state.dir at a fresh directory`,
+    );
+  }
+  const record = db.prepare<[number, number]>(
+    'INSERT INTO schema_version (version, applied_at) VALUES (?, ?)',
+  );
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      record.run(m.version, clock.now());
+    }).immediate();
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The SQLite schema, as an append-only list of migrations. Never edit a released migration: add
+ * the next one. `schema_version` records which ones a file has had, each applied in its own
+ * transaction together with its row, so a crash mid-migration leaves the previous version.
+ */
+export type SqliteMigration = { readonly version: number; readonly sql: string };
+
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE checkpoint (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        -- the resume offset (low-watermark); NULL until the first advance
+        resume_offset INTEGER,
+        -- the highest offset whose events have all been evaluated and their intents recorded
+        processed_offset INTEGER
+      );
+      INSERT INTO checkpoint (id, resume_offset, processed_offset) VALUES (1, NULL, NULL);
+
+      CREATE TABLE intents (
+        command_id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        act_as TEXT NOT NULL,
+        rule_id TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        action_index INTEGER NOT NULL,
+        trigger_kind TEXT NOT NULL CHECK (trigger_kind IN ('event', 'slot')),
+        trigger_update_id TEXT,
+        trigger_node_id INTEGER,
+        trigger_slot INTEGER,
+        trigger_contract_id TEXT,
+        justifying_offset INTEGER NOT NULL,
+        payload TEXT NOT NULL,
+        event TEXT,
+        state TEXT NOT NULL CHECK (state IN
+          ('pending', 'submitted', 'succeeded', 'duplicate', 'rejected', 'dead-lettered')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        submission_id TEXT,
+        last_error TEXT,
+        next_attempt_at INTEGER,
+        deadline INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        completion_offset INTEGER,
+        completion_update_id TEXT
+      );
+      -- The low-watermark query and the restart scan read only open intents.
+      CREATE INDEX intents_open ON intents (justifying_offset)
+        WHERE state IN ('pending', 'submitted');
+      CREATE INDEX intents_finished ON intents (updated_at)
+        WHERE state IN ('succeeded', 'duplicate', 'rejected');
+
+      CREATE TABLE dead_letters (
+        command_id TEXT PRIMARY KEY REFERENCES intents (command_id) ON DELETE CASCADE,
+        error TEXT NOT NULL,
+        event TEXT,
+        dead_lettered_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE schedule_slots (
+        rule_id TEXT PRIMARY KEY,
+        last_completed_slot INTEGER,
+        in_progress_slot INTEGER,
+        in_progress_since INTEGER,
+        snapshot_offset INTEGER
+      );
+    `,
+  },
+];

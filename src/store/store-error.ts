@@ -1,0 +1,19 @@
+import { LedgerbotError } from '../core/ledgerbot-error.js';
+
+export type StoreErrorCode =
+  | 'STORE_OPEN_FAILED'
+  | 'STORE_SCHEMA_TOO_NEW'
+  | 'STORE_CLOSED'
+  | 'STORE_UNKNOWN_INTENT'
+  | 'STORE_NOT_JSON'
+  | 'STORE_BAD_ARGUMENT'
+  | 'STORE_ASYNC_BATCH';
+
+/** A failure of the durable store; `code` says which. */
+export class StoreError extends LedgerbotError {
+  declare readonly code: StoreErrorCode;
+
+  constructor(code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}

@@ -1,0 +1,48 @@
+// Run by crash-safety.test.ts: writes batches to a store until it is killed (or a bound is hit).
+import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
+import { INTENT_TRANSITIONS, type IntentChange } from '../../src/store/store.js';
+import { eventIntent } from './store-fixtures.js';
+
+const dir = process.argv[2]!;
+const readyAfter = Number(process.argv[3] ?? 50);
+const store = openSqliteStore({ dir });
+const started = Date.now();
+
+// Like the runtime after a restart: replayed events find their intents already recorded, and
+// only moves the state machine allows are made.
+function move(commandId: string, change: IntentChange): void {
+  const state = store.getIntent(commandId)?.state;
+  if (state !== undefined && INTENT_TRANSITIONS[state].includes(change.to)) {
+    store.transition(commandId, change);
+  }
+}
+
+for (
+  let offset = (store.checkpoint() ?? 0) + 1;
+  offset < 1_000_000 && Date.now() - started < 20_000;
+  offset++
+) {
+  store.batch(() => {
+    store.recordIntents([eventIntent(offset, 0), eventIntent(offset, 1), eventIntent(offset, 2)]);
+    store.advanceCheckpoint(offset);
+  });
+  store.batch(() => {
+    if (offset > 2) {
+      for (let n = 0; n < 3; n++) {
+        move(`lb-rule-${offset - 2}-${n}`, { to: 'submitted', submissionId: `s${offset}` });
+      }
+    }
+    if (offset > 4) {
+      const o = offset - 4;
+      move(`lb-rule-${o}-0`, { to: 'succeeded', completionOffset: offset });
+      move(`lb-rule-${o}-1`, { to: 'duplicate' });
+      // Every fifth event keeps one intent open for a while, holding the checkpoint back.
+      if (o % 5 !== 0) move(`lb-rule-${o}-2`, { to: 'dead-lettered', error: { o } });
+    }
+    if (offset > 12 && (offset - 12) % 5 === 0) {
+      move(`lb-rule-${offset - 12}-2`, { to: 'rejected', error: { late: true } });
+    }
+  });
+  if (offset === readyAfter) process.stdout.write('ready\n');
+}
+store.close();
