@@ -6,7 +6,7 @@ import { FakeClock } from '../../src/core/fake-clock.js';
 import { IllegalStateError } from '../../src/core/illegal-state-error.js';
 import { openSqliteStore, SQLITE_STORE_FILE } from '../../src/store/open-sqlite-store.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-migrations.js';
-import type { IntentState, Store } from '../../src/store/store.js';
+import type { IntentChange, IntentState, Store } from '../../src/store/store.js';
 import { StoreError } from '../../src/store/store-error.js';
 import { eventIntent, tempDir } from './store-fixtures.js';
 
@@ -30,6 +30,21 @@ function reopen(): Store {
   store.close();
   store = openSqliteStore({ dir, clock });
   return store;
+}
+
+/** A valid change record for a target state. */
+function changeTo(to: IntentState): IntentChange {
+  switch (to) {
+    case 'submitted':
+      return { to, submissionId: 's2' };
+    case 'pending':
+      return { to, nextAttemptAt: 0 };
+    case 'rejected':
+    case 'dead-lettered':
+      return { to, error: { code: 'X' } };
+    default:
+      return { to };
+  }
 }
 
 function finish(commandId: string, to: 'succeeded' | 'duplicate' = 'succeeded'): void {
@@ -197,6 +212,30 @@ describe('intent lifecycle', () => {
     });
   });
 
+  it('returns exactly what it stored, for every kind of change', () => {
+    store.recordIntents([eventIntent(1, 0, { event: { e: 1 } }), eventIntent(1, 1)]);
+    const check = (id: string, change: IntentChange): void => {
+      clock.set(clock.now() + 1);
+      expect(store.transition(id, change)).toEqual(store.getIntent(id));
+    };
+    check('lb-rule-1-0', { to: 'submitted', submissionId: 'a' });
+    check('lb-rule-1-0', { to: 'pending', nextAttemptAt: 5, error: { code: 'E' } });
+    check('lb-rule-1-0', { to: 'submitted', submissionId: 'b' });
+    check('lb-rule-1-0', { to: 'succeeded', completionOffset: 9, updateId: 'u' });
+    check('lb-rule-1-1', { to: 'submitted', submissionId: 'c' });
+    check('lb-rule-1-1', { to: 'dead-lettered', error: { code: 'F' } });
+    reopen();
+    expect(store.getIntent('lb-rule-1-0')).toMatchObject({
+      state: 'succeeded',
+      attempts: 2,
+      submissionId: 'b',
+      lastError: { code: 'E' },
+      completionOffset: 9,
+      completionUpdateId: 'u',
+    });
+    expect(store.getIntent('lb-rule-1-0')?.nextAttemptAt).toBeUndefined();
+  });
+
   it('records duplicate and rejected outcomes', () => {
     store.recordIntents([eventIntent(1), eventIntent(1, 1)]);
     store.transition('lb-rule-1-0', { to: 'submitted', submissionId: 's' });
@@ -244,17 +283,8 @@ describe('intent lifecycle', () => {
     store.recordIntents([eventIntent(1)]);
     const id = 'lb-rule-1-0';
     store.transition(id, { to: 'submitted', submissionId: 's' });
-    if (from === 'rejected' || from === 'dead-lettered') {
-      store.transition(id, { to: from, error: { code: 'X' } });
-    } else {
-      store.transition(id, { to: from });
-    }
-    const change =
-      to === 'submitted'
-        ? ({ to, submissionId: 's2' } as const)
-        : to === 'pending'
-          ? ({ to, nextAttemptAt: 0 } as const)
-          : ({ to } as const);
+    store.transition(id, changeTo(from));
+    const change = changeTo(to);
     expect(() => store.transition(id, change)).toThrow(IllegalStateError);
     expect(() => store.transition(id, change)).toThrow(
       `cannot go from ${from} to ${to}: ${from} is final`,
