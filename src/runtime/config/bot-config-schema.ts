@@ -1,0 +1,182 @@
+/**
+ * The JSON Schema of `bot.config.yaml` as written by people (before defaults, durations as
+ * text, paths relative). The source of truth for validation; `loadBotConfig` turns a valid
+ * document into a `BotConfig`.
+ */
+
+export const DURATION_PATTERN = '^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$';
+export const ALIAS_PATTERN = '^[A-Za-z][A-Za-z0-9_-]*$';
+export const START_KEYWORDS = ['checkpoint', 'ledger-end', 'begin'] as const;
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+/** Fields whose values are never shown in an error message. */
+export const SECRET_FIELDS: ReadonlySet<string> = new Set(['token', 'clientSecret']);
+
+const duration = { type: 'string', pattern: DURATION_PATTERN } as const;
+const text = { type: 'string', minLength: 1 } as const;
+const alias = { type: 'string', pattern: ALIAS_PATTERN } as const;
+
+export const BOT_CONFIG_DEFAULTS = {
+  apiVersion: '3.5',
+  stateDir: '.state',
+  start: 'checkpoint',
+  maxInFlight: 32,
+  completionTimeout: '30s',
+  retry: { maxAttempts: 10, initialDelay: '1s', maxDelay: '1m', deadline: '1h' },
+  dedupFallback: '24h',
+  httpHost: '127.0.0.1',
+  logLevel: 'info',
+} as const;
+
+const authSchema = {
+  type: 'object',
+  required: ['type'],
+  discriminator: { propertyName: 'type' },
+  oneOf: [
+    {
+      properties: { type: { const: 'none' } },
+      additionalProperties: false,
+    },
+    {
+      properties: { type: { const: 'static' }, token: text },
+      required: ['token'],
+      additionalProperties: false,
+    },
+    {
+      properties: { type: { const: 'file' }, path: text },
+      required: ['path'],
+      additionalProperties: false,
+    },
+    {
+      properties: {
+        type: { const: 'oauth2' },
+        tokenUrl: text,
+        clientId: text,
+        clientSecret: text,
+        audience: text,
+        scope: text,
+        clientAuth: { enum: ['basic', 'body'] },
+      },
+      required: ['tokenUrl', 'clientId', 'clientSecret'],
+      additionalProperties: false,
+    },
+  ],
+} as const;
+
+const dedupSchema = {
+  type: 'object',
+  required: ['mode'],
+  discriminator: { propertyName: 'mode' },
+  oneOf: [
+    {
+      properties: { mode: { const: 'offset' }, fallback: duration },
+      additionalProperties: false,
+    },
+    {
+      properties: { mode: { const: 'duration' }, value: duration },
+      required: ['value'],
+      additionalProperties: false,
+    },
+  ],
+  default: { mode: 'offset' },
+} as const;
+
+export const BOT_CONFIG_SCHEMA = {
+  $id: 'https://ledgerbot.dev/schema/bot-config.schema.json',
+  type: 'object',
+  required: ['ledger', 'rules'],
+  additionalProperties: false,
+  properties: {
+    ledger: {
+      type: 'object',
+      required: ['userId'],
+      additionalProperties: false,
+      properties: {
+        url: text,
+        embedded: {
+          type: 'object',
+          required: ['models'],
+          additionalProperties: false,
+          properties: {
+            models: { type: 'array', minItems: 1, items: text },
+            parties: { type: 'array', items: alias, uniqueItems: true, default: [] },
+          },
+        },
+        userId: text,
+        auth: { ...authSchema, default: { type: 'none' } },
+        tls: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { caFile: text, certFile: text, keyFile: text },
+        },
+        apiVersion: {
+          type: 'string',
+          enum: ['3.4', '3.5'],
+          default: BOT_CONFIG_DEFAULTS.apiVersion,
+        },
+      },
+    },
+    parties: {
+      type: 'object',
+      propertyNames: { pattern: ALIAS_PATTERN },
+      additionalProperties: text,
+      default: {},
+    },
+    rules: {
+      anyOf: [text, { type: 'array', minItems: 1, items: text }],
+    },
+    state: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { dir: { ...text, default: BOT_CONFIG_DEFAULTS.stateDir } },
+      default: {},
+    },
+    start: {
+      type: ['string', 'integer'],
+      default: BOT_CONFIG_DEFAULTS.start,
+    },
+    submission: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        maxInFlight: { type: 'integer', minimum: 1, default: BOT_CONFIG_DEFAULTS.maxInFlight },
+        completionTimeout: { ...duration, default: BOT_CONFIG_DEFAULTS.completionTimeout },
+        retry: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            maxAttempts: {
+              type: 'integer',
+              minimum: 1,
+              default: BOT_CONFIG_DEFAULTS.retry.maxAttempts,
+            },
+            initialDelay: { ...duration, default: BOT_CONFIG_DEFAULTS.retry.initialDelay },
+            maxDelay: { ...duration, default: BOT_CONFIG_DEFAULTS.retry.maxDelay },
+            deadline: { ...duration, default: BOT_CONFIG_DEFAULTS.retry.deadline },
+          },
+        },
+        dedup: dedupSchema,
+      },
+    },
+    http: {
+      type: 'object',
+      required: ['port'],
+      additionalProperties: false,
+      properties: {
+        port: { type: 'integer', minimum: 0, maximum: 65535 },
+        host: { ...text, default: BOT_CONFIG_DEFAULTS.httpHost },
+      },
+    },
+    log: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        level: { enum: LOG_LEVELS, default: BOT_CONFIG_DEFAULTS.logLevel },
+        pretty: { type: 'boolean', default: false },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,64 @@
+import { LedgerbotError } from '../../core/ledgerbot-error.js';
+
+export type ConfigProblemCode =
+  | 'YAML_SYNTAX'
+  | 'UNKNOWN_KEY'
+  | 'MISSING_KEY'
+  | 'WRONG_TYPE'
+  | 'BAD_VALUE'
+  | 'BAD_DURATION'
+  | 'BAD_URL'
+  | 'LEDGER_ENDPOINT'
+  | 'BAD_START'
+  | 'MISSING_ENV'
+  | 'BAD_ENV_SYNTAX'
+  | 'DUPLICATE_ALIAS';
+
+/** One mistake in a config file; positions are 1-based, `path` is the field (e.g. `ledger.url`). */
+export type ConfigProblem = {
+  readonly code: ConfigProblemCode;
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+  readonly path: string;
+  readonly message: string;
+  readonly hint?: string;
+};
+
+export function formatConfigProblem(p: ConfigProblem): string {
+  const head = `${p.file}:${p.line}:${p.col}: ${p.message}`;
+  return p.hint === undefined ? head : `${head}\n    hint: ${p.hint}`;
+}
+
+/**
+ * An invalid `bot.config.yaml`. `file`, `line` and `col` are those of the first problem; all of
+ * them are in `problems` and in the message. The CLI exits with code 2. Messages never contain
+ * secrets: neither secret fields nor values that came from the environment are echoed.
+ */
+export class ConfigError extends LedgerbotError {
+  readonly problems: readonly ConfigProblem[];
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+
+  constructor(
+    problems: readonly [ConfigProblem, ...ConfigProblem[]],
+    options?: { cause?: unknown },
+  ) {
+    const first = problems[0];
+    super(
+      'INVALID_CONFIG',
+      problems.length === 1
+        ? formatConfigProblem(first)
+        : [
+            `${problems.length} problems in ${first.file}; fix them and start again:`,
+            ...problems.map(formatConfigProblem),
+          ].join('\n'),
+      options,
+    );
+    this.problems = problems;
+    this.file = first.file;
+    this.line = first.line;
+    this.col = first.col;
+  }
+}

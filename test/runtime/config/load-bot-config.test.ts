@@ -1,0 +1,422 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadBotConfig } from '../../../src/runtime/config/load-bot-config.js';
+import { ConfigError } from '../../../src/runtime/config/config-error.js';
+
+const FILE = '/etc/ledgerbot/bot.config.yaml';
+const BASE = 'ledger:\n  url: http://127.0.0.1:7575\n  userId: bot\nrules: rules/\n';
+
+function load(text: string, env: Record<string, string> = {}) {
+  return loadBotConfig({ path: FILE, text, env });
+}
+
+function errorOf(text: string, env: Record<string, string> = {}): ConfigError {
+  try {
+    load(text, env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('defaults and conversion', () => {
+  it('fills in every default, converts durations and resolves paths against the file', () => {
+    const config = load(BASE);
+    expect(config).toEqual({
+      file: FILE,
+      ledger: {
+        endpoint: { kind: 'url', url: 'http://127.0.0.1:7575' },
+        userId: 'bot',
+        auth: { type: 'none' },
+        apiVersion: '3.5',
+      },
+      parties: {},
+      rules: ['/etc/ledgerbot/rules'],
+      state: { dir: '/etc/ledgerbot/.state' },
+      start: { kind: 'checkpoint' },
+      submission: {
+        maxInFlight: 32,
+        completionTimeoutMs: 30_000,
+        retry: {
+          maxAttempts: 10,
+          initialDelayMs: 1_000,
+          maxDelayMs: 60_000,
+          deadlineMs: 3_600_000,
+        },
+        dedup: { mode: 'offset', fallbackMs: 86_400_000 },
+      },
+      log: { level: 'info', pretty: false },
+    });
+  });
+
+  it('reads every field', () => {
+    const config = load(
+      [
+        'ledger:',
+        '  url: https://participant.example.com/',
+        '  userId: bot',
+        '  apiVersion: 3.4',
+        '  auth: {type: file, path: secrets/token}',
+        '  tls: {caFile: ca.pem, certFile: /abs/client.pem, keyFile: client.key}',
+        'parties: {payer: "Payer::1220bb"}',
+        'rules: [a.yaml, more/]',
+        'state: {dir: /var/lib/ledgerbot}',
+        'start: 1200',
+        'submission:',
+        '  maxInFlight: 4',
+        '  completionTimeout: 1m30s',
+        '  retry: {maxAttempts: 3, initialDelay: 250ms, maxDelay: 10s, deadline: 2h}',
+        '  dedup: {mode: duration, value: 7d}',
+        'http: {port: 9464}',
+        'log: {level: debug, pretty: true}',
+      ].join('\n'),
+    );
+    expect(config.ledger).toEqual({
+      endpoint: { kind: 'url', url: 'https://participant.example.com' },
+      userId: 'bot',
+      apiVersion: '3.4',
+      auth: { type: 'file', path: '/etc/ledgerbot/secrets/token' },
+      tls: {
+        caFile: '/etc/ledgerbot/ca.pem',
+        certFile: '/abs/client.pem',
+        keyFile: '/etc/ledgerbot/client.key',
+      },
+    });
+    expect(config.parties).toEqual({ payer: 'Payer::1220bb' });
+    expect(config.rules).toEqual(['/etc/ledgerbot/a.yaml', '/etc/ledgerbot/more']);
+    expect(config.state.dir).toBe('/var/lib/ledgerbot');
+    expect(config.start).toEqual({ kind: 'offset', offset: 1200 });
+    expect(config.submission).toEqual({
+      maxInFlight: 4,
+      completionTimeoutMs: 90_000,
+      retry: { maxAttempts: 3, initialDelayMs: 250, maxDelayMs: 10_000, deadlineMs: 7_200_000 },
+      dedup: { mode: 'duration', valueMs: 604_800_000 },
+    });
+    expect(config.http).toEqual({ port: 9464, host: '127.0.0.1' });
+    expect(config.log).toEqual({ level: 'debug', pretty: true });
+  });
+
+  it.each([
+    ['checkpoint', { kind: 'checkpoint' }],
+    ['ledger-end', { kind: 'ledger-end' }],
+    ['begin', { kind: 'begin' }],
+    ['0', { kind: 'offset', offset: 0 }],
+    ['"77"', { kind: 'offset', offset: 77 }],
+  ])('reads start: %s', (value, expected) => {
+    expect(load(`${BASE}start: ${value}\n`).start).toEqual(expected);
+  });
+
+  it('reads embedded mode with model paths and aliases to allocate', () => {
+    const config = load(
+      'ledger:\n  embedded:\n    models: [model.yaml]\n    parties: [issuer, payer]\n  userId: bot\n' +
+        'parties: {bank: "Bank::1220cc"}\nrules: rules/\n',
+    );
+    expect(config.ledger.endpoint).toEqual({
+      kind: 'embedded',
+      models: ['/etc/ledgerbot/model.yaml'],
+      parties: ['issuer', 'payer'],
+    });
+    expect(config.parties).toEqual({ bank: 'Bank::1220cc' });
+  });
+
+  it('resolves a relative config path against the working directory', () => {
+    const config = loadBotConfig({ path: 'conf/bot.config.yaml', text: BASE });
+    expect(config.file).toBe(resolve('conf/bot.config.yaml'));
+    expect(config.rules).toEqual([resolve('conf/rules')]);
+  });
+
+  it('returns a deeply frozen config', () => {
+    const config = load(`${BASE}parties: {payer: "P::1"}\n`);
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.submission.retry)).toBe(true);
+    expect(Object.isFrozen(config.parties)).toBe(true);
+    expect(Object.isFrozen(config.rules)).toBe(true);
+  });
+});
+
+describe('environment interpolation', () => {
+  it('replaces ${VAR} and ${VAR:-default} in values, and $${ is a literal ${', () => {
+    const config = load(
+      'ledger:\n  url: http://${HOST}:${PORT:-7575}\n  userId: ${USER_ID:-ledgerbot}\n' +
+        '  auth: {type: static, token: "${TOKEN}"}\n' +
+        'parties: {payer: "Payer::${PAYER_NS}", lit: "a$${b}$c"}\nrules: rules/\nhttp: {port: "${HTTP_PORT}"}\n',
+      { HOST: 'ledger.internal', TOKEN: 'tok', PAYER_NS: '1220bb', HTTP_PORT: '9464', USER_ID: '' },
+    );
+    expect(config.ledger.endpoint).toEqual({ kind: 'url', url: 'http://ledger.internal:7575' });
+    expect(config.ledger.userId).toBe('ledgerbot');
+    expect(config.ledger.auth).toEqual({ type: 'static', token: 'tok' });
+    expect(config.parties).toEqual({ payer: 'Payer::1220bb', lit: 'a${b}$c' });
+    expect(config.http?.port).toBe(9464);
+  });
+
+  it('keeps a value with YAML syntax a plain string: no structure can be injected', () => {
+    const token = 'x\nrules: /etc\n  - type: none}\n{"a": [1';
+    const config = load(
+      'ledger:\n  url: http://x\n  userId: bot\n  auth:\n    type: static\n    token: ${TOKEN}\nrules: rules/\n',
+      { TOKEN: token },
+    );
+    expect(config.ledger.auth).toEqual({ type: 'static', token });
+    expect(config.rules).toEqual(['/etc/ledgerbot/rules']);
+  });
+
+  it('does not interpolate keys', () => {
+    const e = errorOf(`${BASE}\${KEY}: 1\n`, { KEY: 'log' });
+    expect(e.message).toBe(
+      `${FILE}:5:1: unknown key "\${KEY}" in the top level\n    hint: allowed here: ledger, parties, rules, state, start, submission, http, log`,
+    );
+  });
+
+  it('names a missing variable at its file:line:col', () => {
+    const e = errorOf(`${BASE}parties:\n  payer: "Payer::\${PAYER_ID}"\n`);
+    expect(e.message).toBe(
+      `${FILE}:6:18: environment variable PAYER_ID is not set\n    hint: set PAYER_ID, or give a default: \${PAYER_ID:-value}`,
+    );
+    expect(e).toMatchObject({ code: 'INVALID_CONFIG', file: FILE, line: 6, col: 18 });
+    expect(e.problems[0]).toMatchObject({ code: 'MISSING_ENV', path: 'parties.payer' });
+  });
+
+  it('reports bad ${...} syntax', () => {
+    expect(errorOf(`${BASE}state:\n  dir: \${1X}\n`).message).toBe(
+      `${FILE}:6:8: "1X" is not an environment variable name\n    hint: names are letters, digits and _, not starting with a digit: \${NAME} or \${NAME:-default}`,
+    );
+    expect(errorOf(`${BASE}state:\n  dir: abc\${X\n`).message).toBe(
+      `${FILE}:6:11: \`\${\` is never closed\n    hint: write \${NAME} or \${NAME:-default}; for a literal \${ write $\${`,
+    );
+  });
+
+  it('never echoes an interpolated value or a secret field in errors', () => {
+    const secret = 'hunter2-SECRET';
+    const cases: [string, Record<string, string>][] = [
+      [`${BASE}http:\n  port: \${PORT}\n`, { PORT: secret }],
+      [`${BASE}log:\n  level: \${LEVEL}\n`, { LEVEL: secret }],
+      [`${BASE}start: \${START}\n`, { START: secret }],
+      [`${BASE}submission:\n  completionTimeout: \${T}\n`, { T: secret }],
+      ['ledger:\n  url: ${URL}\n  userId: bot\nrules: r\n', { URL: `https://u:${secret}@h` }],
+      ['ledger:\n  url: ${URL}\n  userId: bot\nrules: r\n', { URL: secret }],
+      [
+        'ledger:\n  url: http://x\n  userId: bot\n  auth:\n    type: static\n    token: [hunter2-SECRET]\nrules: r\n',
+        {},
+      ],
+      [
+        'ledger:\n  url: http://x\n  userId: bot\n  auth:\n    type: oauth2\n    tokenUrl: ${TU}\n    clientId: c\n    clientSecret: s\nrules: r\n',
+        { TU: secret },
+      ],
+    ];
+    for (const [text, env] of cases) {
+      const e = errorOf(text, env);
+      expect(e.message).not.toContain(secret);
+      expect(e.message).not.toContain('hunter2');
+      expect(JSON.stringify(e.problems)).not.toContain('hunter2');
+    }
+    expect(errorOf(cases[0]![0], cases[0]![1]).message).toBe(
+      `${FILE}:6:9: \`http.port\` must be a whole number, not the value from the environment`,
+    );
+    expect(errorOf(cases[6]![0], cases[6]![1]).message).toBe(
+      `${FILE}:6:12: \`ledger.auth.token\` must be text, not the (secret) value`,
+    );
+  });
+
+  it('shows no source line of a YAML syntax error (it could hold a secret)', () => {
+    const e = errorOf('ledger:\n  auth: {token: hunter2-SECRET: x}\n');
+    expect(e.message).not.toContain('hunter2');
+    expect(e.problems[0]).toMatchObject({ code: 'YAML_SYNTAX', line: 2 });
+  });
+});
+
+describe('errors, each at file:line:col', () => {
+  it.each([
+    [
+      'an unknown top-level key, with a hint',
+      `${BASE}sumbission:\n  maxInFlight: 3\n`,
+      `${FILE}:5:1: unknown key "sumbission" in the top level\n    hint: did you mean "submission"?`,
+    ],
+    [
+      'an unknown nested key, with a hint',
+      `${BASE}submission:\n  maxInFligt: 3\n`,
+      `${FILE}:6:3: unknown key "maxInFligt" in \`submission\`\n    hint: did you mean "maxInFlight"?`,
+    ],
+    [
+      'an unknown key nothing resembles, listing what is allowed',
+      `${BASE}log:\n  colour: true\n`,
+      `${FILE}:6:3: unknown key "colour" in \`log\`\n    hint: allowed here: level, pretty`,
+    ],
+    [
+      'a wrong type',
+      `${BASE}http:\n  port: abc\n`,
+      `${FILE}:6:9: \`http.port\` must be a whole number, not "abc"`,
+    ],
+    [
+      'a wrong type for a section',
+      `${BASE}submission: 5\n`,
+      `${FILE}:5:13: \`submission\` must be a mapping (key: value lines), not 5`,
+    ],
+    [
+      'a number out of range',
+      `${BASE}http:\n  port: 70000\n`,
+      `${FILE}:6:9: \`http.port\` must be at most 65535, not 70000`,
+    ],
+    [
+      'maxInFlight below 1',
+      `${BASE}submission:\n  maxInFlight: 0\n`,
+      `${FILE}:6:16: \`submission.maxInFlight\` must be at least 1, not 0`,
+    ],
+    [
+      'a bad duration',
+      `${BASE}submission:\n  completionTimeout: 30 seconds\n`,
+      `${FILE}:6:22: \`submission.completionTimeout\`: "30 seconds" is not a duration\n    hint: write a number with a unit: ms, s, m, h, d or w, e.g. 30s, 5m or 1h30m`,
+    ],
+    [
+      'a bad duration deep down',
+      `${BASE}submission:\n  retry:\n    deadline: 1 hour\n`,
+      `${FILE}:7:15: \`submission.retry.deadline\`: "1 hour" is not a duration\n    hint: write a number with a unit: ms, s, m, h, d or w, e.g. 30s, 5m or 1h30m`,
+    ],
+    [
+      'a url with another scheme',
+      'ledger:\n  url: ftp://x\n  userId: bot\nrules: rules/\n',
+      `${FILE}:2:8: \`ledger.url\`: "ftp://x" must start with http:// or https://\n    hint: write the JSON Ledger API address, e.g. http://127.0.0.1:7575 or https://participant.example.com`,
+    ],
+    [
+      'a url that is not one',
+      'ledger:\n  url: not a url\n  userId: bot\nrules: rules/\n',
+      `${FILE}:2:8: \`ledger.url\`: "not a url" is not a URL\n    hint: write the JSON Ledger API address, e.g. http://127.0.0.1:7575 or https://participant.example.com`,
+    ],
+    [
+      'both url and embedded',
+      'ledger:\n  url: http://x\n  embedded:\n    models: [m.yaml]\n  userId: bot\nrules: rules/\n',
+      `${FILE}:3:3: \`ledger\` has both \`url\` and \`embedded\`\n    hint: keep \`url\` to connect to a participant, or \`embedded\` to start the sandbox in-process`,
+    ],
+    [
+      'neither url nor embedded',
+      'ledger:\n  userId: bot\nrules: rules/\n',
+      `${FILE}:1:1: \`ledger\` has neither \`url\` nor \`embedded\`\n    hint: add \`url: http://host:port\` (the JSON Ledger API) or \`embedded: {models: [...]}\``,
+    ],
+    [
+      'embedded without models',
+      'ledger:\n  embedded:\n    parties: [a]\n  userId: bot\nrules: rules/\n',
+      `${FILE}:2:3: \`ledger.embedded\` has no \`models\`\n    hint: add \`models:\` with the model files to load, e.g. [model.yaml]`,
+    ],
+    [
+      'an alias both allocated and fixed',
+      'ledger:\n  embedded:\n    models: [m.yaml]\n    parties: [payer]\n  userId: bot\nparties: {payer: "P::1"}\nrules: rules/\n',
+      `${FILE}:4:15: party alias "payer" is both allocated (ledger.embedded.parties) and fixed (parties)\n    hint: an alias is either allocated by the embedded sandbox or mapped to an existing party id, not both`,
+    ],
+    [
+      'a missing userId',
+      'ledger:\n  url: http://x\nrules: r\n',
+      `${FILE}:1:1: \`ledger\` has no \`userId\`\n    hint: add \`userId:\` with the Ledger API user the bot submits as`,
+    ],
+    [
+      'missing rules',
+      'ledger:\n  url: http://x\n  userId: bot\n',
+      `${FILE}:1:1: the file has no \`rules\`\n    hint: add \`rules: rules/\` (a directory of rule files) or a list of paths`,
+    ],
+    [
+      'rules of the wrong type',
+      'ledger:\n  url: http://x\n  userId: bot\nrules: {dir: x}\n',
+      `${FILE}:4:8: \`rules\` must be a path (text) or a list of paths, not a mapping`,
+    ],
+    [
+      'a bad start keyword',
+      `${BASE}start: ledger_end\n`,
+      `${FILE}:5:8: \`start\` must be checkpoint, ledger-end, begin or an offset, not "ledger_end"\n    hint: did you mean "ledger-end"?`,
+    ],
+    [
+      'a negative start offset',
+      `${BASE}start: -4\n`,
+      `${FILE}:5:8: \`start\` must be checkpoint, ledger-end, begin or an offset, not -4\n    hint: an offset is a whole number of at least 0, e.g. start: 1200`,
+    ],
+    [
+      'a bad dedup mode',
+      `${BASE}submission:\n  dedup:\n    mode: offst\n`,
+      `${FILE}:7:11: \`submission.dedup.mode\` must be one of offset, duration, not "offst"\n    hint: did you mean "offset"?`,
+    ],
+    [
+      'dedup duration without a value',
+      `${BASE}submission:\n  dedup:\n    mode: duration\n`,
+      `${FILE}:6:3: \`submission.dedup\` has no \`value\`\n    hint: add \`value:\` with a duration, e.g. 24h`,
+    ],
+    [
+      'a value where offset mode takes none',
+      `${BASE}submission:\n  dedup: {mode: offset, value: 5m}\n`,
+      `${FILE}:6:25: unknown key "value" in \`submission.dedup\`\n    hint: allowed here: mode, fallback`,
+    ],
+    [
+      'a bad auth type',
+      'ledger:\n  url: http://x\n  userId: bot\n  auth:\n    type: oauth\nrules: r\n',
+      `${FILE}:5:11: \`ledger.auth.type\` must be one of none, static, file, oauth2, not "oauth"\n    hint: did you mean "oauth2"?`,
+    ],
+    [
+      'oauth2 without a client secret',
+      'ledger:\n  url: http://x\n  userId: bot\n  auth: {type: oauth2, tokenUrl: "https://idp/t", clientId: c}\nrules: r\n',
+      `${FILE}:4:3: \`ledger.auth\` has no \`clientSecret\``,
+    ],
+    [
+      'a bad api version',
+      'ledger:\n  url: http://x\n  userId: bot\n  apiVersion: 3.6\nrules: r\n',
+      `${FILE}:4:15: \`ledger.apiVersion\` must be one of 3.4, 3.5, not "3.6"`,
+    ],
+    [
+      'a bad log level',
+      `${BASE}log:\n  level: inf\n`,
+      `${FILE}:6:10: \`log.level\` must be one of trace, debug, info, warn, error, fatal, silent, not "inf"\n    hint: did you mean "info"?`,
+    ],
+    [
+      'a bad party alias',
+      `${BASE}parties:\n  "bad alias": X::1\n`,
+      `${FILE}:6:3: "bad alias" is not a party alias\n    hint: aliases are letters, digits, - and _, starting with a letter`,
+    ],
+    [
+      'a client certificate without its key',
+      'ledger:\n  url: https://x\n  userId: bot\n  tls: {certFile: c.pem}\nrules: r\n',
+      `${FILE}:4:8: \`ledger.tls\` needs both \`certFile\` and \`keyFile\` for a client certificate, or neither`,
+    ],
+    ['an empty file', '', `${FILE}:1:1: the file is empty`],
+    [
+      'a duplicate key',
+      `${BASE}log: {level: info}\nlog: {level: debug}\n`,
+      `${FILE}:6:1: YAML syntax: Map keys must be unique`,
+    ],
+  ])('%s', (_name, text, message) => {
+    expect(errorOf(text).message).toBe(message);
+  });
+
+  it('reports every problem at once, the first one as the error position', () => {
+    const e = errorOf(
+      'ledger:\n  url: http://x\n  userId: bot\n  auth:\n    type: static\n    tokn: abc\nrules: r\n',
+    );
+    expect(e.message).toBe(
+      [
+        `2 problems in ${FILE}; fix them and start again:`,
+        `${FILE}:4:3: \`ledger.auth\` has no \`token\``,
+        `${FILE}:6:5: unknown key "tokn" in \`ledger.auth\``,
+        '    hint: did you mean "token"?',
+      ].join('\n'),
+    );
+    expect(e).toMatchObject({ line: 4, col: 3 });
+    expect(e.problems.map((p) => p.code)).toEqual(['MISSING_KEY', 'UNKNOWN_KEY']);
+  });
+});
+
+describe('shipped configs', () => {
+  const root = resolve(import.meta.dirname, '../../..');
+
+  it('the root bot.config.yaml validates', () => {
+    const path = join(root, 'bot.config.yaml');
+    const config = loadBotConfig({ path, text: readFileSync(path, 'utf8'), env: {} });
+    expect(config.ledger.endpoint).toEqual({ kind: 'url', url: 'http://127.0.0.1:7575' });
+    expect(config.rules).toEqual([join(root, 'rules')]);
+  });
+
+  it('examples/invoices/bot.config.yaml validates in embedded mode', () => {
+    const path = join(root, 'examples/invoices/bot.config.yaml');
+    const config = loadBotConfig({ path, text: readFileSync(path, 'utf8'), env: {} });
+    expect(config.ledger.endpoint).toEqual({
+      kind: 'embedded',
+      models: [join(dirname(path), 'model.yaml')],
+      parties: ['issuer', 'payer'],
+    });
+    expect(config.rules).toEqual([join(dirname(path), 'rules')]);
+  });
+});
