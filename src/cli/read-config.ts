@@ -1,0 +1,50 @@
+import { readFile } from 'node:fs/promises';
+import type { BotConfig } from '../runtime/config/bot-config.js';
+import { ConfigError } from '../runtime/config/config-error.js';
+import { loadBotConfig } from '../runtime/config/load-bot-config.js';
+import { UsageError } from './usage-error.js';
+
+/** Config files larger than this are refused before parsing (a config is a few KB). */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * Reads and validates the bot config for the `run`, `demo` and `validate` commands. Every
+ * problem (unreadable file, invalid content) becomes a UsageError, which the CLI prints and
+ * exits 2 with; the ConfigError, when there is one, is its `cause`.
+ */
+export async function readConfig(
+  path: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<BotConfig> {
+  let text: string;
+  try {
+    const bytes = await readFile(path);
+    if (bytes.length > MAX_CONFIG_BYTES) {
+      throw new UsageError(
+        `${path} is ${bytes.length} bytes; a config file is at most ${MAX_CONFIG_BYTES}: is it the right file?`,
+      );
+    }
+    text = bytes.toString('utf8');
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    const code = (err as { code?: unknown }).code;
+    const why =
+      code === 'ENOENT'
+        ? 'there is no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (err as Error).message;
+    throw new UsageError(
+      `cannot read the config file ${path}: ${why}; pass the right one with --config PATH`,
+      { cause: err },
+    );
+  }
+  try {
+    return loadBotConfig({ path, text, env });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message, { cause: err });
+    throw err;
+  }
+}
