@@ -4,6 +4,7 @@ import type { CliCommand } from './cli-command.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { demoCommand } from './demo-command.js';
 import { sandboxCommand } from './sandbox-command.js';
+import { testCommand } from './test-command.js';
 import { UsageError } from './usage-error.js';
 import { validateCommand } from './validate-command.js';
 
@@ -11,7 +12,7 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
-const commands: readonly CliCommand[] = [demoCommand, sandboxCommand, validateCommand];
+const commands: readonly CliCommand[] = [demoCommand, sandboxCommand, validateCommand, testCommand];
 
 export function helpText(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -133,7 +133,8 @@ async function readConfig(path: string): Promise<MinimalConfig> {
   return { parties, ...(rules === undefined ? {} : { rules }) };
 }
 
-async function readRuleFiles(paths: readonly string[]): Promise<RuleFile[]> {
+/** Reads rule files; a directory gives its *.yaml and *.yml files except *.test.yaml. */
+export async function readRuleFiles(paths: readonly string[]): Promise<RuleFile[]> {
   const files: RuleFile[] = [];
   for (const path of paths) {
     let isDirectory: boolean;
