@@ -1,0 +1,123 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+const tmp = mkdtempSync(join(tmpdir(), 'ledgerbot-test-cmd-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(['test', ...args], {
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
+  });
+  return { code, out, err };
+}
+
+function project(name: string, rules: string, tests: Record<string, string>): string {
+  const dir = join(tmp, name);
+  mkdirSync(join(dir, 'rules'), { recursive: true });
+  mkdirSync(join(dir, 'tests'), { recursive: true });
+  writeFileSync(join(dir, 'rules', 'rules.yaml'), rules);
+  for (const [file, text] of Object.entries(tests)) writeFileSync(join(dir, 'tests', file), text);
+  return dir;
+}
+
+const RULES = `version: 1
+rules:
+  - id: accept-small
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    when: 'decimal(event.createArgument.amount) < decimal("1000")'
+    then:
+      - exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }
+        actAs: [payer]
+`;
+
+const test = (amount: string, expectText: string): string => `rules: ../rules
+parties: { payer: "Payer::1220aaaa" }
+tests:
+  - name: invoice of ${amount}
+    given:
+      - created: { template: "#invoices:Invoice:Invoice", contractId: "00a", createArgument: { amount: "${amount}" } }
+    expect: ${expectText}
+`;
+
+describe('ledgerbot test', () => {
+  it('passes the invoices example tests, exit 0', async () => {
+    const { code, out } = await run([join(root, 'examples/invoices/tests')]);
+    expect(out).toContain('✓ the payer accepts a small USD invoice');
+    expect(out).not.toContain('✗');
+    expect(out).toMatch(/\n\d+ passed, 0 failed\n$/);
+    expect(code).toBe(0);
+  });
+
+  it('reports failures with a diff and exits 1', async () => {
+    const dir = project('failing', RULES, {
+      'a.test.yaml': test('5', '[{ rule: accept-small, exercise: { contractId: "00b" } }]'),
+      'b.test.yaml': test('5000', '[]'),
+    });
+    const { code, out } = await run([dir]);
+    expect(out).toContain(`${join(dir, 'tests', 'a.test.yaml')}\n  ✗ invoice of 5\n`);
+    expect(out).toContain(
+      '        - exercise.contractId: "00b"\n        + exercise.contractId: "00a"\n',
+    );
+    expect(out).toContain('  ✓ invoice of 5000\n');
+    expect(out.endsWith('\n1 passed, 1 failed\n')).toBe(true);
+    expect(code).toBe(1);
+  });
+
+  it('prints why each rule did (not) fire with --verbose', async () => {
+    const dir = project('verbose', RULES, { 'a.test.yaml': test('5000', '[]') });
+    const { code, out } = await run(['--verbose', dir]);
+    expect(out).toContain('accept-small (');
+    expect(out).toContain('→ false');
+    expect(code).toBe(0);
+  });
+
+  it('exits 2 on a bad test file, with file:line:col', async () => {
+    const dir = project('bad', RULES, {
+      'bad.test.yaml':
+        'rules: ../rules\nparties: {}\ntests:\n  - name: x\n    expct: []\n    given: []\n',
+      'good.test.yaml': test('5000', '[]'),
+    });
+    const file = join(dir, 'tests', 'bad.test.yaml');
+    const { code, out } = await run([dir]);
+    expect(out).toContain(`${file}:5:5: unknown key "expct"\n    hint: did you mean \`expect\`?\n`);
+    expect(out).toContain('1 passed, 0 failed, 1 file(s) with errors');
+    expect(code).toBe(2);
+  });
+
+  it('exits 2 when the rules under test have errors or cannot be read', async () => {
+    const broken = project('broken-rules', 'version: 1\nrules:\n  - id: Bad Id\n', {
+      'a.test.yaml': test('5', '[]'),
+    });
+    const a = await run([broken]);
+    expect(a.out).toMatch(
+      /a\.test\.yaml:1:8: the rules this file tests have errors:\n.*rules\.yaml:3:/,
+    );
+    expect(a.code).toBe(2);
+
+    const missing = project('missing-rules', RULES, {
+      'a.test.yaml': test('5', '[]').replace('rules: ../rules', 'rules: ../nope'),
+    });
+    const b = await run([missing]);
+    expect(b.out).toMatch(/a\.test\.yaml:1:8: cannot read .*nope: no such file or directory/);
+    expect(b.code).toBe(2);
+  });
+
+  it('is a usage error when there are no test files', async () => {
+    const empty = join(tmp, 'empty');
+    mkdirSync(empty, { recursive: true });
+    const { code, err } = await run([empty]);
+    expect(err).toMatch(/no test files \(\*\.test\.yaml\) found/);
+    expect(code).toBe(2);
+  });
+});
