@@ -2,8 +2,6 @@
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
-import importX from 'eslint-plugin-import-x';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -77,17 +75,12 @@ export default tseslint.config(
         projectService: { allowDefaultProject: ['*.js', 'bin/*.js', 'scripts/*.mjs'] },
       },
     },
-    plugins: { 'import-x': importX },
-    settings: {
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
-    },
     rules: {
-      'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      'import-x/no-default-export': 'error',
       'no-restricted-syntax': [
         'error',
         { selector: 'TSEnumDeclaration', message: 'Use a string union instead of enum.' },
         { selector: 'TSModuleDeclaration[kind="namespace"]', message: 'No namespaces.' },
+        { selector: 'ExportDefaultDeclaration', message: 'Named exports only.' },
       ],
       '@typescript-eslint/no-unused-vars': [
         'error',
@@ -170,7 +163,7 @@ export default tseslint.config(
   },
   {
     files: ['eslint.config.js', 'vitest.config.ts'],
-    rules: { 'import-x/no-default-export': 'off' },
+    rules: { 'no-restricted-syntax': 'off' },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],

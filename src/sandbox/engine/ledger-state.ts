@@ -30,7 +30,7 @@ import type {
   Result,
   SubmitContext,
   SubmitOutcome,
-} from './ledger-engine.js';
+} from './engine-types.js';
 import { createdEvent, projectTransaction } from './project-transaction.js';
 import { TemplateResolver } from './template-resolver.js';
 
