@@ -91,7 +91,10 @@ export type CatchUpPolicy = 'none' | 'last' | 'all';
 /** Trigger of a rule that runs on a cron schedule. */
 export type ScheduleTrigger = {
   readonly kind: 'schedule';
-  /** The cron expression as written (5 fields: minute hour day-of-month month day-of-week). */
+  /**
+   * The cron expression as written (5 fields: minute hour day-of-month month day-of-week, or 6
+   * with a second field first).
+   */
   readonly cron: string;
   /** The parsed cron expression. */
   readonly cronSpec: CronSpec;
@@ -115,11 +118,13 @@ export type EventTrigger = CreatedTrigger | ExercisedTrigger | ArchivedTrigger;
 export type Trigger = EventTrigger | ScheduleTrigger;
 
 /**
- * A parsed 5-field cron expression: the allowed values of each field, sorted ascending.
+ * A parsed cron expression: the allowed values of each field, sorted ascending. `seconds` is
+ * `[0]` for a classic 5-field expression.
  * `dayOfWeek` uses 0 = Sunday … 6 = Saturday (7 is folded into 0). As in classic cron, when both
  * day fields are restricted (neither is `*`), a day matches if EITHER matches.
  */
 export type CronSpec = {
+  readonly seconds: readonly number[];
   readonly minutes: readonly number[];
   readonly hours: readonly number[];
   readonly daysOfMonth: readonly number[];

@@ -7,6 +7,8 @@ type Field = {
   readonly names?: readonly string[];
 };
 
+const SECOND: Field = { name: 'second', min: 0, max: 59 };
+
 const FIELDS: readonly Field[] = [
   { name: 'minute', min: 0, max: 59 },
   { name: 'hour', min: 0, max: 23 },
@@ -35,11 +37,14 @@ const MACROS: Readonly<Record<string, string>> = {
 export type CronProblem = { readonly problem: string; readonly offset: number };
 
 const FORMAT =
-  'write five fields: minute hour day-of-month month day-of-week, e.g. "0 9 * * MON-FRI"';
+  'write five fields: minute hour day-of-month month day-of-week, e.g. "0 9 * * MON-FRI" ' +
+  '(or six, with a second field first: "*/5 * * * * *" is every 5 seconds)';
 
 /**
  * Parses a classic 5-field cron expression (`*`, lists, ranges, steps, JAN-DEC and SUN-SAT names,
  * day-of-week 0-7 with 0 and 7 = Sunday) or one of @yearly, @monthly, @weekly, @daily, @hourly.
+ * A 6-field expression has a second field (0-59) in front, as in node-cron; five fields mean
+ * second 0.
  */
 export function parseCron(text: string): CronSpec | CronProblem {
   const trimmed = text.trim();
@@ -53,22 +58,27 @@ export function parseCron(text: string): CronSpec | CronProblem {
   }
   const parts: { text: string; offset: number }[] = [];
   for (const m of text.matchAll(/\S+/g)) parts.push({ text: m[0], offset: m.index });
-  if (parts.length !== 5) {
+  if (parts.length !== 5 && parts.length !== 6) {
     return {
-      problem: `cron expression has ${parts.length} field(s), not 5: ${FORMAT}`,
-      offset: parts[5]?.offset ?? 0,
+      problem: `cron expression has ${parts.length} field(s), not 5 (or 6): ${FORMAT}`,
+      offset: parts[6]?.offset ?? 0,
     };
   }
+  const withSeconds = parts.length === 6;
+  const fields = withSeconds ? [SECOND, ...FIELDS] : FIELDS;
   const sets: number[][] = [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < fields.length; i++) {
     const part = parts[i]!;
-    const parsed = parseField(part.text, FIELDS[i]!);
+    const parsed = parseField(part.text, fields[i]!);
     if ('problem' in parsed)
       return { problem: parsed.problem, offset: part.offset + parsed.offset };
     sets.push(parsed.values);
   }
+  const seconds = withSeconds ? sets.shift()! : [0];
+  if (withSeconds) parts.shift();
   const dow = [...new Set(sets[4]!.map((d) => (d === 7 ? 0 : d)))].sort((a, b) => a - b);
   return {
+    seconds,
     minutes: sets[0]!,
     hours: sets[1]!,
     daysOfMonth: sets[2]!,

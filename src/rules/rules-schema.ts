@@ -209,8 +209,8 @@ const schedule: Schema = {
     cron: {
       type: 'string',
       description:
-        'Five fields: minute hour day-of-month month day-of-week, e.g. "0 9 * * MON-FRI".',
-      examples: ['0 9 * * MON-FRI', '*/15 * * * *', '0 0 1 * *'],
+        'Five fields: minute hour day-of-month month day-of-week, e.g. "0 9 * * MON-FRI"; or six, with a second field first, e.g. "*/10 * * * * *".',
+      examples: ['0 9 * * MON-FRI', '*/15 * * * *', '0 0 1 * *', '*/10 * * * * *'],
     },
     timezone: {
       type: 'string',

@@ -11,7 +11,24 @@ describe('parseCron', () => {
       daysOfWeek: [1, 2, 3, 4, 5],
       dayOfMonthStar: false,
       dayOfWeekStar: false,
+      seconds: [0],
     });
+  });
+
+  it('takes an optional second field in front (six fields)', () => {
+    expect(parseCron('*/5 * * * * *')).toMatchObject({
+      seconds: [0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55],
+      minutes: Array.from({ length: 60 }, (_, i) => i),
+      dayOfWeekStar: true,
+    });
+    expect(parseCron('30 0 9 * * MON-FRI')).toMatchObject({
+      seconds: [30],
+      minutes: [0],
+      hours: [9],
+      daysOfWeek: [1, 2, 3, 4, 5],
+      dayOfWeekStar: false,
+    });
+    expect(parseCron('0 9 * * *')).toMatchObject({ seconds: [0], minutes: [0], hours: [9] });
   });
 
   it('folds day-of-week 7 into Sunday and understands macros and n/step', () => {
@@ -26,8 +43,15 @@ describe('parseCron', () => {
   });
 
   it.each([
-    ['0 9 * *', 'cron expression has 4 field(s), not 5', 0],
-    ['0 9 * * * *', 'cron expression has 6 field(s), not 5', 10],
+    ['0 9 * *', 'cron expression has 4 field(s), not 5 (or 6)', 0],
+    ['0 0 9 * * * *', 'cron expression has 7 field(s), not 5 (or 6)', 12],
+    ['60 0 9 * * *', '"60" is not a valid second: the second field takes 0-59', 0],
+    ['0 60 9 * * *', '"60" is not a valid minute: the minute field takes 0-59', 2],
+    [
+      '0 0 9 * * FRY',
+      '"FRY" is not a valid day of week: the day of week field takes 0-7 or SUN-SAT',
+      10,
+    ],
     ['60 * * * *', '"60" is not a valid minute: the minute field takes 0-59', 0],
     ['0 24 * * *', '"24" is not a valid hour: the hour field takes 0-23', 2],
     ['0 0 0 * *', '"0" is not a valid day of month: the day of month field takes 1-31', 4],
