@@ -251,12 +251,7 @@ export function loadModel(
           : at.pos(path);
     throw new ModelError(pos, `${problem}${more}`);
   }
-  return new ModelCompiler(
-    raw,
-    at,
-    file,
-    options.cel ?? CelEnvironment.create(),
-  ).compile();
+  return new ModelCompiler(raw, at, file, options.cel ?? CelEnvironment.create()).compile();
 }
 
 class ModelCompiler {
