@@ -1,0 +1,613 @@
+import { AbortError } from '../core/abort-error.js';
+import { backoffDelay } from '../core/backoff.js';
+import type { Clock, TimerHandle } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { Random } from '../core/random.js';
+import { classify, retryDelayHintMs, type Classification } from '../ledger/classify.js';
+import { completionError } from '../ledger/completion-status.js';
+import { eventFormat } from '../ledger/filters.js';
+import { LedgerApiError } from '../ledger/ledger-api-error.js';
+import type { Completion } from '../ledger/wire/wire-types.js';
+import type { DedupConfig } from './config/bot-config.js';
+import type { IntentChange, IntentRecord, IntentState, Store } from '../store/store.js';
+import type { Permit } from './admission.js';
+import type { BotLedger } from './bot-ledger.js';
+import type { BotMetrics } from './bot-metrics.js';
+import { errorRecord, type ErrorRecord } from './error-record.js';
+import {
+  buildSubmission,
+  parsePayload,
+  type DedupChoice,
+  type SubmissionPayload,
+} from './submission-payload.js';
+import type { TokenBucket } from './token-bucket.js';
+
+export const SUBMIT_REQUEST = 'POST /v2/commands/async/submit';
+
+/** Codes that say the offset-anchored dedup period is unusable: fall back to a duration. */
+const DEDUP_FALLBACK_CODES: ReadonlySet<string> = new Set([
+  'INVALID_DEDUPLICATION_PERIOD',
+  'PARTICIPANT_PRUNED_DATA_ACCESSED',
+]);
+
+/** One intent state change, as logged and emitted. */
+export type IntentEvent = {
+  readonly commandId: string;
+  readonly ruleId: string;
+  readonly from: IntentState | null;
+  readonly to: IntentState;
+  readonly record: IntentRecord;
+  /** The error behind a retry, rejection or dead letter. */
+  readonly error?: ErrorRecord;
+};
+
+/** Why an intent was dead-lettered or rejected, recorded with its last error. */
+export type GiveUpReason = 'final' | 'max-attempts' | 'deadline' | 'not-needed' | 'bad-payload';
+
+export type TrackerOptions = {
+  readonly ledger: Pick<BotLedger, 'submit' | 'eventsByContractId'>;
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly logger: Logger;
+  readonly userId: string;
+  readonly completionTimeoutMs: number;
+  readonly dedup: DedupConfig;
+  readonly metrics: BotMetrics;
+  /** The token bucket of a rule (one per rule id, shared by all its intents). */
+  readonly rateLimiter: (ruleId: string, payload: SubmissionPayload) => TokenBucket;
+  readonly onIntent?: (event: IntentEvent) => void;
+};
+
+/**
+ * - `waiting`: a timer will start the next attempt (first attempt or a backoff);
+ * - `throttled`: waiting for a token of the rule's rate limit;
+ * - `submitting`: the `async/submit` call is out;
+ * - `awaiting`: accepted (or found in flight); waiting for the completion;
+ * - `checking`: after contention, looking up whether the intent is still needed.
+ */
+type Phase = 'waiting' | 'throttled' | 'submitting' | 'awaiting' | 'checking';
+
+type Tracked = {
+  readonly commandId: string;
+  readonly payload: SubmissionPayload;
+  readonly permit: Permit;
+  record: IntentRecord;
+  dedup: DedupChoice;
+  /** The submissionId of the latest attempt (from the journal after a restart). */
+  submissionId: string | undefined;
+  /** The latest attempt was refused as in flight: any attempt's completion now decides. */
+  acceptAny: boolean;
+  phase: Phase;
+  timer: TimerHandle | undefined;
+  /** Bumped whenever the intent moves on, so stale async continuations can tell. */
+  seq: number;
+  lastError: ErrorRecord | undefined;
+};
+
+/**
+ * The per-intent state machine of the correctness kernel (ARCHITECTURE.md item 4). It owns the
+ * intents handed to `track` until each is terminal: it submits them (fresh submissionId per
+ * attempt, dedup anchored at the justifying offset), matches completions by commandId and
+ * submissionId, times out, retries with jittered backoff, re-checks after contention and
+ * dead-letters; every state change goes through the store first and is logged once.
+ */
+export class SubmissionTracker {
+  readonly #o: TrackerOptions;
+  readonly #tracked = new Map<string, Tracked>();
+  readonly #abort = new AbortController();
+  #closing = false;
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(options: TrackerOptions) {
+    this.#o = options;
+  }
+
+  /** Intents being worked on. */
+  get size(): number {
+    return this.#tracked.size;
+  }
+
+  has(commandId: string): boolean {
+    return this.#tracked.has(commandId);
+  }
+
+  /** The intents with a submission or a lookup outstanding (what `drain` waits for). */
+  get busy(): number {
+    let n = 0;
+    for (const t of this.#tracked.values()) if (isBusy(t.phase)) n++;
+    return n;
+  }
+
+  /**
+   * Takes charge of an open intent (new, or found in the journal at start). `permit` is released
+   * when the intent becomes terminal. A `submitted` intent from an earlier run is resubmitted at
+   * once under its commandId: if the earlier attempt landed, the ledger answers DUPLICATE_COMMAND
+   * or the replayed completion stream shows its success.
+   */
+  track(record: IntentRecord, permit: Permit): void {
+    if (this.#tracked.has(record.commandId) || this.#closing) {
+      permit.release();
+      return;
+    }
+    let payload: SubmissionPayload;
+    try {
+      payload = parsePayload(record.payload);
+    } catch (err) {
+      this.#o.store.transition(record.commandId, {
+        to: 'dead-lettered',
+        error: { ...errorRecord(err), reason: 'bad-payload' },
+      });
+      permit.release();
+      return;
+    }
+    const t: Tracked = {
+      commandId: record.commandId,
+      payload,
+      permit,
+      record,
+      dedup: this.#initialDedup(record),
+      submissionId: record.submissionId,
+      acceptAny: false,
+      phase: 'waiting',
+      timer: undefined,
+      seq: 0,
+      lastError: errorRecordOf(record.lastError),
+    };
+    this.#tracked.set(t.commandId, t);
+    this.#o.metrics.inFlight = this.#tracked.size;
+    const due = record.state === 'submitted' ? 0 : (record.nextAttemptAt ?? 0);
+    this.#schedule(t, Math.max(0, due - this.#o.clock.now()));
+  }
+
+  /** Feeds one completion from the completions stream (any command's; others are ignored). */
+  onCompletion(completion: Completion, offset: number): void {
+    this.#o.metrics.completionsSeen += 1;
+    const t = this.#tracked.get(completion.commandId);
+    if (t === undefined) return;
+    const err = completionError(completion, SUBMIT_REQUEST);
+    if (err === undefined) {
+      // A success of any attempt of this commandId means the change landed.
+      this.#settle(t, {
+        to: 'succeeded',
+        completionOffset: offset,
+        ...(completion.updateId === undefined ? {} : { updateId: completion.updateId }),
+      });
+      return;
+    }
+    const current =
+      t.acceptAny ||
+      completion.submissionId === undefined ||
+      completion.submissionId === t.submissionId;
+    if (!current) {
+      // A failure of an attempt we have already replaced; the newer attempt decides.
+      this.#o.logger.debug(
+        {
+          ...this.#ids(t),
+          submissionId: completion.submissionId,
+          errorCode: err.error.code,
+        },
+        'ignoring the failed completion of an earlier attempt',
+      );
+      return;
+    }
+    this.#onError(t, err, offset);
+  }
+
+  /**
+   * Stops starting attempts, then waits up to `graceMs` for the submissions and lookups already
+   * out to finish (completions keep being fed meanwhile). Intents waiting for a retry stay
+   * `pending` in the journal and are resumed by the next start.
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.#closing = true;
+    this.#abortThrottled();
+    for (const t of this.#tracked.values()) {
+      if (t.phase === 'waiting') this.#clearTimer(t);
+    }
+    if (this.busy === 0) return;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.#o.clock.clearTimeout(timer);
+        this.#idleWaiters = this.#idleWaiters.filter((w) => w !== done);
+        resolve();
+      };
+      const timer = this.#o.clock.setTimeout(done, graceMs);
+      this.#idleWaiters.push(done);
+    });
+  }
+
+  /** Cancels everything still outstanding and releases every permit. Idempotent. */
+  close(): void {
+    this.#closing = true;
+    this.#abort.abort(new AbortError('the bot is stopping'));
+    for (const t of this.#tracked.values()) {
+      this.#clearTimer(t);
+      t.seq += 1;
+      t.permit.release();
+    }
+    this.#tracked.clear();
+    this.#o.metrics.inFlight = 0;
+    this.#notifyIdle();
+  }
+
+  // ---- attempts ----
+
+  #initialDedup(record: IntentRecord): DedupChoice {
+    const d = this.#o.dedup;
+    return d.mode === 'duration'
+      ? { kind: 'duration', ms: d.valueMs }
+      : { kind: 'offset', offset: record.offset };
+  }
+
+  #schedule(t: Tracked, delayMs: number): void {
+    this.#clearTimer(t);
+    t.phase = 'waiting';
+    const seq = ++t.seq;
+    if (this.#closing) return;
+    t.timer = this.#o.clock.setTimeout(() => {
+      t.timer = undefined;
+      if (t.seq === seq) void this.#attempt(t);
+    }, delayMs);
+  }
+
+  async #attempt(t: Tracked): Promise<void> {
+    if (this.#closing || !this.#tracked.has(t.commandId)) return;
+    const giveUp = this.#exhausted(t, this.#o.clock.now());
+    if (giveUp !== undefined) {
+      this.#deadLetter(t, giveUp);
+      return;
+    }
+    const seq = ++t.seq;
+    t.phase = 'throttled';
+    try {
+      await this.#o.rateLimiter(t.record.ruleId, t.payload).take(this.#abort.signal);
+    } catch {
+      return; // closing
+    }
+    if (t.seq !== seq || this.#closing) return;
+    const submissionId = this.#o.random.uuid();
+    t.submissionId = submissionId;
+    t.acceptAny = false;
+    // Write-ahead: the journal knows about the attempt before the participant does.
+    if (!this.#transition(t, { to: 'submitted', submissionId })) return;
+    t.phase = 'submitting';
+    const body = buildSubmission(t.payload, {
+      commandId: t.commandId,
+      userId: t.record.userId,
+      submissionId,
+      dedup: t.dedup,
+    });
+    this.#o.metrics.submissions += 1;
+    try {
+      await this.#o.ledger.submit(body, { signal: this.#abort.signal });
+    } catch (err) {
+      if (t.seq !== seq || !this.#tracked.has(t.commandId)) return;
+      if (err instanceof AbortError && this.#abort.signal.aborted) return;
+      this.#onError(t, err, undefined);
+      return;
+    }
+    if (t.seq !== seq || !this.#tracked.has(t.commandId)) return; // the completion came first
+    this.#await(t);
+  }
+
+  /** Waits for the completion; resubmits under the same commandId if none comes in time. */
+  #await(t: Tracked): void {
+    this.#clearTimer(t);
+    t.phase = 'awaiting';
+    const seq = ++t.seq;
+    this.#notifyIdle();
+    t.timer = this.#o.clock.setTimeout(() => {
+      t.timer = undefined;
+      if (t.seq !== seq || !this.#tracked.has(t.commandId)) return;
+      t.lastError = {
+        code: 'COMPLETION_TIMEOUT',
+        message: `no completion within ${this.#o.completionTimeoutMs} ms; resubmitting under the same commandId`,
+      };
+      this.#o.logger.warn(
+        { ...this.#ids(t), submissionId: t.submissionId, errorCode: 'COMPLETION_TIMEOUT' },
+        'no completion in time, resubmitting',
+      );
+      if (this.#closing) {
+        // Leave it `submitted`: the next start resubmits it.
+        t.phase = 'waiting';
+        this.#notifyIdle();
+        return;
+      }
+      void this.#attempt(t);
+    }, this.#o.completionTimeoutMs);
+  }
+
+  #onError(t: Tracked, err: unknown, completionOffset: number | undefined): void {
+    this.#clearTimer(t);
+    t.seq += 1;
+    t.lastError = errorRecord(err);
+    const code = err instanceof LedgerApiError ? err.error.code : undefined;
+    if (t.dedup.kind === 'offset' && code !== undefined && DEDUP_FALLBACK_CODES.has(code)) {
+      const d = this.#o.dedup;
+      const ms = d.mode === 'offset' ? d.fallbackMs : d.valueMs;
+      t.dedup = { kind: 'duration', ms };
+      this.#o.logger.warn(
+        { ...this.#ids(t), errorCode: code, dedupDurationMs: ms },
+        'the participant no longer accepts the dedup offset; falling back to a dedup duration',
+      );
+      this.#retryLater(t, err, 0);
+      return;
+    }
+    const c = classifyForSubmission(err);
+    switch (c) {
+      case 'duplicate':
+        this.#settle(t, {
+          to: 'duplicate',
+          ...optionalOffset(completionOffsetOf(err) ?? completionOffset),
+        });
+        return;
+      case 'in-flight':
+        // Another attempt of this change is being processed: its completion decides.
+        t.acceptAny = true;
+        this.#o.logger.info(
+          { ...this.#ids(t), submissionId: t.submissionId, errorCode: code },
+          'an earlier attempt is still in flight; waiting for its completion',
+        );
+        this.#await(t);
+        return;
+      case 'retryable':
+      case 'unknown-outcome':
+        this.#retryLater(t, err);
+        return;
+      case 'stale':
+        void this.#recheck(t, err);
+        return;
+      case 'final':
+        this.#deadLetter(t, 'final');
+        return;
+    }
+  }
+
+  #retryLater(t: Tracked, err: unknown, delayOverrideMs?: number): void {
+    const retry = t.payload.retry;
+    const attempts = t.record.attempts;
+    if (attempts >= retry.maxAttempts) {
+      this.#deadLetter(t, 'max-attempts');
+      return;
+    }
+    const delayMs =
+      delayOverrideMs ??
+      Math.max(
+        backoffDelay(
+          { initialMs: retry.initialDelayMs, maxMs: retry.maxDelayMs },
+          Math.max(0, attempts - 1),
+          this.#o.random,
+        ),
+        retryDelayHintMs(err) ?? 0,
+      );
+    const at = this.#o.clock.now() + delayMs;
+    const giveUp = this.#exhausted(t, at);
+    if (giveUp !== undefined) {
+      this.#deadLetter(t, giveUp);
+      return;
+    }
+    if (!this.#transition(t, { to: 'pending', nextAttemptAt: at, error: t.lastError })) return;
+    this.#schedule(t, delayMs);
+  }
+
+  /**
+   * Contention: the inputs changed under the command. If a contract it uses is archived (or no
+   * longer visible), the trigger no longer holds and the intent is rejected; otherwise retried.
+   */
+  async #recheck(t: Tracked, err: unknown): Promise<void> {
+    t.phase = 'checking';
+    const seq = ++t.seq;
+    const parties = [...new Set([...t.payload.actAs, ...t.payload.readAs])];
+    let gone: string | undefined;
+    for (const contractId of contractIdsToCheck(t.payload, err)) {
+      try {
+        const res = await this.#o.ledger.eventsByContractId(
+          { contractId, eventFormat: eventFormat({ parties }) },
+          { signal: this.#abort.signal },
+        );
+        if (res.archived !== undefined || res.created === undefined) gone = contractId;
+      } catch (lookupError) {
+        if (lookupError instanceof LedgerApiError && lookupError.error.errorCategory === 11) {
+          gone = contractId;
+        } else if (this.#abort.signal.aborted) {
+          return;
+        }
+        // Otherwise we cannot tell; retrying is the safe side (dedup guards the command).
+      }
+      if (gone !== undefined) break;
+    }
+    if (t.seq !== seq || !this.#tracked.has(t.commandId)) return;
+    this.#notifyIdle();
+    if (gone !== undefined) {
+      this.#o.logger.info(
+        { ...this.#ids(t), contractId: gone, errorCode: t.lastError?.code },
+        'the contract the intent needs is no longer active; not retrying',
+      );
+      this.#settle(t, {
+        to: 'rejected',
+        error: { ...t.lastError, reason: 'not-needed', contractId: gone },
+      });
+      return;
+    }
+    if (this.#closing) {
+      t.phase = 'waiting';
+      return;
+    }
+    this.#retryLater(t, err);
+  }
+
+  #exhausted(t: Tracked, at: number): GiveUpReason | undefined {
+    if (t.record.attempts >= t.payload.retry.maxAttempts) return 'max-attempts';
+    if (t.record.deadline !== undefined && at >= t.record.deadline) return 'deadline';
+    return undefined;
+  }
+
+  #deadLetter(t: Tracked, reason: GiveUpReason): void {
+    const last = t.lastError ?? { code: 'NO_ATTEMPT', message: 'no attempt was made' };
+    this.#settle(t, { to: 'dead-lettered', error: { ...last, reason } });
+  }
+
+  // ---- bookkeeping ----
+
+  #settle(t: Tracked, change: IntentChange): void {
+    this.#clearTimer(t);
+    t.seq += 1;
+    this.#transition(t, change);
+    this.#tracked.delete(t.commandId);
+    t.permit.release();
+    this.#o.metrics.inFlight = this.#tracked.size;
+    this.#notifyIdle();
+  }
+
+  /** Journal first, then log and emit. False when the store refused (the intent is dropped). */
+  #transition(t: Tracked, change: IntentChange): boolean {
+    const from = t.record.state;
+    try {
+      t.record = this.#o.store.transition(t.commandId, change);
+    } catch (err) {
+      this.#o.logger.error(
+        { ...this.#ids(t), state: change.to, ...errorFields(err) },
+        'cannot record the intent state change; leaving the intent to the next start',
+      );
+      this.#clearTimer(t);
+      t.seq += 1;
+      if (this.#tracked.delete(t.commandId)) t.permit.release();
+      this.#o.metrics.inFlight = this.#tracked.size;
+      this.#notifyIdle();
+      return false;
+    }
+    const error = 'error' in change ? (change.error as ErrorRecord | undefined) : undefined;
+    logIntent(this.#o.logger, t.record, from, error);
+    this.#o.metrics.countTransition(change.to);
+    this.#o.onIntent?.({
+      commandId: t.commandId,
+      ruleId: t.record.ruleId,
+      from,
+      to: change.to,
+      record: t.record,
+      ...(error === undefined ? {} : { error }),
+    });
+    return true;
+  }
+
+  #ids(t: Tracked): Record<string, unknown> {
+    return intentFields(t.record);
+  }
+
+  #clearTimer(t: Tracked): void {
+    if (t.timer !== undefined) this.#o.clock.clearTimeout(t.timer);
+    t.timer = undefined;
+  }
+
+  #abortThrottled(): void {
+    // Rate-limit waits are cancelled; submissions already out are left to finish.
+    for (const t of this.#tracked.values()) {
+      if (t.phase === 'throttled') {
+        t.seq += 1;
+        t.phase = 'waiting';
+      }
+    }
+  }
+
+  #notifyIdle(): void {
+    if (this.busy > 0) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const w of waiters) w();
+  }
+}
+
+function isBusy(phase: Phase): boolean {
+  return phase === 'submitting' || phase === 'awaiting' || phase === 'checking';
+}
+
+/**
+ * `classify`, except that a rejected token (UNAUTHENTICATED) is retried with backoff: the token
+ * may be renewed meanwhile, and dead-lettering every intent during an identity-provider outage
+ * would be worse. The attempt and deadline bounds still apply.
+ */
+export function classifyForSubmission(err: unknown): Classification {
+  if (err instanceof LedgerApiError && (err.status === 401 || err.error.grpcCodeValue === 16)) {
+    return 'retryable';
+  }
+  return classify(err);
+}
+
+/** The contracts whose state decides whether a contended intent is still needed. */
+export function contractIdsToCheck(payload: SubmissionPayload, err: unknown): string[] {
+  const ids = new Set<string>();
+  if (err instanceof LedgerApiError) {
+    for (const [type, name] of err.error.resources) {
+      if (type === 'CONTRACT_ID' || type === 'contract-id') ids.add(name);
+    }
+  }
+  for (const command of payload.commands) {
+    if ('ExerciseCommand' in command) ids.add(command.ExerciseCommand.contractId);
+  }
+  return [...ids].slice(0, 10);
+}
+
+function completionOffsetOf(err: unknown): number | undefined {
+  if (!(err instanceof LedgerApiError)) return undefined;
+  const raw = err.error.context.completion_offset;
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+function optionalOffset(offset: number | undefined): { completionOffset?: number } {
+  return offset === undefined ? {} : { completionOffset: offset };
+}
+
+function errorRecordOf(value: unknown): ErrorRecord | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const v = value as { code?: unknown; message?: unknown };
+  return typeof v.code === 'string' && typeof v.message === 'string'
+    ? (value as ErrorRecord)
+    : undefined;
+}
+
+function errorFields(err: unknown): Record<string, unknown> {
+  const r = errorRecord(err);
+  return { errorCode: r.code, error: r.message };
+}
+
+/** The id fields every intent log line carries. */
+export function intentFields(record: IntentRecord): Record<string, unknown> {
+  return {
+    ruleId: record.ruleId,
+    commandId: record.commandId,
+    offset: record.offset,
+    ...(record.trigger.kind === 'event'
+      ? { updateId: record.trigger.updateId, nodeId: record.trigger.nodeId }
+      : { slot: record.trigger.slot, contractId: record.trigger.contractId }),
+  };
+}
+
+/** The one log line of an intent state change. */
+export function logIntent(
+  logger: Logger,
+  record: IntentRecord,
+  from: IntentState | null,
+  error?: ErrorRecord,
+): void {
+  const fields = {
+    ...intentFields(record),
+    from,
+    state: record.state,
+    attempts: record.attempts,
+    ...(record.submissionId === undefined ? {} : { submissionId: record.submissionId }),
+    ...(record.nextAttemptAt === undefined || record.state !== 'pending'
+      ? {}
+      : { nextAttemptAt: record.nextAttemptAt }),
+    ...(record.completionOffset === undefined ? {} : { completionOffset: record.completionOffset }),
+    ...(record.completionUpdateId === undefined
+      ? {}
+      : { completionUpdateId: record.completionUpdateId }),
+    ...(error === undefined ? {} : { errorCode: error.code, error: error.message }),
+  };
+  if (record.state === 'dead-lettered') logger.error(fields, 'intent state changed');
+  else if (record.state === 'rejected' || (error !== undefined && record.state === 'pending'))
+    logger.warn(fields, 'intent state changed');
+  else logger.info(fields, 'intent state changed');
+}
