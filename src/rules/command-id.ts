@@ -38,6 +38,9 @@ export const COMMAND_ID_HASH_CHARS = 32;
  */
 const LEDGER_STRING = /^[A-Za-z0-9#:\-_/ ]{1,255}$/;
 
+/** Rule ids already known to make valid ids; rule sets are small, so this stays small. */
+const checkedRuleIds = new Set<string>();
+
 /** Bumped only if the encoding below changes, which would re-fire every rule once. */
 const ENCODING_VERSION = 'ledgerbot/command-id/v1';
 
@@ -52,24 +55,32 @@ const ENCODING_VERSION = 'ledgerbot/command-id/v1';
  * would make ("a-b", "c") and ("a", "b-c") collide).
  */
 export function commandIdFor(input: CommandIdInput): string {
-  const actAs = [...new Set(input.actAs)].sort(compareCodeUnits);
+  const actAs =
+    input.actAs.length === 1 ? input.actAs : [...new Set(input.actAs)].sort(compareCodeUnits);
   const key = input.triggerKey;
-  const encoded = JSON.stringify([
-    ENCODING_VERSION,
-    input.ruleId,
-    input.revision,
-    actAs,
-    key.kind === 'event' ? ['event', key.updateId, key.nodeId] : ['slot', key.slot, key.contractId],
-    input.actionIndex,
-  ]);
+  // The JSON text of [version, ruleId, revision, actAs, key, actionIndex], built by hand because
+  // this runs once per intent and JSON.stringify of the whole array costs more than the hash.
+  const keyText =
+    key.kind === 'event'
+      ? `["event",${JSON.stringify(key.updateId)},${jsonNumber(key.nodeId)}]`
+      : `["slot",${JSON.stringify(key.slot)},${key.contractId === null ? 'null' : JSON.stringify(key.contractId)}]`;
+  const encoded = `[${JSON.stringify(ENCODING_VERSION)},${JSON.stringify(input.ruleId)},${jsonNumber(input.revision)},[${actAs.map((p) => JSON.stringify(p)).join(',')}],${keyText},${jsonNumber(input.actionIndex)}]`;
   const id = `lb-${input.ruleId}-${sha256Hex(encoded).slice(0, COMMAND_ID_HASH_CHARS)}`;
-  if (!LEDGER_STRING.test(id)) {
-    // Rule ids are validated at load, so this is a bug, not a user mistake.
-    throw new IllegalStateError(
-      `rule id "${input.ruleId}" makes a commandId that is not a LedgerString of at most 255 characters`,
-    );
+  // Whether the id is valid depends on the rule id only (the rest is fixed text and hex).
+  if (!checkedRuleIds.has(input.ruleId)) {
+    if (LEDGER_STRING.test(id)) checkedRuleIds.add(input.ruleId);
+    else {
+      // Rule ids are validated at load, so this is a bug, not a user mistake.
+      throw new IllegalStateError(
+        `rule id "${input.ruleId}" makes a commandId that is not a LedgerString of at most 255 characters`,
+      );
+    }
   }
   return id;
+}
+
+function jsonNumber(n: number): string {
+  return JSON.stringify(n);
 }
 
 /** Whether `text` is a valid LedgerString (for commandIds, workflowIds and the like). */

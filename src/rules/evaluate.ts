@@ -101,7 +101,7 @@ export function evaluate(
       continue;
     }
     eventVariable ??= eventVariableOf(event, input.transaction);
-    today ??= new Date(Math.floor(context.now.getTime() / DAY_MS) * DAY_MS);
+    today ??= utcMidnight(context.now);
     const result = fireRule(rule, {
       variables: {
         event: eventVariable,
@@ -140,6 +140,18 @@ export function evaluateTransaction(
     errors.push(...r.errors);
   }
   return { intents, explanations, errors };
+}
+
+let lastNow: Date | undefined;
+let lastToday: Date | undefined;
+
+/** `today` for `now`; remembered, since a stream of events is usually evaluated with one `now`. */
+function utcMidnight(now: Date): Date {
+  if (now !== lastNow || lastToday === undefined) {
+    lastToday = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
+    lastNow = now;
+  }
+  return lastToday;
 }
 
 function unwrapEvent(event: Event): [EventKind, AnyEvent | undefined] {
@@ -266,24 +278,49 @@ function article(word: string): string {
   return /^[aeiou]/.test(word) ? 'an' : 'a';
 }
 
+/** The last few timestamps parsed: a transaction's events share their record and creation times. */
+const recentTimes: { text: string; date: Date }[] = [];
+
 /** A wire timestamp as a CEL timestamp; text that is not one stays text. */
 export function timestampOf(text: unknown): unknown {
   if (typeof text !== 'string') return text;
+  for (const recent of recentTimes) if (recent.text === text) return recent.date;
   const ms = Date.parse(text);
-  return Number.isNaN(ms) ? text : new Date(ms);
+  if (Number.isNaN(ms)) return text;
+  // CEL values are never mutated, so one Date can serve every event that has this time.
+  const date = new Date(ms);
+  if (recentTimes.length >= 4) recentTimes.pop();
+  recentTimes.unshift({ text, date });
+  return date;
 }
 
 function intOf(n: unknown): unknown {
   return typeof n === 'number' && Number.isSafeInteger(n) ? BigInt(n) : n;
 }
 
-/** The CEL view of a wire event (or an active contract's CreatedEvent): ints and timestamps typed. */
+/**
+ * The CEL view of a wire event (or an active contract's CreatedEvent): ints and timestamps typed.
+ * Copied key by key: a spread followed by retyping fields (number → bigint) sends V8 through a
+ * slow path that costs several microseconds per event.
+ */
 export function eventFieldsOf(event: AnyEvent): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...event };
-  out.offset = intOf(event.offset);
-  out.nodeId = intOf(event.nodeId);
-  if ('lastDescendantNodeId' in event) out.lastDescendantNodeId = intOf(event.lastDescendantNodeId);
-  if ('createdAt' in event) out.createdAt = timestampOf(event.createdAt);
+  const source = event as unknown as Readonly<Record<string, unknown>>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) {
+    const value = source[key];
+    switch (key) {
+      case 'offset':
+      case 'nodeId':
+      case 'lastDescendantNodeId':
+        out[key] = intOf(value);
+        break;
+      case 'createdAt':
+        out[key] = timestampOf(value);
+        break;
+      default:
+        out[key] = value;
+    }
+  }
   return out;
 }
 

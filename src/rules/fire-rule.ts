@@ -56,7 +56,7 @@ export function fireRule(rule: CompiledRule, firing: Firing): FireResult {
   let holds = true;
   for (const condition of rule.when) {
     if (!holds || error !== null) {
-      conditions.push({ ...outcomeBase(condition), outcome: 'skipped' });
+      conditions.push(outcome(condition, 'skipped'));
       continue;
     }
     let value: unknown;
@@ -68,7 +68,7 @@ export function fireRule(rule: CompiledRule, firing: Firing): FireResult {
         phase: 'when',
         actionIndex: null,
       });
-      conditions.push({ ...outcomeBase(condition), outcome: 'error' });
+      conditions.push(outcome(condition, 'error'));
       continue;
     }
     if (typeof value !== 'boolean') {
@@ -79,11 +79,11 @@ export function fireRule(rule: CompiledRule, firing: Firing): FireResult {
         condition.source,
         { pos: condition.pos, phase: 'when', actionIndex: null },
       );
-      conditions.push({ ...outcomeBase(condition), outcome: 'error' });
+      conditions.push(outcome(condition, 'error'));
       continue;
     }
     holds = value;
-    conditions.push({ ...outcomeBase(condition), outcome: value ? 'true' : 'false' });
+    conditions.push(outcome(condition, value ? 'true' : 'false'));
   }
 
   const intents: Intent[] = [];
@@ -131,8 +131,11 @@ export function fireRule(rule: CompiledRule, firing: Firing): FireResult {
   };
 }
 
-function outcomeBase(condition: CompiledRule['when'][number]): Omit<ConditionOutcome, 'outcome'> {
-  return { index: condition.index, source: condition.source, pos: condition.pos };
+function outcome(
+  condition: CompiledRule['when'][number],
+  result: ConditionOutcome['outcome'],
+): ConditionOutcome {
+  return { index: condition.index, source: condition.source, pos: condition.pos, outcome: result };
 }
 
 function ruleError(

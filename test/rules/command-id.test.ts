@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   COMMAND_ID_HASH_CHARS,
@@ -80,6 +81,29 @@ describe('commandIdFor', () => {
     expect(id.length).toBeLessThanOrEqual(255);
     expect(id).toMatch(LEDGER_STRING);
     expect(isLedgerString(id)).toBe(true);
+  });
+
+  it('hashes the JSON array of its inputs (pinned, so an encoding change cannot slip in)', () => {
+    const json = (key: unknown[]): string =>
+      createHash('sha256')
+        .update(
+          JSON.stringify([
+            'ledgerbot/command-id/v1',
+            base.ruleId,
+            1,
+            ['Issuer::1220bbbb', 'Payer::1220aaaa'],
+            key,
+            0,
+          ]),
+        )
+        .digest('hex')
+        .slice(0, 32);
+    expect(commandIdFor(base)).toBe(`lb-accept-small-invoices-${json(['event', '1220abcd', 0])}`);
+    const slot = { kind: 'slot', slot: '2025-03-03T08:00:00.000Z', contractId: 'a"b\\c' } as const;
+    expect(commandIdFor({ ...base, triggerKey: slot })).toBe(
+      `lb-accept-small-invoices-${json(['slot', slot.slot, slot.contractId])}`,
+    );
+    expect(commandIdFor(base)).toBe('lb-accept-small-invoices-5c02b4b4b963b9313e2cc940e2df5896');
   });
 
   it('refuses a rule id that would not make a LedgerString', () => {
