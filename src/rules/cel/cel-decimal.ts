@@ -13,6 +13,9 @@ const Exact = Decimal.clone({
 
 const NUMERIC_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 
+const PARSED_MAX = 1024;
+const parsed = new Map<string, CelDecimal | null>();
+
 /** The CEL value of `decimal(...)`. Compare and compute with it, never with doubles. */
 export class CelDecimal {
   readonly value: Decimal;
@@ -23,8 +26,15 @@ export class CelDecimal {
 
   /** Parses decimal text such as "12", "-0.5" or "999.9900000000"; null when it is not one. */
   static parse(text: string): CelDecimal | null {
+    // Literals such as decimal("1000") are parsed on every evaluation; values are immutable, so
+    // recent texts are remembered (bounded: cleared when full).
+    const cached = parsed.get(text);
+    if (cached !== undefined) return cached;
     const trimmed = text.trim();
-    return NUMERIC_TEXT.test(trimmed) ? new CelDecimal(new Exact(trimmed)) : null;
+    const value = NUMERIC_TEXT.test(trimmed) ? new CelDecimal(new Exact(trimmed)) : null;
+    if (parsed.size >= PARSED_MAX) parsed.clear();
+    parsed.set(text, value);
+    return value;
   }
 
   static fromBigInt(n: bigint): CelDecimal {
