@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { runRulesSection } from './rules-bench.js';
 import { runSandboxBench, type SandboxBenchRow } from './sandbox-bench.js';
 
 /**
@@ -53,3 +54,6 @@ for (const r of rows)
   );
 writeSection(table(rows, load));
 console.log(`wrote ${DOC}`);
+
+// The rules section writes its own part of docs/benchmarks.md (bench/rules-bench.ts).
+await runRulesSection();
