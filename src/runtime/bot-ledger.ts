@@ -1,10 +1,31 @@
-import type { LedgerClient } from '../ledger/ledger-client.js';
+import type { CallOptions } from '../ledger/http-transport.js';
+import type {
+  CompletionElement,
+  StreamCompletionsRequest,
+} from '../ledger/ws/completion-stream.js';
+import type { StreamOptions } from '../ledger/ws/stream-context.js';
+import type { StreamUpdatesRequest, UpdateElement } from '../ledger/ws/update-stream.js';
+import type {
+  GetEventsByContractIdRequest,
+  JsCommands,
+  JsGetEventsByContractIdResponse,
+} from '../ledger/wire/wire-types.js';
 
 /**
- * What the runtime uses of the ledger: the LedgerClient methods below. Tests pass a scripted
- * fake of the same shape; production passes the LedgerClient itself.
+ * What the runtime uses of the ledger: a structural subset of LedgerClient (which production
+ * passes as it is). The streams must resume across dropped sockets by themselves, as the
+ * client's do; tests pass a scripted fake.
  */
-export type BotLedger = Pick<
-  LedgerClient,
-  'submit' | 'ledgerEnd' | 'updates' | 'completions' | 'eventsByContractId' | 'latestPrunedOffsets'
->;
+export type BotLedger = {
+  submit(commands: JsCommands, options?: CallOptions): Promise<unknown>;
+  ledgerEnd(options?: CallOptions): Promise<number>;
+  updates(request: StreamUpdatesRequest, options?: StreamOptions): AsyncIterable<UpdateElement>;
+  completions(
+    request: StreamCompletionsRequest,
+    options?: StreamOptions,
+  ): AsyncIterable<CompletionElement>;
+  eventsByContractId(
+    request: GetEventsByContractIdRequest,
+    options?: CallOptions,
+  ): Promise<JsGetEventsByContractIdResponse>;
+};

@@ -1,0 +1,224 @@
+import { AbortError } from '../../src/core/abort-error.js';
+import type { CallOptions } from '../../src/ledger/http-transport.js';
+import { LedgerApiError } from '../../src/ledger/ledger-api-error.js';
+import { parseJsCantonError } from '../../src/ledger/js-canton-error.js';
+import type {
+  CompletionElement,
+  StreamCompletionsRequest,
+} from '../../src/ledger/ws/completion-stream.js';
+import type { StreamOptions } from '../../src/ledger/ws/stream-context.js';
+import type { StreamUpdatesRequest, UpdateElement } from '../../src/ledger/ws/update-stream.js';
+import type {
+  GetEventsByContractIdRequest,
+  JsCommands,
+  JsGetEventsByContractIdResponse,
+} from '../../src/ledger/wire/wire-types.js';
+import type { BotLedger } from '../../src/runtime/bot-ledger.js';
+import { cantonError } from '../ledger/samples.js';
+import { specValidator } from '../support/spec-validator.js';
+
+const openapi = specValidator('openapi-3.5');
+
+/**
+ * An async iterable fed by the test. It counts how many elements the consumer has pulled, so a
+ * test can prove that ingestion paused (nothing was read beyond the bound).
+ */
+export class AsyncQueue<T> implements AsyncIterable<T> {
+  #items: T[] = [];
+  #waiting: ((r: IteratorResult<T>) => void) | undefined;
+  #failWaiting: ((err: unknown) => void) | undefined;
+  #ended = false;
+  #error: unknown = undefined;
+  pulled = 0;
+
+  constructor(readonly signal?: AbortSignal) {
+    signal?.addEventListener('abort', () => this.fail(new AbortError()), { once: true });
+  }
+
+  push(...items: T[]): void {
+    for (const item of items) {
+      if (this.#waiting !== undefined) {
+        const w = this.#waiting;
+        this.#waiting = undefined;
+        this.#failWaiting = undefined;
+        this.pulled += 1;
+        w({ value: item, done: false });
+      } else {
+        this.#items.push(item);
+      }
+    }
+  }
+
+  /** Elements pushed but not yet pulled. */
+  get buffered(): number {
+    return this.#items.length;
+  }
+
+  end(): void {
+    this.#ended = true;
+    this.#waiting?.({ value: undefined, done: true });
+    this.#waiting = undefined;
+  }
+
+  fail(err: unknown): void {
+    this.#error = err;
+    this.#failWaiting?.(err);
+    this.#waiting = undefined;
+    this.#failWaiting = undefined;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    return {
+      next: () => {
+        if (this.#error !== undefined) return Promise.reject(this.#error);
+        const item = this.#items.shift();
+        if (item !== undefined) {
+          this.pulled += 1;
+          return Promise.resolve({ value: item, done: false });
+        }
+        if (this.#ended) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve, reject) => {
+          this.#waiting = resolve;
+          this.#failWaiting = reject;
+        });
+      },
+      return: () => {
+        this.#ended = true;
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+  }
+}
+
+export type SubmitHandler = (commands: JsCommands, n: number) => unknown;
+
+/**
+ * A scripted participant: records every submission (validated against the 3.5 spec), answers
+ * them with the next scripted handler (accept by default), and exposes the update and completion
+ * streams the bot opened as queues the test feeds.
+ */
+export class FakeLedger implements BotLedger {
+  readonly submits: JsCommands[] = [];
+  readonly submitScript: SubmitHandler[] = [];
+  readonly updateStreams: { request: StreamUpdatesRequest; queue: AsyncQueue<UpdateElement> }[] =
+    [];
+  readonly completionStreams: {
+    request: StreamCompletionsRequest;
+    queue: AsyncQueue<CompletionElement>;
+  }[] = [];
+  readonly lookups: GetEventsByContractIdRequest[] = [];
+  /** Contract id → 'active' | 'archived' | 'unknown' for eventsByContractId. */
+  readonly contracts = new Map<string, 'active' | 'archived' | 'unknown'>();
+  /** Errors the next `updates` calls throw when iterated (one per call). */
+  readonly updatesErrors: unknown[] = [];
+  end = 0;
+
+  submit(commands: JsCommands, _options?: CallOptions): Promise<unknown> {
+    openapi.assert('JsCommands', commands);
+    const n = this.submits.length;
+    this.submits.push(structuredClone(commands));
+    const handler = this.submitScript.shift();
+    try {
+      return Promise.resolve(handler === undefined ? {} : handler(commands, n));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  ledgerEnd(): Promise<number> {
+    return Promise.resolve(this.end);
+  }
+
+  updates(request: StreamUpdatesRequest, options?: StreamOptions): AsyncIterable<UpdateElement> {
+    openapi.assert('UpdateFormat', request.updateFormat);
+    const queue = new AsyncQueue<UpdateElement>(options?.signal);
+    const err = this.updatesErrors.shift();
+    if (err !== undefined) queue.fail(err);
+    this.updateStreams.push({ request, queue });
+    return queue;
+  }
+
+  completions(
+    request: StreamCompletionsRequest,
+    options?: StreamOptions,
+  ): AsyncIterable<CompletionElement> {
+    const queue = new AsyncQueue<CompletionElement>(options?.signal);
+    this.completionStreams.push({ request, queue });
+    return queue;
+  }
+
+  eventsByContractId(
+    request: GetEventsByContractIdRequest,
+  ): Promise<JsGetEventsByContractIdResponse> {
+    openapi.assert('GetEventsByContractIdRequest', request);
+    this.lookups.push(request);
+    const state = this.contracts.get(request.contractId) ?? 'unknown';
+    if (state === 'unknown') {
+      return Promise.reject(
+        apiError('CONTRACT_EVENTS_NOT_FOUND', 11, 5, 'Contract events not found, or not visible.'),
+      );
+    }
+    const created = {
+      createdEvent: {
+        offset: 1,
+        nodeId: 0,
+        contractId: request.contractId,
+        templateId: 'pkg:Invoice:Invoice',
+        createArgument: {},
+        witnessParties: [],
+        signatories: [],
+        observers: [],
+        createdAt: '2026-01-01T00:00:00Z',
+        packageName: 'invoices',
+        representativePackageId: 'pkg',
+        acsDelta: true,
+      },
+      synchronizerId: 'sync::1220',
+    };
+    const res =
+      state === 'active'
+        ? { created }
+        : {
+            created,
+            archived: {
+              archivedEvent: {
+                offset: 2,
+                nodeId: 0,
+                contractId: request.contractId,
+                templateId: 'pkg:Invoice:Invoice',
+                witnessParties: [],
+                packageName: 'invoices',
+              },
+              synchronizerId: 'sync::1220',
+            },
+          };
+    return Promise.resolve(res as JsGetEventsByContractIdResponse);
+  }
+
+  /** The latest completions stream (the bot opens one). */
+  get completionQueue(): AsyncQueue<CompletionElement> {
+    const last = this.completionStreams[this.completionStreams.length - 1];
+    if (last === undefined) throw new Error('the bot opened no completions stream');
+    return last.queue;
+  }
+
+  get updateQueue(): AsyncQueue<UpdateElement> {
+    const last = this.updateStreams[this.updateStreams.length - 1];
+    if (last === undefined) throw new Error('the bot opened no updates stream');
+    return last.queue;
+  }
+}
+
+/** A synchronous rejection as the HTTP client throws it. */
+export function apiError(
+  code: string,
+  category: number,
+  grpc: number,
+  cause: string,
+  context: Record<string, string> = {},
+  status = 400,
+): LedgerApiError {
+  const body = cantonError(code, category, grpc, cause, context);
+  openapi.assert('JsCantonError', body);
+  return new LedgerApiError(parseJsCantonError(body)!, 'POST /v2/commands/async/submit', status);
+}
