@@ -94,3 +94,29 @@ export { formatRuleProblem } from './rules/rule-problem.js';
 export { RuleError } from './rules/rule-error.js';
 export type { CatalogueTemplate, PackageCatalogue } from './rules/package-catalogue.js';
 export { RULES_SCHEMA } from './rules/rules-schema.js';
+export type { CommandIdInput, TriggerKey } from './rules/command-id.js';
+export { commandIdFor } from './rules/command-id.js';
+export type { RuleIndex } from './rules/rule-index.js';
+export { indexRules } from './rules/rule-index.js';
+export type {
+  EvaluateOptions,
+  EvaluationContext,
+  EventInput,
+  TransactionInfo,
+} from './rules/evaluate.js';
+export { evaluate, evaluateTransaction } from './rules/evaluate.js';
+export type { SlotContext } from './rules/evaluate-slot.js';
+export { evaluateSlot } from './rules/evaluate-slot.js';
+export type {
+  ConditionOutcome,
+  EvaluationResult,
+  Explanation,
+  Intent,
+  RuleEvaluationError,
+  RuleEvaluationErrorCode,
+  TriggerMismatch,
+} from './rules/evaluation-result.js';
+export { formatRuleEvaluationError } from './rules/evaluation-result.js';
+export { formatExplanation } from './rules/format-explanation.js';
+export type { RuleTestFile, RuleTestFileResult } from './rules/rule-tests.js';
+export { formatRuleTestResult, parseRuleTestFile, runRuleTests } from './rules/rule-tests.js';
