@@ -205,6 +205,24 @@ rules:
     expect(r.errors[0]!.message).toMatch(/cannot put a list inside a text/);
   });
 
+  it('refuses values a command cannot carry, naming the expression', () => {
+    const bad = rules(`
+version: 1
+rules:
+  - id: duration-arg
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    then:
+      - create:
+          template: "#invoices:Audit:Entry"
+          createArguments: { wait: "\${{ duration('1h') }}" }
+        actAs: [payer]
+`);
+    const r = evaluate(bad, input({ CreatedEvent: created() }), CONTEXT);
+    expect(r.intents).toEqual([]);
+    expect(r.errors[0]).toMatchObject({ code: 'CEL_EVALUATION_ERROR', phase: 'then' });
+    expect(r.errors[0]!.message).toMatch(/gives a duration, which a command cannot carry/);
+  });
+
   it('rejects a contract id that is not text, and emits no partial set of actions', () => {
     const bad = rules(`
 version: 1
