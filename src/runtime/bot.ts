@@ -271,7 +271,8 @@ class TriggerBot implements Bot {
     this.#completionsAbort.abort(new AbortError('the bot failed'));
     this.#tracker.close();
     this.#setState('failed');
-    await Promise.allSettled([this.#ingestTask, this.#completionsTask]);
+    // The tasks are not awaited: one of them is the caller. Both end at their aborted signal.
+    await Promise.resolve();
     this.#saveCheckpoint();
     this.#cleanupStore();
     this.#resolveDone();

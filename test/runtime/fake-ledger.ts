@@ -28,7 +28,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   #waiting: ((r: IteratorResult<T>) => void) | undefined;
   #failWaiting: ((err: unknown) => void) | undefined;
   #ended = false;
-  #error: unknown = undefined;
+  #error: Error | undefined = undefined;
   pulled = 0;
 
   constructor(readonly signal?: AbortSignal) {
@@ -61,7 +61,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   }
 
   fail(err: unknown): void {
-    this.#error = err;
+    this.#error = err as Error;
     this.#failWaiting?.(err);
     this.#waiting = undefined;
     this.#failWaiting = undefined;
@@ -113,16 +113,13 @@ export class FakeLedger implements BotLedger {
   readonly updatesErrors: unknown[] = [];
   end = 0;
 
-  submit(commands: JsCommands, _options?: CallOptions): Promise<unknown> {
+  // eslint-disable-next-line @typescript-eslint/require-await -- handlers throw synchronously
+  async submit(commands: JsCommands, _options?: CallOptions): Promise<unknown> {
     openapi.assert('JsCommands', commands);
     const n = this.submits.length;
     this.submits.push(structuredClone(commands));
     const handler = this.submitScript.shift();
-    try {
-      return Promise.resolve(handler === undefined ? {} : handler(commands, n));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return handler === undefined ? {} : handler(commands, n);
   }
 
   ledgerEnd(): Promise<number> {

@@ -142,7 +142,7 @@ export function completionOf(
   failure?: Parameters<typeof cantonStatus>[0],
   overrides: Partial<Completion> = {},
 ): Completion {
-  const c: Completion = {
+  const c = {
     commandId: submitted.commandId,
     userId: submitted.userId ?? 'ledgerbot',
     actAs: submitted.actAs,
@@ -151,14 +151,14 @@ export function completionOf(
     synchronizerTime: { synchronizerId: 'sync::1220ef', recordTime: '2026-01-05T09:00:00Z' },
     ...(failure === undefined
       ? { updateId: `tx-${offset}`, status: { code: 0, message: '', details: [] } }
-      : { status: specForm(cantonStatus(failure)) as Completion['status'] }),
+      : { status: specForm(cantonStatus(failure)) }),
     ...overrides,
-  };
+  } as Completion;
   openapi.assert('Completion1', c);
   // What the wire really carries: Canton adds the decoded details, which the parser reads.
   return failure === undefined
     ? c
-    : { ...c, status: cantonStatus(failure) as Completion['status'] };
+    : ({ ...c, status: cantonStatus(failure) } as unknown as Completion);
 }
 
 export const lostResponse = (): never => {

@@ -1,0 +1,364 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Completion } from '../../src/ledger/wire/wire-types.js';
+import type { BotState } from '../../src/runtime/bot.js';
+import { RuntimeError } from '../../src/runtime/runtime-error.js';
+import { createBot } from '../../src/runtime/bot.js';
+import { apiError } from './fake-ledger.js';
+import {
+  botFixture,
+  checkpointAt,
+  invoiceCreated,
+  PARTIES,
+  PAYER,
+  recordingLogger,
+  rules,
+  type BotFixture,
+} from './bot-fixture.js';
+import { completionOf } from './tracker-fixture.js';
+
+let f: BotFixture | undefined;
+afterEach(async () => {
+  await f?.cleanup();
+  f = undefined;
+});
+
+function complete(
+  fx: BotFixture,
+  n: number,
+  offset: number,
+  failure?: Parameters<typeof completionOf>[2],
+): void {
+  const submitted = fx.ledger.submits[n];
+  if (submitted === undefined) throw new Error(`no submission #${n}`);
+  const completion: Completion = completionOf(submitted, offset, failure);
+  fx.ledger.completionQueue.push({ kind: 'completion', offset, completion });
+}
+
+describe('createBot', () => {
+  it('subscribes with one filter from the rules and completions for the acting parties', async () => {
+    f = botFixture();
+    f.ledger.end = 10;
+    await f.bot.start();
+    expect(f.bot.state).toBe('running');
+    const [updates] = f.ledger.updateStreams;
+    expect(updates?.request.beginExclusive).toBe(10);
+    expect(updates?.request.updateFormat).toEqual({
+      includeTransactions: {
+        eventFormat: {
+          filtersByParty: {
+            [PAYER]: {
+              cumulative: [
+                {
+                  identifierFilter: {
+                    TemplateFilter: {
+                      value: {
+                        templateId: '#invoices:Invoice:Invoice',
+                        includeCreatedEventBlob: false,
+                      },
+                    },
+                  },
+                },
+              ],
+            },
+          },
+          verbose: true,
+        },
+        transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+      },
+    });
+    expect(f.ledger.completionStreams[0]?.request).toEqual({
+      userId: 'ledgerbot',
+      parties: [PAYER],
+      beginExclusive: 10,
+    });
+  });
+
+  it('uses LEDGER_EFFECTS when a rule watches exercises', () => {
+    const bot = createBot({
+      rules: rules(`version: 1
+rules:
+  - id: settle
+    on:
+      exercised: { template: '#invoices:Invoice:Invoice', choice: Accept }
+      party: issuer
+    then:
+      - exercise: { template: '#invoices:Payment:Payment', contractId: '\${{ event.exerciseResult }}', choice: Settle }
+        actAs: [issuer]
+`),
+      parties: PARTIES,
+      userId: 'u',
+      ledger: {} as never,
+      store: {} as never,
+    });
+    expect(bot.plan.shape).toBe('TRANSACTION_SHAPE_LEDGER_EFFECTS');
+    expect(bot.plan.readParties).toEqual([PARTIES.issuer]);
+  });
+
+  it('records intents write-ahead, submits them and holds the checkpoint until they are terminal', async () => {
+    f = botFixture();
+    f.ledger.end = 10;
+    await f.bot.start();
+    f.ledger.updateQueue.push(
+      invoiceCreated(11),
+      invoiceCreated(12, {}, 'Invoice:Other'),
+      invoiceCreated(13, { currency: 'EUR' }),
+      checkpointAt(14),
+    );
+    await f.settle();
+    expect(f.bot.metrics.lastOffset).toBe(14);
+    expect(f.ledger.submits).toHaveLength(1);
+    expect(f.ledger.submits[0]).toMatchObject({
+      actAs: [PAYER],
+      workflowId: 'accept',
+      deduplicationPeriod: { DeduplicationOffset: { value: 11 } },
+      commands: [{ ExerciseCommand: { contractId: '00inv11', choice: 'Accept' } }],
+    });
+    // The intent of offset 11 is open: the checkpoint stays below it.
+    expect(f.store.checkpoint()).toBe(10);
+    complete(f, 0, 15);
+    await f.settle();
+    expect(f.store.getIntent(f.ledger.submits[0]!.commandId)?.state).toBe('succeeded');
+    expect(f.store.checkpoint()).toBe(14);
+    expect(f.bot.metrics.snapshot()).toMatchObject({
+      transactionsSeen: 3,
+      eventsSeen: 3,
+      intentsRecorded: 1,
+      submissions: 1,
+      inFlight: 0,
+      intentTransitions: { pending: 1, submitted: 1, succeeded: 1 },
+    });
+  });
+
+  it('pauses ingestion when maxInFlight is reached: nothing is read beyond the bound', async () => {
+    f = botFixture({ submission: { maxInFlight: 2, completionTimeoutMs: 60_000 } });
+    await f.bot.start();
+    const queue = f.ledger.updateQueue;
+    queue.push(...[1, 2, 3, 4, 5, 6].map((o) => invoiceCreated(o)));
+    await f.settle();
+    expect(f.ledger.submits).toHaveLength(2);
+    // The third transaction was read and its intent recorded; it waits for a place, and the
+    // loop pulls nothing more meanwhile.
+    expect(queue.pulled).toBe(3);
+    expect(queue.buffered).toBe(3);
+    expect(f.bot.metrics.waitingForAdmission).toBe(1);
+    expect(f.bot.metrics.inFlight).toBe(2);
+    expect(f.store.countByState().pending).toBe(1);
+    await f.clock.advance(10_000);
+    expect(queue.pulled).toBe(3);
+    complete(f, 0, 7);
+    await f.settle();
+    expect(f.ledger.submits).toHaveLength(3);
+    expect(queue.pulled).toBe(4);
+  });
+
+  it('honours the per-rule concurrency bound', async () => {
+    f = botFixture({
+      rules: rules(
+        `version: 1
+rules:
+  - id: accept
+    on: { created: '#invoices:Invoice:Invoice', party: payer }
+    then:
+      - exercise: { template: '#invoices:Invoice:Invoice', contractId: '\${{ event.contractId }}', choice: Accept }
+        actAs: [payer]
+    concurrency: 1
+`,
+      ),
+    });
+    await f.bot.start();
+    f.ledger.updateQueue.push(invoiceCreated(1), invoiceCreated(2));
+    await f.settle();
+    expect(f.ledger.submits).toHaveLength(1);
+    complete(f, 0, 3);
+    await f.settle();
+    expect(f.ledger.submits).toHaveLength(2);
+  });
+
+  it('rate-limits submissions per rule on the injected clock', async () => {
+    f = botFixture({
+      rules: rules(
+        `version: 1
+rules:
+  - id: accept
+    on: { created: '#invoices:Invoice:Invoice', party: payer }
+    then:
+      - exercise: { template: '#invoices:Invoice:Invoice', contractId: '\${{ event.contractId }}', choice: Accept }
+        actAs: [payer]
+    rateLimit: { perSecond: 2, burst: 1 }
+`,
+      ),
+    });
+    await f.bot.start();
+    f.ledger.updateQueue.push(invoiceCreated(1), invoiceCreated(2), invoiceCreated(3));
+    await f.settle();
+    expect(f.ledger.submits).toHaveLength(1);
+    await f.clock.advance(499);
+    expect(f.ledger.submits).toHaveLength(1);
+    await f.clock.advance(1);
+    expect(f.ledger.submits).toHaveLength(2);
+    await f.clock.advance(500);
+    expect(f.ledger.submits).toHaveLength(3);
+  });
+
+  it('resumes from the checkpoint after a restart and resubmits open intents with their commandIds', async () => {
+    f = botFixture({ closeStore: false });
+    f.ledger.end = 10;
+    await f.bot.start();
+    f.ledger.updateQueue.push(invoiceCreated(11), invoiceCreated(12));
+    await f.settle();
+    expect(f.ledger.submits).toHaveLength(2);
+    complete(f, 1, 13);
+    await f.settle();
+    const stopping = f.bot.stop();
+    await f.clock.advance(10_000); // grace period: the first completion never comes
+    await stopping;
+    expect(f.bot.state).toBe('stopped');
+    expect(f.store.checkpoint()).toBe(10);
+    const open = f.store.openIntents();
+    expect(open.map((i) => i.commandId)).toEqual([f.ledger.submits[0]!.commandId]);
+
+    f.ledger.end = 20;
+    const again = f.restart();
+    await again.start();
+    await f.settle();
+    // Updates resume after the checkpoint; completions no later than the open intent's offset.
+    expect(f.ledger.updateStreams[1]?.request.beginExclusive).toBe(10);
+    expect(f.ledger.completionStreams[1]?.request.beginExclusive).toBe(11);
+    expect(f.ledger.submits).toHaveLength(3);
+    expect(f.ledger.submits[2]!.commandId).toBe(f.ledger.submits[0]!.commandId);
+    expect(f.ledger.submits[2]!.submissionId).not.toBe(f.ledger.submits[0]!.submissionId);
+    // The replay of offsets 11 and 12 finds both intents in the journal: nothing new is submitted.
+    f.ledger.updateQueue.push(invoiceCreated(11), invoiceCreated(12));
+    await f.settle();
+    expect(f.ledger.submits).toHaveLength(3);
+    complete(f, 2, 21);
+    await f.settle();
+    expect(f.store.openIntents()).toEqual([]);
+    expect(f.store.checkpoint()).toBe(12);
+    await again.stop();
+  });
+
+  it('counts and logs rule errors with the rule, update and file position, and keeps going', async () => {
+    const logger = recordingLogger();
+    f = botFixture({
+      logger,
+      rules: rules(`version: 1
+rules:
+  - id: accept
+    on: { created: '#invoices:Invoice:Invoice', party: payer }
+    when: event.createArgument.missing == "x"
+    then:
+      - exercise: { template: '#invoices:Invoice:Invoice', contractId: '\${{ event.contractId }}', choice: Accept }
+        actAs: [payer]
+`),
+    });
+    await f.bot.start();
+    f.ledger.updateQueue.push(invoiceCreated(1), invoiceCreated(2));
+    await f.settle();
+    expect(f.bot.metrics.ruleErrors).toBe(2);
+    expect(f.bot.metrics.ruleErrorsByRule).toEqual({ accept: 2 });
+    expect(f.bot.metrics.lastOffset).toBe(2);
+    const line = logger.lines.find((l) => l.msg === 'rule evaluation failed');
+    expect(line?.fields).toMatchObject({
+      ruleId: 'accept',
+      updateId: 'upd-1',
+      offset: 1,
+      file: 'rules.yaml',
+      line: 5,
+    });
+  });
+
+  it('logs one line per intent state change with the ids in fields', async () => {
+    const logger = recordingLogger();
+    f = botFixture({ logger });
+    await f.bot.start();
+    f.ledger.updateQueue.push(invoiceCreated(3));
+    await f.settle();
+    complete(f, 0, 4);
+    await f.settle();
+    const lines = logger.lines.filter((l) => l.msg === 'intent state changed');
+    expect(lines.map((l) => l.fields.state)).toEqual(['pending', 'submitted', 'succeeded']);
+    for (const l of lines) {
+      expect(l.fields).toMatchObject({
+        ruleId: 'accept',
+        commandId: f.ledger.submits[0]!.commandId,
+        offset: 3,
+        updateId: 'upd-3',
+      });
+    }
+  });
+
+  it('skips pruned offsets to the ledger end with a loud warning', async () => {
+    const logger = recordingLogger();
+    f = botFixture({ logger, start: { kind: 'offset', offset: 5 } });
+    f.ledger.end = 50;
+    f.ledger.updatesErrors.push(
+      apiError('PARTICIPANT_PRUNED_DATA_ACCESSED', 9, 9, 'pruned', { earliest_offset: '30' }),
+    );
+    await f.bot.start();
+    await f.settle();
+    expect(f.ledger.updateStreams.map((s) => s.request.beginExclusive)).toEqual([5, 50]);
+    expect(f.store.checkpoint()).toBe(50);
+    expect(f.bot.metrics.prunedRestarts).toBe(1);
+    const warning = logger.lines.find((l) => l.level === 'error' && l.fields.stream === 'updates');
+    expect(warning?.fields).toMatchObject({ fromOffset: 5, toOffset: 50, earliestOffset: '30' });
+    expect(f.bot.state).toBe('running');
+  });
+
+  it('retries auth failures of the stream with backoff, not in a hot loop', async () => {
+    f = botFixture({ restartBackoff: { initialMs: 1_000, maxMs: 8_000 } });
+    const unauthenticated = () =>
+      apiError('NA', -1, 16, 'A security-sensitive error has been received', {}, 401);
+    f.ledger.updatesErrors.push(unauthenticated(), unauthenticated());
+    await f.bot.start();
+    await f.settle();
+    expect(f.ledger.updateStreams).toHaveLength(1);
+    await f.clock.advance(1_000);
+    expect(f.ledger.updateStreams).toHaveLength(2);
+    await f.clock.advance(999);
+    expect(f.ledger.updateStreams).toHaveLength(2); // the second wait is longer (1-2 s)
+    await f.clock.advance(1_001);
+    expect(f.ledger.updateStreams).toHaveLength(3);
+    expect(f.bot.state).toBe('running');
+  });
+
+  it('fails on a stream error retrying cannot fix, and settles `done`', async () => {
+    f = botFixture();
+    f.ledger.updatesErrors.push(
+      apiError('TEMPLATES_OR_INTERFACES_NOT_FOUND', 11, 5, 'no such template'),
+    );
+    const states: BotState[] = [];
+    f.bot.events.on('state', (s) => states.push(s));
+    await f.bot.start();
+    await f.bot.done;
+    expect(f.bot.state).toBe('failed');
+    expect(f.bot.error).toBeInstanceOf(RuntimeError);
+    expect((f.bot.error as RuntimeError).code).toBe('STREAM_FAILED');
+    expect(states).toEqual(['starting', 'running', 'failed']);
+    await f.bot.stop(); // idempotent in every state
+    expect(f.bot.state).toBe('failed');
+  });
+
+  it('goes created → starting → running → stopping → stopped; stop is idempotent', async () => {
+    f = botFixture();
+    const states: BotState[] = [];
+    f.bot.events.on('state', (s) => states.push(s));
+    await f.bot.start();
+    await Promise.all([f.bot.stop(), f.bot.stop()]);
+    await f.bot.stop();
+    expect(states).toEqual(['starting', 'running', 'stopping', 'stopped']);
+    await expect(f.bot.start()).rejects.toThrow(/start\(\) needs a new bot/);
+  });
+
+  it('rejects a rule whose party alias has no id at create time', () => {
+    expect(() =>
+      createBot({
+        rules: rules(),
+        parties: { issuer: 'i::1' },
+        userId: 'u',
+        ledger: {} as never,
+        store: {} as never,
+      }),
+    ).toThrow(/party alias "payer"/);
+  });
+});
