@@ -36,6 +36,9 @@ import {
   type IntentEvent,
 } from './submission-tracker.js';
 import { TokenBucket } from './token-bucket.js';
+import type { ScheduleDriver } from '../schedule/schedule-driver.js';
+import type { SlotSubmitContext } from '../schedule/run-slot.js';
+import { botSchedules, type BotScheduleOptions } from './bot-schedules.js';
 
 export type BotState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
 
@@ -72,6 +75,8 @@ export type BotOptions = {
   readonly clock?: Clock;
   readonly random?: Random;
   readonly logger?: Logger;
+  /** Schedule rules: the scheduler, the snapshot source, or `drive: false` to run no slots. */
+  readonly schedule?: BotScheduleOptions & { readonly drive?: boolean };
 };
 
 /** What the bot emits, for the demo's account, the ops layer and tests. */
@@ -104,6 +109,15 @@ export type Bot = {
   stop(): Promise<void>;
   /** Settles when the bot is stopped or failed (never rejects). */
   readonly done: Promise<void>;
+  /** The schedule driver (undefined without enabled schedule rules, or with `drive: false`). */
+  readonly schedules: ScheduleDriver | undefined;
+  /**
+   * Records the intents of a schedule slot in the journal and hands them to the submission
+   * pipeline (the same limits, retries and dead letters as event rules). Resolves once they are
+   * recorded and admitted, not once they complete; intents already in the journal are left
+   * as they are. The checkpoint does not wait for them; the slot record does.
+   */
+  submitIntents(intents: readonly Intent[], context: SlotSubmitContext): Promise<void>;
 };
 
 const DEFAULT_RESTART_BACKOFF: BackoffPolicy = { initialMs: 1_000, maxMs: 60_000 };
@@ -119,6 +133,7 @@ class TriggerBot implements Bot {
   readonly events = new EventEmitter<BotEventMap>();
   readonly plan: SubscriptionPlan;
   readonly done: Promise<void>;
+  readonly schedules: ScheduleDriver | undefined;
 
   readonly #o: BotOptions;
   readonly #clock: Clock;
@@ -163,6 +178,20 @@ class TriggerBot implements Bot {
       onIntent: (event) => this.events.emit('intent', event),
     });
     this.done = new Promise((resolve) => (this.#resolveDone = resolve));
+    this.schedules =
+      options.schedule?.drive === false
+        ? undefined
+        : botSchedules({
+            rules: options.rules,
+            parties: options.parties,
+            ledger: options.ledger,
+            journal: options.store,
+            sink: this,
+            clock: this.#clock,
+            random: this.#random,
+            logger: options.logger ?? silentLogger,
+            ...(options.schedule === undefined ? {} : { options: options.schedule }),
+          });
   }
 
   get state(): BotState {
@@ -212,6 +241,7 @@ class TriggerBot implements Bot {
       }
       this.#ingestTask = this.#guard(this.#runIngest(begin));
       if (this.#state === 'starting') this.#setState('running');
+      this.schedules?.start();
     } catch (err) {
       if (this.#state === 'starting' || this.#state === 'stopping') {
         await this.#fail(err);
@@ -251,6 +281,8 @@ class TriggerBot implements Bot {
     await this.#starting?.catch(() => undefined);
     // #start may have failed meanwhile.
     if ((this.#state as BotState) === 'failed') return;
+    // Slots first: a running slot still records its intents through the pipeline.
+    await this.schedules?.stop();
     this.#intake.abort(new AbortError('the bot is stopping'));
     await this.#ingestTask;
     await this.#tracker.drain(this.#o.stopGraceMs ?? 10_000);
@@ -267,6 +299,7 @@ class TriggerBot implements Bot {
     if (this.#state === 'failed' || this.#state === 'stopped') return;
     this.#error = err;
     this.#log.error({ ...errorLogFields(err) }, 'bot failed');
+    void this.schedules?.stop();
     this.#intake.abort(new AbortError('the bot failed'));
     this.#completionsAbort.abort(new AbortError('the bot failed'));
     this.#tracker.close();
@@ -463,6 +496,58 @@ class TriggerBot implements Bot {
     for (const record of toRun) await this.#admit(record);
   }
 
+  async submitIntents(intents: readonly Intent[], context: SlotSubmitContext): Promise<void> {
+    if (intents.length === 0) return;
+    const store = this.#o.store;
+    const now = this.#clock.now();
+    const slot = new Date(context.slot).toISOString();
+    const recorded = store.batch(() =>
+      store.recordIntents(
+        intents.map((intent) => {
+          const payload = payloadOf(intent);
+          const key = intent.triggerKey;
+          return {
+            commandId: intent.commandId,
+            userId: this.#o.userId,
+            actAs: intent.actAs,
+            ruleId: intent.ruleId,
+            revision: intent.revision,
+            actionIndex: intent.actionIndex,
+            trigger: storeTrigger(key),
+            offset: intent.offset,
+            payload,
+            event: {
+              slot,
+              snapshotOffset: context.snapshotOffset,
+              ...(key.kind === 'slot' && key.contractId !== null
+                ? { contractId: key.contractId }
+                : {}),
+            },
+            deadline: now + payload.retry.deadlineMs,
+            nextAttemptAt: now,
+          };
+        }),
+      ),
+    );
+    for (const record of recorded.inserted) {
+      this.metrics.intentsRecorded += 1;
+      this.metrics.countTransition('pending');
+      logIntent(this.#log, record, null);
+      this.events.emit('intent', {
+        commandId: record.commandId,
+        ruleId: record.ruleId,
+        from: null,
+        to: 'pending',
+        record,
+      });
+    }
+    const toRun = [
+      ...recorded.inserted,
+      ...recorded.existing.filter((r) => !isTerminal(r.state) && !this.#tracker.has(r.commandId)),
+    ];
+    for (const record of toRun) await this.#admit(record, context.signal);
+  }
+
   #newIntent(intent: Intent, tx: JsTransaction, now: number): NewIntent {
     const payload = payloadOf(intent);
     const event = tx.events.find((e) => nodeIdOf(e) === nodeIdOfTrigger(intent.triggerKey));
@@ -488,12 +573,16 @@ class TriggerBot implements Bot {
   }
 
   /** Waits for a place (this is where ingestion pauses), then hands the intent over. */
-  async #admit(record: IntentRecord): Promise<void> {
+  async #admit(record: IntentRecord, signal?: AbortSignal): Promise<void> {
     const concurrency = concurrencyOf(record.payload);
     this.metrics.waitingForAdmission += 1;
     let permit;
     try {
-      permit = await this.#admission.acquire(record.ruleId, concurrency, this.#intake.signal);
+      permit = await this.#admission.acquire(
+        record.ruleId,
+        concurrency,
+        signal === undefined ? this.#intake.signal : AbortSignal.any([this.#intake.signal, signal]),
+      );
     } finally {
       this.metrics.waitingForAdmission -= 1;
     }
