@@ -33,6 +33,11 @@ export type SqliteStoreOptions = (
   readonly exclusive?: boolean;
   /** For tests of migrations; default: all of them. */
   readonly migrations?: readonly SqliteMigration[];
+  /**
+   * Open an existing store without writing to it (no directory or file is created, no
+   * migration runs; writes throw): for operator tools that inspect a running bot's state.
+   */
+  readonly readonly?: boolean;
 };
 
 /**
@@ -47,6 +52,14 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const path = options.path ?? join(options.dir, SQLITE_STORE_FILE);
   let db: Database.Database | undefined;
   try {
+    if (options.readonly === true) {
+      db = new Database(path, {
+        readonly: true,
+        fileMustExist: true,
+        timeout: options.busyTimeoutMs ?? 5000,
+      });
+      return new SqliteStore(db, options.clock ?? systemClock);
+    }
     if (options.dir !== undefined) mkdirSync(options.dir, { recursive: true });
     db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
     if (options.exclusive === true) db.pragma('locking_mode = EXCLUSIVE');
