@@ -1,0 +1,28 @@
+import type { RuleSet } from '../rules/compiled-rule.js';
+import { loadRules } from '../rules/load-rules.js';
+import { formatRuleProblem } from '../rules/rule-problem.js';
+import type { BotConfig } from '../runtime/config/bot-config.js';
+import { UsageError } from './usage-error.js';
+import { readRuleFiles } from './validate-command.js';
+
+/**
+ * Reads and compiles the rule files a bot config names, checking party aliases against the
+ * config (embedded aliases count, although their ids are only known once the sandbox runs).
+ * Errors become a UsageError listing every problem with file:line:col.
+ */
+export async function loadConfigRules(config: BotConfig): Promise<RuleSet> {
+  const files = await readRuleFiles(config.rules);
+  const embedded = config.ledger.endpoint.kind === 'embedded' ? config.ledger.endpoint.parties : [];
+  const parties = { ...Object.fromEntries(embedded.map((a) => [a, a])), ...config.parties };
+  const { ruleSet, problems } = loadRules(files, { parties });
+  const errors = problems.filter((p) => p.severity === 'error');
+  if (errors.length > 0) {
+    throw new UsageError(
+      [
+        `the rule files of ${config.file} have ${errors.length} problem(s); run \`ledgerbot validate --config ${config.file}\`:`,
+        ...errors.slice(0, 20).map(formatRuleProblem),
+      ].join('\n'),
+    );
+  }
+  return ruleSet;
+}

@@ -1,0 +1,194 @@
+import { parseArgs } from 'node:util';
+import { systemClock } from '../core/clock.js';
+import type { Intent } from '../rules/evaluation-result.js';
+import { formatRuleEvaluationError } from '../rules/evaluation-result.js';
+import { createBot } from '../runtime/bot.js';
+import { ledgerSlotSource } from '../runtime/ledger-slot-source.js';
+import { formatSlot } from '../schedule/format-slot.js';
+import { runSlot, type SlotIntentSink } from '../schedule/run-slot.js';
+import { previousSlot } from '../schedule/slots-between.js';
+import { openSqliteStore } from '../store/open-sqlite-store.js';
+import { isTerminal, type IntentRecord, type Store } from '../store/store.js';
+import type { CliCommand } from './cli-command.js';
+import type { CliIo } from './cli-io.js';
+import { loadConfigRules } from './config-rules.js';
+import { openConfigLedger } from './open-config-ledger.js';
+import { parseTimeOption } from './parse-time-option.js';
+import { readConfig } from './read-config.js';
+import { UsageError } from './usage-error.js';
+
+const HELP = `Usage: ledgerbot run-slot --config FILE --rule ID [--at TIME] [--dry-run] [--wait DURATION_MS]
+
+Runs one slot of a schedule rule now: the latest slot at or before TIME (default: now). It
+reads the ledger end, the rule's forEach contracts there, evaluates the rule and prints the
+intents. Without --dry-run it submits them through the bot's pipeline (journal, retries, dead
+letters) with the state store of the config, and waits for their outcomes. Running the same
+slot again submits nothing new.
+
+Options:
+  --config FILE   the bot config (required)
+  --rule ID       the schedule rule (required)
+  --at TIME       ISO 8601 time with a zone; the slot is the latest at or before it
+  --dry-run       print the intents, submit nothing, record nothing
+  --wait MS       how long to wait for the outcomes (default 60000)
+  -h, --help      show this help
+
+Exit status: 0 when every intent succeeded (or was a duplicate), 1 when one was rejected,
+dead-lettered or still open after --wait, 2 for usage and config errors.
+`;
+
+export const runSlotCommand: CliCommand = {
+  name: 'run-slot',
+  summary: 'run one slot of a schedule rule now and print its intents (--dry-run: submit nothing)',
+  run: async (args: string[], io: CliIo) => {
+    const { values } = parseArgs({
+      args,
+      options: {
+        config: { type: 'string' },
+        rule: { type: 'string' },
+        at: { type: 'string' },
+        'dry-run': { type: 'boolean', default: false },
+        wait: { type: 'string', default: '60000' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+    if (values.help === true) {
+      io.out(HELP);
+      return 0;
+    }
+    if (values.config === undefined) throw new UsageError('--config FILE is required');
+    if (values.rule === undefined) throw new UsageError('--rule ID is required');
+    const waitMs = Number(values.wait);
+    if (!Number.isInteger(waitMs) || waitMs < 0) {
+      throw new UsageError(`--wait must be a number of milliseconds, not "${values.wait}"`);
+    }
+    const at = values.at === undefined ? Date.now() : parseTimeOption('--at', values.at);
+    const config = await readConfig(values.config);
+    const ruleSet = await loadConfigRules(config);
+    const rule = ruleSet.rules.find((r) => r.id === values.rule);
+    if (rule === undefined) {
+      const ids = ruleSet.rules.filter((r) => r.trigger.kind === 'schedule').map((r) => r.id);
+      throw new UsageError(
+        `there is no rule "${values.rule}"; the schedule rules are: ${ids.join(', ') || '(none)'}`,
+      );
+    }
+    const trigger = rule.trigger;
+    if (trigger.kind !== 'schedule') {
+      throw new UsageError(`rule "${rule.id}" is an event rule, not a schedule rule`);
+    }
+    const slot = previousSlot(trigger.cronSpec, trigger.timezone, at);
+    if (slot === undefined) {
+      throw new UsageError(
+        `rule "${rule.id}" (${trigger.cron}) has no slot before ${new Date(at).toISOString()}`,
+      );
+    }
+    const dryRun = values['dry-run'] === true;
+    io.out(
+      `rule ${rule.id}: slot ${formatSlot(slot, trigger.timezone)} (${new Date(slot).toISOString()})${dryRun ? ', dry run' : ''}\n`,
+    );
+    if (!rule.enabled) io.out(`note: rule ${rule.id} is disabled, so it fires nothing\n`);
+
+    const ledger = await openConfigLedger(config);
+    try {
+      if (ledger.embedded) {
+        io.out('note: the ledger is an embedded sandbox started just now, so it is empty\n');
+      }
+      const source = ledgerSlotSource(ledger.client);
+      const printed: Intent[] = [];
+      const printer: SlotIntentSink = {
+        submitIntents: (intents) => {
+          for (const intent of intents) io.out(formatIntent(intent));
+          printed.push(...intents);
+          return Promise.resolve();
+        },
+      };
+      if (dryRun) {
+        const result = await runSlot(rule, slot, {
+          source,
+          sink: printer,
+          parties: ledger.parties,
+        });
+        io.out(summary(result));
+        return 0;
+      }
+      const store = openSqliteStore({ dir: config.state.dir });
+      const bot = createBot({
+        rules: { rules: [rule], warnings: [] },
+        parties: ledger.parties,
+        userId: config.ledger.userId,
+        ledger: ledger.client,
+        store,
+        submission: {
+          maxInFlight: config.submission.maxInFlight,
+          completionTimeoutMs: config.submission.completionTimeoutMs,
+          dedup: config.submission.dedup,
+        },
+        schedule: { drive: false },
+      });
+      try {
+        await bot.start();
+        const sink: SlotIntentSink = {
+          submitIntents: async (intents, context) => {
+            await printer.submitIntents(intents, context);
+            await bot.submitIntents(intents, context);
+          },
+        };
+        const result = await runSlot(rule, slot, {
+          source,
+          sink,
+          journal: store,
+          parties: ledger.parties,
+        });
+        io.out(summary(result));
+        const records = await waitForOutcomes(store, printed, waitMs);
+        const counts = new Map<string, number>();
+        for (const r of records) counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
+        io.out(
+          `outcomes: ${[...counts].map(([state, n]) => `${n} ${state}`).join(', ') || 'none'}\n`,
+        );
+        const bad = records.filter((r) => r.state !== 'succeeded' && r.state !== 'duplicate');
+        return bad.length === 0 ? 0 : 1;
+      } finally {
+        await bot.stop();
+      }
+    } finally {
+      await ledger.close();
+    }
+  },
+};
+
+function formatIntent(intent: Intent): string {
+  const trigger = intent.triggerKey;
+  const contract =
+    trigger.kind === 'slot' && trigger.contractId !== null ? ` contract ${trigger.contractId}` : '';
+  return `intent ${intent.commandId}${contract}\n  ${JSON.stringify(intent.command)}\n  actAs ${intent.actAs.join(', ')}, dedup from offset ${intent.offset}\n`;
+}
+
+function summary(result: Awaited<ReturnType<typeof runSlot>>): string {
+  const lines = [
+    `snapshot offset ${result.snapshotOffset}${result.resumed ? ' (resumed)' : ''}: ${result.contracts} contract(s) read, ${result.intents} intent(s)`,
+    ...result.errors.map((e) => `rule error: ${formatRuleEvaluationError(e)}`),
+  ];
+  if (result.errorCount > result.errors.length) {
+    lines.push(`... and ${result.errorCount - result.errors.length} more rule error(s)`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Polls the journal until every intent is terminal, or `waitMs` passed. */
+async function waitForOutcomes(
+  store: Store,
+  intents: readonly Intent[],
+  waitMs: number,
+): Promise<IntentRecord[]> {
+  const deadline = systemClock.now() + waitMs;
+  for (;;) {
+    const records = intents.flatMap((i) => {
+      const r = store.getIntent(i.commandId);
+      return r === undefined ? [] : [r];
+    });
+    if (records.every((r) => isTerminal(r.state)) || systemClock.now() >= deadline) return records;
+    await systemClock.sleep(Math.min(100, Math.max(0, deadline - systemClock.now())));
+  }
+}

@@ -1,0 +1,161 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { CompiledRule } from '../rules/compiled-rule.js';
+import { formatSlot } from '../schedule/format-slot.js';
+import { nextSlots } from '../schedule/slots-between.js';
+import { openSqliteStore, SQLITE_STORE_FILE } from '../store/open-sqlite-store.js';
+import type { SlotRecord } from '../store/store.js';
+import type { CliCommand } from './cli-command.js';
+import type { CliIo } from './cli-io.js';
+import { loadConfigRules } from './config-rules.js';
+import { parseTimeOption } from './parse-time-option.js';
+import { readConfig } from './read-config.js';
+import { UsageError } from './usage-error.js';
+
+const HELP = `Usage: ledgerbot schedule --config FILE [--count N] [--from TIME] [--format text|json]
+
+Lists each schedule rule with its next slots in its time zone and its last completed slot (read
+from the state store, without writing to it, if there is one).
+
+Options:
+  --config FILE   the bot config (required)
+  --count N       how many next slots to show (default 5)
+  --from TIME     list the slots after this ISO 8601 time instead of now
+  --format F      text (default) or json
+  -h, --help      show this help
+`;
+
+export const scheduleCommand: CliCommand = {
+  name: 'schedule',
+  summary: 'list schedule rules with their next slots and last completed slot',
+  run: async (args: string[], io: CliIo) => {
+    const { values } = parseArgs({
+      args,
+      options: {
+        config: { type: 'string' },
+        count: { type: 'string', default: '5' },
+        from: { type: 'string' },
+        format: { type: 'string', default: 'text' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+    if (values.help === true) {
+      io.out(HELP);
+      return 0;
+    }
+    if (values.config === undefined) throw new UsageError('--config FILE is required');
+    const count = Number(values.count);
+    if (!Number.isInteger(count) || count < 1 || count > 1000) {
+      throw new UsageError(`--count must be a whole number from 1 to 1000, not "${values.count}"`);
+    }
+    const format = values.format;
+    if (format !== 'text' && format !== 'json') {
+      throw new UsageError(`--format must be text or json, not "${format}"`);
+    }
+    const from = values.from === undefined ? Date.now() : parseTimeOption('--from', values.from);
+    const config = await readConfig(values.config);
+    const ruleSet = await loadConfigRules(config);
+    const scheduled = ruleSet.rules.filter((r) => r.trigger.kind === 'schedule');
+    const records = readSlotRecords(join(config.state.dir, SQLITE_STORE_FILE));
+    const listed = scheduled.map((rule) => describe(rule, from, count, records));
+    if (format === 'json') {
+      io.out(`${JSON.stringify({ rules: listed }, null, 2)}\n`);
+      return 0;
+    }
+    if (listed.length === 0) {
+      io.out(`no schedule rules in ${config.rules.join(', ')}\n`);
+      return 0;
+    }
+    io.out(listed.map(formatText).join('\n'));
+    return 0;
+  },
+};
+
+type Listed = {
+  readonly ruleId: string;
+  readonly enabled: boolean;
+  readonly cron: string;
+  readonly timezone: string;
+  readonly catchUp: string;
+  readonly maxCatchUp: number;
+  readonly jitterMs: number;
+  readonly forEach: { readonly template: string; readonly party: string } | null;
+  /** Null: no state store yet. */
+  readonly lastCompleted: SlotView | null | 'never';
+  readonly inProgress: SlotView | null;
+  readonly next: readonly SlotView[];
+};
+
+type SlotView = { readonly local: string; readonly utc: string };
+
+function describe(
+  rule: CompiledRule,
+  from: number,
+  count: number,
+  records: ReadonlyMap<string, SlotRecord> | null,
+): Listed {
+  const trigger = rule.trigger;
+  if (trigger.kind !== 'schedule') throw new TypeError('not a schedule rule');
+  const view = (slot: number): SlotView => ({
+    local: formatSlot(slot, trigger.timezone),
+    utc: new Date(slot).toISOString(),
+  });
+  const record = records?.get(rule.id);
+  return {
+    ruleId: rule.id,
+    enabled: rule.enabled,
+    cron: trigger.cron,
+    timezone: trigger.timezone,
+    catchUp: trigger.catchUp,
+    maxCatchUp: trigger.maxCatchUp,
+    jitterMs: trigger.jitterMs,
+    forEach:
+      trigger.forEach === null
+        ? null
+        : { template: trigger.forEach.template.text, party: trigger.forEach.party },
+    lastCompleted:
+      records === null
+        ? null
+        : record?.lastCompletedSlot === undefined
+          ? 'never'
+          : view(record.lastCompletedSlot),
+    inProgress: record?.inProgressSlot === undefined ? null : view(record.inProgressSlot),
+    next: nextSlots(trigger.cronSpec, trigger.timezone, from, count).map(view),
+  };
+}
+
+function formatText(r: Listed): string {
+  const lines = [
+    `${r.ruleId}${r.enabled ? '' : ' (disabled)'}`,
+    `  cron:           ${r.cron}  (${r.timezone})`,
+    `  catch-up:       ${r.catchUp}${r.catchUp === 'all' ? ` (at most ${r.maxCatchUp})` : ''}${r.jitterMs > 0 ? `, jitter up to ${r.jitterMs} ms` : ''}`,
+    `  for each:       ${r.forEach === null ? '(once per slot)' : `${r.forEach.template} seen by ${r.forEach.party}`}`,
+    `  last completed: ${
+      r.lastCompleted === null
+        ? 'unknown (no state store yet)'
+        : r.lastCompleted === 'never'
+          ? 'never'
+          : `${r.lastCompleted.local}  ${r.lastCompleted.utc}`
+    }`,
+  ];
+  if (r.inProgress !== null) {
+    lines.push(
+      `  in progress:    ${r.inProgress.local}  ${r.inProgress.utc} (interrupted; runs again at the next start)`,
+    );
+  }
+  lines.push(r.next.length === 0 ? '  next:           none (the spec names no date)' : '  next:');
+  for (const slot of r.next) lines.push(`    ${slot.local}  ${slot.utc}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function readSlotRecords(path: string): Map<string, SlotRecord> | null {
+  if (!existsSync(path)) return null;
+  const store = openSqliteStore({ path, readonly: true });
+  try {
+    return new Map(store.listSlotRecords().map((r) => [r.ruleId, r]));
+  } finally {
+    store.close();
+  }
+}
