@@ -55,23 +55,22 @@ export function botSchedules(deps: BotSchedulesDeps): ScheduleDriver | undefined
   if (scheduled.length === 0) return undefined;
   const options = deps.options ?? {};
   const logger = deps.logger.child({ component: 'schedule' });
-  let source = options.source;
-  if (source === undefined) {
-    const { ledgerEnd, activeContracts } = deps.ledger;
-    if (activeContracts === undefined) {
-      throw new IllegalStateError(
-        'schedule rules need a ledger with activeContracts (pass the LedgerClient, or schedule.source)',
-      );
-    }
-    source = ledgerSlotSource(
+  const source =
+    options.source ??
+    ledgerSlotSource(
       {
-        ledgerEnd: ledgerEnd.bind(deps.ledger),
-        activeContracts: activeContracts.bind(deps.ledger),
+        ledgerEnd: (o) => deps.ledger.ledgerEnd(o),
+        activeContracts: (request, o) => {
+          if (deps.ledger.activeContracts === undefined) {
+            throw new IllegalStateError(
+              'forEach schedule rules need a ledger with activeContracts (pass the LedgerClient, or schedule.source)',
+            );
+          }
+          return deps.ledger.activeContracts(request, o);
+        },
       },
       options,
     );
-  }
-  const slotSource = source;
   return new ScheduleDriver({
     rules: scheduled,
     scheduler: options.scheduler ?? nodeCronSlotScheduler(logger),
@@ -83,7 +82,7 @@ export function botSchedules(deps: BotSchedulesDeps): ScheduleDriver | undefined
     ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
     runSlot: (rule, slot, signal) =>
       runSlot(rule, slot, {
-        source: slotSource,
+        source,
         sink: deps.sink,
         journal: deps.journal,
         parties: deps.parties,
