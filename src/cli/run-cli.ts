@@ -3,7 +3,10 @@ import { LedgerbotError } from '../core/ledgerbot-error.js';
 import type { CliCommand } from './cli-command.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { demoCommand } from './demo-command.js';
+import { runCommand } from './run-command.js';
+import { runSlotCommand } from './run-slot-command.js';
 import { sandboxCommand } from './sandbox-command.js';
+import { scheduleCommand } from './schedule-command.js';
 import { testCommand } from './test-command.js';
 import { UsageError } from './usage-error.js';
 import { validateCommand } from './validate-command.js';
@@ -12,7 +15,15 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
-const commands: readonly CliCommand[] = [demoCommand, sandboxCommand, validateCommand, testCommand];
+const commands: readonly CliCommand[] = [
+  runCommand,
+  demoCommand,
+  sandboxCommand,
+  validateCommand,
+  testCommand,
+  scheduleCommand,
+  runSlotCommand,
+];
 
 export function helpText(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

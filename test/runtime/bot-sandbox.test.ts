@@ -87,7 +87,7 @@ async function count(template: string): Promise<number> {
     },
     { mode: 'list' },
   )) {
-    if ('JsActiveContract' in entry.contractEntry) n++;
+    if (entry.contractEntry !== undefined && 'JsActiveContract' in entry.contractEntry) n++;
   }
   return n;
 }

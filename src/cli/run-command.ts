@@ -1,0 +1,233 @@
+import { parseArgs } from 'node:util';
+import { pino, type Logger as PinoLogger } from 'pino';
+import { LedgerbotError } from '../core/ledgerbot-error.js';
+import { createAuthProvider } from '../ledger/auth/create-auth-provider.js';
+import type { AuthProvider } from '../ledger/auth/auth-provider.js';
+import { LedgerClient } from '../ledger/ledger-client.js';
+import { loadRules } from '../rules/load-rules.js';
+import { formatRuleProblem } from '../rules/rule-problem.js';
+import { createBot, type Bot } from '../runtime/bot.js';
+import type { BotConfig, LogConfig } from '../runtime/config/bot-config.js';
+import { startSandbox, type Sandbox } from '../sandbox/start-sandbox.js';
+import { openSqliteStore } from '../store/open-sqlite-store.js';
+import type { Store } from '../store/store.js';
+import type { CliCommand } from './cli-command.js';
+import type { CliIo } from './cli-io.js';
+import { readConfig } from './read-config.js';
+import { UsageError } from './usage-error.js';
+import { readRuleFiles } from './validate-command.js';
+
+const HELP = `Usage: ledgerbot run --config bot.config.yaml
+
+Runs the bot: follows the ledger's updates, evaluates the rules and submits what they call for,
+exactly once. Logs are JSON lines on stdout (log.pretty: a readable form). SIGINT or SIGTERM
+stop intake, wait for submissions already out, save the checkpoint and exit 0.
+
+Options:
+  --config FILE  the bot config (default ./bot.config.yaml)
+  -h, --help     show this help
+
+Exit status: 0 after a signal, 1 when the bot fails, 2 for config or rule errors.
+`;
+
+/** Secrets never reach the logs, even if a component puts one in a field by mistake. */
+const REDACT_PATHS = [
+  'token',
+  'accessToken',
+  'clientSecret',
+  'authorization',
+  '*.token',
+  '*.clientSecret',
+  '*.authorization',
+];
+
+export const runCommand: CliCommand = {
+  name: 'run',
+  summary: 'run the bot: events in, exactly-once ledger effects out',
+  run: async (args: string[], io: CliIo) => {
+    const { values } = parseArgs({
+      args,
+      options: {
+        config: { type: 'string', default: 'bot.config.yaml' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+    if (values.help === true) {
+      io.out(HELP);
+      return 0;
+    }
+    const config = await readConfig(values.config);
+    const logger = rootLogger(config.log, io);
+    const running = await startBot(config, logger);
+    const signal = await Promise.race([untilSignal(), running.bot.done.then(() => undefined)]);
+    if (signal !== undefined) logger.info({ signal }, 'signal received, stopping');
+    await running.close();
+    if (running.bot.state === 'failed') {
+      const err = running.bot.error;
+      io.err(`ledgerbot: the bot failed: ${(err as Error).message ?? String(err)}\n`);
+      return 1;
+    }
+    return 0;
+  },
+};
+
+export type RunningBot = {
+  readonly bot: Bot;
+  readonly sandbox: Sandbox | undefined;
+  /** Stops the bot, then closes the client, the store and the sandbox. */
+  close(): Promise<void>;
+};
+
+/**
+ * Builds everything `run` needs from the config and starts the bot: the sandbox in embedded mode
+ * (with the aliases allocated and a user that can act as them), the auth provider, the client,
+ * the store and the rules. Rule errors are UsageErrors (exit 2).
+ */
+export async function startBot(config: BotConfig, logger: PinoLogger): Promise<RunningBot> {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const cleanup = async (): Promise<void> => {
+    for (const fn of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        logger.warn({ error: (err as Error).message }, 'cleanup failed');
+      }
+    }
+  };
+  try {
+    const endpoint = config.ledger.endpoint;
+    // Rules first: a mistake in them exits 2 before anything is started.
+    const aliases = [
+      ...Object.keys(config.parties),
+      ...(endpoint.kind === 'embedded' ? endpoint.parties : []),
+    ];
+    const files = await readRuleFiles(config.rules);
+    const { ruleSet, problems } = loadRules(files, { parties: aliases });
+    const errors = problems.filter((p) => p.severity === 'error');
+    if (errors.length > 0) {
+      throw new UsageError(
+        `the rules have ${errors.length} error(s):\n${errors.map(formatRuleProblem).join('\n')}`,
+      );
+    }
+    for (const warning of problems) {
+      logger.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message);
+    }
+    let url: string;
+    let sandbox: Sandbox | undefined;
+    const parties: Record<string, string> = { ...config.parties };
+    let auth: AuthProvider | undefined;
+    if (endpoint.kind === 'embedded') {
+      sandbox = await startSandbox({
+        models: endpoint.models,
+        parties: endpoint.parties,
+        users: [{ id: config.ledger.userId, actAs: endpoint.parties }],
+        logger: logger.child({ component: 'sandbox' }),
+      });
+      const started = sandbox;
+      cleanups.push(() => started.stop());
+      for (const alias of endpoint.parties) {
+        const id = sandbox.parties[alias];
+        if (id !== undefined) parties[alias] = id;
+      }
+      url = sandbox.url;
+      logger.info({ url, participantId: sandbox.participantId, parties }, 'embedded sandbox ready');
+    } else {
+      url = endpoint.url;
+      auth = createAuthProvider(config.ledger.auth, {
+        logger: logger.child({ component: 'auth' }),
+      });
+      const provider = auth;
+      cleanups.push(() => provider.close());
+    }
+    const client = await LedgerClient.create({
+      url,
+      ...(auth === undefined ? {} : { auth }),
+      ...(config.ledger.tls === undefined ? {} : { tls: config.ledger.tls }),
+      logger: logger.child({ component: 'ledger' }),
+    });
+    cleanups.push(() => client.close());
+    const store: Store = openSqliteStore({ dir: config.state.dir, exclusive: true });
+    cleanups.push(() => store.close());
+    const bot = createBot({
+      rules: ruleSet,
+      parties,
+      userId: config.ledger.userId,
+      ledger: client,
+      store,
+      start: config.start,
+      submission: {
+        maxInFlight: config.submission.maxInFlight,
+        completionTimeoutMs: config.submission.completionTimeoutMs,
+        dedup: config.submission.dedup,
+      },
+      logger,
+    });
+    await bot.start();
+    return {
+      bot,
+      sandbox,
+      close: async () => {
+        await bot.stop();
+        await cleanup();
+      },
+    };
+  } catch (err) {
+    await cleanup();
+    if (err instanceof LedgerbotError && err.code === 'UNKNOWN_PARTY') {
+      throw new UsageError(err.message, { cause: err });
+    }
+    throw err;
+  }
+}
+
+/** The root logger: JSON lines, or with `pretty` a short human form (no extra dependency). */
+export function rootLogger(log: LogConfig, io: CliIo): PinoLogger {
+  const options = {
+    level: log.level,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    base: null,
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  if (!log.pretty) return pino(options, { write: (line: string) => io.out(line) });
+  return pino(options, { write: (line: string) => io.out(prettyLine(line)) });
+}
+
+const LEVELS: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO ',
+  40: 'WARN ',
+  50: 'ERROR',
+  60: 'FATAL',
+};
+
+/** `12:00:01 INFO  message key=value ...` from one pino JSON line. */
+export function prettyLine(line: string): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line;
+  }
+  const { level, time, msg, ...fields } = entry;
+  const clock = typeof time === 'string' ? time.slice(11, 19) : '';
+  const name = LEVELS[Number(level)] ?? String(level);
+  const rest = Object.entries(fields)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  return `${clock} ${name} ${typeof msg === 'string' ? msg : ''}${rest === '' ? '' : ` ${rest}`}\n`;
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}

@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { prettyLine, rootLogger } from '../../src/cli/run-command.js';
+
+const MODEL = fileURLToPath(new URL('../../examples/invoices/model.yaml', import.meta.url));
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function io() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) } };
+}
+
+describe('ledgerbot run', () => {
+  it('exits 2 when the config file is missing', async () => {
+    const t = io();
+    expect(await runCli(['run', '--config', '/nonexistent/bot.config.yaml'], t.io)).toBe(2);
+    expect(t.err.join('')).toMatch(/cannot read the config file/);
+  });
+
+  it('exits 2 on rule errors, naming file:line:col', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-run-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'bad.yaml'), 'version: 1\nrules:\n  - id: x\n    on: {}\n');
+    writeFileSync(
+      join(dir, 'bot.config.yaml'),
+      [
+        'ledger:',
+        `  embedded: { models: [${MODEL}], parties: [payer] }`,
+        '  userId: ledgerbot',
+        'rules: bad.yaml',
+        `state: { dir: ${join(dir, 'state')} }`,
+        'log: { level: silent }',
+        '',
+      ].join('\n'),
+    );
+    const t = io();
+    expect(await runCli(['run', '--config', join(dir, 'bot.config.yaml')], t.io)).toBe(2);
+    expect(t.err.join('')).toMatch(/bad\.yaml:\d+:\d+/);
+  });
+
+  it('logs JSON lines with secrets redacted, or a readable form with pretty', () => {
+    const t = io();
+    const json = rootLogger({ level: 'info', pretty: false }, t.io);
+    json.info({ commandId: 'lb-x', token: 'secret-token' }, 'intent state changed');
+    const line = JSON.parse(t.out[0]!) as Record<string, unknown>;
+    expect(line).toMatchObject({
+      msg: 'intent state changed',
+      commandId: 'lb-x',
+      token: '[redacted]',
+    });
+    expect(t.out.join('')).not.toContain('secret-token');
+    expect(
+      prettyLine('{"level":30,"time":"2026-01-05T09:00:01.000Z","msg":"hello","ruleId":"r","n":1}'),
+    ).toBe('09:00:01 INFO  hello ruleId=r n=1\n');
+  });
+});
