@@ -1,0 +1,339 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '../../src/core/logger.js';
+import { SeededRandom } from '../../src/core/seeded-random.js';
+import { eventFormat } from '../../src/ledger/filters.js';
+import { LedgerClient } from '../../src/ledger/ledger-client.js';
+import { LedgerApiError } from '../../src/ledger/ledger-api-error.js';
+import { LedgerTransportError } from '../../src/ledger/ledger-transport-error.js';
+import type { Command } from '../../src/ledger/wire/wire-types.js';
+import type { RuleSet } from '../../src/rules/compiled-rule.js';
+import { loadRulesOrThrow } from '../../src/rules/load-rules.js';
+import type { BotLedger } from '../../src/runtime/bot-ledger.js';
+import { createBot, type Bot, type BotOptions } from '../../src/runtime/bot.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/start-sandbox.js';
+import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
+import type { IntentState, Store } from '../../src/store/store.js';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const INVOICES_MODEL = join(ROOT, 'examples/invoices/model.yaml');
+export const AUDIT_MODEL = join(ROOT, 'test/integration/fixtures/audit.model.yaml');
+export const RULES_DIR = join(ROOT, 'test/integration/fixtures/rules');
+
+export const INVOICE = '#invoices:Invoice:Invoice';
+export const PAYMENT = '#invoices:Payment:Payment';
+export const RECEIPT = '#invoices:Payment:Receipt';
+export const SEEN = '#audit:Audit:Seen';
+
+/** The sandbox of one test, with the demo parties and a client for the test's own reads. */
+export type TestLedger = {
+  readonly sandbox: Sandbox;
+  readonly url: string;
+  readonly client: LedgerClient;
+  readonly parties: { readonly issuer: string; readonly payer: string };
+  /** POST /sandbox/faults (merged over the active ones). */
+  faults(faults: Record<string, unknown>): Promise<void>;
+  clearFaults(): Promise<void>;
+  /** POST /sandbox/prune. */
+  prune(offset: number): Promise<void>;
+  close(): Promise<void>;
+};
+
+export async function startTestLedger(seed: number): Promise<TestLedger> {
+  const sandbox = await startSandbox({
+    models: [INVOICES_MODEL, AUDIT_MODEL],
+    parties: ['issuer', 'payer'],
+    seed,
+  });
+  const client = await LedgerClient.create({ url: sandbox.url });
+  const post = async (path: string, method: string, body?: unknown): Promise<void> => {
+    const res = await fetch(`${sandbox.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    await res.body?.cancel();
+  };
+  return {
+    sandbox,
+    url: sandbox.url,
+    client,
+    parties: { issuer: sandbox.parties.issuer!, payer: sandbox.parties.payer! },
+    faults: (f) => post('/sandbox/faults', 'POST', f),
+    clearFaults: () => post('/sandbox/faults', 'DELETE'),
+    prune: (offset) => post('/sandbox/prune', 'POST', { offset }),
+    close: async () => {
+      await client.close();
+      await sandbox.stop();
+    },
+  };
+}
+
+export type InvoiceSpec = {
+  readonly reference: string;
+  readonly amount: string;
+  readonly currency: string;
+};
+
+/**
+ * A fixed, seeded mix of invoices: about two thirds small USD ones (the accept rule takes them),
+ * the rest large or in another currency (left alone).
+ */
+export function invoicePlan(count: number, seed: number, prefix = 'INV'): InvoiceSpec[] {
+  const random = new SeededRandom(seed);
+  const out: InvoiceSpec[] = [];
+  for (let i = 0; i < count; i++) {
+    const r = random.next();
+    const small = r < 0.65;
+    const amount = small ? 10 + Math.floor(random.next() * 980) : 1000 + Math.floor(r * 9000);
+    const currency = small || random.next() < 0.5 ? 'USD' : 'CHF';
+    out.push({ reference: `${prefix}-${i + 1}`, amount: `${amount}.00`, currency });
+  }
+  return out;
+}
+
+export function isSmall(spec: InvoiceSpec): boolean {
+  return spec.currency === 'USD' && Number(spec.amount) < 1000;
+}
+
+/** What the fixture rules must leave on the ledger once they have handled every invoice. */
+export type Effects = {
+  /** Audit records (one per invoice). */
+  readonly seen: number;
+  /** Receipts (one per accepted invoice). */
+  readonly receipts: number;
+  /** Payments not yet settled (none once the settle rule caught up). */
+  readonly payments: number;
+  /** Invoices nobody accepted. */
+  readonly invoices: number;
+};
+
+export function expectedEffects(plan: readonly InvoiceSpec[]): Effects {
+  const small = plan.filter(isSmall).length;
+  return { seen: plan.length, receipts: small, payments: 0, invoices: plan.length - small };
+}
+
+/**
+ * Creates the invoices as the issuer (user `driver`, not the bot's), `perCommand` invoices per
+ * transaction, with submit-and-wait. Call it while no submit faults are active: the driver does
+ * not retry.
+ */
+export async function issueInvoices(
+  ledger: TestLedger,
+  plan: readonly InvoiceSpec[],
+  perCommand = 1,
+  due = '2030-01-31',
+): Promise<void> {
+  for (let i = 0; i < plan.length; i += perCommand) {
+    const batch = plan.slice(i, i + perCommand);
+    const commands: Command[] = batch.map((spec) => ({
+      CreateCommand: {
+        templateId: INVOICE,
+        createArguments: {
+          issuer: ledger.parties.issuer,
+          payer: ledger.parties.payer,
+          amount: spec.amount,
+          currency: spec.currency,
+          due,
+          reference: spec.reference,
+        },
+      },
+    }));
+    await ledger.client.submitAndWait({
+      commands,
+      commandId: `driver-${batch[0]!.reference}`,
+      userId: 'driver',
+      actAs: [ledger.parties.issuer],
+    });
+  }
+}
+
+/** What is on the ledger now: contracts per template, and references seen more than once. */
+export type LedgerCounts = Effects & {
+  /** References with more than one audit record or receipt: a double effect. */
+  readonly duplicates: readonly string[];
+};
+
+/** Counts the active contracts of the fixture templates, as the issuer sees them. */
+export async function countContracts(ledger: TestLedger): Promise<LedgerCounts> {
+  const offset = await ledger.client.ledgerEnd();
+  const counts = { seen: 0, receipts: 0, payments: 0, invoices: 0 };
+  const refs = new Map<string, number>();
+  const format = eventFormat({
+    parties: [ledger.parties.issuer],
+    templates: [INVOICE, PAYMENT, RECEIPT, SEEN],
+  });
+  for await (const element of ledger.client.activeContracts({
+    activeAtOffset: offset,
+    eventFormat: format,
+  })) {
+    const entry = element.contractEntry;
+    if (!('JsActiveContract' in entry)) continue;
+    const event = entry.JsActiveContract.createdEvent;
+    const entity = event.templateId.split(':').slice(1).join(':');
+    const key = `#${event.packageName}:${entity}`;
+    const reference = (event.createArgument as { reference?: string } | null)?.reference ?? '';
+    if (key === SEEN) counts.seen += 1;
+    else if (key === RECEIPT) counts.receipts += 1;
+    else if (key === PAYMENT) counts.payments += 1;
+    else if (key === INVOICE) counts.invoices += 1;
+    if (key === SEEN || key === RECEIPT) {
+      const k = `${key}/${reference}`;
+      refs.set(k, (refs.get(k) ?? 0) + 1);
+    }
+  }
+  const duplicates = [...refs].filter(([, n]) => n > 1).map(([k]) => k);
+  return { ...counts, duplicates };
+}
+
+/**
+ * Polls `probe` until it returns a value `done` accepts, or fails after `timeoutMs` with the last
+ * value (so a failure shows how far things got).
+ */
+export async function waitFor<T>(
+  probe: () => Promise<T> | T,
+  done: (value: T) => boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: T | undefined;
+  for (let i = 0; ; i++) {
+    last = await probe();
+    if (done(last)) return last;
+    if (Date.now() > until) {
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(last)}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, Math.min(200, 20 + i * 20)));
+  }
+}
+
+/** Waits until the ledger shows exactly the expected effects (and no duplicate), then returns. */
+export async function waitForEffects(
+  ledger: TestLedger,
+  expected: Effects,
+  timeoutMs = 30_000,
+): Promise<LedgerCounts> {
+  return waitFor(
+    () => countContracts(ledger),
+    (c) =>
+      c.duplicates.length > 0 ||
+      (c.seen === expected.seen &&
+        c.receipts === expected.receipts &&
+        c.payments === expected.payments &&
+        c.invoices === expected.invoices),
+    timeoutMs,
+    `the ledger effects ${JSON.stringify(expected)}`,
+  );
+}
+
+export function loadFixtureRules(
+  parties: Readonly<Record<string, string>>,
+  dir = RULES_DIR,
+): RuleSet {
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((f) => ({ path: join(dir, f), text: readFileSync(join(dir, f), 'utf8') }));
+  return loadRulesOrThrow(files, { parties });
+}
+
+export type TempDir = { readonly dir: string; cleanup(): void };
+
+export function tempDir(prefix = 'ledgerbot-it-'): TempDir {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A bot in this process, on its own client and store. */
+export type InProcessBot = {
+  readonly bot: Bot;
+  readonly store: Store;
+  readonly client: LedgerClient;
+  /** What the bot's `async/submit` calls got back: `ok`, or the error code / transport failure. */
+  readonly submitOutcomes: Map<string, number>;
+  /** Intents per state in the bot's journal. */
+  states(): Record<IntentState, number>;
+  /** Stops the bot, then closes its client and store. Idempotent. */
+  stop(): Promise<void>;
+};
+
+export type InProcessBotOptions = {
+  readonly stateDir: string;
+  readonly seed: number;
+  readonly rules?: RuleSet;
+  readonly logger?: Logger;
+} & Partial<Omit<BotOptions, 'ledger' | 'store' | 'rules' | 'parties' | 'random'>>;
+
+export async function startInProcessBot(
+  ledger: TestLedger,
+  options: InProcessBotOptions,
+): Promise<InProcessBot> {
+  const { stateDir, seed, rules, ...rest } = options;
+  const client = await LedgerClient.create({ url: ledger.url });
+  const store = openSqliteStore({ dir: stateDir });
+  const submitOutcomes = new Map<string, number>();
+  const count = (key: string): void => {
+    submitOutcomes.set(key, (submitOutcomes.get(key) ?? 0) + 1);
+  };
+  const botLedger: BotLedger = {
+    submit: async (commands, opts) => {
+      try {
+        const r = await client.submit(commands, opts);
+        count('ok');
+        return r;
+      } catch (err) {
+        if (err instanceof LedgerApiError) count(err.error.code);
+        else if (err instanceof LedgerTransportError) count(`transport:${err.failure}`);
+        else count('other');
+        throw err;
+      }
+    },
+    ledgerEnd: (opts) => client.ledgerEnd(opts),
+    updates: (req, opts) => client.updates(req, opts),
+    completions: (req, opts) => client.completions(req, opts),
+    eventsByContractId: (req, opts) => client.eventsByContractId(req, opts),
+  };
+  const bot = createBot({
+    userId: 'ledgerbot',
+    submission: { maxInFlight: 32, completionTimeoutMs: 5_000 },
+    streamBackoff: { initialMs: 20, maxMs: 200 },
+    stopGraceMs: 5_000,
+    ...rest,
+    rules: rules ?? loadFixtureRules(ledger.parties),
+    parties: ledger.parties,
+    ledger: botLedger,
+    store,
+    closeStore: false,
+    random: new SeededRandom(seed),
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      try {
+        await bot.stop();
+      } finally {
+        await client.close();
+        store.close();
+      }
+    })();
+    return stopping;
+  };
+  try {
+    await bot.start();
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { bot, store, client, submitOutcomes, states: () => store.countByState(), stop };
+}
+
+/** Every intent of the journal is terminal. */
+export function allTerminal(states: Record<IntentState, number>): boolean {
+  return states.pending === 0 && states.submitted === 0;
+}
