@@ -23,7 +23,11 @@ rules:
 `).rules[0]!;
 }
 
-type SlotRecordLike = { lastCompletedSlot?: number; inProgressSlot?: number; snapshotOffset?: number };
+type SlotRecordLike = {
+  lastCompletedSlot?: number;
+  inProgressSlot?: number;
+  snapshotOffset?: number;
+};
 
 class Harness {
   readonly clock: FakeClock;
