@@ -13,7 +13,7 @@ import { ledgerSlotSource } from '../../src/runtime/ledger-slot-source.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/start-sandbox.js';
 import { runSlot, type SlotIntentSink } from '../../src/schedule/run-slot.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
-import { isTerminal, type Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
 import { specValidator } from '../support/spec-validator.js';
 
 const MODEL = fileURLToPath(new URL('./fixtures/chores.model.yaml', import.meta.url));
