@@ -120,3 +120,19 @@ export { formatRuleEvaluationError } from './rules/evaluation-result.js';
 export { formatExplanation } from './rules/format-explanation.js';
 export type { RuleTestFile, RuleTestFileResult } from './rules/rule-tests.js';
 export { formatRuleTestResult, parseRuleTestFile, runRuleTests } from './rules/rule-tests.js';
+
+// The trigger runtime and its store.
+export {
+  createBot,
+  type Bot,
+  type BotEventMap,
+  type BotOptions,
+  type BotState,
+  type BotSubmissionOptions,
+} from './runtime/bot.js';
+export type { BotLedger } from './runtime/bot-ledger.js';
+export { BotMetrics, type BotMetricsSnapshot } from './runtime/bot-metrics.js';
+export { RuntimeError, type RuntimeErrorCode } from './runtime/runtime-error.js';
+export type { IntentEvent } from './runtime/submission-tracker.js';
+export { openSqliteStore, type SqliteStoreOptions } from './store/open-sqlite-store.js';
+export type { Store, IntentRecord, IntentState, DeadLetter } from './store/store.js';
