@@ -32,7 +32,7 @@ describe('ledgerbot validate', () => {
       at('examples/invoices/model.yaml'),
       at('examples/invoices/rules'),
     ]);
-    expect(out).toBe('3 file(s), 3 rule(s): valid\n');
+    expect(out).toBe('4 file(s), 4 rule(s): valid\n');
     expect(err).toBe('');
     expect(code).toBe(0);
   });
