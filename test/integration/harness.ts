@@ -127,6 +127,8 @@ export async function issueInvoices(
   perCommand = 1,
   due = '2030-01-31',
 ): Promise<void> {
+  // Anchored at the ledger end: the default (maximum) period would reach below a pruned offset.
+  const anchor = await ledger.client.ledgerEnd();
   for (let i = 0; i < plan.length; i += perCommand) {
     const batch = plan.slice(i, i + perCommand);
     const commands: Command[] = batch.map((spec) => ({
@@ -147,6 +149,7 @@ export async function issueInvoices(
       commandId: `driver-${batch[0]!.reference}`,
       userId: 'driver',
       actAs: [ledger.parties.issuer],
+      deduplicationPeriod: { DeduplicationOffset: { value: anchor } },
     });
   }
 }
@@ -211,6 +214,40 @@ export async function waitFor<T>(
     }
     await new Promise((r) => setTimeout(r, Math.min(200, 20 + i * 20)));
   }
+}
+
+/**
+ * The completions the ledger gave the bot's user, per outcome: `OK` or the error code (read from
+ * the status message, which Canton starts with the code). Includes every replica's.
+ */
+export async function completionOutcomes(
+  ledger: TestLedger,
+  userId = 'ledgerbot',
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  let from = 0;
+  for (let page = 0; page < 100; page++) {
+    const elements = await ledger.client.listCompletions(
+      { userId, parties: [ledger.parties.issuer, ledger.parties.payer], beginExclusive: from },
+      { limit: 200 },
+    );
+    for (const e of elements) {
+      const r = e.completionResponse;
+      if ('Completion' in r) {
+        const c = r.Completion.value;
+        const code =
+          (c.status?.code ?? 0) === 0
+            ? 'OK'
+            : (/^[A-Z_]+/.exec(c.status?.message ?? '')?.[0] ?? 'ERROR');
+        out.set(code, (out.get(code) ?? 0) + 1);
+        from = Math.max(from, c.offset);
+      } else if ('OffsetCheckpoint' in r) {
+        from = Math.max(from, r.OffsetCheckpoint.value.offset);
+      }
+    }
+    if (elements.length < 200) return out;
+  }
+  throw new Error('more than 100 pages of completions');
 }
 
 /** Waits until the ledger shows exactly the expected effects (and no duplicate), then returns. */
