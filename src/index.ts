@@ -136,3 +136,33 @@ export { RuntimeError, type RuntimeErrorCode } from './runtime/runtime-error.js'
 export type { IntentEvent } from './runtime/submission-tracker.js';
 export { openSqliteStore, type SqliteStoreOptions } from './store/open-sqlite-store.js';
 export type { Store, IntentRecord, IntentState, DeadLetter } from './store/store.js';
+
+// Schedules: pure slot computation, the misfire policy, one slot, the driver.
+export { slotsBetween, nextSlots, previousSlot, iterateSlots } from './schedule/slots-between.js';
+export {
+  slotsToRun,
+  DEFAULT_ON_TIME_MS,
+  type SlotsToRun,
+  type SlotsToRunInput,
+} from './schedule/slots-to-run.js';
+export {
+  runSlot,
+  type RunSlotOptions,
+  type SlotContract,
+  type SlotIntentSink,
+  type SlotJournal,
+  type SlotRunResult,
+  type SlotSnapshotSource,
+  type SlotSubmitContext,
+} from './schedule/run-slot.js';
+export {
+  ScheduleDriver,
+  type ScheduleDriverOptions,
+  type ScheduleRuleStats,
+} from './schedule/schedule-driver.js';
+export { clockSlotScheduler, type SlotScheduler } from './schedule/slot-scheduler.js';
+export { nodeCronSlotScheduler } from './schedule/node-cron-slot-scheduler.js';
+export { formatSlot } from './schedule/format-slot.js';
+export { ScheduleError, type ScheduleErrorCode } from './schedule/schedule-error.js';
+export type { BotScheduleOptions } from './runtime/bot-schedules.js';
+export { ledgerSlotSource, type LedgerSlotSourceOptions } from './runtime/ledger-slot-source.js';
