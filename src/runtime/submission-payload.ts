@@ -60,12 +60,26 @@ export function parsePayload(value: unknown): SubmissionPayload {
  */
 export type DedupChoice =
   | { readonly kind: 'offset'; readonly offset: number }
-  | { readonly kind: 'duration'; readonly ms: number };
+  | { readonly kind: 'duration'; readonly ms: number }
+  /**
+   * Schedule slots: a duration reaching back to before the slot time, recomputed per attempt.
+   * Replicas with separate stores read different snapshot offsets for the same slot, so an offset
+   * anchor would not cover another replica's earlier submission of the same commandId; every
+   * submission of a slot happens after the slot time, so this window covers them all.
+   */
+  | { readonly kind: 'since'; readonly fromMs: number };
 
-export function deduplicationPeriod(choice: DedupChoice): DeduplicationPeriod {
+/** Slack before the slot time, for clock skew between replicas and the participant. */
+export const SLOT_DEDUP_SLACK_MS = 60_000;
+
+export function deduplicationPeriod(choice: DedupChoice, nowMs = 0): DeduplicationPeriod {
   if (choice.kind === 'offset') return { DeduplicationOffset: { value: choice.offset } };
-  const seconds = Math.floor(choice.ms / 1000);
-  const nanos = (choice.ms - seconds * 1000) * 1_000_000;
+  const ms =
+    choice.kind === 'duration'
+      ? choice.ms
+      : Math.max(0, nowMs - choice.fromMs) + SLOT_DEDUP_SLACK_MS;
+  const seconds = Math.floor(ms / 1000);
+  const nanos = (ms - seconds * 1000) * 1_000_000;
   return { DeduplicationDuration: { value: { seconds, nanos } } };
 }
 
@@ -76,6 +90,8 @@ export type AttemptIds = {
   /** Fresh for every attempt. */
   readonly submissionId: string;
   readonly dedup: DedupChoice;
+  /** The attempt's time, for `since` periods. */
+  readonly nowMs?: number;
 };
 
 /** The `async/submit` body of one attempt. */
@@ -87,7 +103,7 @@ export function buildSubmission(payload: SubmissionPayload, ids: AttemptIds): Js
     userId: ids.userId,
     ...(payload.readAs.length === 0 ? {} : { readAs: [...payload.readAs] }),
     workflowId: payload.workflowId,
-    deduplicationPeriod: deduplicationPeriod(ids.dedup),
+    deduplicationPeriod: deduplicationPeriod(ids.dedup, ids.nowMs),
     submissionId: ids.submissionId,
     ...(payload.disclosedContracts.length === 0
       ? {}

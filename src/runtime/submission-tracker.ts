@@ -235,6 +235,7 @@ export class SubmissionTracker {
 
   #initialDedup(record: IntentRecord): DedupChoice {
     const d = this.#o.dedup;
+    if (record.trigger.kind === 'slot') return { kind: 'since', fromMs: record.trigger.slot };
     return d.mode === 'duration'
       ? { kind: 'duration', ms: d.valueMs }
       : { kind: 'offset', offset: record.offset };
@@ -277,6 +278,7 @@ export class SubmissionTracker {
       userId: t.record.userId,
       submissionId,
       dedup: t.dedup,
+      nowMs: this.#o.clock.now(),
     });
     this.#o.metrics.submissions += 1;
     try {
@@ -323,7 +325,9 @@ export class SubmissionTracker {
     t.seq += 1;
     t.lastError = errorRecord(err);
     const code = err instanceof LedgerApiError ? err.error.code : undefined;
-    if (t.dedup.kind === 'offset' && code !== undefined && DEDUP_FALLBACK_CODES.has(code)) {
+    if (t.dedup.kind !== 'duration' && code !== undefined && DEDUP_FALLBACK_CODES.has(code)) {
+      // A slot's window back to its time can exceed the participant's maximum (a long catch-up):
+      // then the configured duration is the best that is still accepted.
       const d = this.#o.dedup;
       const ms = d.mode === 'offset' ? d.fallbackMs : d.valueMs;
       t.dedup = { kind: 'duration', ms };

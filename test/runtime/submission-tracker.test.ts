@@ -369,6 +369,39 @@ describe('SubmissionTracker', () => {
     });
   });
 
+  it('deduplicates a schedule slot from before the slot time, growing with each attempt', async () => {
+    f = trackerFixture();
+    const slot = f.clock.now() - 5 * 60_000;
+    f.ledger.submitScript.push(lostResponse);
+    await f.track(newIntent(30, { trigger: { kind: 'slot', slot, contractId: INVOICE_CID } }));
+    await f.clock.advance(0);
+    // 5 minutes since the slot plus one minute of slack; the snapshot offset (30) is not used,
+    // because another replica may have read a different one for the same slot.
+    expect(f.ledger.submits[0]!.deduplicationPeriod).toEqual({
+      DeduplicationDuration: { value: { seconds: 360, nanos: 0 } },
+    });
+    await f.clock.advance(120_000);
+    expect(f.ledger.submits.length).toBeGreaterThanOrEqual(2);
+    const again = last(f).deduplicationPeriod as {
+      DeduplicationDuration: { value: { seconds: number } };
+    };
+    expect(again.DeduplicationDuration.value.seconds).toBeGreaterThan(360);
+    expect(last(f).commandId).toBe(f.ledger.submits[0]!.commandId);
+  });
+
+  it('falls back to the configured duration when a slot window exceeds the participant maximum', async () => {
+    f = trackerFixture({ dedup: { mode: 'offset', fallbackMs: 3_600_000 } });
+    f.ledger.submitScript.push(() => {
+      throw apiError('INVALID_DEDUPLICATION_PERIOD', 9, 9, 'too long', {}, 400);
+    });
+    const slot = f.clock.now() - 30 * 86_400_000;
+    await f.track(newIntent(31, { trigger: { kind: 'slot', slot, contractId: INVOICE_CID } }));
+    await f.clock.advance(0);
+    expect(f.ledger.submits[1]!.deduplicationPeriod).toEqual({
+      DeduplicationDuration: { value: { seconds: 3600, nanos: 0 } },
+    });
+  });
+
   it('resubmits an intent found `submitted` in the journal at once, with its commandId', async () => {
     f = trackerFixture();
     const [record] = f.store.recordIntents([newIntent(22)]).inserted;

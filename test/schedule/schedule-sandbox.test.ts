@@ -245,4 +245,38 @@ describe('schedule slots against the sandbox', () => {
       store.close();
     }
   }, 120_000);
+  it('a second replica with its own store that runs the same slot later adds no effect', async () => {
+    // A slot near the participant's clock, so the dedup window back to it is one it accepts.
+    const slot = Math.floor(Date.now() / 5_000) * 5_000;
+    const run = async (store: Store): Promise<number> => {
+      const bot = newBot(store);
+      await bot.start();
+      try {
+        const r = await runSlot(rule, slot, {
+          source: ledgerSlotSource(client),
+          sink: countingSink(bot, []),
+          journal: store,
+          parties: { owner },
+        });
+        await settled(store);
+        return r.intents;
+      } finally {
+        await bot.stop();
+      }
+    };
+    const first = openSqliteStore({ dir: stateDir() });
+    const second = openSqliteStore({ dir: stateDir() });
+    try {
+      const n = await run(first);
+      expect(first.countByState()).toMatchObject({ succeeded: n, duplicate: 0 });
+      // The second replica reads a later snapshot offset than the first one's completions,
+      // so only a dedup window reaching back to the slot time stops its commands.
+      expect(await run(second)).toBe(n);
+      expect(second.countByState()).toMatchObject({ succeeded: 0, duplicate: n });
+      expect(await doneFor(slot)).toBe(n);
+    } finally {
+      first.close();
+      second.close();
+    }
+  }, 120_000);
 });
