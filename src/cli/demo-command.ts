@@ -1,26 +1,390 @@
+import { createWriteStream, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { CliIo } from './cli-io.js';
+import { systemClock } from '../core/clock.js';
+import { formatDuration, parseDuration } from '../core/duration.js';
+import { SeededRandom } from '../core/seeded-random.js';
+import { LedgerClient } from '../ledger/ledger-client.js';
+import type { BotConfig } from '../runtime/config/bot-config.js';
+import { startSandbox, type Sandbox } from '../sandbox/start-sandbox.js';
+import { openSqliteStore } from '../store/open-sqlite-store.js';
+import { INTENT_STATES, type IntentState } from '../store/store.js';
 import type { CliCommand } from './cli-command.js';
+import type { CliIo } from './cli-io.js';
+import { DemoDriver } from './demo-driver.js';
+import { clockText, DemoAccount, verifyDemoEffects, type EffectsVerdict } from './demo-report.js';
+import { readConfig } from './read-config.js';
+import { rootLogger, startBot, type RunningBot } from './run-command.js';
+import { UsageError } from './usage-error.js';
+
+const HELP = `Usage: ledgerbot demo [--duration 30s] [--port 7575] [--pace 800ms] [--seed 1] [--state-dir DIR]
+
+Starts the sandbox in this process with the invoices example (examples/invoices), runs the bot
+with its rules, and drives some business: the issuer sends invoices, the payer accepts a large
+one by hand now and then. Prints what each rule did, and at the end (Ctrl-C or --duration) a
+summary with the ledger effects checked contract by contract.
+
+Options:
+  --duration D   stop after D (e.g. 30s, 2m); default: run until Ctrl-C
+  --port N       the sandbox port (default 7575, or a free one if that is taken; 0: a free one)
+  --pace D       time between two business actions (default 800ms)
+  --seed N       seeds the business activity and the sandbox (default 1)
+  --state-dir D  the bot's state directory and log (default: a new temporary directory)
+  -h, --help     show this help
+`;
+
+const DEFAULT_PORT = 7575;
+const DRIVER_USER = 'demo-driver';
+/** How long the end of the demo waits for the bot to finish what the last actions started. */
+const CATCH_UP_MS = 10_000;
+
+const EXAMPLE_CONFIG = fileURLToPath(
+  new URL('../../examples/invoices/bot.config.yaml', import.meta.url),
+);
 
 export const demoCommand: CliCommand = {
   name: 'demo',
   summary: 'run the bot against the embedded sandbox with the example rules',
-  run: (args: string[], io: CliIo) => {
-    parseArgs({ args, options: {}, strict: true });
+  run: async (args: string[], io: CliIo) => {
+    const { values } = parseArgs({
+      args,
+      options: {
+        duration: { type: 'string' },
+        port: { type: 'string' },
+        pace: { type: 'string', default: '800ms' },
+        seed: { type: 'string', default: '1' },
+        'state-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+    if (values.help === true) {
+      io.out(HELP);
+      return 0;
+    }
+    return runDemo(
+      {
+        durationMs:
+          values.duration === undefined ? undefined : durationOption('--duration', values.duration),
+        port: values.port === undefined ? undefined : portOption(values.port),
+        paceMs: durationOption('--pace', values.pace),
+        seed: integerOption('--seed', values.seed),
+        stateDir: values['state-dir'],
+      },
+      io,
+    );
+  },
+};
+
+type DemoOptions = {
+  readonly durationMs: number | undefined;
+  readonly port: number | undefined;
+  readonly paceMs: number;
+  readonly seed: number;
+  readonly stateDir: string | undefined;
+};
+
+async function runDemo(o: DemoOptions, io: CliIo): Promise<number> {
+  const clock = systemClock;
+  const startedAt = clock.now();
+  const stateDir = o.stateDir ?? mkdtempSync(join(tmpdir(), 'ledgerbot-demo-'));
+  mkdirSync(stateDir, { recursive: true });
+  const example = await readConfig(EXAMPLE_CONFIG, {
+    ...process.env,
+    LEDGERBOT_STATE_DIR: stateDir,
+  });
+  const endpoint = example.ledger.endpoint;
+  if (endpoint.kind !== 'embedded') {
+    throw new UsageError(`${EXAMPLE_CONFIG} must use an embedded ledger`);
+  }
+  // The JSON log goes to a file; the terminal gets the readable account.
+  const logPath = join(stateDir, 'ledgerbot.log');
+  const logFile = createWriteStream(logPath, { flags: 'a' });
+  const logger = rootLogger(
+    { level: 'info', pretty: false },
+    { out: (t) => logFile.write(t), err: (t) => logFile.write(t) },
+  );
+  const say = (text: string): void => io.out(`${clockText(clock.now())}  ${text}\n`);
+
+  let sandbox: Sandbox | undefined;
+  let running: RunningBot | undefined;
+  let driverClient: LedgerClient | undefined;
+  const stopSignals = watchSignals(io);
+  try {
+    sandbox = await startDemoSandbox(o, endpoint, example.ledger.userId, logger);
+    const parties = { ...example.parties, ...sandbox.parties };
+    const issuer = parties.issuer;
+    const payer = parties.payer;
+    if (issuer === undefined || payer === undefined) {
+      throw new UsageError(`${EXAMPLE_CONFIG} must allocate the parties issuer and payer`);
+    }
+    // The bot is wired exactly as `ledgerbot run` wires it, pointed at this sandbox.
+    const config: BotConfig = {
+      ...example,
+      ledger: { ...example.ledger, endpoint: { kind: 'url', url: sandbox.url } },
+      parties,
+    };
+    running = await startBot(config, logger);
+    const bot = running.bot;
+    driverClient = await LedgerClient.create({
+      url: sandbox.url,
+      logger: logger.child({ component: 'demo-driver' }),
+    });
+    const driver = new DemoDriver({
+      client: driverClient,
+      issuer,
+      payer,
+      userId: DRIVER_USER,
+      clock,
+      random: new SeededRandom(o.seed),
+      paceMs: o.paceMs,
+      say: (text) => say(`${'business'.padEnd(26)} ${text}`),
+    });
+    const account = new DemoAccount(driverClient, issuer, driver.invoices);
+
     io.out(
       [
-        'ledgerbot demo: not yet available.',
+        'ledgerbot demo: the invoices example on an embedded participant',
+        `  sandbox  ${sandbox.url}   (JSON Ledger API v2; other clients may watch the same ledger)`,
+        `  parties  issuer = ${issuer}`,
+        `           payer  = ${payer}`,
+        `  rules    ${config.rules.map((r) => relative(process.cwd(), r) || '.').join(', ')}`,
+        `  log      ${logPath}`,
+        `  ${o.durationMs === undefined ? 'Runs until Ctrl-C' : `Runs for ${formatDuration(o.durationMs)} (Ctrl-C stops it earlier)`}.`,
         '',
-        'What is coming, issue by issue:',
-        '  - the embedded sandbox participant (ledgerbot sandbox) with the invoices example model;',
-        '  - YAML rule files with CEL conditions, validation and explanations;',
-        '  - the trigger runtime: exactly-once submissions with deterministic commandIds;',
-        '  - cron schedules, operations endpoints, benchmarks and a chaos suite.',
-        '',
-        'Today the JSON Ledger API v2 client is available as a library: see README.md.',
+        `${'time'.padEnd(8)}  ${'rule'.padEnd(26)} ${'command'.padEnd(44)} result`,
         '',
       ].join('\n'),
     );
-    return Promise.resolve(0);
-  },
+    bot.events.on('intent', (event) => {
+      void account.line(event).then((line) => {
+        if (line !== undefined) say(line);
+      });
+    });
+    bot.events.on('rule-error', (e) => say(`${e.ruleId.padEnd(26)} rule error: ${e.message}`));
+
+    const stopDriver = new AbortController();
+    const driving = driver.run(stopDriver.signal).catch((err: unknown) => {
+      say(`the business driver stopped: ${(err as Error).message}`);
+    });
+    const why = await Promise.race([
+      stopSignals.first.then((s) => `${s} received`),
+      bot.done.then(() => `the bot stopped (${bot.state})`),
+      ...(o.durationMs === undefined
+        ? []
+        : [sleepRef(o.durationMs).then(() => `${formatDuration(o.durationMs!)} elapsed`)]),
+    ]);
+    io.out(
+      `\n${clockText(clock.now())}  stopping: ${why}; letting the bot finish what is under way…\n`,
+    );
+    stopDriver.abort();
+    await driving;
+    const caughtUp = await catchUp(
+      running,
+      driverClient,
+      Math.min(CATCH_UP_MS, stopSignals.graceMs()),
+    );
+    const verdict = await verifyDemoEffects(driverClient, issuer, driver.invoices.values());
+    const metrics = bot.metrics.snapshot();
+    await running.close();
+    const failed = bot.state === 'failed' ? bot.error : undefined;
+    running = undefined;
+    const states = finalStates(stateDir);
+    io.out(
+      summary({
+        elapsedMs: clock.now() - startedAt,
+        eventsSeen: metrics.eventsSeen,
+        transactionsSeen: metrics.transactionsSeen,
+        ruleErrors: metrics.ruleErrors,
+        states,
+        caughtUp,
+        verdict,
+        invoices: driver.invoices.size,
+        logPath,
+        failed,
+      }),
+    );
+    return verdict.ok && failed === undefined ? 0 : 1;
+  } finally {
+    stopSignals.dispose();
+    await running?.close().catch(() => undefined);
+    await driverClient?.close().catch(() => undefined);
+    await sandbox?.stop().catch(() => undefined);
+    await new Promise<void>((resolve) => logFile.end(resolve));
+  }
+}
+
+async function startDemoSandbox(
+  o: DemoOptions,
+  endpoint: Extract<BotConfig['ledger']['endpoint'], { kind: 'embedded' }>,
+  botUser: string,
+  logger: ReturnType<typeof rootLogger>,
+): Promise<Sandbox> {
+  const options = {
+    models: endpoint.models,
+    parties: endpoint.parties,
+    users: [
+      { id: botUser, actAs: endpoint.parties },
+      { id: DRIVER_USER, actAs: endpoint.parties },
+    ],
+    seed: o.seed,
+    logger: logger.child({ component: 'sandbox' }),
+  };
+  try {
+    return await startSandbox({ ...options, port: o.port ?? DEFAULT_PORT });
+  } catch (err) {
+    // The default port is a convenience: when it is taken, any free one will do.
+    if (o.port === undefined && isAddressInUse(err)) return startSandbox({ ...options, port: 0 });
+    if (isAddressInUse(err))
+      throw new UsageError(`port ${o.port} is in use; pick another with --port (0: any free one)`, {
+        cause: err,
+      });
+    throw err;
+  }
+}
+
+function isAddressInUse(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    if ((e as { code?: unknown }).code === 'EADDRINUSE') return true;
+    if (/EADDRINUSE/.test(String((e as Error).message))) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * Waits until the bot has read up to the ledger end with nothing in flight, so the effects of
+ * the last business actions are on the ledger before they are checked. The ledger end is read
+ * again each time: the bot's own submissions move it.
+ */
+async function catchUp(
+  running: RunningBot,
+  client: LedgerClient,
+  limitMs: number,
+): Promise<boolean> {
+  const until = Date.now() + limitMs;
+  let quiet = 0;
+  while (Date.now() < until) {
+    const m = running.bot.metrics;
+    if (running.bot.state !== 'running') return false;
+    const end = await client.ledgerEnd();
+    if ((m.lastOffset ?? 0) >= end && m.inFlight === 0 && m.waitingForAdmission === 0) {
+      if (++quiet >= 2) return true;
+    } else {
+      quiet = 0;
+    }
+    await sleepRef(100);
+  }
+  return false;
+}
+
+function finalStates(stateDir: string): Record<IntentState, number> | undefined {
+  try {
+    const store = openSqliteStore({ dir: stateDir, readonly: true });
+    try {
+      return store.countByState();
+    } finally {
+      store.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+type SummaryInput = {
+  readonly elapsedMs: number;
+  readonly eventsSeen: number;
+  readonly transactionsSeen: number;
+  readonly ruleErrors: number;
+  readonly states: Record<IntentState, number> | undefined;
+  readonly caughtUp: boolean;
+  readonly verdict: EffectsVerdict;
+  readonly invoices: number;
+  readonly logPath: string;
+  readonly failed: unknown;
 };
+
+function summary(s: SummaryInput): string {
+  const states =
+    s.states === undefined
+      ? 'unknown (the store could not be read)'
+      : INTENT_STATES.map((k) => `${k} ${s.states![k]}`).join(', ');
+  return [
+    '',
+    `Summary after ${formatDuration(Math.round(s.elapsedMs / 1000) * 1000)}`,
+    `  invoices issued   ${s.invoices}`,
+    `  events seen       ${s.eventsSeen} in ${s.transactionsSeen} transactions (${s.ruleErrors} rule errors)`,
+    `  intents           ${states}`,
+    `  ledger effects    ${s.verdict.ok ? 'verified' : 'NOT as expected'} (active contracts read from the ledger):`,
+    ...s.verdict.lines.map((l) => `    ${l}`),
+    ...(s.caughtUp ? [] : ['  (the bot had not caught up with the ledger when the demo stopped)']),
+    ...(s.failed === undefined
+      ? []
+      : [`  the bot failed: ${s.failed instanceof Error ? s.failed.message : 'see the log'}`]),
+    `  log               ${s.logPath}`,
+    '',
+  ].join('\n');
+}
+
+/** A timer that keeps the process alive (the clock's timers do not). */
+function sleepRef(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+type SignalWatch = {
+  readonly first: Promise<NodeJS.Signals>;
+  /** How long the wind-down may still take: short after a second signal. */
+  graceMs(): number;
+  dispose(): void;
+};
+
+/** The first SIGINT/SIGTERM stops the demo gracefully; a second one makes it exit at once. */
+function watchSignals(io: CliIo): SignalWatch {
+  let count = 0;
+  let resolveFirst!: (s: NodeJS.Signals) => void;
+  const first = new Promise<NodeJS.Signals>((resolve) => (resolveFirst = resolve));
+  const on = (signal: NodeJS.Signals): void => {
+    count += 1;
+    if (count === 1) {
+      resolveFirst(signal);
+      return;
+    }
+    io.err('ledgerbot demo: stopping now\n');
+    process.exit(130);
+  };
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+  return {
+    first,
+    graceMs: () => (count > 1 ? 0 : CATCH_UP_MS),
+    dispose: () => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+    },
+  };
+}
+
+function durationOption(name: string, text: string): number {
+  try {
+    return parseDuration(text);
+  } catch (err) {
+    throw new UsageError(`${name} ${text}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function portOption(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) {
+    throw new UsageError(`--port ${text}: expected a port number (0 picks a free one)`);
+  }
+  return n;
+}
+
+function integerOption(name: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new UsageError(`${name} ${text}: expected a whole number`);
+  return n;
+}
