@@ -174,7 +174,7 @@ export async function countContracts(ledger: TestLedger): Promise<LedgerCounts> 
     eventFormat: format,
   })) {
     const entry = element.contractEntry;
-    if (!('JsActiveContract' in entry)) continue;
+    if (entry === undefined || !('JsActiveContract' in entry)) continue;
     const event = entry.JsActiveContract.createdEvent;
     const entity = event.templateId.split(':').slice(1).join(':');
     const key = `#${event.packageName}:${entity}`;
@@ -233,6 +233,7 @@ export async function completionOutcomes(
     );
     for (const e of elements) {
       const r = e.completionResponse;
+      if (r === undefined) continue;
       if ('Completion' in r) {
         const c = r.Completion.value;
         const code =
