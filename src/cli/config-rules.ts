@@ -1,6 +1,6 @@
 import type { RuleSet } from '../rules/compiled-rule.js';
 import { loadRules } from '../rules/load-rules.js';
-import { formatRuleProblem } from '../rules/rule-problem.js';
+import { formatRuleProblem, type RuleProblem } from '../rules/rule-problem.js';
 import type { BotConfig } from '../runtime/config/bot-config.js';
 import { UsageError } from './usage-error.js';
 import { readRuleFiles } from './validate-command.js';
@@ -10,11 +10,17 @@ import { readRuleFiles } from './validate-command.js';
  * config (embedded aliases count, although their ids are only known once the sandbox runs).
  * Errors become a UsageError listing every problem with file:line:col.
  */
-export async function loadConfigRules(config: BotConfig): Promise<RuleSet> {
+export async function loadConfigRules(
+  config: BotConfig,
+  onWarning: (warning: RuleProblem) => void = () => undefined,
+): Promise<RuleSet> {
   const files = await readRuleFiles(config.rules);
   const embedded = config.ledger.endpoint.kind === 'embedded' ? config.ledger.endpoint.parties : [];
   const parties = { ...Object.fromEntries(embedded.map((a) => [a, a])), ...config.parties };
-  const { ruleSet, problems } = loadRules(files, { parties });
+  const { ruleSet, problems } = loadRules(files, {
+    parties,
+    defaultRetry: config.submission.retry,
+  });
   const errors = problems.filter((p) => p.severity === 'error');
   if (errors.length > 0) {
     throw new UsageError(
@@ -24,5 +30,6 @@ export async function loadConfigRules(config: BotConfig): Promise<RuleSet> {
       ].join('\n'),
     );
   }
+  for (const p of problems) if (p.severity === 'warning') onWarning(p);
   return ruleSet;
 }

@@ -2,42 +2,71 @@ import type { Logger } from '../core/logger.js';
 import { createAuthProvider } from '../ledger/auth/create-auth-provider.js';
 import { LedgerClient } from '../ledger/ledger-client.js';
 import type { BotConfig } from '../runtime/config/bot-config.js';
-import { startSandbox } from '../sandbox/start-sandbox.js';
+import { startSandbox, type Sandbox } from '../sandbox/start-sandbox.js';
 
 export type ConfigLedger = {
   readonly client: LedgerClient;
   /** The config's party aliases, plus the ones an embedded sandbox allocated. */
   readonly parties: Readonly<Record<string, string>>;
-  /** Whether the ledger is an embedded sandbox started for this process (empty at start). */
-  readonly embedded: boolean;
-  /** Closes the client, and stops the embedded sandbox. */
+  /** The embedded sandbox started for this process, if the config asks for one. */
+  readonly sandbox: Sandbox | undefined;
+  /** Closes the client and the auth provider, and stops the embedded sandbox. */
   close(): Promise<void>;
 };
 
-/** Connects to the participant a bot config names, starting the embedded sandbox if it says so. */
+/**
+ * Connects to the participant a bot config names: with its auth provider and TLS, or by starting
+ * the embedded sandbox (aliases allocated, a user that can act as them). The one place `run`,
+ * `demo`, `schedule` and `run-slot` get their ledger from.
+ */
 export async function openConfigLedger(config: BotConfig, logger?: Logger): Promise<ConfigLedger> {
   const endpoint = config.ledger.endpoint;
-  const withLogger = logger === undefined ? {} : { logger };
+  const child = (component: string): { logger?: Logger } =>
+    logger === undefined ? {} : { logger: logger.child({ component }) };
   if (endpoint.kind === 'url') {
-    const client = await LedgerClient.create({
-      url: endpoint.url,
-      auth: createAuthProvider(config.ledger.auth, withLogger),
-      ...(config.ledger.tls === undefined ? {} : { tls: config.ledger.tls }),
-      ...withLogger,
-    });
-    return { client, parties: config.parties, embedded: false, close: () => client.close() };
+    const auth = createAuthProvider(config.ledger.auth, child('auth'));
+    try {
+      const client = await LedgerClient.create({
+        url: endpoint.url,
+        auth,
+        ...(config.ledger.tls === undefined ? {} : { tls: config.ledger.tls }),
+        ...child('ledger'),
+      });
+      return {
+        client,
+        parties: config.parties,
+        sandbox: undefined,
+        close: async () => {
+          await client.close();
+          await auth.close();
+        },
+      };
+    } catch (error) {
+      await auth.close();
+      throw error;
+    }
   }
   const sandbox = await startSandbox({
     models: endpoint.models,
     parties: endpoint.parties,
     users: [{ id: config.ledger.userId, actAs: endpoint.parties }],
+    ...child('sandbox'),
   });
   try {
-    const client = await LedgerClient.create({ url: sandbox.url, ...withLogger });
+    const client = await LedgerClient.create({ url: sandbox.url, ...child('ledger') });
+    const parties = { ...config.parties };
+    for (const alias of endpoint.parties) {
+      const id = sandbox.parties[alias];
+      if (id !== undefined) parties[alias] = id;
+    }
+    logger?.info(
+      { url: sandbox.url, participantId: sandbox.participantId, parties },
+      'embedded sandbox ready',
+    );
     return {
       client,
-      parties: { ...config.parties, ...sandbox.parties },
-      embedded: true,
+      parties,
+      sandbox,
       close: async () => {
         await client.close();
         await sandbox.stop();

@@ -1,21 +1,17 @@
 import { parseArgs } from 'node:util';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { LedgerbotError } from '../core/ledgerbot-error.js';
-import { createAuthProvider } from '../ledger/auth/create-auth-provider.js';
-import type { AuthProvider } from '../ledger/auth/auth-provider.js';
-import { LedgerClient } from '../ledger/ledger-client.js';
-import { loadRules } from '../rules/load-rules.js';
-import { formatRuleProblem } from '../rules/rule-problem.js';
 import { createBot, type Bot } from '../runtime/bot.js';
 import type { BotConfig, LogConfig } from '../runtime/config/bot-config.js';
-import { startSandbox, type Sandbox } from '../sandbox/start-sandbox.js';
+import type { Sandbox } from '../sandbox/start-sandbox.js';
 import { openSqliteStore } from '../store/open-sqlite-store.js';
 import type { Store } from '../store/store.js';
 import type { CliCommand } from './cli-command.js';
+import { loadConfigRules } from './config-rules.js';
+import { openConfigLedger } from './open-config-ledger.js';
 import type { CliIo } from './cli-io.js';
 import { readConfig } from './read-config.js';
 import { UsageError } from './usage-error.js';
-import { readRuleFiles } from './validate-command.js';
 
 const HELP = `Usage: ledgerbot run --config bot.config.yaml
 
@@ -96,57 +92,13 @@ export async function startBot(config: BotConfig, logger: PinoLogger): Promise<R
     }
   };
   try {
-    const endpoint = config.ledger.endpoint;
     // Rules first: a mistake in them exits 2 before anything is started.
-    const aliases = [
-      ...Object.keys(config.parties),
-      ...(endpoint.kind === 'embedded' ? endpoint.parties : []),
-    ];
-    const files = await readRuleFiles(config.rules);
-    const { ruleSet, problems } = loadRules(files, { parties: aliases });
-    const errors = problems.filter((p) => p.severity === 'error');
-    if (errors.length > 0) {
-      throw new UsageError(
-        `the rules have ${errors.length} error(s):\n${errors.map(formatRuleProblem).join('\n')}`,
-      );
-    }
-    for (const warning of problems) {
-      logger.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message);
-    }
-    let url: string;
-    let sandbox: Sandbox | undefined;
-    const parties: Record<string, string> = { ...config.parties };
-    let auth: AuthProvider | undefined;
-    if (endpoint.kind === 'embedded') {
-      sandbox = await startSandbox({
-        models: endpoint.models,
-        parties: endpoint.parties,
-        users: [{ id: config.ledger.userId, actAs: endpoint.parties }],
-        logger: logger.child({ component: 'sandbox' }),
-      });
-      const started = sandbox;
-      cleanups.push(() => started.stop());
-      for (const alias of endpoint.parties) {
-        const id = sandbox.parties[alias];
-        if (id !== undefined) parties[alias] = id;
-      }
-      url = sandbox.url;
-      logger.info({ url, participantId: sandbox.participantId, parties }, 'embedded sandbox ready');
-    } else {
-      url = endpoint.url;
-      auth = createAuthProvider(config.ledger.auth, {
-        logger: logger.child({ component: 'auth' }),
-      });
-      const provider = auth;
-      cleanups.push(() => provider.close());
-    }
-    const client = await LedgerClient.create({
-      url,
-      ...(auth === undefined ? {} : { auth }),
-      ...(config.ledger.tls === undefined ? {} : { tls: config.ledger.tls }),
-      logger: logger.child({ component: 'ledger' }),
-    });
-    cleanups.push(() => client.close());
+    const ruleSet = await loadConfigRules(config, (warning) =>
+      logger.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message),
+    );
+    const ledger = await openConfigLedger(config, logger);
+    cleanups.push(() => ledger.close());
+    const { client, parties, sandbox } = ledger;
     const store: Store = openSqliteStore({ dir: config.state.dir, exclusive: true });
     cleanups.push(() => store.close());
     const bot = createBot({

@@ -91,7 +91,7 @@ export const runSlotCommand: CliCommand = {
 
     const ledger = await openConfigLedger(config);
     try {
-      if (ledger.embedded) {
+      if (ledger.sandbox !== undefined) {
         io.out('note: the ledger is an embedded sandbox started just now, so it is empty\n');
       }
       const source = ledgerSlotSource(ledger.client);

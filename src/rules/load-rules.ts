@@ -16,6 +16,7 @@ import {
   type CompiledValue,
   type ForEach,
   type JsonValue,
+  type RetryOptions,
   type RuleOptions,
   type RuleSet,
   type SourcePos,
@@ -48,6 +49,11 @@ export type LoadRulesOptions = {
   readonly cel?: CelEnvironment;
   /** Default 4 MiB. */
   readonly maxFileBytes?: number;
+  /**
+   * The bot config's `submission.retry`: used for every retry field a rule does not write itself
+   * (the schema's own defaults apply otherwise).
+   */
+  readonly defaultRetry?: RetryOptions;
 };
 
 export type LoadRulesResult = {
@@ -114,6 +120,7 @@ export function loadRules(
       parties,
       packages: options.packages,
       maxFileBytes: options.maxFileBytes ?? TEXT_LIMITS.MAX_FILE_BYTES,
+      defaultRetry: options.defaultRetry,
       problems: fileProblems,
     });
     for (const { id, rule, idPos } of compiled) {
@@ -155,6 +162,7 @@ type FileContext = {
   readonly parties: ReadonlySet<string> | undefined;
   readonly packages: PackageCatalogue | undefined;
   readonly maxFileBytes: number;
+  readonly defaultRetry: RetryOptions | undefined;
   readonly problems: RuleProblem[];
 };
 
@@ -849,9 +857,26 @@ class RuleCompiler {
     const retry = isRecord(this.#raw.retry) ? this.#raw.retry : {};
     const rate = isRecord(this.#raw.rateLimit) ? this.#raw.rateLimit : {};
     const path = this.#p('retry');
-    const initialDelayMs = this.#duration(retry.initialDelay, [...path, 'initialDelay'], 1000);
-    const maxDelayMs = this.#duration(retry.maxDelay, [...path, 'maxDelay'], 60_000);
-    const deadlineMs = this.#duration(retry.deadline, [...path, 'deadline'], 600_000);
+    // The schema's defaults are already filled in, so the YAML document tells what the user wrote.
+    const base = this.#ctx.defaultRetry;
+    const written = (key: string): boolean => this.#at.node([...path, key]) !== undefined;
+    const pick = <T>(key: string, value: T, fallback: T | undefined): T =>
+      written(key) || fallback === undefined ? value : fallback;
+    const initialDelayMs = pick(
+      'initialDelay',
+      this.#duration(retry.initialDelay, [...path, 'initialDelay'], 1000),
+      base?.initialDelayMs,
+    );
+    const maxDelayMs = pick(
+      'maxDelay',
+      this.#duration(retry.maxDelay, [...path, 'maxDelay'], 60_000),
+      base?.maxDelayMs,
+    );
+    const deadlineMs = pick(
+      'deadline',
+      this.#duration(retry.deadline, [...path, 'deadline'], 600_000),
+      base?.deadlineMs,
+    );
     if (initialDelayMs === null || maxDelayMs === null || deadlineMs === null) return null;
     if (maxDelayMs < initialDelayMs) {
       this.#error(
@@ -864,7 +889,11 @@ class RuleCompiler {
     }
     return {
       retry: {
-        maxAttempts: typeof retry.maxAttempts === 'number' ? retry.maxAttempts : 5,
+        maxAttempts: pick(
+          'maxAttempts',
+          typeof retry.maxAttempts === 'number' ? retry.maxAttempts : 5,
+          base?.maxAttempts,
+        ),
         initialDelayMs,
         maxDelayMs,
         deadlineMs,

@@ -223,6 +223,42 @@ describe('loadRules: valid files', () => {
     });
   });
 
+  it('takes retry fields a rule does not write from the bot config, and keeps the ones it does', () => {
+    const text = (retry: string): string => `version: 1
+rules:
+  - id: r1
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    then:
+      - exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Remind, choiceArgument: {} }
+        actAs: [payer]
+${retry}`;
+    const defaultRetry = {
+      maxAttempts: 9,
+      initialDelayMs: 2000,
+      maxDelayMs: 90_000,
+      deadlineMs: 3_600_000,
+    };
+    const unset = loadRulesOrThrow([{ path: 'a.yaml', text: text('') }], { defaultRetry });
+    expect(unset.rules[0]!.options.retry).toEqual(defaultRetry);
+    const partly = loadRulesOrThrow(
+      [{ path: 'b.yaml', text: text('    retry: { maxAttempts: 3, deadline: 5m }') }],
+      { defaultRetry },
+    );
+    expect(partly.rules[0]!.options.retry).toEqual({
+      ...defaultRetry,
+      maxAttempts: 3,
+      deadlineMs: 300_000,
+    });
+    // Without a config default, the language's own defaults apply.
+    const plain = loadRulesOrThrow([{ path: 'c.yaml', text: text('') }]);
+    expect(plain.rules[0]!.options.retry).toEqual({
+      maxAttempts: 5,
+      initialDelayMs: 1000,
+      maxDelayMs: 60_000,
+      deadlineMs: 600_000,
+    });
+  });
+
   it('freezes the compiled rule set', () => {
     const { ruleSet } = loadRules(
       [{ path: 'a.yaml', text: readFileSync(new URL('all-features.yaml', DIR), 'utf8') }],
