@@ -223,9 +223,10 @@ export async function waitFor<T>(
 export async function completionOutcomes(
   ledger: TestLedger,
   userId = 'ledgerbot',
+  beginExclusive = 0,
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  let from = 0;
+  let from = beginExclusive;
   for (let page = 0; page < 100; page++) {
     const elements = await ledger.client.listCompletions(
       { userId, parties: [ledger.parties.issuer, ledger.parties.payer], beginExclusive: from },

@@ -9,6 +9,7 @@ import {
   countContracts,
   expectedEffects,
   invoicePlan,
+  isSmall,
   issueInvoices,
   RULES_DIR,
   startInProcessBot,
@@ -191,6 +192,109 @@ describe('pruning', () => {
       expect(loud[0]?.msg).toMatch(/PRUNED/);
       expect(loud[0]?.fields.toOffset).toBeGreaterThanOrEqual(end);
       expect(bot2.bot.state).toBe('running');
+    },
+  );
+
+  it(
+    'intents still open when the pruning happened: resubmitted under a dedup duration, each effect once',
+    { timeout: 60_000 },
+    async () => {
+      ledger = await startTestLedger(2004);
+      const dir = temp();
+      // Few enough that every intent is out at once (per-rule concurrency 16).
+      const plan = invoicePlan(14, 2004);
+      await issueInvoices(ledger, plan, 3);
+      // The bot submits, but the participant only processes each submission 2.5 s later; the bot
+      // is stopped meanwhile (short grace), leaving its intents `submitted` in the journal.
+      await ledger.faults({ completionDelayMs: [2500, 2500] });
+      const bot1 = await startInProcessBot(ledger, {
+        stateDir: dir,
+        seed: 6,
+        start: { kind: 'begin' },
+        stopGraceMs: 50,
+      });
+      bots.push(bot1);
+      const first = plan.length + plan.filter(isSmall).length; // audit + accept
+      await waitFor(
+        () => bot1.bot.metrics.submissions,
+        (n) => n >= first,
+        10_000,
+        'submissions',
+      );
+      expect(bot1.states().submitted).toBe(first);
+      await bot1.stop();
+      // The delayed submissions land while the bot is down; then the participant prunes.
+      const landed = {
+        ...expectedEffects(plan),
+        receipts: 0,
+        payments: plan.filter(isSmall).length,
+      };
+      await waitForEffects(ledger, landed, 15_000);
+      await ledger.clearFaults();
+      const prunedAt = await ledger.client.ledgerEnd();
+      await ledger.prune(prunedAt);
+
+      const logger = recordingLogger();
+      const bot2 = await startInProcessBot(ledger, { stateDir: dir, seed: 7, logger });
+      bots.push(bot2);
+      const states = await waitFor(() => bot2.states(), allTerminal, 20_000, 'all terminal');
+      // Each open intent was resubmitted; its offset anchor was pruned, so the bot fell back to a
+      // dedup duration, and the participant recognised the change as already done.
+      expect(states.duplicate).toBe(first);
+      expect(states['dead-lettered']).toBe(0);
+      expect(logger.lines.some((l) => l.fields.errorCode === 'INVALID_DEDUPLICATION_PERIOD')).toBe(
+        true,
+      );
+      // Nothing twice. The Accept events were pruned before the bot saw them, so the payments
+      // stay unsettled: the documented limit of pruning.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await countContracts(ledger)).toMatchObject({ ...landed, duplicates: [] });
+      // After the pruning, not one change was committed for the bot: only duplicates.
+      const after = await completionOutcomes(ledger, 'ledgerbot', prunedAt);
+      expect(after.get('OK')).toBeUndefined();
+      expect(after.get('DUPLICATE_COMMAND')).toBe(first);
+    },
+  );
+
+  it(
+    'an intent that never landed, still open when its offset was pruned: dead-lettered, never submitted blind',
+    { timeout: 60_000 },
+    async () => {
+      // The documented limit: with the justifying offset pruned and the participant refusing a
+      // dedup duration that reaches before the pruning, the bot cannot make the ledger guard the
+      // change, so it gives up on it (an operator may requeue it) rather than risk a double.
+      ledger = await startTestLedger(2005);
+      const dir = temp();
+      const plan = invoicePlan(4, 2005).map((p) => ({ ...p, currency: 'CHF' })); // audit only
+      await issueInvoices(ledger, plan, 1);
+      await ledger.faults({ submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 1 }] });
+      const bot1 = await startInProcessBot(ledger, {
+        stateDir: dir,
+        seed: 8,
+        start: { kind: 'begin' },
+      });
+      bots.push(bot1);
+      await waitFor(
+        () => bot1.submitOutcomes.get('SEQUENCER_BACKPRESSURE') ?? 0,
+        (n) => n >= 4,
+        10_000,
+        'rejections',
+      );
+      await bot1.stop();
+      await ledger.clearFaults();
+      const prunedAt = await ledger.client.ledgerEnd();
+      await ledger.prune(prunedAt);
+
+      const bot2 = await startInProcessBot(ledger, { stateDir: dir, seed: 9 });
+      bots.push(bot2);
+      const states = await waitFor(() => bot2.states(), allTerminal, 20_000, 'all terminal');
+      // The invoice at the pruning offset itself is still a valid anchor; the three before it are not.
+      expect(states.succeeded).toBe(1);
+      expect(states['dead-lettered']).toBe(3);
+      for (const letter of bot2.store.listDeadLetters()) {
+        expect(JSON.stringify(letter.error)).toContain('INVALID_DEDUPLICATION_PERIOD');
+      }
+      expect(await countContracts(ledger)).toMatchObject({ seen: 1, duplicates: [] });
     },
   );
 });
