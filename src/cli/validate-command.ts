@@ -1,13 +1,13 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { dirname, extname, join, resolve } from 'node:path';
+import { extname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parse as parseYaml } from 'yaml';
 import { loadRules, type RuleFile } from '../rules/load-rules.js';
 import type { CatalogueTemplate, PackageCatalogue } from '../rules/package-catalogue.js';
 import { formatRuleProblem } from '../rules/rule-problem.js';
 import { loadModel } from '../sandbox/model/load-model.js';
 import type { CliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
+import { readConfig } from './read-config.js';
 import { UsageError } from './usage-error.js';
 
 const HELP = `Usage: ledgerbot validate [--config bot.config.yaml] [--model model.yaml]... [--format text|json] [paths...]
@@ -17,7 +17,8 @@ A directory is loaded whole (its *.yaml and *.yml files, not *.test.yaml); witho
 the config's \`rules:\` entry or ./rules is used.
 
 Options:
-  --config FILE    bot config: party aliases are checked against its \`parties:\`
+  --config FILE    bot config (validated too): aliases are checked against its \`parties:\`
+                   and embedded aliases, templates against its embedded models
   --model FILE     sandbox model: unknown templates and choices are reported (repeatable)
   --format FORMAT  text (default) or json
   -h, --help       show this help
@@ -51,13 +52,25 @@ export const validateCommand: CliCommand = {
     if (format !== 'text' && format !== 'json') {
       throw new UsageError(`--format must be text or json, not "${format}"`);
     }
+    // The real config loader: a broken config is reported (exit 2) before the rules are checked.
     const config = values.config === undefined ? undefined : await readConfig(values.config);
-    const paths = positionals.length > 0 ? positionals : (config?.rules ?? [join('.', 'rules')]);
+    const embedded =
+      config?.ledger.endpoint.kind === 'embedded' ? config.ledger.endpoint : undefined;
+    const paths =
+      positionals.length > 0
+        ? positionals
+        : (config?.rules.map((p) => relative(process.cwd(), p) || '.') ?? [join('.', 'rules')]);
     const files = await readRuleFiles(paths);
-    const packages = await readCatalogue(values.model ?? []);
+    // An embedded sandbox's models are the package list the rules will run against.
+    const packages = await readCatalogue([...(values.model ?? []), ...(embedded?.models ?? [])]);
+    const parties =
+      config === undefined
+        ? undefined
+        : [...Object.keys(config.parties), ...(embedded?.parties ?? [])];
     const { ruleSet, problems } = loadRules(files, {
-      ...(config === undefined ? {} : { parties: config.parties }),
+      ...(parties === undefined ? {} : { parties }),
       ...(packages === undefined ? {} : { packages }),
+      ...(config === undefined ? {} : { defaultRetry: config.submission.retry }),
     });
     const notes: string[] = [];
     if (config === undefined) {
@@ -96,42 +109,6 @@ export const validateCommand: CliCommand = {
     return errors === 0 ? 0 : 2;
   },
 };
-
-type MinimalConfig = { parties: Record<string, string>; rules?: string[] };
-
-/**
- * Reads just what validation needs from the bot config: `parties:` (alias → party id, or a list
- * of aliases) and `rules:` (a path or a list, relative to the config file). The full config schema
- * belongs to the runtime.
- */
-async function readConfig(path: string): Promise<MinimalConfig> {
-  let doc: unknown;
-  try {
-    doc = parseYaml(await readFile(path, 'utf8'), { maxAliasCount: 100 });
-  } catch (error) {
-    throw new UsageError(`cannot read config ${path}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-  const raw = (typeof doc === 'object' && doc !== null ? doc : {}) as Record<string, unknown>;
-  const parties: Record<string, string> = {};
-  if (Array.isArray(raw.parties)) {
-    for (const alias of raw.parties) if (typeof alias === 'string') parties[alias] = alias;
-  } else if (typeof raw.parties === 'object' && raw.parties !== null) {
-    for (const [alias, id] of Object.entries(raw.parties)) {
-      parties[alias] = typeof id === 'string' ? id : JSON.stringify(id);
-    }
-  }
-  const base = dirname(path);
-  const rulesEntry: unknown = raw.rules;
-  const rules =
-    typeof rulesEntry === 'string'
-      ? [join(base, rulesEntry)]
-      : Array.isArray(rulesEntry)
-        ? rulesEntry.filter((r): r is string => typeof r === 'string').map((r) => join(base, r))
-        : undefined;
-  return { parties, ...(rules === undefined ? {} : { rules }) };
-}
 
 /** Reads rule files; a directory gives its *.yaml and *.yml files except *.test.yaml. */
 export async function readRuleFiles(paths: readonly string[]): Promise<RuleFile[]> {

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,7 +122,10 @@ describe('ledgerbot validate', () => {
 
   it('uses the config rules: entry when no paths are given', async () => {
     const config = join(tmp, 'bot.config.yaml');
-    writeFileSync(config, 'parties: { payer: P::1 }\nrules: rules-from-config/\n');
+    writeFileSync(
+      config,
+      'ledger: { url: "http://127.0.0.1:7575", userId: bot }\nparties: { payer: P::1 }\nrules: rules-from-config/\n',
+    );
     const { mkdirSync } = await import('node:fs');
     mkdirSync(join(tmp, 'rules-from-config'));
     writeFileSync(
@@ -131,6 +135,21 @@ describe('ledgerbot validate', () => {
     const { code, out } = await run(['--config', config]);
     expect(out).toContain(':5:93: unknown party alias "issuer"');
     expect(code).toBe(2);
+  });
+
+  it('with an embedded config, checks its allocated aliases and its models, and the config itself', async () => {
+    const example = fileURLToPath(
+      new URL('../../examples/invoices/bot.config.yaml', import.meta.url),
+    );
+    const ok = await run(['--config', example]);
+    expect(ok.out).toMatch(/4 file\(s\), 4 rule\(s\): valid/);
+    expect(ok.err).not.toContain('templates and choices were not checked');
+    expect(ok.code).toBe(0);
+    const broken = join(tmp, 'broken.config.yaml');
+    writeFileSync(broken, 'ledger: { ur: "http://127.0.0.1:7575", userId: bot }\n');
+    const bad = await run(['--config', broken]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/broken\.config\.yaml:1:\d+/);
   });
 
   it('usage errors exit 2 with a message', async () => {
