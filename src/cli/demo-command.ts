@@ -158,7 +158,13 @@ async function runDemo(o: DemoOptions, io: CliIo): Promise<number> {
         '',
       ].join('\n'),
     );
+    const outcomesByRule = new Map<string, Map<IntentState, number>>();
     bot.events.on('intent', (event) => {
+      if (event.to !== 'pending' && event.to !== 'submitted') {
+        const byState = outcomesByRule.get(event.ruleId) ?? new Map<IntentState, number>();
+        byState.set(event.to, (byState.get(event.to) ?? 0) + 1);
+        outcomesByRule.set(event.ruleId, byState);
+      }
       void account.line(event).then((line) => {
         if (line !== undefined) say(line);
       });
@@ -199,6 +205,7 @@ async function runDemo(o: DemoOptions, io: CliIo): Promise<number> {
         transactionsSeen: metrics.transactionsSeen,
         ruleErrors: metrics.ruleErrors,
         states,
+        outcomesByRule,
         caughtUp,
         verdict,
         invoices: driver.invoices.size,
@@ -299,6 +306,7 @@ type SummaryInput = {
   readonly transactionsSeen: number;
   readonly ruleErrors: number;
   readonly states: Record<IntentState, number> | undefined;
+  readonly outcomesByRule: ReadonlyMap<string, ReadonlyMap<IntentState, number>>;
   readonly caughtUp: boolean;
   readonly verdict: EffectsVerdict;
   readonly invoices: number;
@@ -317,6 +325,10 @@ function summary(s: SummaryInput): string {
     `  invoices issued   ${s.invoices}`,
     `  events seen       ${s.eventsSeen} in ${s.transactionsSeen} transactions (${s.ruleErrors} rule errors)`,
     `  intents           ${states}`,
+    ...[...s.outcomesByRule].map(
+      ([rule, byState]) =>
+        `    ${rule.padEnd(26)} ${[...byState].map(([state, n]) => `${n} ${state}`).join(', ')}`,
+    ),
     `  ledger effects    ${s.verdict.ok ? 'verified' : 'NOT as expected'} (active contracts read from the ledger):`,
     ...s.verdict.lines.map((l) => `    ${l}`),
     ...(s.caughtUp ? [] : ['  (the bot had not caught up with the ledger when the demo stopped)']),

@@ -80,7 +80,10 @@ export class DemoDriver {
         : 50 + Math.floor(this.#o.random.next() * 95) * 10;
     const currency = kind === 'foreign' ? 'EUR' : 'USD';
     const reference = `INV-${String(this.#next++).padStart(4, '0')}`;
-    const due = new Date(this.#o.clock.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+    // Some large invoices are already overdue, for the nudge schedule rule to find.
+    const overdue = kind === 'large' && this.#o.random.next() < 0.5;
+    const dueInDays = overdue ? -5 : 30;
+    const due = new Date(this.#o.clock.now() + dueInDays * 86_400_000).toISOString().slice(0, 10);
     const command: Command = {
       CreateCommand: {
         templateId: DEMO_INVOICE_TEMPLATE,
@@ -112,8 +115,10 @@ export class DemoDriver {
       paidByHand: false,
     };
     this.invoices.set(invoice.contractId, invoice);
-    if (kind === 'large') this.#toPay.push(invoice);
-    this.#o.say(`issuer sends ${reference} for ${invoice.amount} ${currency}${kindNote(kind)}`);
+    // Overdue ones stay open, for the nudge rule; the others are paid by hand now and then.
+    if (kind === 'large' && !overdue) this.#toPay.push(invoice);
+    const note = overdue ? ' (large, overdue: left to a human)' : kindNote(kind);
+    this.#o.say(`issuer sends ${reference} for ${invoice.amount} ${currency}${note}`);
   }
 
   async #payByHand(invoice: DemoInvoice): Promise<void> {

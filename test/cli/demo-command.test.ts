@@ -64,8 +64,10 @@ describe('ledgerbot demo', () => {
           '--state-dir',
           t.dir,
         ]);
-        expect(r.err).toBe('');
-        expect(r.code).toBe(0);
+        const transcript = `exit ${r.code}\n${r.out}\n${r.err}`;
+        expect(r.err, transcript).toBe('');
+        expect(r.code, transcript).toBe(0);
+        expect(r.out, transcript).toContain('ledger effects    verified');
         // The sandbox URL comes first, for other clients.
         expect(r.out).toMatch(/^ledgerbot demo:.*\n {2}sandbox {2}http:\/\/127\.0\.0\.1:\d+ /);
         // One human line per outcome: rule, command, result.
