@@ -25,6 +25,7 @@ export const BOT_CONFIG_DEFAULTS = {
   retry: { maxAttempts: 10, initialDelay: '1s', maxDelay: '1m', deadline: '1h' },
   dedupFallback: '24h',
   httpHost: '127.0.0.1',
+  readyMaxLag: 1000,
   logLevel: 'info',
 } as const;
 
@@ -167,6 +168,8 @@ export const BOT_CONFIG_SCHEMA = {
       properties: {
         port: { type: 'integer', minimum: 0, maximum: 65535 },
         host: { ...text, default: BOT_CONFIG_DEFAULTS.httpHost },
+        token: text,
+        readyMaxLag: { type: 'integer', minimum: 0, default: BOT_CONFIG_DEFAULTS.readyMaxLag },
       },
     },
     log: {

@@ -87,6 +87,13 @@ export type HttpConfig = {
   /** 0 picks a free port. */
   readonly port: number;
   readonly host: string;
+  /**
+   * Bearer token for /status, /rules/* and /dead-letters* (a secret: use `${ENV}`; never logged).
+   * Absent: those endpoints need no token.
+   */
+  readonly token?: string;
+  /** /readyz fails while ledger end minus the processed offset exceeds this (default 1000). */
+  readonly readyMaxLag: number;
 };
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';

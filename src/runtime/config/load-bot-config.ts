@@ -63,7 +63,7 @@ type RawConfig = {
     retry: { maxAttempts: number; initialDelay: string; maxDelay: string; deadline: string };
     dedup: { mode: 'offset'; fallback?: string } | { mode: 'duration'; value: string };
   };
-  http?: { port: number; host: string };
+  http?: { port: number; host: string; token?: string; readyMaxLag: number };
   log: { level: LogLevel; pretty: boolean };
 };
 
@@ -290,7 +290,16 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
       },
       dedup,
     },
-    ...(raw.http === undefined ? {} : { http: { port: raw.http.port, host: raw.http.host } }),
+    ...(raw.http === undefined
+      ? {}
+      : {
+          http: {
+            port: raw.http.port,
+            host: raw.http.host,
+            readyMaxLag: raw.http.readyMaxLag,
+            ...(raw.http.token === undefined ? {} : { token: raw.http.token }),
+          },
+        }),
     log: { level: raw.log.level, pretty: raw.log.pretty },
   };
   return deepFreeze(config);

@@ -94,7 +94,7 @@ describe('defaults and conversion', () => {
       retry: { maxAttempts: 3, initialDelayMs: 250, maxDelayMs: 10_000, deadlineMs: 7_200_000 },
       dedup: { mode: 'duration', valueMs: 604_800_000 },
     });
-    expect(config.http).toEqual({ port: 9464, host: '127.0.0.1' });
+    expect(config.http).toEqual({ port: 9464, host: '127.0.0.1', readyMaxLag: 1000 });
     expect(config.log).toEqual({ level: 'debug', pretty: true });
   });
 
@@ -149,6 +149,21 @@ describe('environment interpolation', () => {
     expect(config.ledger.auth).toEqual({ type: 'static', token: 'tok' });
     expect(config.parties).toEqual({ payer: 'Payer::1220bb', lit: 'a${b}$c' });
     expect(config.http?.port).toBe(9464);
+  });
+
+  it('reads http.token from the environment and http.readyMaxLag, and hides the token in errors', () => {
+    const config = load(BASE + 'http: {port: 0, token: "${OPS_TOKEN}", readyMaxLag: 5}\n', {
+      OPS_TOKEN: 'ops-s3cret',
+    });
+    expect(config.http).toEqual({
+      port: 0,
+      host: '127.0.0.1',
+      token: 'ops-s3cret',
+      readyMaxLag: 5,
+    });
+    const err = errorOf(BASE + 'http: {port: 0, token: 12, readyMaxLag: -1}\n');
+    expect(err.problems.map((p) => p.path)).toContain('http.readyMaxLag');
+    expect(errorOf(BASE + 'http: {port: 0, token: ""}\n').message).not.toContain('ops-s3cret');
   });
 
   it('keeps a value with YAML syntax a plain string: no structure can be injected', () => {
