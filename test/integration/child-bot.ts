@@ -35,6 +35,12 @@ export async function ensureBuilt(): Promise<void> {
       mkdirSync(lock);
       break;
     } catch {
+      // A test run killed mid-build leaves the lock behind; no build takes this long.
+      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+      if (Date.now() - since > 180_000) {
+        rmdirSync(lock);
+        continue;
+      }
       if (Date.now() > until) throw new Error(`${lock} is held for too long; remove it`);
       await new Promise((r) => setTimeout(r, 200));
     }
