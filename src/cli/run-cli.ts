@@ -2,11 +2,15 @@ import { parseArgs } from 'node:util';
 import { LedgerbotError } from '../core/ledgerbot-error.js';
 import type { CliCommand } from './cli-command.js';
 import { processIo, type CliIo } from './cli-io.js';
+import { backtestCommand } from './backtest-command.js';
+import { deadLettersCommand } from './dead-letters-command.js';
 import { demoCommand } from './demo-command.js';
+import { explainCommand } from './explain-command.js';
 import { runCommand } from './run-command.js';
 import { runSlotCommand } from './run-slot-command.js';
 import { sandboxCommand } from './sandbox-command.js';
 import { scheduleCommand } from './schedule-command.js';
+import { statusCommand } from './status-command.js';
 import { testCommand } from './test-command.js';
 import { UsageError } from './usage-error.js';
 import { validateCommand } from './validate-command.js';
@@ -23,6 +27,10 @@ const commands: readonly CliCommand[] = [
   testCommand,
   scheduleCommand,
   runSlotCommand,
+  statusCommand,
+  deadLettersCommand,
+  explainCommand,
+  backtestCommand,
 ];
 
 export function helpText(): string {

@@ -1,0 +1,349 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { systemClock } from '../core/clock.js';
+import type { BotConfig } from '../runtime/config/bot-config.js';
+import { parsePayload } from '../runtime/submission-payload.js';
+import { openSqliteStore, SQLITE_STORE_FILE } from '../store/open-sqlite-store.js';
+import type { DeadLetter, Store } from '../store/store.js';
+import { StoreError } from '../store/store-error.js';
+import type { CliCommand } from './cli-command.js';
+import type { CliIo } from './cli-io.js';
+import { formatTable } from './format-table.js';
+import { OpsApiError, opsClientFor, opsErrorOf, type OpsClient } from './ops-client.js';
+import { readConfig } from './read-config.js';
+import { UsageError } from './usage-error.js';
+import { indentJson } from './would-submit.js';
+
+const HELP = `Usage: ledgerbot dead-letters list|show ID|retry ID|drop ID --config FILE
+
+Works on the dead letters of a bot: intents it gave up on (retries exhausted, deadline passed,
+or a final rejection it could not act on). Through the running bot's ops API (the config's
+http section) when it answers; otherwise directly on the state store in state.dir.
+
+  list       the dead letters, oldest first
+  show ID    one dead letter: its error, the commands, the triggering event
+  retry ID   back into the pipeline under the SAME commandId (the ledger deduplicates, so it
+             lands at most once): at once by the running bot, or at the next start
+  drop ID    delete it for good
+
+Options:
+  --config FILE   the bot config (default ./bot.config.yaml)
+  --limit N       list at most N (default 100)
+  --rule ID       list only this rule's
+  --json          print JSON
+  -h, --help      show this help
+
+Exit status: 0 done, 1 when it cannot be done (no such dead letter, store locked, bot not
+answering), 2 for usage and config errors.
+`;
+
+/** A dead letter as the ops API (docs/operations-api.md) and this command show it. */
+export type DeadLetterView = {
+  readonly commandId: string;
+  readonly ruleId: string;
+  readonly revision: number;
+  readonly actAs: readonly string[];
+  readonly offset: number;
+  readonly trigger: unknown;
+  readonly attempts: number;
+  readonly error: unknown;
+  readonly deadLetteredAt: string;
+  readonly payload?: unknown;
+  readonly event?: unknown;
+};
+
+/** Where the dead letters are worked on: the running bot, or its store. */
+type Target = {
+  readonly where: string;
+  list(limit: number, ruleId: string | undefined): Promise<DeadLetterView[]>;
+  show(commandId: string): Promise<DeadLetterView | undefined>;
+  /** False when there is no such dead letter. */
+  retry(commandId: string): Promise<boolean>;
+  drop(commandId: string): Promise<boolean>;
+  close(): void;
+};
+
+const ACTIONS = ['list', 'show', 'retry', 'drop'] as const;
+type Action = (typeof ACTIONS)[number];
+
+export const deadLettersCommand: CliCommand = {
+  name: 'dead-letters',
+  summary: 'list, show, retry (same commandId) or drop dead letters, via the bot or its store',
+  run: async (args: string[], io: CliIo) => {
+    const { values, positionals } = parseArgs({
+      args,
+      options: {
+        config: { type: 'string', default: 'bot.config.yaml' },
+        limit: { type: 'string', default: '100' },
+        rule: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+    if (values.help === true) {
+      io.out(HELP);
+      return 0;
+    }
+    const [action, id, ...extra] = positionals;
+    if (action === undefined || !(ACTIONS as readonly string[]).includes(action)) {
+      throw new UsageError(
+        `dead-letters needs one of ${ACTIONS.join(', ')}${action === undefined ? '' : `, not "${action}"`}`,
+      );
+    }
+    if (action !== 'list' && id === undefined) {
+      throw new UsageError(`dead-letters ${action} needs the commandId of the dead letter`);
+    }
+    if (extra.length > 0 || (action === 'list' && id !== undefined)) {
+      throw new UsageError(`unexpected argument "${action === 'list' ? id : extra[0]}"`);
+    }
+    const limit = Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      throw new UsageError(`--limit must be an integer from 1 to 1000, not "${values.limit}"`);
+    }
+    const config = await readConfig(values.config);
+    const target = await openTarget(config, action as Action);
+    try {
+      return await perform(
+        target,
+        action as Action,
+        id ?? '',
+        { limit, rule: values.rule },
+        values.json === true,
+        io,
+      );
+    } finally {
+      target.close();
+    }
+  },
+};
+
+async function perform(
+  target: Target,
+  action: Action,
+  id: string,
+  filter: { limit: number; rule: string | undefined },
+  json: boolean,
+  io: CliIo,
+): Promise<number> {
+  const missing = (): number => {
+    io.err(
+      `ledgerbot: there is no dead letter ${id} (${target.where}); \`ledgerbot dead-letters list\` shows them\n`,
+    );
+    return 1;
+  };
+  switch (action) {
+    case 'list': {
+      const list = await target.list(filter.limit, filter.rule);
+      if (json) {
+        io.out(`${JSON.stringify(list, null, 2)}\n`);
+        return 0;
+      }
+      io.out(`${list.length} dead letter(s) (${target.where})\n`);
+      if (list.length > 0) {
+        io.out(
+          formatTable(
+            ['DEAD-LETTERED AT', 'RULE', 'ATTEMPTS', 'OFFSET', 'COMMAND ID', 'ERROR'],
+            list.map((d) => [
+              d.deadLetteredAt,
+              d.ruleId,
+              String(d.attempts),
+              String(d.offset),
+              d.commandId,
+              errorText(d.error),
+            ]),
+          ),
+        );
+      }
+      return 0;
+    }
+    case 'show': {
+      const d = await target.show(id);
+      if (d === undefined) return missing();
+      io.out(json ? `${JSON.stringify(d, null, 2)}\n` : formatDeadLetter(d, target.where));
+      return 0;
+    }
+    case 'retry': {
+      if (!(await target.retry(id))) return missing();
+      io.out(
+        target.where.startsWith('store')
+          ? `requeued ${id} in the store: the bot resubmits it under the same commandId when it starts\n`
+          : `requeued ${id}: the running bot resubmits it under the same commandId now\n`,
+      );
+      return 0;
+    }
+    case 'drop': {
+      if (!(await target.drop(id))) return missing();
+      io.out(`dropped ${id} for good (${target.where})\n`);
+      return 0;
+    }
+  }
+}
+
+/** The running bot when its ops API answers; the store when nothing listens there. */
+async function openTarget(config: BotConfig, action: Action): Promise<Target> {
+  const client = opsClientFor(config);
+  if (client !== undefined) {
+    try {
+      // A cheap probe: which one to use is decided before anything is changed.
+      const probe = await client.request('GET', '/dead-letters?limit=1');
+      if (probe.status !== 200) throw opsErrorOf('GET', '/dead-letters', probe);
+      return apiTarget(client);
+    } catch (err) {
+      if (!(err instanceof OpsApiError) || err.failure !== 'unreachable') throw err;
+    }
+  }
+  return storeTarget(config, action, client !== undefined);
+}
+
+function apiTarget(client: OpsClient): Target {
+  const path = (id: string): string => `/dead-letters/${encodeURIComponent(id)}`;
+  const call = async (method: string, p: string, ok: number): Promise<unknown> => {
+    const r = await client.request(method, p);
+    if (r.status === 404) return undefined;
+    if (r.status !== ok) throw opsErrorOf(method, p, r);
+    return r.body;
+  };
+  return {
+    where: `via the running bot at ${client.baseUrl}`,
+    list: async (limit, ruleId) => {
+      const q = `?limit=${limit}${ruleId === undefined ? '' : `&ruleId=${encodeURIComponent(ruleId)}`}`;
+      const body = (await call('GET', `/dead-letters${q}`, 200)) as
+        { deadLetters?: DeadLetterView[] } | undefined;
+      return body?.deadLetters ?? [];
+    },
+    show: async (id) => {
+      const body = (await call('GET', path(id), 200)) as
+        { deadLetter?: DeadLetterView } | undefined;
+      return body?.deadLetter;
+    },
+    retry: async (id) => (await call('POST', `${path(id)}/retry`, 202)) !== undefined,
+    drop: async (id) => (await call('DELETE', path(id), 200)) !== undefined,
+    close: () => undefined,
+  };
+}
+
+function storeTarget(config: BotConfig, action: Action, httpConfigured: boolean): Target {
+  const dir = config.state.dir;
+  if (!existsSync(join(dir, SQLITE_STORE_FILE))) {
+    throw new StoreError(
+      'STORE_OPEN_FAILED',
+      `there is no state store in ${dir} (state.dir of ${config.file}): the bot has not run with this config yet`,
+    );
+  }
+  let store: Store;
+  try {
+    // Reads leave the file alone; a short busy timeout, since a running bot holds it for good.
+    store = openSqliteStore({
+      dir,
+      busyTimeoutMs: 250,
+      readonly: action === 'list' || action === 'show',
+    });
+  } catch (err) {
+    if (err instanceof StoreError && causeCode(err) === 'SQLITE_BUSY') {
+      throw new StoreError(
+        'STORE_OPEN_FAILED',
+        httpConfigured
+          ? `the state store in ${dir} is locked by a running ledgerbot, and its ops API does not answer at http.host/http.port of ${config.file}: is the bot using another config? Stop it, or fix the http section`
+          : `the state store in ${dir} is locked by a running ledgerbot, and ${config.file} has no http section, so the CLI cannot ask the bot: add http: { port: 9464 } and restart the bot, or stop it and run this again`,
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+  const view = (d: DeadLetter, full: boolean): DeadLetterView => viewOf(d, full);
+  return {
+    where: `store ${dir}`,
+    list: (limit, ruleId) =>
+      Promise.resolve(
+        store
+          .listDeadLetters({ limit, ...(ruleId === undefined ? {} : { ruleId }) })
+          .map((d) => view(d, false)),
+      ),
+    show: (id) => {
+      const d = store.getDeadLetter(id);
+      return Promise.resolve(d === undefined ? undefined : view(d, true));
+    },
+    retry: (id) => {
+      const d = store.getDeadLetter(id);
+      if (d === undefined) return Promise.resolve(false);
+      // A fresh deadline from the intent's own retry policy: the old one has passed.
+      let deadlineMs = config.submission.retry.deadlineMs;
+      try {
+        deadlineMs = parsePayload(d.intent.payload).retry.deadlineMs;
+      } catch {
+        // An unusable payload: the bot dead-letters it again on start, with the reason.
+      }
+      store.requeueDeadLetter(id, { deadline: systemClock.now() + deadlineMs });
+      return Promise.resolve(true);
+    },
+    drop: (id) => Promise.resolve(store.purgeDeadLetter(id)),
+    close: () => store.close(),
+  };
+}
+
+/** The store's dead letter in the ops API's shape, so both sources print the same. */
+export function viewOf(d: DeadLetter, full: boolean): DeadLetterView {
+  const i = d.intent;
+  const trigger =
+    i.trigger.kind === 'slot'
+      ? {
+          kind: 'slot',
+          slot: new Date(i.trigger.slot).toISOString(),
+          contractId: i.trigger.contractId,
+        }
+      : i.trigger;
+  return {
+    commandId: i.commandId,
+    ruleId: i.ruleId,
+    revision: i.revision,
+    actAs: i.actAs,
+    offset: i.offset,
+    trigger,
+    attempts: i.attempts,
+    error: d.error,
+    deadLetteredAt: new Date(d.deadLetteredAt).toISOString(),
+    ...(full ? { payload: i.payload, ...(d.event === undefined ? {} : { event: d.event }) } : {}),
+  };
+}
+
+function formatDeadLetter(d: DeadLetterView, where: string): string {
+  const lines = [
+    `dead letter ${d.commandId} (${where})`,
+    `  rule        ${d.ruleId} (revision ${d.revision})`,
+    `  actAs       ${d.actAs.join(', ')}`,
+    `  trigger     ${JSON.stringify(d.trigger)} at offset ${d.offset}`,
+    `  attempts    ${d.attempts}`,
+    `  since       ${d.deadLetteredAt}`,
+    `  error       ${errorText(d.error)}`,
+    '  error (full):',
+    indentJson(d.error, 4),
+  ];
+  if (d.payload !== undefined)
+    lines.push('  payload (what is submitted again on retry):', indentJson(d.payload, 4));
+  if (d.event !== undefined) lines.push('  triggering event:', indentJson(d.event, 4));
+  lines.push(
+    `retry: ledgerbot dead-letters retry ${d.commandId}; drop: ledgerbot dead-letters drop ${d.commandId}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function errorText(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown; reason?: unknown } | null;
+  if (e === null || typeof e !== 'object') return String(error);
+  const code = typeof e.code === 'string' ? e.code : '';
+  const reason = typeof e.reason === 'string' ? ` [${e.reason}]` : '';
+  const message = typeof e.message === 'string' ? `: ${e.message}` : '';
+  return `${code}${reason}${message}`.slice(0, 200);
+}
+
+function causeCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_')) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

@@ -1,0 +1,164 @@
+import { parseArgs } from 'node:util';
+import { eventFormat, transactionFormat, updateFormat } from '../ledger/filters.js';
+import { LedgerApiError } from '../ledger/ledger-api-error.js';
+import type { Event, JsTransaction } from '../ledger/wire/wire-types.js';
+import { evaluate } from '../rules/evaluate.js';
+import { formatRuleEvaluationError, type Intent } from '../rules/evaluation-result.js';
+import { formatExplanation } from '../rules/format-explanation.js';
+import type { CliCommand } from './cli-command.js';
+import type { CliIo } from './cli-io.js';
+import { openReplayContext, type ReplayContext } from './open-replay-context.js';
+import { UsageError } from './usage-error.js';
+import { indentJson, wouldSubmit } from './would-submit.js';
+
+const HELP = `Usage: ledgerbot explain --config FILE --update-id ID
+
+Fetches one update from the participant, with the bot's own subscription filter, and evaluates
+it through the rules exactly as the bot does (CEL \`now\` is the update's record time). Prints,
+for every event and every rule, why the rule fired or not, condition by condition, and the
+commands it would submit. Submits nothing and writes nothing.
+
+Options:
+  --config FILE     the bot config (default ./bot.config.yaml)
+  --update-id ID    the update (transaction) to explain
+  -h, --help        show this help
+
+Exit status: 0 when explained, 1 when the update cannot be read, 2 for usage and config errors.
+`;
+
+export const explainCommand: CliCommand = {
+  name: 'explain',
+  summary: 'why each rule did (not) fire on one update, and what it would submit',
+  run: async (args: string[], io: CliIo) => {
+    const { values } = parseArgs({
+      args,
+      options: {
+        config: { type: 'string', default: 'bot.config.yaml' },
+        'update-id': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+    if (values.help === true) {
+      io.out(HELP);
+      return 0;
+    }
+    const updateId = values['update-id'];
+    if (updateId === undefined || updateId.trim() === '') {
+      throw new UsageError(
+        '--update-id ID is required (the update id from a log line or the ledger)',
+      );
+    }
+    const ctx = await openReplayContext(values.config, 'explain');
+    try {
+      const tx = await fetchTransaction(ctx, updateId, io);
+      if (tx === undefined) return 1;
+      explainTransaction(ctx, tx, io);
+      return 0;
+    } finally {
+      await ctx.close();
+    }
+  },
+};
+
+/** The transaction as the bot's filter shows it, or undefined after printing why there is none. */
+async function fetchTransaction(
+  ctx: ReplayContext,
+  updateId: string,
+  io: CliIo,
+): Promise<JsTransaction | undefined> {
+  let response;
+  try {
+    response = await ctx.ledger.client.updateById({ updateId, updateFormat: ctx.updateFormat });
+  } catch (err) {
+    if (!(err instanceof LedgerApiError) || err.error.code !== 'UPDATE_NOT_FOUND') throw err;
+    // Tell "the bot's filter hides every event of it" apart from "no such update".
+    if (await visibleToReaders(ctx, updateId)) {
+      io.err(
+        `ledgerbot: update ${updateId} exists, but none of its events passes the bot's subscription filter: no enabled rule watches its templates as a party that sees them, so the bot never evaluates it\n`,
+      );
+    } else {
+      io.err(
+        `ledgerbot: update ${updateId} was not found, or none of the rules' parties (${ctx.plan.readParties.join(', ')}) can see it; check the id, and that ledger.url is the participant the bot runs against\n`,
+      );
+    }
+    return undefined;
+  }
+  const update = response.update;
+  if (update === undefined || !('Transaction' in update)) {
+    const kind = update === undefined ? 'empty' : (Object.keys(update)[0] ?? 'unknown');
+    io.out(`update ${updateId} is not a transaction (${kind}); rules react to transactions only\n`);
+    return undefined;
+  }
+  return update.Transaction.value;
+}
+
+async function visibleToReaders(ctx: ReplayContext, updateId: string): Promise<boolean> {
+  try {
+    const format = updateFormat({
+      transactions: transactionFormat(
+        eventFormat({ parties: ctx.plan.readParties }),
+        ctx.plan.shape,
+      ),
+    });
+    await ctx.ledger.client.updateById({ updateId, updateFormat: format });
+    return true;
+  } catch (err) {
+    if (err instanceof LedgerApiError && err.error.code === 'UPDATE_NOT_FOUND') return false;
+    throw err;
+  }
+}
+
+function explainTransaction(ctx: ReplayContext, tx: JsTransaction, io: CliIo): void {
+  const recordMs = Date.parse(tx.recordTime);
+  // As the bot: CEL `now` is the record time, so the explanation matches what happened.
+  const now = new Date(Number.isFinite(recordMs) ? recordMs : 0);
+  const context = { parties: ctx.config.parties, now };
+  io.out(
+    `update ${tx.updateId} at offset ${tx.offset}, record time ${tx.recordTime}: ${tx.events.length} event(s) the bot sees\n`,
+  );
+  const fired = new Set<string>();
+  const intents: Intent[] = [];
+  let errors = 0;
+  for (const event of tx.events) {
+    io.out(`\n${describeEvent(event)}\n`);
+    const result = evaluate(ctx.index, { transaction: tx, event }, context, { explain: 'all' });
+    errors += result.errors.length;
+    for (const explanation of result.explanations) {
+      io.out(
+        `${formatExplanation(explanation)
+          .map((l) => `  ${l}`)
+          .join('\n')}\n`,
+      );
+      if (!explanation.fired) continue;
+      fired.add(explanation.ruleId);
+      for (const intent of result.intents.filter((i) => i.ruleId === explanation.ruleId)) {
+        intents.push(intent);
+        io.out(
+          `    would submit ${intent.commandId} (then[${intent.actionIndex}]) as ${intent.actAs.join(', ')}:\n`,
+        );
+        io.out(`${indentJson(wouldSubmit(intent, ctx.config), 6)}\n`);
+      }
+    }
+    for (const e of result.errors) io.out(`  rule error: ${formatRuleEvaluationError(e)}\n`);
+  }
+  io.out(
+    `\n${fired.size} rule(s) fired, ${intents.length} command(s) would be submitted, ${errors} rule error(s); nothing was submitted\n`,
+  );
+}
+
+function describeEvent(event: Event): string {
+  if ('CreatedEvent' in event) {
+    const e = event.CreatedEvent;
+    return `event ${e.nodeId}: created ${e.templateId} (package ${e.packageName}) contract ${e.contractId}, witnesses ${e.witnessParties.join(', ')}`;
+  }
+  if ('ExercisedEvent' in event) {
+    const e = event.ExercisedEvent;
+    return `event ${e.nodeId}: exercised ${e.choice} (${e.consuming ? 'consuming' : 'non-consuming'}) on ${e.templateId} (package ${e.packageName}) contract ${e.contractId}, witnesses ${e.witnessParties.join(', ')}`;
+  }
+  if ('ArchivedEvent' in event) {
+    const e = event.ArchivedEvent;
+    return `event ${e.nodeId}: archived ${e.templateId} (package ${e.packageName}) contract ${e.contractId}, witnesses ${e.witnessParties.join(', ')}`;
+  }
+  return 'event of an unknown kind';
+}

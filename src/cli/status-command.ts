@@ -1,0 +1,171 @@
+import { parseArgs } from 'node:util';
+import type { CliCommand } from './cli-command.js';
+import type { CliIo } from './cli-io.js';
+import { formatTable } from './format-table.js';
+import { OpsApiError, opsClientFor, opsErrorOf } from './ops-client.js';
+import { readConfig } from './read-config.js';
+import { UsageError } from './usage-error.js';
+
+const HELP = `Usage: ledgerbot status --config FILE [--json]
+
+Asks the running bot (the ops API at the config's http.host and http.port, with http.token if
+set) for its status and prints it: lifecycle and stream, checkpoint and lag, in-flight work,
+the rules and their state (active or paused), and the latest intents with their outcomes.
+
+Options:
+  --config FILE  the bot config (default ./bot.config.yaml)
+  --json         print the /status document as it is
+  -h, --help     show this help
+
+Exit status: 0 when the bot answered, 1 when it is not reachable, 2 for usage and config errors.
+`;
+
+/** The `/status` document (docs/operations-api.md), read tolerantly: fields may be missing. */
+export type StatusDocument = {
+  readonly state?: string;
+  readonly shadow?: boolean;
+  readonly startedAt?: string | null;
+  readonly stream?: { readonly connected?: boolean; readonly reconnects?: number };
+  readonly checkpoint?: number | null;
+  readonly processedOffset?: number | null;
+  readonly ledgerEnd?: number | null;
+  readonly lag?: number | null;
+  readonly inFlight?: number;
+  readonly waitingForAdmission?: number;
+  readonly deadLetters?: number;
+  readonly intents?: Readonly<Record<string, number>>;
+  readonly rules?: readonly StatusRule[];
+  readonly recentIntents?: readonly StatusIntent[];
+};
+
+type StatusRule = {
+  readonly id: string;
+  readonly revision?: number;
+  readonly trigger?: string;
+  readonly state?: string;
+  readonly pausedAt?: string;
+  readonly pausedAtOffset?: number;
+  readonly file?: string;
+  readonly line?: number;
+};
+
+type StatusIntent = {
+  readonly commandId: string;
+  readonly ruleId?: string;
+  readonly state?: string;
+  readonly attempts?: number;
+  readonly offset?: number;
+  readonly updatedAt?: string;
+  readonly error?: { readonly code?: string; readonly message?: string };
+};
+
+/** How many recent intents the table shows (the document has up to 50). */
+const RECENT_SHOWN = 10;
+
+export const statusCommand: CliCommand = {
+  name: 'status',
+  summary: "print the running bot's status: rules, checkpoint, lag, in flight, last intents",
+  run: async (args: string[], io: CliIo) => {
+    const { values } = parseArgs({
+      args,
+      options: {
+        config: { type: 'string', default: 'bot.config.yaml' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+    if (values.help === true) {
+      io.out(HELP);
+      return 0;
+    }
+    const config = await readConfig(values.config);
+    const client = opsClientFor(config);
+    if (client === undefined) {
+      throw new UsageError(
+        `${config.file} has no http section, so the bot serves no status; add http: { port: 9464 } and restart it`,
+      );
+    }
+    let response;
+    try {
+      response = await client.request('GET', '/status');
+    } catch (err) {
+      if (err instanceof OpsApiError) {
+        io.err(`ledgerbot: ${err.message}\n`);
+        return 1;
+      }
+      throw err;
+    }
+    if (response.status !== 200) {
+      io.err(`ledgerbot: ${opsErrorOf('GET', '/status', response).message}\n`);
+      return 1;
+    }
+    const status = response.body as StatusDocument;
+    io.out(values.json === true ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
+    return 0;
+  },
+};
+
+export function formatStatus(s: StatusDocument): string {
+  const n = (v: number | null | undefined): string =>
+    v === null || v === undefined ? '-' : String(v);
+  const stream = s.stream?.connected === true ? 'connected' : 'DISCONNECTED';
+  const fields: [string, string][] = [
+    [
+      'bot',
+      `${s.state ?? 'unknown'}${s.shadow === true ? ' (shadow: submits nothing)' : ''}${s.startedAt == null ? '' : ` since ${s.startedAt}`}`,
+    ],
+    ['stream', `${stream}, ${n(s.stream?.reconnects)} reconnect(s)`],
+    ['checkpoint', n(s.checkpoint)],
+    ['processed', n(s.processedOffset)],
+    ['ledger end', n(s.ledgerEnd)],
+    ['lag', s.lag === null || s.lag === undefined ? '-' : `${s.lag} offset(s)`],
+    ['in flight', `${n(s.inFlight)} (${n(s.waitingForAdmission)} waiting for admission)`],
+    ['dead letters', n(s.deadLetters)],
+    [
+      'intents',
+      Object.entries(s.intents ?? {})
+        .map(([state, count]) => `${count} ${state}`)
+        .join(', ') || '-',
+    ],
+  ];
+  const width = Math.max(...fields.map(([label]) => label.length));
+  const head = fields.map(([label, value]) => `${label.padEnd(width)}  ${value}\n`).join('');
+  const rules = s.rules ?? [];
+  const ruleTable = formatTable(
+    ['RULE', 'REV', 'TRIGGER', 'STATE', 'WHERE'],
+    rules.map((r) => [
+      r.id,
+      n(r.revision),
+      r.trigger ?? '-',
+      r.state === 'paused' || r.state === 'resuming'
+        ? `${r.state} (since offset ${n(r.pausedAtOffset)})`
+        : (r.state ?? '-'),
+      r.file === undefined ? '-' : `${r.file}${r.line === undefined ? '' : `:${r.line}`}`,
+    ]),
+  );
+  const recent = (s.recentIntents ?? []).slice(0, RECENT_SHOWN);
+  const intentTable =
+    recent.length === 0
+      ? '(none yet)\n'
+      : formatTable(
+          ['UPDATED', 'RULE', 'STATE', 'ATTEMPTS', 'OFFSET', 'COMMAND ID', 'ERROR'],
+          recent.map((i) => [
+            i.updatedAt ?? '-',
+            i.ruleId ?? '-',
+            i.state ?? '-',
+            n(i.attempts),
+            n(i.offset),
+            i.commandId,
+            i.error === undefined ? '' : `${i.error.code ?? ''} ${i.error.message ?? ''}`.trim(),
+          ]),
+        );
+  const more = (s.recentIntents?.length ?? 0) - recent.length;
+  return [
+    head,
+    `rules (${rules.length}):`,
+    ruleTable,
+    `last intents${more > 0 ? ` (newest ${recent.length}; --json shows ${more} more)` : ''}:`,
+    intentTable,
+  ].join('\n');
+}
