@@ -10,13 +10,14 @@ import { LedgerApiError } from '../ledger/ledger-api-error.js';
 import type { UpdateElement } from '../ledger/ws/update-stream.js';
 import type { JsTransaction } from '../ledger/wire/wire-types.js';
 import type { TriggerKey as RuleTriggerKey } from '../rules/command-id.js';
-import type { RuleSet } from '../rules/compiled-rule.js';
+import type { CompiledRule, RuleSet } from '../rules/compiled-rule.js';
 import { evaluateTransaction } from '../rules/evaluate.js';
 import type { Intent } from '../rules/evaluation-result.js';
 import { indexRules, type RuleIndex } from '../rules/rule-index.js';
 import {
   isTerminal,
   type IntentRecord,
+  type IntentState,
   type NewIntent,
   type Store,
   type TriggerKey,
@@ -39,6 +40,7 @@ import { TokenBucket } from './token-bucket.js';
 import type { ScheduleDriver } from '../schedule/schedule-driver.js';
 import type { SlotSubmitContext } from '../schedule/run-slot.js';
 import { botSchedules, type BotScheduleOptions } from './bot-schedules.js';
+import { diffRuleSets, isEmptyDiff, ruleContentHash, type RuleSetDiff } from './rule-set-diff.js';
 
 export type BotState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
 
@@ -77,6 +79,43 @@ export type BotOptions = {
   readonly logger?: Logger;
   /** Schedule rules: the scheduler, the snapshot source, or `drive: false` to run no slots. */
   readonly schedule?: BotScheduleOptions & { readonly drive?: boolean };
+  /**
+   * Shadow mode: read and evaluate, log the intents, submit nothing and write nothing to the
+   * store (no journal, no checkpoint, no slot records), so a later real run is unaffected.
+   * Schedule rules do not run (use `run-slot --dry-run`).
+   */
+  readonly shadow?: boolean;
+};
+
+/** A rule as the ops endpoints show it. */
+export type RuleStatus = {
+  readonly id: string;
+  readonly revision: number;
+  readonly trigger: 'created' | 'exercised' | 'archived' | 'schedule';
+  /**
+   * `paused`: its events wait (the checkpoint holds at `pausedAtOffset`); `resuming`: the events
+   * that arrived while it was paused are being evaluated; `disabled`: `enabled: false`.
+   */
+  readonly state: 'active' | 'paused' | 'resuming' | 'disabled';
+  /** Epoch ms the pause began (paused and resuming only). */
+  readonly pausedAt?: number;
+  readonly pausedAtOffset?: number;
+  readonly file: string;
+  readonly line: number;
+  /** See `ruleContentHash`. */
+  readonly hash: string;
+};
+
+/** The latest state of one intent this process saw change. */
+export type IntentSummary = {
+  readonly commandId: string;
+  readonly ruleId: string;
+  readonly state: IntentState;
+  readonly attempts: number;
+  readonly offset: number;
+  /** Epoch ms. */
+  readonly updatedAt: number;
+  readonly error?: { readonly code: string; readonly message: string };
 };
 
 /** What the bot emits, for the demo's account, the ops layer and tests. */
@@ -86,6 +125,12 @@ export type BotEventMap = {
   /** An element of the updates stream was processed (its intents recorded). */
   offset: [offset: number];
   'rule-error': [error: { ruleId: string; updateId: string; offset: number; message: string }];
+  /** Shadow mode: an intent that would have been submitted. */
+  'shadow-intent': [intent: Intent];
+  /** The rules were swapped (`reloadRules`). */
+  reload: [diff: RuleSetDiff];
+  /** A paused rule caught up with the events of its pause and is active again. */
+  resumed: [ruleId: string];
 };
 
 export type Bot = {
@@ -118,7 +163,47 @@ export type Bot = {
    * as they are. The checkpoint does not wait for them; the slot record does.
    */
   submitIntents(intents: readonly Intent[], context: SlotSubmitContext): Promise<void>;
+  readonly shadow: boolean;
+  /** The rules in effect. */
+  readonly rules: RuleSet;
+  /** Every rule and whether it is active, paused or disabled. */
+  ruleStatus(): RuleStatus[];
+  /**
+   * Stops evaluating the rule's new events until `resumeRule`; the checkpoint stays at the
+   * offset where the pause began so nothing is lost, even across a restart (which starts every
+   * rule active and replays from there). Idempotent. Throws RuntimeError UNKNOWN_RULE,
+   * RULE_DISABLED, RULE_RESUMING or NOT_RUNNING.
+   */
+  pauseRule(ruleId: string): RuleStatus;
+  /**
+   * The rule takes part in the live evaluation again at once, and the events that arrived while
+   * it was paused are read again (a bounded stream) and evaluated for this rule only; then the
+   * checkpoint hold is released. Idempotent.
+   */
+  resumeRule(ruleId: string): RuleStatus;
+  /**
+   * Swaps the rules atomically (between two events): events after the last one evaluated are
+   * evaluated by the new set only. A changed subscription filter resubscribes from that offset,
+   * a widened set of acting parties reopens the completions stream, and changed schedule rules
+   * restart the schedule driver. Paused rules stay paused (removed ones are dropped). Throws
+   * RuntimeError UNKNOWN_PARTY (the old rules keep running).
+   */
+  reloadRules(ruleSet: RuleSet): RuleSetDiff;
+  /**
+   * An operator's retry of a dead letter: back to `pending` (attempts reset, a fresh deadline)
+   * and into the pipeline under the same commandId. Throws RuntimeError NOT_DEAD_LETTERED
+   * (unknown id or not dead-lettered), NOT_RUNNING or SHADOW.
+   */
+  retryDeadLetter(commandId: string): IntentRecord;
+  /** The latest intent state changes of this process, newest first (at most 50). */
+  recentIntents(): IntentSummary[];
+  /** The stored checkpoint (undefined before the first, or once the store is closed). */
+  checkpoint(): number | undefined;
+  /** Epoch ms `start()` was called. */
+  readonly startedAt: number | undefined;
 };
+
+const RECENT_INTENTS = 50;
 
 const DEFAULT_RESTART_BACKOFF: BackoffPolicy = { initialMs: 1_000, maxMs: 60_000 };
 const DEFAULT_DEDUP: DedupConfig = { mode: 'offset', fallbackMs: 3_600_000 };
@@ -128,18 +213,43 @@ export function createBot(options: BotOptions): Bot {
   return new TriggerBot(options);
 }
 
+type PauseState = {
+  readonly since: number;
+  /** Events after this offset were not evaluated for the rule; the checkpoint holds here. */
+  readonly offset: number;
+  resuming: boolean;
+};
+
 class TriggerBot implements Bot {
   readonly metrics = new BotMetrics();
   readonly events = new EventEmitter<BotEventMap>();
-  readonly plan: SubscriptionPlan;
   readonly done: Promise<void>;
-  readonly schedules: ScheduleDriver | undefined;
+  readonly shadow: boolean;
 
   readonly #o: BotOptions;
   readonly #clock: Clock;
   readonly #random: Random;
   readonly #log: Logger;
-  readonly #index: RuleIndex;
+  #rules: RuleSet;
+  #plan: SubscriptionPlan;
+  /** The rules the live stream is evaluated with: all but the paused ones. */
+  #index: RuleIndex;
+  #schedules: ScheduleDriver | undefined;
+  /** Serialises schedule driver swaps on reload. */
+  #schedulesSwap: Promise<void> = Promise.resolve();
+  readonly #paused = new Map<string, PauseState>();
+  readonly #replays = new Set<Promise<void>>();
+  /** The offset of the last stream element evaluated (set synchronously with the evaluation). */
+  #evaluatedThrough: number | undefined;
+  /** Aborts the current updates stream (not intake) so the loop resubscribes with a new filter. */
+  #updatesAbort = new AbortController();
+  #updatesGen = 0;
+  /** Wakes an ingest loop that has no filter (schedule rules only) when a reload adds one. */
+  #planChanged: (() => void) | undefined;
+  #completionsRestart = new AbortController();
+  #completionParties: string[] = [];
+  readonly #recent = new Map<string, IntentSummary>();
+  #startedAt: number | undefined;
   readonly #admission: Admission;
   readonly #tracker: SubmissionTracker;
   readonly #buckets = new Map<string, TokenBucket>();
@@ -161,8 +271,10 @@ class TriggerBot implements Bot {
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? systemRandom;
     this.#log = (options.logger ?? silentLogger).child({ component: 'runtime' });
+    this.shadow = options.shadow === true;
+    this.#rules = options.rules;
     this.#index = indexRules(options.rules);
-    this.plan = planSubscription(options.rules, options.parties);
+    this.#plan = planSubscription(options.rules, options.parties);
     this.#admission = new Admission(options.submission?.maxInFlight ?? 16);
     this.#tracker = new SubmissionTracker({
       ledger: options.ledger,
@@ -175,23 +287,329 @@ class TriggerBot implements Bot {
       dedup: options.submission?.dedup ?? DEFAULT_DEDUP,
       metrics: this.metrics,
       rateLimiter: (ruleId, payload) => this.#bucket(ruleId, payload),
-      onIntent: (event) => this.events.emit('intent', event),
+      onIntent: (event) => this.#onIntent(event),
     });
     this.done = new Promise((resolve) => (this.#resolveDone = resolve));
-    this.schedules =
-      options.schedule?.drive === false
-        ? undefined
-        : botSchedules({
-            rules: options.rules,
-            parties: options.parties,
-            ledger: options.ledger,
-            journal: options.store,
-            sink: this,
-            clock: this.#clock,
-            random: this.#random,
-            logger: options.logger ?? silentLogger,
-            ...(options.schedule === undefined ? {} : { options: options.schedule }),
-          });
+    this.#schedules = this.#makeSchedules(options.rules);
+  }
+
+  #makeSchedules(rules: RuleSet): ScheduleDriver | undefined {
+    const o = this.#o;
+    if (o.schedule?.drive === false || this.shadow) return undefined;
+    return botSchedules({
+      rules,
+      parties: o.parties,
+      ledger: o.ledger,
+      journal: o.store,
+      sink: this,
+      clock: this.#clock,
+      random: this.#random,
+      logger: o.logger ?? silentLogger,
+      ...(o.schedule === undefined ? {} : { options: o.schedule }),
+    });
+  }
+
+  get plan(): SubscriptionPlan {
+    return this.#plan;
+  }
+
+  get rules(): RuleSet {
+    return this.#rules;
+  }
+
+  get schedules(): ScheduleDriver | undefined {
+    return this.#schedules;
+  }
+
+  get startedAt(): number | undefined {
+    return this.#startedAt;
+  }
+
+  #onIntent(event: IntentEvent): void {
+    const r = event.record;
+    this.#recent.delete(r.commandId);
+    const error = event.error ?? errorRecordOfUnknown(r.lastError);
+    this.#recent.set(r.commandId, {
+      commandId: r.commandId,
+      ruleId: r.ruleId,
+      state: r.state,
+      attempts: r.attempts,
+      offset: r.offset,
+      updatedAt: r.updatedAt,
+      ...(error === undefined ? {} : { error: { code: error.code, message: error.message } }),
+    });
+    if (this.#recent.size > RECENT_INTENTS) {
+      const oldest = this.#recent.keys().next().value;
+      if (oldest !== undefined) this.#recent.delete(oldest);
+    }
+    this.events.emit('intent', event);
+  }
+
+  recentIntents(): IntentSummary[] {
+    return [...this.#recent.values()].reverse();
+  }
+
+  checkpoint(): number | undefined {
+    try {
+      return this.#o.store.checkpoint();
+    } catch {
+      return undefined; // closed
+    }
+  }
+
+  // ---- operations: pause, resume, reload, dead-letter retry ----
+
+  ruleStatus(): RuleStatus[] {
+    return this.#rules.rules.map((rule) => this.#statusOf(rule));
+  }
+
+  #statusOf(rule: CompiledRule): RuleStatus {
+    const p = this.#paused.get(rule.id);
+    return {
+      id: rule.id,
+      revision: rule.revision,
+      trigger: rule.trigger.kind,
+      state: !rule.enabled
+        ? 'disabled'
+        : p === undefined
+          ? 'active'
+          : p.resuming
+            ? 'resuming'
+            : 'paused',
+      ...(p === undefined ? {} : { pausedAt: p.since, pausedAtOffset: p.offset }),
+      file: rule.pos.file,
+      line: rule.pos.line,
+      hash: ruleContentHash(rule),
+    };
+  }
+
+  #controllable(ruleId: string): CompiledRule {
+    if (this.#state !== 'running') {
+      throw new RuntimeError(
+        'NOT_RUNNING',
+        `the bot is ${this.#state}; rules can be paused and resumed while it runs`,
+      );
+    }
+    const rule = this.#rules.rules.find((r) => r.id === ruleId);
+    if (rule === undefined) {
+      throw new RuntimeError('UNKNOWN_RULE', `no rule with id "${ruleId}"`);
+    }
+    if (!rule.enabled) {
+      throw new RuntimeError(
+        'RULE_DISABLED',
+        `rule "${ruleId}" has enabled: false in ${rule.pos.file}; enable it there and reload`,
+      );
+    }
+    return rule;
+  }
+
+  pauseRule(ruleId: string): RuleStatus {
+    const rule = this.#controllable(ruleId);
+    const p = this.#paused.get(ruleId);
+    if (p?.resuming === true) {
+      throw new RuntimeError(
+        'RULE_RESUMING',
+        `rule "${ruleId}" is still evaluating the events of its last pause; pause it again once it is active`,
+      );
+    }
+    if (p === undefined) {
+      const offset = this.#evaluatedThrough ?? this.checkpoint() ?? 0;
+      this.#paused.set(ruleId, { since: this.#clock.now(), offset, resuming: false });
+      this.#rebuildIndex();
+      this.#log.info(
+        { ruleId, offset },
+        'rule paused; the checkpoint holds here until it is resumed',
+      );
+    }
+    return this.#statusOf(rule);
+  }
+
+  resumeRule(ruleId: string): RuleStatus {
+    const rule = this.#controllable(ruleId);
+    const p = this.#paused.get(ruleId);
+    if (p === undefined || p.resuming) return this.#statusOf(rule);
+    const to = this.#evaluatedThrough ?? p.offset;
+    p.resuming = true;
+    // From here on the live stream evaluates the rule again; the replay covers (p.offset, to].
+    this.#rebuildIndex();
+    this.#log.info(
+      { ruleId, fromOffset: p.offset, toOffset: to },
+      'rule resumed; evaluating the events of its pause',
+    );
+    const task = this.#replay(rule, p, to).finally(() => this.#replays.delete(task));
+    this.#replays.add(task);
+    return this.#statusOf(rule);
+  }
+
+  /** Reads (from, to] again and evaluates it for `rule` only, retrying until done or stopped. */
+  async #replay(rule: CompiledRule, p: PauseState, to: number): Promise<void> {
+    const signal = this.#intake.signal;
+    const index = indexRules([rule]);
+    const format = planSubscription({ rules: [rule], warnings: [] }, this.#o.parties).updateFormat;
+    let from = p.offset;
+    for (let attempt = 0; format !== null && from < to; attempt++) {
+      try {
+        const stream = this.#o.ledger.updates(
+          { beginExclusive: from, endInclusive: to, updateFormat: format },
+          {
+            signal,
+            ...(this.#o.streamBackoff === undefined ? {} : { backoff: this.#o.streamBackoff }),
+          },
+        );
+        for await (const element of stream) {
+          if (element.kind === 'transaction') {
+            await this.#ingestTransaction(element.transaction, element.offset, index, false);
+          }
+          from = element.offset;
+        }
+        break;
+      } catch (err) {
+        if (signal.aborted) return; // the hold stays: a restart replays from it
+        const delayMs = backoffDelay(
+          this.#o.restartBackoff ?? DEFAULT_RESTART_BACKOFF,
+          attempt,
+          this.#random,
+        );
+        this.#log.error(
+          { ruleId: rule.id, fromOffset: from, toOffset: to, delayMs, ...errorLogFields(err) },
+          'cannot read the events of the pause yet; the rule stays resuming, retrying',
+        );
+        await this.#clock.sleep(delayMs, signal).catch(() => undefined);
+        if (signal.aborted) return;
+      }
+    }
+    if (this.#paused.get(rule.id) !== p) return;
+    this.#paused.delete(rule.id);
+    if (!this.shadow && this.#lastProcessed !== undefined) {
+      const offset = this.#lastProcessed;
+      try {
+        this.#o.store.batch(() => this.#advance(offset));
+      } catch (err) {
+        this.#log.warn({ offset, ...errorLogFields(err) }, 'cannot save the checkpoint');
+      }
+    }
+    this.#log.info({ ruleId: rule.id, fromOffset: p.offset, toOffset: to }, 'rule active again');
+    this.events.emit('resumed', rule.id);
+  }
+
+  #rebuildIndex(): void {
+    this.#index = indexRules(
+      this.#rules.rules.filter((r) => this.#paused.get(r.id)?.resuming !== false),
+    );
+  }
+
+  reloadRules(ruleSet: RuleSet): RuleSetDiff {
+    if (this.#state === 'stopping' || this.#state === 'stopped' || this.#state === 'failed') {
+      throw new RuntimeError('NOT_RUNNING', `the bot is ${this.#state}; it cannot take new rules`);
+    }
+    const plan = planSubscription(ruleSet, this.#o.parties); // throws before anything changes
+    const diff = diffRuleSets(this.#rules, ruleSet);
+    const before = this.#rules;
+    const beforePlan = this.#plan;
+    const ids = new Set(ruleSet.rules.map((r) => r.id));
+    for (const [id, p] of this.#paused) {
+      // A removed rule's events are not wanted any more; a resuming one finishes its replay.
+      if (!ids.has(id) && !p.resuming) this.#paused.delete(id);
+    }
+    this.#rules = ruleSet;
+    this.#plan = plan;
+    this.#rebuildIndex();
+    for (const v of [...diff.changed, ...diff.removed]) this.#buckets.delete(v.id);
+    this.metrics.reloads.applied += 1;
+    this.#log.info(
+      {
+        added: diff.added.map(describeVersion),
+        removed: diff.removed.map(describeVersion),
+        changed: diff.changed.map(describeVersion),
+        unchanged: diff.unchanged,
+        offset: this.#evaluatedThrough,
+      },
+      isEmptyDiff(diff) ? 'rules reloaded: no change' : 'rules reloaded',
+    );
+    if (this.#state === 'running' || this.#state === 'starting') {
+      if (JSON.stringify(beforePlan.updateFormat) !== JSON.stringify(plan.updateFormat)) {
+        this.#log.info(
+          { offset: this.#evaluatedThrough, readParties: plan.readParties, shape: plan.shape },
+          'the subscription filter changed; resubscribing from the last offset evaluated',
+        );
+        this.#updatesGen += 1;
+        this.#updatesAbort.abort(new AbortError('resubscribing with the new filter'));
+        this.#updatesAbort = new AbortController();
+        this.#planChanged?.();
+      }
+      const parties = new Set(this.#completionParties);
+      const widened = plan.actAsParties.filter((p) => !parties.has(p));
+      if (widened.length > 0) {
+        this.#completionParties = [...parties, ...widened].sort();
+        this.#completionsRestart.abort(new AbortError('new acting parties'));
+        this.#completionsRestart = new AbortController();
+      }
+      if (schedulesDiffer(before, ruleSet)) this.#swapSchedules(ruleSet);
+    } else if (schedulesDiffer(before, ruleSet)) {
+      this.#schedules = this.#makeSchedules(ruleSet);
+    }
+    this.events.emit('reload', diff);
+    return diff;
+  }
+
+  #swapSchedules(ruleSet: RuleSet): void {
+    this.#schedulesSwap = this.#schedulesSwap
+      .then(async () => {
+        const old = this.#schedules;
+        await old?.stop();
+        if (this.#state !== 'running' && this.#state !== 'starting') return;
+        this.#schedules = this.#makeSchedules(ruleSet);
+        this.#schedules?.start();
+        this.#log.info(
+          { schedules: this.#schedules === undefined ? 0 : 1 },
+          'schedule rules swapped',
+        );
+      })
+      .catch((err: unknown) => {
+        this.#log.error({ ...errorLogFields(err) }, 'cannot restart the schedule driver');
+      });
+  }
+
+  retryDeadLetter(commandId: string): IntentRecord {
+    if (this.shadow) {
+      throw new RuntimeError(
+        'SHADOW',
+        'a shadow bot submits nothing; retry dead letters with the real bot',
+      );
+    }
+    if (this.#state !== 'running') {
+      throw new RuntimeError(
+        'NOT_RUNNING',
+        `the bot is ${this.#state}; a retry needs the running bot`,
+      );
+    }
+    const store = this.#o.store;
+    const dead = store.getDeadLetter(commandId);
+    if (dead === undefined) {
+      throw new RuntimeError('NOT_DEAD_LETTERED', `no dead letter with commandId "${commandId}"`);
+    }
+    const deadlineMs = deadlineOf(dead.intent.payload);
+    const record = store.batch(() =>
+      store.requeueDeadLetter(
+        commandId,
+        deadlineMs === undefined ? {} : { deadline: this.#clock.now() + deadlineMs },
+      ),
+    );
+    this.metrics.countTransition('pending', record.ruleId, null);
+    this.#log.info({ ...intentFields(record) }, 'dead letter requeued by an operator');
+    this.#onIntent({
+      commandId,
+      ruleId: record.ruleId,
+      from: 'dead-lettered',
+      to: 'pending',
+      record,
+    });
+    // Admission may wait for a place; the caller gets the requeued record at once.
+    void this.#admit(record).catch((err: unknown) => {
+      if (!isAbort(err))
+        this.#log.warn({ commandId, ...errorLogFields(err) }, 'cannot admit the requeued intent');
+    });
+    return record;
   }
 
   get state(): BotState {
@@ -209,6 +627,7 @@ class TriggerBot implements Bot {
       );
     }
     this.#setState('starting');
+    this.#startedAt = this.#clock.now();
     this.#starting = this.#start();
     return this.#starting;
   }
@@ -217,7 +636,7 @@ class TriggerBot implements Bot {
     try {
       const ledgerEnd = await this.#o.ledger.ledgerEnd({ signal: this.#intake.signal });
       const begin = this.#startOffset(ledgerEnd);
-      const open = this.#o.store.openIntents();
+      const open = this.shadow ? [] : this.#o.store.openIntents();
       // Completions of intents submitted before a restart come after their justifying offset,
       // so the stream starts no later than the oldest open intent's offset; otherwise at the
       // ledger end, which is before any submission this run makes.
@@ -232,12 +651,17 @@ class TriggerBot implements Bot {
           openIntents: open.length,
           shape: this.plan.shape,
           readParties: this.plan.readParties,
-          rules: this.#o.rules.rules.length,
+          rules: this.#rules.rules.length,
+          ...(this.shadow ? { shadow: true } : {}),
         },
-        'bot starting',
+        this.shadow
+          ? 'bot starting in SHADOW mode: nothing is submitted or stored'
+          : 'bot starting',
       );
-      if (parties.size > 0) {
-        this.#completionsTask = this.#guard(this.#runCompletions(completionsBegin, [...parties]));
+      this.#evaluatedThrough = begin;
+      this.#completionParties = [...parties].sort();
+      if (!this.shadow) {
+        this.#completionsTask = this.#guard(this.#runCompletions(completionsBegin));
       }
       this.#ingestTask = this.#guard(this.#runIngest(begin));
       if (this.#state === 'starting') this.#setState('running');
@@ -254,7 +678,7 @@ class TriggerBot implements Bot {
     const start = this.#o.start ?? { kind: 'checkpoint' };
     switch (start.kind) {
       case 'checkpoint':
-        return this.#o.store.checkpoint() ?? ledgerEnd;
+        return this.checkpoint() ?? ledgerEnd;
       case 'ledger-end':
         return ledgerEnd;
       case 'begin':
@@ -282,9 +706,11 @@ class TriggerBot implements Bot {
     // #start may have failed meanwhile.
     if ((this.#state as BotState) === 'failed') return;
     // Slots first: a running slot still records its intents through the pipeline.
+    await this.#schedulesSwap;
     await this.schedules?.stop();
     this.#intake.abort(new AbortError('the bot is stopping'));
     await this.#ingestTask;
+    await Promise.all(this.#replays);
     await this.#tracker.drain(this.#o.stopGraceMs ?? 10_000);
     this.#completionsAbort.abort(new AbortError('the bot is stopping'));
     await this.#completionsTask;
@@ -331,9 +757,9 @@ class TriggerBot implements Bot {
 
   #saveCheckpoint(): void {
     const offset = this.#lastProcessed;
-    if (offset === undefined) return;
+    if (offset === undefined || this.shadow) return;
     try {
-      this.#o.store.batch(() => this.#o.store.advanceCheckpoint(offset));
+      this.#o.store.batch(() => this.#advance(offset));
     } catch (err) {
       this.#log.warn({ offset, ...errorLogFields(err) }, 'cannot save the checkpoint');
     }
@@ -351,34 +777,57 @@ class TriggerBot implements Bot {
   // ---- ingestion ----
 
   async #runIngest(begin: number): Promise<void> {
-    await this.#resumeOpenIntents();
-    const format = this.plan.updateFormat;
-    if (format === null) return; // schedule rules only: nothing to read
+    if (!this.shadow) await this.#resumeOpenIntents();
     let from = begin;
     let failures = 0;
     const signal = this.#intake.signal;
     for (;;) {
+      if (signal.aborted) return;
+      const format = this.#plan.updateFormat;
+      if (format === null) {
+        // Schedule rules only: nothing to read, unless a reload adds event rules. Those start at
+        // the ledger end of that moment, not at the events before they existed.
+        await new Promise<void>((resolve) => {
+          this.#planChanged = resolve;
+          signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+        this.#planChanged = undefined;
+        if (signal.aborted) return;
+        if (this.#plan.updateFormat !== null) {
+          from = await this.#o.ledger.ledgerEnd({ signal });
+          this.#evaluatedThrough = from;
+        }
+        continue;
+      }
+      const generation = this.#updatesGen;
       const stream = this.#o.ledger.updates(
         { beginExclusive: from, updateFormat: format },
         {
-          signal,
+          signal: AbortSignal.any([signal, this.#updatesAbort.signal]),
           onReconnect: () => {
             this.metrics.reconnects.updates += 1;
+            this.metrics.updatesConnected = false;
           },
           ...(this.#o.streamBackoff === undefined ? {} : { backoff: this.#o.streamBackoff }),
         },
       );
+      this.metrics.updatesConnected = true;
       try {
         for await (const element of stream) {
+          // A reload changed the filter: the new stream starts after the last element processed.
+          if (generation !== this.#updatesGen) break;
+          this.metrics.updatesConnected = true;
           await this.#ingest(element);
           from = element.offset;
           failures = 0;
         }
-        // An open-ended stream only ends when aborted; reopen otherwise.
+        // An open-ended stream only ends when aborted (or resubscribed); reopen otherwise.
         if (signal.aborted) return;
       } catch (err) {
         if (signal.aborted) return;
         from = this.#lastProcessed ?? from;
+        if (generation !== this.#updatesGen) continue;
+        this.metrics.updatesConnected = false;
         if (isPruned(err)) {
           from = await this.#skipPruned('updates', from, err);
           continue;
@@ -414,26 +863,58 @@ class TriggerBot implements Bot {
   }
 
   async #ingest(element: UpdateElement): Promise<void> {
+    // Set in the same synchronous run as the evaluation below: a pause, resume or reload (which
+    // are synchronous too) always falls between two elements.
+    this.#evaluatedThrough = element.offset;
     if (element.kind === 'transaction') {
-      await this.#ingestTransaction(element.transaction, element.offset);
-    } else {
+      await this.#ingestTransaction(element.transaction, element.offset, this.#index, true);
+    } else if (!this.shadow) {
       // Checkpoints (and updates the rules do not read) move the low-watermark on.
-      this.#o.store.batch(() => this.#o.store.advanceCheckpoint(element.offset));
+      this.#o.store.batch(() => this.#advance(element.offset));
     }
     this.#processed(element.offset);
   }
 
-  async #ingestTransaction(tx: JsTransaction, offset: number): Promise<void> {
-    this.metrics.transactionsSeen += 1;
-    this.metrics.eventsSeen += tx.events.length;
+  /** The checkpoint candidate, held at the offset where the earliest current pause began. */
+  #advance(offset: number): void {
+    let hold = offset;
+    for (const p of this.#paused.values()) hold = Math.min(hold, p.offset);
+    this.#o.store.advanceCheckpoint(hold);
+  }
+
+  /**
+   * Evaluates one transaction with `index`, records the intents (and with `live`, the checkpoint
+   * candidate) in one batch, and admits them. A replay of a resumed rule passes its own index and
+   * `live: false`: its events are below the held checkpoint already.
+   */
+  async #ingestTransaction(
+    tx: JsTransaction,
+    offset: number,
+    index: RuleIndex,
+    live: boolean,
+  ): Promise<void> {
+    if (live) {
+      this.metrics.transactionsSeen += 1;
+      this.metrics.eventsSeen += tx.events.length;
+    }
     const recordMs = Date.parse(tx.recordTime);
     const now = this.#clock.now();
-    if (Number.isFinite(recordMs)) this.metrics.streamLagMs = Math.max(0, now - recordMs);
+    if (live && Number.isFinite(recordMs)) {
+      this.metrics.streamLagMs = Math.max(0, now - recordMs);
+    }
     // CEL `now` is the record time, so every replica and every replay sees the same value.
-    const result = evaluateTransaction(this.#index, tx, {
+    const result = evaluateTransaction(index, tx, {
       parties: this.#o.parties,
       now: new Date(Number.isFinite(recordMs) ? recordMs : now),
     });
+    for (const x of result.explanations) {
+      if (x.triggerMatched) {
+        this.metrics.countMatch(
+          x.ruleId,
+          x.conditions.some((c) => c.outcome === 'false'),
+        );
+      }
+    }
     for (const e of result.errors) {
       this.metrics.countRuleError(e.ruleId);
       this.#log.warn(
@@ -459,23 +940,27 @@ class TriggerBot implements Bot {
         message: e.message,
       });
     }
+    if (this.shadow) {
+      for (const intent of result.intents) this.#shadowIntent(intent, tx.updateId);
+      return;
+    }
     const store = this.#o.store;
     if (result.intents.length === 0) {
-      store.batch(() => store.advanceCheckpoint(offset));
+      if (live) store.batch(() => this.#advance(offset));
       return;
     }
     const intents = result.intents.map((i) => this.#newIntent(i, tx, now));
     // Write-ahead: the intents and the checkpoint candidate commit together, before any submit.
     const recorded = store.batch(() => {
       const r = store.recordIntents(intents);
-      store.advanceCheckpoint(offset);
+      if (live) this.#advance(offset);
       return r;
     });
     for (const record of recorded.inserted) {
-      this.metrics.intentsRecorded += 1;
-      this.metrics.countTransition('pending');
+      this.metrics.countRecorded(record.ruleId);
+      this.metrics.countTransition('pending', record.ruleId, null);
       logIntent(this.#log, record, null);
-      this.events.emit('intent', {
+      this.#onIntent({
         commandId: record.commandId,
         ruleId: record.ruleId,
         from: null,
@@ -496,8 +981,30 @@ class TriggerBot implements Bot {
     for (const record of toRun) await this.#admit(record);
   }
 
+  #shadowIntent(intent: Intent, updateId: string | undefined): void {
+    this.metrics.shadowIntents += 1;
+    this.#log.info(
+      {
+        ruleId: intent.ruleId,
+        commandId: intent.commandId,
+        offset: intent.offset,
+        ...(updateId === undefined ? {} : { updateId }),
+        actionIndex: intent.actionIndex,
+        actAs: intent.actAs,
+        command: intent.command,
+        shadow: true,
+      },
+      'shadow: would submit',
+    );
+    this.events.emit('shadow-intent', intent);
+  }
+
   async submitIntents(intents: readonly Intent[], context: SlotSubmitContext): Promise<void> {
     if (intents.length === 0) return;
+    if (this.shadow) {
+      for (const intent of intents) this.#shadowIntent(intent, undefined);
+      return;
+    }
     const store = this.#o.store;
     const now = this.#clock.now();
     const slot = new Date(context.slot).toISOString();
@@ -530,10 +1037,10 @@ class TriggerBot implements Bot {
       ),
     );
     for (const record of recorded.inserted) {
-      this.metrics.intentsRecorded += 1;
-      this.metrics.countTransition('pending');
+      this.metrics.countRecorded(record.ruleId);
+      this.metrics.countTransition('pending', record.ruleId, null);
       logIntent(this.#log, record, null);
-      this.events.emit('intent', {
+      this.#onIntent({
         commandId: record.commandId,
         ruleId: record.ruleId,
         from: null,
@@ -633,15 +1140,27 @@ class TriggerBot implements Bot {
 
   // ---- completions ----
 
-  async #runCompletions(begin: number, parties: string[]): Promise<void> {
+  async #runCompletions(begin: number): Promise<void> {
     let from = begin;
     let failures = 0;
     const signal = this.#completionsAbort.signal;
     for (;;) {
+      const parties = this.#completionParties;
+      if (parties.length === 0) {
+        // No rule acts as anyone yet: wait for a reload that adds one.
+        await new Promise<void>((resolve) => {
+          const done = (): void => resolve();
+          signal.addEventListener('abort', done, { once: true });
+          this.#completionsRestart.signal.addEventListener('abort', done, { once: true });
+        });
+        if (signal.aborted) return;
+        continue;
+      }
+      const restart = this.#completionsRestart.signal;
       const stream = this.#o.ledger.completions(
         { userId: this.#o.userId, parties, beginExclusive: from },
         {
-          signal,
+          signal: AbortSignal.any([signal, restart]),
           onReconnect: () => {
             this.metrics.reconnects.completions += 1;
           },
@@ -659,6 +1178,7 @@ class TriggerBot implements Bot {
         if (signal.aborted) return;
       } catch (err) {
         if (signal.aborted) return;
+        if (restart.aborted) continue; // a reload widened the parties: reopen from `from`
         if (isPruned(err)) {
           // The completions of older attempts are gone; the tracker's resubmissions (under the
           // same commandIds) find out what happened through deduplication instead.
@@ -685,13 +1205,40 @@ class TriggerBot implements Bot {
   #bucket(ruleId: string, payload: SubmissionPayload): TokenBucket {
     let bucket = this.#buckets.get(ruleId);
     if (bucket === undefined) {
-      const rule = this.#o.rules.rules.find((r) => r.id === ruleId);
+      const rule = this.#rules.rules.find((r) => r.id === ruleId);
       const limit = rule?.options.rateLimit ?? payload.rateLimit;
       bucket = new TokenBucket(this.#clock, limit.perSecond, limit.burst);
       this.#buckets.set(ruleId, bucket);
     }
     return bucket;
   }
+}
+
+function describeVersion(v: { id: string; revision: number; hash: string }): string {
+  return `${v.id}@${v.revision}#${v.hash}`;
+}
+
+function schedulesDiffer(a: RuleSet, b: RuleSet): boolean {
+  const key = (set: RuleSet): string =>
+    set.rules
+      .filter((r) => r.enabled && r.trigger.kind === 'schedule')
+      .map((r) => `${r.id}#${ruleContentHash(r)}`)
+      .sort()
+      .join(',');
+  return key(a) !== key(b);
+}
+
+function deadlineOf(payload: unknown): number | undefined {
+  const ms = (payload as { retry?: { deadlineMs?: unknown } } | null)?.retry?.deadlineMs;
+  return typeof ms === 'number' && ms > 0 ? ms : undefined;
+}
+
+function errorRecordOfUnknown(value: unknown): { code: string; message: string } | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const v = value as { code?: unknown; message?: unknown };
+  return typeof v.code === 'string' && typeof v.message === 'string'
+    ? { code: v.code, message: v.message }
+    : undefined;
 }
 
 function concurrencyOf(payload: unknown): number {

@@ -10,7 +10,19 @@ export type RuntimeErrorCode =
   /** An intent waited for a completion past `completionTimeout` (recorded as its last error). */
   | 'COMPLETION_TIMEOUT'
   /** An intent ran out of attempts or time (recorded in its dead letter). */
-  | 'RETRIES_EXHAUSTED';
+  | 'RETRIES_EXHAUSTED'
+  /** An ops action named a rule id the bot does not have. */
+  | 'UNKNOWN_RULE'
+  /** An ops action on a rule with `enabled: false` (enable it in its file and reload). */
+  | 'RULE_DISABLED'
+  /** Pausing a rule whose paused events are still being evaluated; try again shortly. */
+  | 'RULE_RESUMING'
+  /** An ops action that needs a running bot. */
+  | 'NOT_RUNNING'
+  /** A dead-letter retry of a commandId that is not dead-lettered. */
+  | 'NOT_DEAD_LETTERED'
+  /** An action a shadow bot does not take (it submits nothing). */
+  | 'SHADOW';
 
 /** A failure of the trigger runtime itself (not of one ledger call). */
 export class RuntimeError extends LedgerbotError {

@@ -483,7 +483,7 @@ export class SubmissionTracker {
     }
     const error = 'error' in change ? (change.error as ErrorRecord | undefined) : undefined;
     logIntent(this.#o.logger, t.record, from, error);
-    this.#o.metrics.countTransition(change.to);
+    this.#o.metrics.countTransition(change.to, t.record.ruleId, from);
     this.#o.onIntent?.({
       commandId: t.commandId,
       ruleId: t.record.ruleId,
