@@ -1,0 +1,229 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeadLetterView } from '../../src/cli/dead-letters-command.js';
+import { runCli } from '../../src/cli/run-cli.js';
+import { loadRulesOrThrow } from '../../src/rules/load-rules.js';
+import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
+import {
+  allTerminal,
+  countContracts,
+  issueInvoices,
+  startInProcessBot,
+  startTestLedger,
+  tempDir,
+  waitFor,
+  type TempDir,
+  type TestLedger,
+} from './harness.js';
+
+/** One plain create per invoice: a second landing would show as a second Seen contract. */
+const AUDIT_RULE = `version: 1
+rules:
+  - id: audit-invoices
+    on: { created: '#invoices:Invoice:Invoice', party: issuer }
+    then:
+      - create:
+          template: '#audit:Audit:Seen'
+          createArguments:
+            owner: '\${{ parties.issuer }}'
+            reference: '\${{ event.createArgument.reference }}'
+            amount: '\${{ event.createArgument.amount }}'
+        actAs: [issuer]
+    retry: { maxAttempts: 2, initialDelay: 20ms, maxDelay: 50ms, deadline: 2m }
+`;
+
+let ledger: TestLedger;
+let temp: TempDir;
+let config: string;
+let stateDir: string;
+let rulesFile: string;
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, {
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
+  });
+  return { code, out, err };
+}
+
+function rules() {
+  return loadRulesOrThrow([{ path: rulesFile, text: readFileSync(rulesFile, 'utf8') }], {
+    parties: ledger.parties,
+  });
+}
+
+async function deadLetters(): Promise<DeadLetterView[]> {
+  const r = await cli(['dead-letters', 'list', '--config', config, '--json']);
+  expect(r.err).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.out) as DeadLetterView[];
+}
+
+beforeAll(async () => {
+  ledger = await startTestLedger(7202);
+  temp = tempDir('ledgerbot-cli-dead-letters-');
+  stateDir = join(temp.dir, 'state');
+  mkdirSync(join(temp.dir, 'rules'));
+  rulesFile = join(temp.dir, 'rules', 'audit.yaml');
+  writeFileSync(rulesFile, AUDIT_RULE);
+  config = join(temp.dir, 'bot.config.yaml');
+  writeFileSync(
+    config,
+    [
+      'ledger:',
+      `  url: ${ledger.url}`,
+      '  userId: ledgerbot',
+      'parties:',
+      `  issuer: '${ledger.parties.issuer}'`,
+      `  payer: '${ledger.parties.payer}'`,
+      'rules: rules/',
+      'state: { dir: state }',
+      '',
+    ].join('\n'),
+  );
+  // Every submission is turned away (retryable) until the retries run out: two dead letters.
+  await issueInvoices(ledger, [
+    { reference: 'D-1', amount: '10.00', currency: 'USD' },
+    { reference: 'D-2', amount: '20.00', currency: 'USD' },
+  ]);
+  await ledger.faults({ submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 1 }] });
+  const bot = await startInProcessBot(ledger, {
+    stateDir,
+    seed: 4,
+    rules: rules(),
+    start: { kind: 'begin' },
+  });
+  try {
+    const states = await waitFor(
+      () => bot.states(),
+      (s) => allTerminal(s) && s['dead-lettered'] === 2,
+      20_000,
+      'two dead letters',
+    );
+    expect(states['dead-lettered']).toBe(2);
+  } finally {
+    await bot.stop();
+    await ledger.clearFaults();
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await ledger?.close();
+  temp?.cleanup();
+});
+
+describe('ledgerbot dead-letters, on the store while the bot is down', () => {
+  it('lists them as a table', async () => {
+    const r = await cli(['dead-letters', 'list', '--config', config]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`2 dead letter(s) (store ${stateDir})`);
+    expect(r.out).toMatch(/DEAD-LETTERED AT\s+RULE\s+ATTEMPTS\s+OFFSET\s+COMMAND ID\s+ERROR/);
+    expect(r.out.match(/audit-invoices\s+2\s+\d+\s+lb-audit-invoices-/g)).toHaveLength(2);
+    expect(r.out).toContain('SEQUENCER_BACKPRESSURE');
+    const none = await cli(['dead-letters', 'list', '--config', config, '--rule', 'other']);
+    expect(none.out).toContain('0 dead letter(s)');
+  });
+
+  it('shows one: error, payload and triggering event', async () => {
+    const [first] = await deadLetters();
+    const r = await cli(['dead-letters', 'show', first!.commandId, '--config', config]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`dead letter ${first!.commandId}`);
+    expect(r.out).toContain('rule        audit-invoices (revision 1)');
+    expect(r.out).toContain('SEQUENCER_BACKPRESSURE');
+    expect(r.out).toContain('"CreateCommand"');
+    expect(r.out).toContain('triggering event:');
+    const json = await cli([
+      'dead-letters',
+      'show',
+      first!.commandId,
+      '--config',
+      config,
+      '--json',
+    ]);
+    const view = JSON.parse(json.out) as DeadLetterView;
+    expect(view).toMatchObject({
+      commandId: first!.commandId,
+      ruleId: 'audit-invoices',
+      attempts: 2,
+    });
+    expect(view.payload).toMatchObject({ version: 1, actAs: [ledger.parties.issuer] });
+  });
+
+  it('is refused while a bot holds the store, naming the missing http section', async () => {
+    const held = openSqliteStore({ dir: stateDir, exclusive: true });
+    try {
+      const r = await cli(['dead-letters', 'list', '--config', config]);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain('locked by a running ledgerbot');
+      expect(r.err).toContain('has no http section');
+    } finally {
+      held.close();
+    }
+  });
+
+  it(
+    'retry: the next start submits it under the same commandId and it lands once; drop: never',
+    { timeout: 60_000 },
+    async () => {
+      const letters = await deadLetters();
+      expect(letters).toHaveLength(2);
+      const [retried, dropped] = letters as [DeadLetterView, DeadLetterView];
+      const r = await cli(['dead-letters', 'retry', retried.commandId, '--config', config]);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('when it starts');
+      const d = await cli(['dead-letters', 'drop', dropped.commandId, '--config', config]);
+      expect(d.code).toBe(0);
+      expect(await deadLetters()).toEqual([]);
+      // Gone is gone: a second retry or drop finds nothing (exit 1).
+      const again = await cli(['dead-letters', 'retry', dropped.commandId, '--config', config]);
+      expect(again.code).toBe(1);
+      expect(again.err).toContain(`there is no dead letter ${dropped.commandId}`);
+      expect((await countContracts(ledger)).seen).toBe(0);
+
+      const bot = await startInProcessBot(ledger, { stateDir, seed: 5, rules: rules() });
+      try {
+        await waitFor(
+          () => countContracts(ledger),
+          (c) => c.seen >= 1,
+          20_000,
+          'the retried audit',
+        );
+        await waitFor(() => bot.states(), allTerminal, 10_000, 'all terminal');
+        const record = bot.store.getIntent(retried.commandId);
+        expect(record?.state).toBe('succeeded');
+        expect(bot.store.getIntent(dropped.commandId)).toBeUndefined();
+      } finally {
+        await bot.stop();
+      }
+      // Landed exactly once, and the dropped one never.
+      const counts = await countContracts(ledger);
+      expect(counts.seen).toBe(1);
+      expect(counts.duplicates).toEqual([]);
+    },
+  );
+
+  it('bad arguments exit 2', async () => {
+    for (const args of [
+      [],
+      ['bogus'],
+      ['show'],
+      ['retry'],
+      ['list', 'extra'],
+      ['show', 'a', 'b'],
+      ['list', '--limit', '0'],
+      ['list', '--nope'],
+    ]) {
+      const r = await cli(['dead-letters', ...args, '--config', config]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err).toMatch(/^ledgerbot: /);
+    }
+  });
+});
