@@ -199,6 +199,8 @@ export type Bot = {
   recentIntents(): IntentSummary[];
   /** The stored checkpoint (undefined before the first, or once the store is closed). */
   checkpoint(): number | undefined;
+  /** The last offset of the updates stream processed (the start offset before the first). */
+  processedOffset(): number | undefined;
   /** Epoch ms `start()` was called. */
   readonly startedAt: number | undefined;
 };
@@ -355,6 +357,10 @@ class TriggerBot implements Bot {
     } catch {
       return undefined; // closed
     }
+  }
+
+  processedOffset(): number | undefined {
+    return this.#lastProcessed ?? this.#evaluatedThrough;
   }
 
   // ---- operations: pause, resume, reload, dead-letter retry ----

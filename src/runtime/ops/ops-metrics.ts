@@ -1,0 +1,252 @@
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type CounterConfiguration,
+} from 'prom-client';
+import type { Clock } from '../../core/clock.js';
+import { INTENT_STATES, TERMINAL_STATES, type IntentState, type Store } from '../../store/store.js';
+import type { Bot } from '../bot.js';
+import type { IntentEvent } from '../submission-tracker.js';
+
+export type OpsMetricsOptions = {
+  readonly bot: Bot;
+  readonly store: Store;
+  readonly clock: Clock;
+  /** The latest ledger end known (cached by the caller), for the lag gauge. */
+  readonly ledgerEnd: () => number | undefined;
+  /** Also register prom-client's process metrics (default true). */
+  readonly processMetrics?: boolean;
+};
+
+export type OpsMetrics = {
+  readonly registry: Registry;
+  /** Stops observing the bot's events. */
+  close(): void;
+};
+
+/** Seconds; from well under the completion of a healthy submission to a long retry chain. */
+const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800];
+
+/**
+ * The bot's Prometheus metrics on a registry of its own. Counters and gauges are read at scrape
+ * time from `bot.metrics` and the store, so there is one source of truth; only the latency
+ * histograms observe the bot's intent events as they happen. Labels are rule ids, states and
+ * stream names: never contract or command ids.
+ */
+export function createOpsMetrics(options: OpsMetricsOptions): OpsMetrics {
+  const { bot, store, clock } = options;
+  const registry = new Registry();
+  const m = (): ReturnType<Bot['metrics']['snapshot']> => bot.metrics.snapshot();
+
+  const perRule = (
+    name: string,
+    help: string,
+    value: (r: ReturnType<Bot['metrics']['snapshot']>['rules'][string]) => number,
+  ): void => {
+    counter({
+      name,
+      help,
+      labelNames: ['rule'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [rule, r] of Object.entries(m().rules)) this.inc({ rule }, value(r));
+      },
+    });
+  };
+  perRule(
+    'ledgerbot_rule_events_matched_total',
+    'Events whose trigger the rule matched.',
+    (r) => r.matched,
+  );
+  perRule(
+    'ledgerbot_rule_conditions_false_total',
+    'Matched events where a `when` condition was false.',
+    (r) => r.conditionsFalse,
+  );
+  perRule('ledgerbot_rule_errors_total', 'Rule evaluation errors.', (r) => r.errors);
+  perRule(
+    'ledgerbot_intents_recorded_total',
+    'Intents newly written to the journal.',
+    (r) => r.recorded,
+  );
+  perRule(
+    'ledgerbot_intent_retries_total',
+    'Attempts scheduled again after a failure.',
+    (r) => r.retries,
+  );
+  perRule(
+    'ledgerbot_dead_letters_total',
+    'Intents dead-lettered by this process.',
+    (r) => r.transitions['dead-lettered'],
+  );
+  counter({
+    name: 'ledgerbot_intents_total',
+    help: 'Intents reaching each terminal state, by rule.',
+    labelNames: ['rule', 'state'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [rule, r] of Object.entries(m().rules)) {
+        for (const state of TERMINAL_STATES) this.inc({ rule, state }, r.transitions[state]);
+      }
+    },
+  });
+  counter({
+    name: 'ledgerbot_submissions_total',
+    help: 'async/submit calls made.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(m().submissions);
+    },
+  });
+  counter({
+    name: 'ledgerbot_stream_reconnects_total',
+    help: 'Reconnects of the ledger streams.',
+    labelNames: ['stream'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const r = m().reconnects;
+      this.inc({ stream: 'updates' }, r.updates);
+      this.inc({ stream: 'completions' }, r.completions);
+    },
+  });
+  counter({
+    name: 'ledgerbot_rules_reloaded_total',
+    help: 'Hot reloads of the rule files: applied, or rejected (the old rules kept running).',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const r = m().reloads;
+      this.inc({ result: 'applied' }, r.applied);
+      this.inc({ result: 'rejected' }, r.rejected);
+    },
+  });
+  counter({
+    name: 'ledgerbot_shadow_intents_total',
+    help: 'Intents a shadow bot would have submitted.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(m().shadowIntents);
+    },
+  });
+
+  const gauge = (name: string, help: string, value: () => number | undefined): void => {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const v = value();
+        if (v === undefined) this.reset();
+        else this.set(v);
+      },
+    });
+  };
+  gauge('ledgerbot_up', '1 while the bot is running.', () => (bot.state === 'running' ? 1 : 0));
+  gauge('ledgerbot_stream_lag_offsets', 'Ledger end minus the processed offset.', () => {
+    const end = options.ledgerEnd();
+    const processed = bot.processedOffset();
+    return end === undefined || processed === undefined ? undefined : Math.max(0, end - processed);
+  });
+  gauge(
+    'ledgerbot_stream_lag_seconds',
+    'Now minus the record time of the last transaction processed.',
+    () => {
+      const ms = m().streamLagMs;
+      return ms === null ? undefined : ms / 1000;
+    },
+  );
+  gauge('ledgerbot_stream_connected', '1 while the updates stream is connected.', () =>
+    m().updatesConnected ? 1 : 0,
+  );
+  gauge('ledgerbot_in_flight', 'Intents being worked on.', () => m().inFlight);
+  gauge(
+    'ledgerbot_waiting_for_admission',
+    'Intents waiting for a place (ingestion is paused meanwhile).',
+    () => m().waitingForAdmission,
+  );
+  gauge('ledgerbot_checkpoint_offset', 'The stored checkpoint.', () => bot.checkpoint());
+  gauge('ledgerbot_processed_offset', 'The last offset processed.', () => bot.processedOffset());
+  const counts = (): Record<IntentState, number> | undefined => {
+    try {
+      return store.countByState();
+    } catch {
+      return undefined; // the store is closed
+    }
+  };
+  gauge(
+    'ledgerbot_dead_letter_depth',
+    'Dead letters in the store.',
+    () => counts()?.['dead-lettered'],
+  );
+  new Gauge({
+    name: 'ledgerbot_store_intents',
+    help: 'Intents in the store per state (the size of the journal).',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const c = counts();
+      if (c === undefined) return;
+      for (const state of INTENT_STATES) this.set({ state }, c[state]);
+    },
+  });
+  new Gauge({
+    name: 'ledgerbot_rule_paused',
+    help: '1 while the rule is paused (or resuming).',
+    labelNames: ['rule'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const r of bot.ruleStatus()) {
+        this.set({ rule: r.id }, r.state === 'paused' || r.state === 'resuming' ? 1 : 0);
+      }
+    },
+  });
+
+  const toSubmit = new Histogram({
+    name: 'ledgerbot_event_to_submit_seconds',
+    help: 'From the intent being recorded (its event processed) to its first submission.',
+    labelNames: ['rule'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const toCompletion = new Histogram({
+    name: 'ledgerbot_event_to_completion_seconds',
+    help: 'From the intent being recorded (its event processed) to its terminal state.',
+    labelNames: ['rule'],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const onIntent = (e: IntentEvent): void => {
+    const seconds = Math.max(0, clock.now() - e.record.createdAt) / 1000;
+    if (e.to === 'submitted' && e.record.attempts === 1) {
+      toSubmit.observe({ rule: e.ruleId }, seconds);
+    } else if (TERMINAL_STATES.has(e.to)) {
+      toCompletion.observe({ rule: e.ruleId }, seconds);
+    }
+  };
+  bot.events.on('intent', onIntent);
+
+  if (options.processMetrics !== false) {
+    collectDefaultMetrics({ register: registry, prefix: 'ledgerbot_' });
+  }
+  return {
+    registry,
+    close: () => {
+      bot.events.off('intent', onIntent);
+    },
+  };
+}
+
+function counter<T extends string>(config: CounterConfiguration<T>): Counter<T> {
+  return new Counter(config);
+}
