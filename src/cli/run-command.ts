@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { pino, type Logger as PinoLogger } from 'pino';
+import { prettyFactory } from 'pino-pretty';
 import { LedgerbotError } from '../core/ledgerbot-error.js';
 import { createBot, type Bot } from '../runtime/bot.js';
 import type { BotConfig, LogConfig } from '../runtime/config/bot-config.js';
@@ -54,7 +55,7 @@ export const runCommand: CliCommand = {
       return 0;
     }
     const config = await readConfig(values.config);
-    const logger = rootLogger(config.log, io);
+    const logger = rootLogger(config.log, io, process.stdout.isTTY === true);
     const running = await startBot(config, logger);
     const signal = await Promise.race([untilSignal(), running.bot.done.then(() => undefined)]);
     if (signal !== undefined) logger.info({ signal }, 'signal received, stopping');
@@ -133,42 +134,31 @@ export async function startBot(config: BotConfig, logger: PinoLogger): Promise<R
   }
 }
 
-/** The root logger: JSON lines, or with `pretty` a short human form (no extra dependency). */
-export function rootLogger(log: LogConfig, io: CliIo): PinoLogger {
+/**
+ * The root logger: JSON lines (what log shippers want), or pino-pretty's one-line form with
+ * `log.pretty` or when stdout is a terminal (`tty`); redirect or pipe the output for JSON.
+ */
+export function rootLogger(log: LogConfig, io: CliIo, tty = false): PinoLogger {
   const options = {
     level: log.level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: null,
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  if (!log.pretty) return pino(options, { write: (line: string) => io.out(line) });
-  return pino(options, { write: (line: string) => io.out(prettyLine(line)) });
+  if (!log.pretty && !tty) return pino(options, { write: (line: string) => io.out(line) });
+  const pretty = prettyFactory({ ...PRETTY_OPTIONS, colorize: tty });
+  return pino(options, { write: (line: string) => io.out(pretty(line)) });
 }
 
-const LEVELS: Record<number, string> = {
-  10: 'TRACE',
-  20: 'DEBUG',
-  30: 'INFO ',
-  40: 'WARN ',
-  50: 'ERROR',
-  60: 'FATAL',
-};
+const PRETTY_OPTIONS = {
+  singleLine: true,
+  translateTime: 'SYS:HH:MM:ss.l',
+  ignore: 'pid,hostname',
+} as const;
 
-/** `12:00:01 INFO  message key=value ...` from one pino JSON line. */
+/** `[12:00:01.000] INFO: message {"key":"value"}` from one pino JSON line (no colours). */
 export function prettyLine(line: string): string {
-  let entry: Record<string, unknown>;
-  try {
-    entry = JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return line;
-  }
-  const { level, time, msg, ...fields } = entry;
-  const clock = typeof time === 'string' ? time.slice(11, 19) : '';
-  const name = LEVELS[Number(level)] ?? String(level);
-  const rest = Object.entries(fields)
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-    .join(' ');
-  return `${clock} ${name} ${typeof msg === 'string' ? msg : ''}${rest === '' ? '' : ` ${rest}`}\n`;
+  return prettyFactory({ ...PRETTY_OPTIONS, colorize: false })(line);
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */

@@ -57,8 +57,21 @@ describe('ledgerbot run', () => {
       token: '[redacted]',
     });
     expect(t.out.join('')).not.toContain('secret-token');
+    // pino-pretty, one line; the time is local, so only its shape is checked.
     expect(
       prettyLine('{"level":30,"time":"2026-01-05T09:00:01.000Z","msg":"hello","ruleId":"r","n":1}'),
-    ).toBe('09:00:01 INFO  hello ruleId=r n=1\n');
+    ).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: hello \{"ruleId":"r","n":1\}\n$/);
+    const p = io();
+    const pretty = rootLogger({ level: 'info', pretty: true }, p.io);
+    pretty.info({ commandId: 'lb-x', token: 'secret-token' }, 'intent state changed');
+    expect(p.out.join('')).toMatch(
+      /INFO: intent state changed \{"commandId":"lb-x","token":"\[redacted\]"\}/,
+    );
+    expect(p.out.join('')).not.toContain('secret-token');
+    // On a terminal: pretty without log.pretty.
+    const tty = io();
+    rootLogger({ level: 'info', pretty: false }, tty.io, true).info('hi');
+    expect(tty.out.join('')).toMatch(/INFO.*: .*hi/);
+    expect(() => JSON.parse(tty.out[0]!) as unknown).toThrow();
   });
 });
