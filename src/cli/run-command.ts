@@ -7,6 +7,8 @@ import type { BotConfig, LogConfig } from '../runtime/config/bot-config.js';
 import type { Sandbox } from '../sandbox/start-sandbox.js';
 import { openSqliteStore } from '../store/open-sqlite-store.js';
 import type { Store } from '../store/store.js';
+import { startOpsServer, type OpsServer, type ReloadOutcome } from '../runtime/ops/ops-server.js';
+import { ruleReloader, watchRuleFiles } from './rule-reloader.js';
 import type { CliCommand } from './cli-command.js';
 import { loadConfigRules } from './config-rules.js';
 import { openConfigLedger } from './open-config-ledger.js';
@@ -14,14 +16,20 @@ import type { CliIo } from './cli-io.js';
 import { readConfig } from './read-config.js';
 import { UsageError } from './usage-error.js';
 
-const HELP = `Usage: ledgerbot run --config bot.config.yaml
+const HELP = `Usage: ledgerbot run --config bot.config.yaml [--shadow]
 
 Runs the bot: follows the ledger's updates, evaluates the rules and submits what they call for,
 exactly once. Logs are JSON lines on stdout (log.pretty: a readable form). SIGINT or SIGTERM
 stop intake, wait for submissions already out, save the checkpoint and exit 0.
 
+With \`http\` in the config it serves /livez, /readyz, /metrics, /status, pause and resume, and
+dead letters (docs/operations-api.md). SIGHUP, or saving a rule file, reloads the rules: all of
+them if all are valid, none otherwise.
+
 Options:
   --config FILE  the bot config (default ./bot.config.yaml)
+  --shadow       evaluate live traffic and log the intents, but submit nothing and write nothing
+                 to the state store (give it its own state.dir while the real bot runs)
   -h, --help     show this help
 
 Exit status: 0 after a signal, 1 when the bot fails, 2 for config or rule errors.
@@ -33,9 +41,18 @@ const REDACT_PATHS = [
   'accessToken',
   'clientSecret',
   'authorization',
+  'password',
   '*.token',
+  '*.accessToken',
   '*.clientSecret',
   '*.authorization',
+  '*.password',
+  '*.*.token',
+  '*.*.clientSecret',
+  'headers.authorization',
+  'req.headers.authorization',
+  '*.headers.authorization',
+  '*.headers.Authorization',
 ];
 
 export const runCommand: CliCommand = {
@@ -46,6 +63,7 @@ export const runCommand: CliCommand = {
       args,
       options: {
         config: { type: 'string', default: 'bot.config.yaml' },
+        shadow: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -54,10 +72,20 @@ export const runCommand: CliCommand = {
       io.out(HELP);
       return 0;
     }
+    const shadow = values.shadow === true;
     const config = await readConfig(values.config);
     const logger = rootLogger(config.log, io, process.stdout.isTTY === true);
-    const running = await startBot(config, logger);
+    const running = await startBot(config, logger, { shadow });
+    const reloadNow = (trigger: string): void => {
+      logger.info({ trigger }, 'reloading the rules');
+      void running.reload();
+    };
+    const onHup = (): void => reloadNow('SIGHUP');
+    process.on('SIGHUP', onHup);
+    const stopWatching = watchRuleFiles(config.rules, () => reloadNow('file change'), logger);
     const signal = await Promise.race([untilSignal(), running.bot.done.then(() => undefined)]);
+    process.off('SIGHUP', onHup);
+    stopWatching();
     if (signal !== undefined) logger.info({ signal }, 'signal received, stopping');
     await running.close();
     if (running.bot.state === 'failed') {
@@ -72,6 +100,10 @@ export const runCommand: CliCommand = {
 export type RunningBot = {
   readonly bot: Bot;
   readonly sandbox: Sandbox | undefined;
+  /** The ops HTTP server, when the config has `http`. */
+  readonly ops: OpsServer | undefined;
+  /** Re-reads the rule files and swaps them in if all are valid (see `ruleReloader`). */
+  reload(): Promise<ReloadOutcome>;
   /** Stops the bot, then closes the client, the store and the sandbox. */
   close(): Promise<void>;
 };
@@ -81,7 +113,12 @@ export type RunningBot = {
  * (with the aliases allocated and a user that can act as them), the auth provider, the client,
  * the store and the rules. Rule errors are UsageErrors (exit 2).
  */
-export async function startBot(config: BotConfig, logger: PinoLogger): Promise<RunningBot> {
+export async function startBot(
+  config: BotConfig,
+  logger: PinoLogger,
+  options: { readonly shadow?: boolean } = {},
+): Promise<RunningBot> {
+  const shadow = options.shadow === true;
   const cleanups: (() => Promise<void> | void)[] = [];
   const cleanup = async (): Promise<void> => {
     for (const fn of cleanups.reverse()) {
@@ -100,7 +137,8 @@ export async function startBot(config: BotConfig, logger: PinoLogger): Promise<R
     const ledger = await openConfigLedger(config, logger);
     cleanups.push(() => ledger.close());
     const { client, parties, sandbox } = ledger;
-    const store: Store = openSqliteStore({ dir: config.state.dir, exclusive: true });
+    // A shadow bot writes nothing, so it need not lock the state out from operator tools.
+    const store: Store = openSqliteStore({ dir: config.state.dir, exclusive: !shadow });
     cleanups.push(() => store.close());
     const bot = createBot({
       rules: ruleSet,
@@ -115,11 +153,32 @@ export async function startBot(config: BotConfig, logger: PinoLogger): Promise<R
         dedup: config.submission.dedup,
       },
       logger,
+      shadow,
     });
     await bot.start();
+    cleanups.push(() => bot.stop());
+    const reload = ruleReloader(config, bot, logger);
+    let ops: OpsServer | undefined;
+    if (config.http !== undefined) {
+      ops = await startOpsServer({
+        bot,
+        store,
+        ledger: client,
+        host: config.http.host,
+        port: config.http.port,
+        readyMaxLag: config.http.readyMaxLag,
+        ...(config.http.token === undefined ? {} : { token: config.http.token }),
+        reload,
+        logger,
+      });
+      const server = ops;
+      cleanups.push(() => server.close());
+    }
     return {
       bot,
       sandbox,
+      ops,
+      reload,
       close: async () => {
         await bot.stop();
         await cleanup();

@@ -1,0 +1,90 @@
+import { statSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import type { Logger } from '../core/logger.js';
+import type { RuleProblem } from '../rules/rule-problem.js';
+import type { Bot } from '../runtime/bot.js';
+import type { BotConfig } from '../runtime/config/bot-config.js';
+import type { ReloadOutcome } from '../runtime/ops/ops-server.js';
+import { loadConfigRules } from './config-rules.js';
+
+/**
+ * Re-reads and validates every rule file of the config and, only if all are valid, swaps them
+ * into the bot at once (`bot.reloadRules`). Otherwise the old rules keep running and each
+ * problem is logged with file:line:col. Calls are serialised: a reload never overlaps another.
+ */
+export function ruleReloader(
+  config: BotConfig,
+  bot: Bot,
+  logger: Logger,
+): () => Promise<ReloadOutcome> {
+  const log = logger.child({ component: 'reload' });
+  let chain: Promise<unknown> = Promise.resolve();
+  const reloadOnce = async (): Promise<ReloadOutcome> => {
+    const warnings: RuleProblem[] = [];
+    let errors: string[];
+    try {
+      const ruleSet = await loadConfigRules(config, (w) => warnings.push(w));
+      for (const w of warnings) {
+        log.warn({ file: w.file, line: w.line, col: w.col }, w.message);
+      }
+      const diff = bot.reloadRules(ruleSet);
+      return { applied: true, diff };
+    } catch (err) {
+      // A UsageError lists one problem per line after its first line, as file:line:col: ...
+      const lines = (err as Error).message.split('\n');
+      errors = lines.length > 1 ? lines.slice(1) : lines;
+    }
+    bot.metrics.reloads.rejected += 1;
+    for (const e of errors) log.error({ problem: e }, 'rule problem');
+    log.error(
+      { problems: errors.length },
+      'rule reload rejected; the old rules keep running. Fix the files and save again (or send SIGHUP)',
+    );
+    return { applied: false, errors };
+  };
+  return () => {
+    const next = chain.then(reloadOnce, reloadOnce);
+    chain = next.catch(() => undefined);
+    return next;
+  };
+}
+
+/**
+ * Watches the rule files and directories and calls `onChange` once things are quiet for
+ * `debounceMs` (editors write a file in several steps). Returns the function that stops it.
+ */
+export function watchRuleFiles(
+  paths: readonly string[],
+  onChange: () => void,
+  logger: Logger,
+  debounceMs = 300,
+): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  const watchers: FSWatcher[] = [];
+  const changed = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      onChange();
+    }, debounceMs);
+  };
+  for (const path of paths) {
+    try {
+      // A file is watched through its directory: editors often save by renaming a new file over
+      // the old one, which ends a watch on the file itself.
+      const isDir = statSync(path).isDirectory();
+      const name = basename(path);
+      const w = watch(isDir ? path : dirname(path), { persistent: false }, (_event, file) => {
+        if (isDir || file === null || file === name) changed();
+      });
+      w.on('error', (err) => logger.warn({ path, error: err.message }, 'cannot watch rule files'));
+      watchers.push(w);
+    } catch (err) {
+      logger.warn({ path, error: (err as Error).message }, 'cannot watch rule files');
+    }
+  }
+  return () => {
+    if (timer !== undefined) clearTimeout(timer);
+    for (const w of watchers) w.close();
+  };
+}
