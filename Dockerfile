@@ -1,22 +1,55 @@
-# ledgerbot daemon image. Build: docker build -t ledgerbot .
-FROM node:20-bookworm-slim AS build
-WORKDIR /app
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
-  && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
-COPY bin ./bin
-COPY src ./src
-RUN npm ci --no-audit --no-fund && npm prune --omit=dev
+# ledgerbot daemon image (docs/operations.md, "Docker").
+#
+#   docker build -t ledgerbot .
+#   docker run -d --name ledgerbot \
+#     -v "$PWD/bot.config.yaml:/etc/ledgerbot/bot.config.yaml:ro" \
+#     -v "$PWD/rules:/etc/ledgerbot/rules:ro" \
+#     -v ledgerbot-state:/var/lib/ledgerbot \
+#     -p 127.0.0.1:9464:9464 ledgerbot
+#
+# The config must say `state: { dir: /var/lib/ledgerbot }` and `http: { host: 0.0.0.0, port: 9464 }`
+# (a port published to other hosts wants `http.token`). The node base image has no curl: the
+# health check is a few lines of node.
 
-FROM node:20-bookworm-slim
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---- build: all dependencies, compile TypeScript, then drop the dev dependencies ----
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-ENV NODE_ENV=production
+# better-sqlite3 compiles from source when no prebuilt binary matches.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+# Scripts off: our own `prepare` (the build) needs the sources, which come next; the one native
+# dependency is then built on its own. This layer stays cached until the lock file changes.
+RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild better-sqlite3
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+# ---- run: production dependencies and the compiled code only, as a non-root user ----
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    LEDGERBOT_HTTP_PORT=9464
+WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY package.json bot.config.yaml ./
+COPY package.json ./
 COPY bin ./bin
+COPY schema ./schema
 COPY rules ./rules
 COPY examples ./examples
+# The config and rules are mounted read-only at /etc/ledgerbot; the state directory is a volume
+# owned by the user the bot runs as (the image's `node`, uid 1000).
+RUN mkdir -p /etc/ledgerbot/rules /var/lib/ledgerbot && chown node:node /var/lib/ledgerbot
+VOLUME ["/var/lib/ledgerbot"]
 USER node
+EXPOSE 9464
+# /livez answers 200 while the bot is healthy. LEDGERBOT_HTTP_PORT must match http.port.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "const r=require('http').get('http://127.0.0.1:'+(process.env.LEDGERBOT_HTTP_PORT||9464)+'/livez',s=>process.exit(s.statusCode===200?0:1));r.on('error',()=>process.exit(1));r.setTimeout(4000,()=>process.exit(1))"]
+# SIGTERM (docker stop) drains: intake stops, submissions out are awaited, the checkpoint saved.
+STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "bin/ledgerbot.js"]
-CMD ["--help"]
+CMD ["run", "--config", "/etc/ledgerbot/bot.config.yaml"]
