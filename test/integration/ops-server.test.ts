@@ -182,9 +182,7 @@ describe('the ops endpoints against a bot on the sandbox', () => {
       const denied = await call(r.ops, 'GET', '/status');
       expect(denied.status).toBe(401);
       expect(denied.headers.get('www-authenticate')).toBe('Bearer');
-      expect(denied.json()).toEqual({
-        error: { code: 'UNAUTHORIZED', message: expect.any(String) },
-      });
+      expect((denied.json() as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
       expect((await call(r.ops, 'GET', '/status', `${TOKEN}x`)).status).toBe(401);
       expect((await call(r.ops, 'POST', '/rules/audit-invoices/pause')).status).toBe(401);
       expect((await call(r.ops, 'GET', '/dead-letters')).status).toBe(401);
