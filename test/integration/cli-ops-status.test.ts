@@ -1,0 +1,286 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeadLetterView } from '../../src/cli/dead-letters-command.js';
+import { readConfig } from '../../src/cli/read-config.js';
+import { runCli } from '../../src/cli/run-cli.js';
+import { rootLogger, startBot, type RunningBot } from '../../src/cli/run-command.js';
+import {
+  countContracts,
+  issueInvoices,
+  ROOT,
+  startTestLedger,
+  tempDir,
+  waitFor,
+  type TempDir,
+  type TestLedger,
+} from './harness.js';
+
+/** One plain create per invoice: a second landing would show as a second Seen contract. */
+const AUDIT_RULE = `version: 1
+rules:
+  - id: audit-invoices
+    on: { created: '#invoices:Invoice:Invoice', party: issuer }
+    then:
+      - create:
+          template: '#audit:Audit:Seen'
+          createArguments:
+            owner: '\${{ parties.issuer }}'
+            reference: '\${{ event.createArgument.reference }}'
+            amount: '\${{ event.createArgument.amount }}'
+        actAs: [issuer]
+    retry: { maxAttempts: 2, initialDelay: 20ms, maxDelay: 50ms, deadline: 2m }
+`;
+const TOKEN = 'ops-token-for-the-test';
+
+let ledger: TestLedger;
+let temp: TempDir;
+let config: string;
+let noToken: string;
+let port: number;
+let running: RunningBot | undefined;
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, {
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
+  });
+  return { code, out, err };
+}
+
+/** A port nothing listens on right now (the OS picks it; the bot binds it right after). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+function writeConfig(name: string, http: string): string {
+  const path = join(temp.dir, name);
+  writeFileSync(
+    path,
+    [
+      'ledger:',
+      `  url: ${ledger.url}`,
+      '  userId: ledgerbot',
+      'parties:',
+      `  issuer: '${ledger.parties.issuer}'`,
+      `  payer: '${ledger.parties.payer}'`,
+      'rules: rules/',
+      'state: { dir: state }',
+      'start: begin',
+      http,
+      'log: { level: silent }',
+      '',
+    ].join('\n'),
+  );
+  return path;
+}
+
+async function ops(method: string, path: string): Promise<Response> {
+  return fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+}
+
+async function deadLetters(): Promise<DeadLetterView[]> {
+  const r = await cli(['dead-letters', 'list', '--config', config, '--json']);
+  expect(r.err).toBe('');
+  return JSON.parse(r.out) as DeadLetterView[];
+}
+
+beforeAll(async () => {
+  ledger = await startTestLedger(7303);
+  temp = tempDir('ledgerbot-cli-status-');
+  mkdirSync(join(temp.dir, 'rules'));
+  writeFileSync(join(temp.dir, 'rules', 'audit.yaml'), AUDIT_RULE);
+  port = await freePort();
+  config = writeConfig('bot.config.yaml', `http: { port: ${port}, token: ${TOKEN} }`);
+  noToken = writeConfig('no-token.yaml', `http: { port: ${port} }`);
+  // Two invoices whose audits are turned away (retryable) until the retries run out.
+  await issueInvoices(ledger, [
+    { reference: 'S-1', amount: '10.00', currency: 'USD' },
+    { reference: 'S-2', amount: '20.00', currency: 'USD' },
+  ]);
+  await ledger.faults({ submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 1 }] });
+  const logger = rootLogger({ level: 'silent', pretty: false }, { out: () => {}, err: () => {} });
+  running = await startBot(await readConfig(config), logger);
+  await waitFor(
+    () => running!.bot.metrics.intentTransitions['dead-lettered'],
+    (n) => n === 2,
+    20_000,
+    'two dead letters',
+  );
+  await ledger.clearFaults();
+}, 60_000);
+
+afterAll(async () => {
+  await running?.close();
+  await ledger?.close();
+  temp?.cleanup();
+});
+
+describe('ledgerbot status', () => {
+  it('prints the running bot as a table: rules, checkpoint, lag, in flight, last intents', async () => {
+    const r = await cli(['status', '--config', config]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^bot +running since /m);
+    expect(r.out).toMatch(/^stream +connected, 0 reconnect\(s\)$/m);
+    expect(r.out).toMatch(/^checkpoint +\d+$/m);
+    expect(r.out).toMatch(/^lag +\d+ offset\(s\)$/m);
+    expect(r.out).toMatch(/^dead letters +2$/m);
+    expect(r.out).toMatch(/^intents +.*2 dead-lettered/m);
+    expect(r.out).toMatch(/RULE +REV +TRIGGER +STATE +WHERE/);
+    expect(r.out).toMatch(/^audit-invoices +1 +created +active +.*audit\.yaml:\d+$/m);
+    expect(r.out).toMatch(
+      /^\S+ +audit-invoices +dead-lettered +2 +\d+ +lb-audit-invoices-\S+ +SEQUENCER_BACKPRESSURE/m,
+    );
+  });
+
+  it('shows a paused rule with the offset it was paused at', async () => {
+    expect((await ops('POST', '/rules/audit-invoices/pause')).status).toBe(200);
+    try {
+      const r = await cli(['status', '--config', config]);
+      expect(r.out).toMatch(/^audit-invoices +1 +created +paused \(since offset \d+\)/m);
+    } finally {
+      expect((await ops('POST', '/rules/audit-invoices/resume')).status).toBe(200);
+    }
+    expect((await cli(['status', '--config', config])).out).toMatch(/^audit-invoices .* active /m);
+  });
+
+  it('--json prints the /status document', async () => {
+    const r = await cli(['status', '--config', config, '--json']);
+    const doc = JSON.parse(r.out) as { state: string; rules: { id: string }[] };
+    expect(doc.state).toBe('running');
+    expect(doc.rules.map((x) => x.id)).toEqual(['audit-invoices']);
+  });
+
+  it('without the token: exit 1 and says what to set; the token is never printed', async () => {
+    const r = await cli(['status', '--config', noToken]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('needs a token: set http.token');
+    const wrong = writeConfig('wrong-token.yaml', `http: { port: ${port}, token: not-it }`);
+    const w = await cli(['status', '--config', wrong]);
+    expect(w.code).toBe(1);
+    expect(w.err).toContain('refused the token');
+    expect(w.err + r.err).not.toContain(TOKEN);
+    expect(w.err).not.toContain('not-it');
+  });
+
+  it('bad arguments and a config without http exit 2', async () => {
+    expect((await cli(['status', '--config', config, '--bogus'])).code).toBe(2);
+    const none = writeConfig('no-http.yaml', '');
+    const r = await cli(['status', '--config', none]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('has no http section');
+  });
+});
+
+describe('ledgerbot dead-letters, through the running bot', () => {
+  it('lists and shows them via the ops API', async () => {
+    const r = await cli(['dead-letters', 'list', '--config', config]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`2 dead letter(s) (via the running bot at http://127.0.0.1:${port})`);
+    expect(r.out).toContain('SEQUENCER_BACKPRESSURE');
+    const [first] = await deadLetters();
+    const s = await cli(['dead-letters', 'show', first!.commandId, '--config', config]);
+    expect(s.code).toBe(0);
+    expect(s.out).toContain('"CreateCommand"');
+    expect(s.out).toContain('rule        audit-invoices (revision 1)');
+  });
+
+  it(
+    'retry: the running bot resubmits under the same commandId and it lands once; drop: never',
+    { timeout: 30_000 },
+    async () => {
+      const [retried, dropped] = (await deadLetters()) as [DeadLetterView, DeadLetterView];
+      expect((await countContracts(ledger)).seen).toBe(0);
+      const r = await cli(['dead-letters', 'retry', retried.commandId, '--config', config]);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('the running bot resubmits it under the same commandId now');
+      const d = await cli(['dead-letters', 'drop', dropped.commandId, '--config', config]);
+      expect(d.code).toBe(0);
+      await waitFor(
+        () => countContracts(ledger),
+        (c) => c.seen >= 1,
+        15_000,
+        'the retried audit',
+      );
+      await waitFor(
+        () => running!.bot.metrics.intentTransitions.succeeded,
+        (n) => n >= 1,
+        10_000,
+        'the retried intent to succeed',
+      );
+      // A second retry of the same id finds no dead letter: exit 1, nothing submitted.
+      const again = await cli(['dead-letters', 'retry', retried.commandId, '--config', config]);
+      expect(again.code).toBe(1);
+      expect(again.err).toContain(`there is no dead letter ${retried.commandId}`);
+      const counts = await countContracts(ledger);
+      expect(counts.seen).toBe(1);
+      expect(counts.duplicates).toEqual([]);
+      expect(await deadLetters()).toEqual([]);
+      const seen = await ledger.client.ledgerEnd();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await countContracts(ledger)).seen).toBe(1);
+      expect(await ledger.client.ledgerEnd()).toBe(seen);
+    },
+  );
+});
+
+describe('docs/alerts.yaml', () => {
+  it("references only metrics the bot's /metrics serves", async () => {
+    const doc = parse(readFileSync(join(ROOT, 'docs/alerts.yaml'), 'utf8')) as {
+      groups: { rules: { alert: string; expr: string }[] }[];
+    };
+    const exprs = doc.groups.flatMap((g) => g.rules.map((r) => r.expr));
+    expect(exprs.length).toBeGreaterThanOrEqual(5);
+    const referenced = new Set(exprs.flatMap((e) => e.match(/\bledgerbot_[a-z0-9_]+/g) ?? []));
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+    const text = await res.text();
+    const families = new Set(
+      [...text.matchAll(/^# TYPE (\S+) (\w+)$/gm)].flatMap(([, name, type]) =>
+        type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name!],
+      ),
+    );
+    const missing = [...referenced].filter((m) => !families.has(m));
+    expect(missing).toEqual([]);
+    // Each alert named in the task is there.
+    const names = doc.groups.flatMap((g) => g.rules.map((r) => r.alert));
+    for (const alert of [
+      'LedgerbotLagGrowing',
+      'LedgerbotDeadLetters',
+      'LedgerbotRetriesExhausted',
+      'LedgerbotStreamDisconnected',
+      'LedgerbotRuleErrors',
+    ]) {
+      expect(names).toContain(alert);
+    }
+  });
+});
+
+describe('after the bot stopped', () => {
+  it('status exits 1 (not reachable); dead-letters falls back to the store', async () => {
+    await running!.close();
+    running = undefined;
+    const r = await cli(['status', '--config', config]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`the bot is not reachable at http://127.0.0.1:${port} (ECONNREFUSED)`);
+    const l = await cli(['dead-letters', 'list', '--config', config]);
+    expect(l.code).toBe(0);
+    expect(l.out).toContain(`0 dead letter(s) (store ${join(temp.dir, 'state')})`);
+  });
+});
