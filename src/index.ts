@@ -129,9 +129,28 @@ export {
   type BotOptions,
   type BotState,
   type BotSubmissionOptions,
+  type IntentSummary,
+  type RuleStatus,
 } from './runtime/bot.js';
 export type { BotLedger } from './runtime/bot-ledger.js';
-export { BotMetrics, type BotMetricsSnapshot } from './runtime/bot-metrics.js';
+export { BotMetrics, type BotMetricsSnapshot, type RuleCounters } from './runtime/bot-metrics.js';
+export {
+  diffRuleSets,
+  ruleContentHash,
+  type RuleSetDiff,
+  type RuleVersion,
+} from './runtime/rule-set-diff.js';
+export {
+  startOpsServer,
+  type OpsServer,
+  type OpsServerOptions,
+  type ReloadOutcome,
+} from './runtime/ops/ops-server.js';
+export {
+  createOpsMetrics,
+  type OpsMetrics,
+  type OpsMetricsOptions,
+} from './runtime/ops/ops-metrics.js';
 export { RuntimeError, type RuntimeErrorCode } from './runtime/runtime-error.js';
 export type { IntentEvent } from './runtime/submission-tracker.js';
 export { openSqliteStore, type SqliteStoreOptions } from './store/open-sqlite-store.js';
