@@ -1,0 +1,166 @@
+import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatTable } from '../../src/cli/format-table.js';
+import { createOpsClient, OpsApiError } from '../../src/cli/ops-client.js';
+import { runCli } from '../../src/cli/run-cli.js';
+import { formatStatus } from '../../src/cli/status-command.js';
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, {
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
+  });
+  return { code, out, err };
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
+});
+
+async function listen(server: Server): Promise<number> {
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+describe('the ops commands', () => {
+  it('each has --help (exit 0) and is listed in the command list', async () => {
+    const list = await cli(['--help']);
+    for (const name of ['status', 'dead-letters', 'explain', 'backtest']) {
+      expect(list.out).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
+      const r = await cli([name, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain(`Usage: ledgerbot ${name}`);
+    }
+  });
+
+  it('bad arguments exit 2 before any config is read', async () => {
+    const cases = [
+      ['dead-letters'],
+      ['dead-letters', 'purge', 'x'],
+      ['dead-letters', 'show'],
+      ['dead-letters', 'list', '--limit', 'many'],
+      ['explain'],
+      ['explain', '--update-id', ''],
+      ['backtest', '--to', '3'],
+      ['backtest', '--from', '-1', '--to', '3'],
+      ['backtest', '--from', '1.5', '--to', '3'],
+      ['backtest', '--from', '4', '--to', '3'],
+      ['status', 'extra'],
+    ];
+    for (const args of cases) {
+      const r = await cli([...args, '--config', '/nonexistent/bot.config.yaml']);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err, args.join(' ')).not.toContain('/nonexistent');
+    }
+    // With valid arguments, a missing config is the next thing reported (still exit 2).
+    const r = await cli(['status', '--config', '/nonexistent/bot.config.yaml']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('cannot read the config file /nonexistent/bot.config.yaml');
+  });
+});
+
+describe('formatStatus', () => {
+  it('renders a sparse document with dashes, and paused rules with their offset', () => {
+    const text = formatStatus({
+      state: 'starting',
+      checkpoint: null,
+      lag: null,
+      rules: [
+        { id: 'a', revision: 2, trigger: 'created', state: 'paused', pausedAtOffset: 17 },
+        { id: 'bb', trigger: 'schedule', state: 'active', file: '/r.yaml', line: 3 },
+      ],
+    });
+    expect(text).toMatch(/^bot +starting$/m);
+    expect(text).toMatch(/^stream +DISCONNECTED, - reconnect\(s\)$/m);
+    expect(text).toMatch(/^checkpoint +-$/m);
+    expect(text).toMatch(/^lag +-$/m);
+    expect(text).toMatch(/^a +2 +created +paused \(since offset 17\) +-$/m);
+    expect(text).toMatch(/^bb +- +schedule +active +\/r\.yaml:3$/m);
+    expect(text).toContain('(none yet)');
+  });
+
+  it('shows the newest 10 intents and says how many more --json has', () => {
+    const recentIntents = Array.from({ length: 12 }, (_, i) => ({
+      commandId: `lb-r-${i}`,
+      ruleId: 'r',
+      state: 'succeeded',
+      attempts: 1,
+      offset: 100 - i,
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    }));
+    const text = formatStatus({ state: 'running', recentIntents });
+    expect(text).toContain('last intents (newest 10; --json shows 2 more):');
+    expect(text).toContain('lb-r-9');
+    expect(text).not.toContain('lb-r-10');
+  });
+});
+
+describe('formatTable', () => {
+  it('pads every column but the last to its widest cell', () => {
+    expect(
+      formatTable(
+        ['A', 'BB', 'C'],
+        [
+          ['xxx', 'y', 'last one'],
+          ['', 'zzz', ''],
+        ],
+      ),
+    ).toBe('A    BB   C\nxxx  y    last one\n     zzz\n');
+  });
+});
+
+describe('the ops client', () => {
+  it('nothing listening: unreachable, with the address', async () => {
+    const probe = createNetServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((r) => probe.close(r));
+    const client = createOpsClient({ host: '0.0.0.0', port });
+    expect(client.baseUrl).toBe(`http://127.0.0.1:${port}`);
+    const err = await client.request('GET', '/status').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpsApiError);
+    expect((err as OpsApiError).failure).toBe('unreachable');
+    expect((err as OpsApiError).message).toContain(`http://127.0.0.1:${port}`);
+  });
+
+  it('sends the bearer token, and never puts it in an error', async () => {
+    const seen: (string | undefined)[] = [];
+    const port = await listen(
+      createServer((req, res) => {
+        seen.push(req.headers.authorization);
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end('{"error":{"code":"UNAUTHORIZED","message":"no"}}');
+      }),
+    );
+    const client = createOpsClient({ host: '127.0.0.1', port, token: 'tok-secret' });
+    const err = (await client.request('GET', '/status').catch((e: unknown) => e)) as OpsApiError;
+    expect(seen).toEqual(['Bearer tok-secret']);
+    expect(err.failure).toBe('unauthorized');
+    expect(err.message).not.toContain('tok-secret');
+  });
+
+  it('a port that is not a ledgerbot (plain text): bad-response', async () => {
+    const port = await listen(
+      createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('hello');
+      }),
+    );
+    const err = (await createOpsClient({ host: '127.0.0.1', port })
+      .request('GET', '/status')
+      .catch((e: unknown) => e)) as OpsApiError;
+    expect(err.failure).toBe('bad-response');
+    expect(err.message).toContain('is that port a ledgerbot ops server?');
+  });
+});
