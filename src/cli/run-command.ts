@@ -19,8 +19,8 @@ import { UsageError } from './usage-error.js';
 const HELP = `Usage: ledgerbot run --config bot.config.yaml [--shadow]
 
 Runs the bot: follows the ledger's updates, evaluates the rules and submits what they call for,
-exactly once. Logs are JSON lines on stdout (log.pretty: a readable form). SIGINT or SIGTERM
-stop intake, wait for submissions already out, save the checkpoint and exit 0.
+exactly once. Logs are JSON lines on stdout (log.pretty or a terminal: one readable line each).
+SIGINT or SIGTERM stop intake, wait for submissions already out, save the checkpoint and exit 0.
 
 With \`http\` in the config it serves /livez, /readyz, /metrics, /status, pause and resume, and
 dead letters (docs/operations-api.md). SIGHUP, or saving a rule file, reloads the rules: all of
