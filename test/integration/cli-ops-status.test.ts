@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -272,10 +273,50 @@ describe('docs/alerts.yaml', () => {
   });
 });
 
+/**
+ * The Dockerfile's HEALTHCHECK command (exec form), run with node as Docker would. Asynchronous:
+ * the bot answering it runs in this process.
+ */
+async function healthcheck(): Promise<number | null> {
+  const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
+  const line = /^HEALTHCHECK .*?CMD (\[.*\])$/m.exec(dockerfile);
+  expect(line).not.toBeNull();
+  const [exe, ...args] = JSON.parse(line![1]!) as string[];
+  expect(exe).toBe('node');
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, LEDGERBOT_HTTP_PORT: String(port) },
+    stdio: 'ignore',
+    timeout: 10_000,
+  });
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+}
+
+describe('the Dockerfile', () => {
+  it('is multi-stage, prunes dev dependencies, runs as non-root with a state volume', () => {
+    const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    const stages = text.split(/^FROM /m).slice(1);
+    expect(stages).toHaveLength(2);
+    expect(stages[0]).toMatch(/npm ci/);
+    expect(stages[0]).toMatch(/npm prune --omit=dev/);
+    const runtime = stages[1]!;
+    expect(runtime).toMatch(/COPY --from=build \/app\/node_modules/);
+    expect(runtime).not.toMatch(/npm (ci|install)/);
+    expect(runtime).toMatch(/^USER node$/m);
+    expect(runtime).toMatch(/^VOLUME \["\/var\/lib\/ledgerbot"\]$/m);
+    expect(runtime).toMatch(/^HEALTHCHECK /m);
+    expect(runtime).toMatch(/^CMD \["run", "--config", "\/etc\/ledgerbot\/bot.config.yaml"\]$/m);
+  });
+
+  it('its HEALTHCHECK passes against the running bot', async () => {
+    expect(await healthcheck()).toBe(0);
+  });
+});
+
 describe('after the bot stopped', () => {
-  it('status exits 1 (not reachable); dead-letters falls back to the store', async () => {
+  it('the health check and status fail (exit 1); dead-letters falls back to the store', async () => {
     await running!.close();
     running = undefined;
+    expect(await healthcheck()).toBe(1);
     const r = await cli(['status', '--config', config]);
     expect(r.code).toBe(1);
     expect(r.err).toContain(`the bot is not reachable at http://127.0.0.1:${port} (ECONNREFUSED)`);
