@@ -14,7 +14,8 @@ const HELP = `Usage: ledgerbot backtest --config FILE --from OFFSET --to OFFSET 
 Replays the ledger's updates from offset --from to offset --to (both included), with the bot's
 own subscription filter, through the rules, exactly as the bot evaluates them. Reports every
 command the rules would have submitted and whether it is already on the ledger: its commandId
-completed for the bot's user (from the completions of the range and later). Submits nothing
+completed for the bot's user (from the completions of the range and later, and from the bot's
+own transactions in the range). Submits nothing
 and writes nothing.
 
 Options:
@@ -137,6 +138,7 @@ export async function backtest(
   );
   const found: Omit<BacktestCommand, 'status'>[] = [];
   const ruleErrors: string[] = [];
+  const landedInRange = new Map<string, number>();
   let transactions = 0;
   let events = 0;
   const beginExclusive = Math.max(0, from - 1);
@@ -153,6 +155,10 @@ export async function backtest(
       last = Math.max(last, offsetOf(update));
       if (!('Transaction' in update)) continue;
       const tx = update.Transaction.value;
+      // The participant fills commandId in for the submitting user's own transactions only.
+      if (tx.commandId !== undefined && tx.commandId !== '') {
+        landedInRange.set(tx.commandId, tx.offset);
+      }
       transactions += 1;
       events += tx.events.length;
       evaluateOne(ctx, tx, rules, found, ruleErrors);
@@ -163,7 +169,9 @@ export async function backtest(
   }
   const outcomes = await completionsOf(ctx, beginExclusive, new Set(found.map((c) => c.commandId)));
   const commands = found.map((c): BacktestCommand => {
-    const o = outcomes.get(c.commandId);
+    const landed = landedInRange.get(c.commandId);
+    const o: Outcome | undefined =
+      landed === undefined ? outcomes.get(c.commandId) : { offset: landed };
     if (o === undefined) return { ...c, status: 'absent' };
     return o.error === undefined
       ? { ...c, status: 'on-ledger', completionOffset: o.offset }
