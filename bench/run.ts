@@ -3,6 +3,7 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { runRulesSection } from './rules-bench.js';
 import { runSandboxBench, type SandboxBenchRow } from './sandbox-bench.js';
+import { runScheduleSection } from './schedule-bench.js';
 
 /**
  * `npm run bench`: runs the benchmark sections and rewrites their part of docs/benchmarks.md.
@@ -57,3 +58,4 @@ console.log(`wrote ${DOC}`);
 
 // The rules section writes its own part of docs/benchmarks.md (bench/rules-bench.ts).
 await runRulesSection();
+await runScheduleSection();
