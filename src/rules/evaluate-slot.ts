@@ -96,8 +96,15 @@ function none(explanation: EvaluationResult['explanations'][number]): Evaluation
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 
+/** A slot evaluates every contract with the same instant: remember the last answer. */
+let lastDay: { ms: number; timeZone: string; day: Date } | undefined;
+
 /** UTC midnight of the calendar day `instant` falls on in `timeZone`. */
 export function startOfDay(instant: Date, timeZone: string): Date {
+  const ms = instant.getTime();
+  if (lastDay !== undefined && lastDay.ms === ms && lastDay.timeZone === timeZone) {
+    return new Date(lastDay.day.getTime());
+  }
   let format = formats.get(timeZone);
   if (format === undefined) {
     format = new Intl.DateTimeFormat('en-CA', {
@@ -110,5 +117,7 @@ export function startOfDay(instant: Date, timeZone: string): Date {
   }
   const parts = format.formatToParts(instant);
   const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value);
-  return new Date(Date.UTC(get('year'), get('month') - 1, get('day')));
+  const day = new Date(Date.UTC(get('year'), get('month') - 1, get('day')));
+  lastDay = { ms, timeZone, day };
+  return new Date(day.getTime());
 }
