@@ -75,15 +75,30 @@ export const runCommand: CliCommand = {
     const shadow = values.shadow === true;
     const config = await readConfig(values.config);
     const logger = rootLogger(config.log, io, process.stdout.isTTY === true);
-    const running = await startBot(config, logger, { shadow });
+    // Signals are caught before anything starts: a SIGTERM or SIGHUP that arrives while the bot
+    // is starting must not take the process down with the default action.
+    const stopSignal = untilSignal();
+    let running: RunningBot | undefined;
+    let reloadPending = false;
     const reloadNow = (trigger: string): void => {
       logger.info({ trigger }, 'reloading the rules');
+      if (running === undefined) {
+        reloadPending = true;
+        return;
+      }
       void running.reload();
     };
     const onHup = (): void => reloadNow('SIGHUP');
     process.on('SIGHUP', onHup);
+    try {
+      running = await startBot(config, logger, { shadow });
+    } catch (err) {
+      process.off('SIGHUP', onHup);
+      throw err;
+    }
+    if (reloadPending) void running.reload();
     const stopWatching = watchRuleFiles(config.rules, () => reloadNow('file change'), logger);
-    const signal = await Promise.race([untilSignal(), running.bot.done.then(() => undefined)]);
+    const signal = await Promise.race([stopSignal, running.bot.done.then(() => undefined)]);
     process.off('SIGHUP', onHup);
     stopWatching();
     if (signal !== undefined) logger.info({ signal }, 'signal received, stopping');

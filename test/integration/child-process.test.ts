@@ -191,4 +191,33 @@ describe('ledgerbot run as a child process', () => {
       expect((await second.exited).code).toBe(0);
     },
   );
+  it(
+    'SIGHUP reloads the rules in the running process and keeps it running',
+    { timeout: 60_000 },
+    async () => {
+      ledger = await startTestLedger(3003);
+      temp = tempDir();
+      const stateDir = `${temp.dir}/state`;
+      const config = writeBotConfig(ledger, temp.dir, { stateDir });
+      const bot = start(config);
+      await bot.waitForLine(running, 20_000, 'the bot running');
+      bot.child.kill('SIGHUP');
+      await bot.waitForLine(
+        (l) => l.msg === 'reloading the rules' && l.trigger === 'SIGHUP',
+        10_000,
+        'a reload triggered by SIGHUP',
+      );
+      await bot.waitForLine(
+        (l) => l.msg === 'rules reloaded: no change',
+        10_000,
+        'the reload result',
+      );
+      // Still serving after the reload: an invoice is handled as before.
+      const plan = invoicePlan(4, 3003);
+      await issueInvoices(ledger, plan, 2);
+      await waitForEffects(ledger, expectedEffects(plan), 30_000);
+      bot.child.kill('SIGTERM');
+      expect((await bot.exited).code).toBe(0);
+    },
+  );
 });
