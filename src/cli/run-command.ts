@@ -14,6 +14,7 @@ import { loadConfigRules } from './config-rules.js';
 import { openConfigLedger } from './open-config-ledger.js';
 import type { CliIo } from './cli-io.js';
 import { readConfig } from './read-config.js';
+import { untilSignal } from './until-signal.js';
 import { UsageError } from './usage-error.js';
 
 const HELP = `Usage: ledgerbot run --config bot.config.yaml [--shadow]
@@ -233,17 +234,4 @@ const PRETTY_OPTIONS = {
 /** `[12:00:01.000] INFO: message {"key":"value"}` from one pino JSON line (no colours). */
 export function prettyLine(line: string): string {
   return prettyFactory({ ...PRETTY_OPTIONS, colorize: false })(line);
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(signal);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
 }

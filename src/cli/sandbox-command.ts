@@ -4,6 +4,7 @@ import type { SandboxAuthMode } from '../sandbox/server/sandbox-auth.js';
 import { startSandbox } from '../sandbox/start-sandbox.js';
 import type { CliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
+import { untilSignal } from './until-signal.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `Usage: ledgerbot sandbox [options]
@@ -42,19 +43,6 @@ function parseIntOption(
     throw new UsageError(`--${name} must be an integer between ${min} and ${max}`);
   }
   return n;
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(signal);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
 }
 
 export const sandboxCommand: CliCommand = {
