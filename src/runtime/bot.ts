@@ -486,14 +486,7 @@ class TriggerBot implements Bot {
     }
     if (this.#paused.get(rule.id) !== p) return;
     this.#paused.delete(rule.id);
-    if (!this.shadow && this.#lastProcessed !== undefined) {
-      const offset = this.#lastProcessed;
-      try {
-        this.#o.store.batch(() => this.#advance(offset));
-      } catch (err) {
-        this.#log.warn({ offset, ...errorLogFields(err) }, 'cannot save the checkpoint');
-      }
-    }
+    this.#saveCheckpoint();
     this.#log.info({ ruleId: rule.id, fromOffset: p.offset, toOffset: to }, 'rule active again');
     this.events.emit('resumed', rule.id);
   }
