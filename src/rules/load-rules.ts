@@ -1,5 +1,6 @@
 import { Ajv } from 'ajv';
 import { isScalar, isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { ajvInstancePath } from '../core/ajv-instance-path.js';
 import { parseDuration } from '../core/duration.js';
 import { CelCompileError } from './cel/cel-compile-error.js';
 import { CelEnvironment } from './cel/cel-environment.js';
@@ -30,7 +31,7 @@ import { parseTemplateRef } from './parse-template-ref.js';
 import { RuleError } from './rule-error.js';
 import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
 import { COMMAND_KINDS, RULE_LIMITS, RULES_SCHEMA, TRIGGER_KINDS } from './rules-schema.js';
-import { instancePath, schemaProblems } from './schema-problems.js';
+import { schemaProblems } from './schema-problems.js';
 import { hasTemplate, splitTemplate } from './split-template.js';
 import { YamlLocator, type YamlPath } from './yaml-locator.js';
 
@@ -245,7 +246,7 @@ function loadFile(file: RuleFile, ctx: FileContext): FileRules {
       if (p.path.length === 0 || p.code === 'UNSUPPORTED_VERSION') return [];
     }
     for (const e of validateRuleFile.errors ?? []) {
-      const path = instancePath(e);
+      const path = ajvInstancePath(e);
       if (path[0] === 'rules' && typeof path[1] === 'number') badRules.add(path[1]);
     }
   }

@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument } from 'yaml';
+import { ajvInstancePath } from '../core/ajv-instance-path.js';
 import { sha256Hex } from '../core/sha256-hex.js';
 import type {
   ArchivedEvent,
@@ -24,7 +25,6 @@ import { guardRuleText, TEXT_LIMITS } from './guard-rule-text.js';
 import { parseTemplateRef } from './parse-template-ref.js';
 import { indexRules } from './rule-index.js';
 import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
-import { instancePath } from './schema-problems.js';
 import { YamlLocator, type YamlPath } from './yaml-locator.js';
 
 /*
@@ -536,7 +536,7 @@ function buildEvent(
 }
 
 function schemaProblem(e: ErrorObject, at: YamlLocator, report: BuildContext['report']): void {
-  const path = instancePath(e);
+  const path = ajvInstancePath(e);
   const field = [...path].reverse().find((p) => typeof p === 'string') ?? 'the file';
   switch (e.keyword) {
     case 'additionalProperties': {

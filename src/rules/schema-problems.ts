@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { ajvInstancePath } from '../core/ajv-instance-path.js';
 import { closestMatch } from './closest-match.js';
 import type { RuleProblemCode } from './rule-problem.js';
 import { COMMAND_KINDS, RULE_LIMITS, RULE_PATTERNS, TRIGGER_KINDS } from './rules-schema.js';
@@ -12,15 +13,6 @@ export type SchemaProblem = {
   readonly message: string;
   readonly hint?: string;
 };
-
-export function instancePath(e: ErrorObject): (string | number)[] {
-  if (e.instancePath === '') return [];
-  return e.instancePath
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-}
 
 /** "rules[0].then[1].actAs" → "actAs"; list items are named after their list. */
 function fieldName(path: YamlPath): string {
@@ -269,7 +261,7 @@ export function schemaProblems(errors: readonly ErrorObject[]): SchemaProblem[] 
     if (/\/(oneOf|anyOf)\/\d+/.test(e.schemaPath) || e.schemaPath.includes('/propertyNames/')) {
       continue;
     }
-    const path = instancePath(e);
+    const path = ajvInstancePath(e);
     const params = e.params as Record<string, unknown>;
     let problem: SchemaProblem;
     switch (e.keyword) {

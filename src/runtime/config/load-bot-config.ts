@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument } from 'yaml';
+import { ajvInstancePath } from '../../core/ajv-instance-path.js';
 import { parseDuration } from '../../core/duration.js';
 import type { AuthConfig } from '../../ledger/auth/create-auth-provider.js';
 import { closestMatch } from '../../rules/closest-match.js';
@@ -348,15 +349,6 @@ function field(path: YamlPath): string {
   return path.length === 0 ? 'the file' : `\`${fieldPath(path)}\``;
 }
 
-function instancePath(e: ErrorObject): (string | number)[] {
-  if (e.instancePath === '') return [];
-  return e.instancePath
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-}
-
 /** A value for a message, unless it is a secret or came from the environment. */
 function describeValue(path: YamlPath, data: unknown, fromEnv: ReadonlySet<string>): string {
   const last = path[path.length - 1];
@@ -408,7 +400,7 @@ function schemaProblems(
   const seen = new Set<string>();
   for (const e of errors) {
     if (/\/anyOf\/\d+\//.test(e.schemaPath) || e.schemaPath.includes('/propertyNames/')) continue;
-    const path = instancePath(e);
+    const path = ajvInstancePath(e);
     const params = e.params as Record<string, unknown>;
     const value = (p: YamlPath = path): string => describeValue(p, e.data, fromEnv);
     let problem: SchemaProblem;

@@ -7,6 +7,7 @@ import {
   type Document,
   type Node as YamlNode,
 } from 'yaml';
+import { ajvInstancePath } from '../../core/ajv-instance-path.js';
 import { sha256Hex } from '../../core/sha256-hex.js';
 import { CelCompileError } from '../../rules/cel/cel-compile-error.js';
 import { CelEnvironment } from '../../rules/cel/cel-environment.js';
@@ -187,19 +188,10 @@ function describeAjvError(e: ErrorObject): { problem: string; key?: string } {
   }
 }
 
-function ajvPath(e: ErrorObject): (string | number)[] {
-  if (e.instancePath === '') return [];
-  return e.instancePath
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-}
-
 /** Picks the most useful schema error: deepest first, `anyOf` summaries last. */
 function pickError(errors: readonly ErrorObject[]): ErrorObject {
   const ranked = [...errors].sort((a, b) => {
-    const depth = ajvPath(b).length - ajvPath(a).length;
+    const depth = ajvInstancePath(b).length - ajvInstancePath(a).length;
     if (depth !== 0) return depth;
     return (
       Number(a.keyword === 'anyOf' || a.keyword === 'type') -
@@ -236,7 +228,7 @@ export function loadModel(
   if (!validateModel(raw)) {
     const errors = validateModel.errors ?? [];
     const first = pickError(errors);
-    const path = ajvPath(first);
+    const path = ajvInstancePath(first);
     const { problem, key } = describeAjvError(first);
     const more =
       errors.length > 1
