@@ -42,8 +42,8 @@ export async function* activeContractsSocket(
       token === undefined ? request : { ...request, streamContinuationToken: token };
     try {
       const frames = new WsRequestStream(ctx, ACTIVE_CONTRACTS_PATH, message, {
-        ...(signal === undefined ? {} : { signal }),
-        ...(options.highWaterMark === undefined ? {} : { highWaterMark: options.highWaterMark }),
+        signal,
+        highWaterMark: options.highWaterMark,
       });
       for await (const frame of frames) {
         const element = asResponse(frame);

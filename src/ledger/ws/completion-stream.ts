@@ -1,10 +1,9 @@
 import type { Logger } from '../../core/logger.js';
 import type { Completion, OffsetCheckpoint } from '../wire/wire-types.js';
-import { decodeFrames } from './decode-frames.js';
-import { ResumableStream } from './resumable-stream.js';
+import type { ResumableStream } from './resumable-stream.js';
+import { resumableWsStream } from './resumable-ws-stream.js';
 import type { StreamContext, StreamOptions } from './stream-context.js';
 import { requireOffset, unwrapCase } from './unwrap-case.js';
-import { WsRequestStream } from './ws-request-stream.js';
 
 /** The completions websocket of both 3.4 and 3.5 (3.5's command-completions is 3.5 only). */
 export const COMPLETIONS_PATH = '/v2/commands/completions';
@@ -30,37 +29,21 @@ export function streamCompletions(
   request: StreamCompletionsRequest,
   options: StreamOptions = {},
 ): ResumableStream<CompletionElement> {
-  return new ResumableStream<CompletionElement>({
-    name: 'completions',
-    beginExclusive: request.beginExclusive,
-    offsetOf: (e) => e.offset,
-    open: (beginExclusive, signal) =>
-      decodeFrames(
-        new WsRequestStream(
-          ctx,
-          COMPLETIONS_PATH,
-          {
-            ...(request.userId === undefined ? {} : { userId: request.userId }),
-            parties: [...request.parties],
-            beginExclusive,
-          },
-          {
-            ...(signal === undefined ? {} : { signal }),
-            ...(options.highWaterMark === undefined
-              ? {}
-              : { highWaterMark: options.highWaterMark }),
-          },
-        ),
-        (frame) => decodeCompletion(frame, ctx.logger),
-      ),
-    clock: ctx.clock,
-    random: ctx.random,
-    logger: ctx.logger,
-    backoff: options.backoff,
-    signal: options.signal,
-    onReconnect: options.onReconnect,
-    retryAuthOnce: ctx.auth !== undefined,
-  });
+  return resumableWsStream(
+    ctx,
+    {
+      name: 'completions',
+      path: COMPLETIONS_PATH,
+      beginExclusive: request.beginExclusive,
+      message: (beginExclusive) => ({
+        ...(request.userId === undefined ? {} : { userId: request.userId }),
+        parties: [...request.parties],
+        beginExclusive,
+      }),
+      decode: (frame) => decodeCompletion(frame, ctx.logger),
+    },
+    options,
+  );
 }
 
 /** Decodes one CompletionStreamResponse frame; `Empty` and unknown kinds are skipped. */

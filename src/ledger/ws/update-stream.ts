@@ -6,11 +6,10 @@ import type {
   OffsetCheckpoint,
   UpdateFormat,
 } from '../wire/wire-types.js';
-import { decodeFrames } from './decode-frames.js';
-import { ResumableStream } from './resumable-stream.js';
+import type { ResumableStream } from './resumable-stream.js';
+import { resumableWsStream } from './resumable-ws-stream.js';
 import type { StreamContext, StreamOptions } from './stream-context.js';
 import { requireOffset, unwrapCase } from './unwrap-case.js';
-import { WsRequestStream } from './ws-request-stream.js';
 
 export const UPDATES_PATH = '/v2/updates';
 const REQUEST = `WS ${UPDATES_PATH}`;
@@ -48,39 +47,23 @@ export function streamUpdates(
   options: StreamOptions = {},
 ): ResumableStream<UpdateElement> {
   const { endInclusive } = request;
-  return new ResumableStream<UpdateElement>({
-    name: 'updates',
-    beginExclusive: request.beginExclusive,
-    endInclusive,
-    offsetOf: (e) => e.offset,
-    // Both fields always: 3.4 requires updateFormat, 3.5 requires beginExclusive.
-    open: (beginExclusive, signal) =>
-      decodeFrames(
-        new WsRequestStream(
-          ctx,
-          UPDATES_PATH,
-          {
-            beginExclusive,
-            ...(endInclusive === undefined ? {} : { endInclusive }),
-            updateFormat: request.updateFormat,
-          },
-          {
-            ...(signal === undefined ? {} : { signal }),
-            ...(options.highWaterMark === undefined
-              ? {}
-              : { highWaterMark: options.highWaterMark }),
-          },
-        ),
-        (frame) => decodeUpdate(frame, ctx.logger),
-      ),
-    clock: ctx.clock,
-    random: ctx.random,
-    logger: ctx.logger,
-    backoff: options.backoff,
-    signal: options.signal,
-    onReconnect: options.onReconnect,
-    retryAuthOnce: ctx.auth !== undefined,
-  });
+  return resumableWsStream(
+    ctx,
+    {
+      name: 'updates',
+      path: UPDATES_PATH,
+      beginExclusive: request.beginExclusive,
+      endInclusive,
+      // Both fields always: 3.4 requires updateFormat, 3.5 requires beginExclusive.
+      message: (beginExclusive) => ({
+        beginExclusive,
+        ...(endInclusive === undefined ? {} : { endInclusive }),
+        updateFormat: request.updateFormat,
+      }),
+      decode: (frame) => decodeUpdate(frame, ctx.logger),
+    },
+    options,
+  );
 }
 
 /**

@@ -17,13 +17,13 @@ const DEFAULT_HANDSHAKE_TIMEOUT_MS = 30_000;
 const MAX_REJECTION_BODY_BYTES = 64 * 1024;
 
 export type WsRequestStreamOptions = {
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /**
    * Frames held for a slow consumer before the socket is paused (default 256). Reading resumes at
    * half of it. Frames that were already in the socket's last read still arrive, so the buffer may
    * exceed the mark by what one read holds.
    */
-  readonly highWaterMark?: number;
+  readonly highWaterMark?: number | undefined;
   /** Bound on the opening handshake, in ms (default 30 000). */
   readonly handshakeTimeoutMs?: number;
 };
