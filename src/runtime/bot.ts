@@ -471,11 +471,7 @@ class TriggerBot implements Bot {
         break;
       } catch (err) {
         if (signal.aborted) return; // the hold stays: a restart replays from it
-        const delayMs = backoffDelay(
-          this.#o.restartBackoff ?? DEFAULT_RESTART_BACKOFF,
-          attempt,
-          this.#random,
-        );
+        const delayMs = this.#restartDelayMs(attempt);
         this.#log.error(
           { ruleId: rule.id, fromOffset: from, toOffset: to, delayMs, ...errorLogFields(err) },
           'cannot read the events of the pause yet; the rule stays resuming, retrying',
@@ -831,14 +827,7 @@ class TriggerBot implements Bot {
           from = await this.#skipPruned('updates', from, err);
           continue;
         }
-        if (!isAuthFailure(err)) {
-          throw new RuntimeError(
-            'STREAM_FAILED',
-            `the updates stream failed: ${(err as Error).message}`,
-            { cause: err },
-          );
-        }
-        await this.#restartDelay('updates', failures++, err);
+        await this.#restartAfterAuthFailure('updates', failures++, err);
       }
     }
   }
@@ -1121,12 +1110,20 @@ class TriggerBot implements Bot {
     return end;
   }
 
-  async #restartDelay(stream: string, attempt: number, err: unknown): Promise<void> {
-    const delayMs = backoffDelay(
-      this.#o.restartBackoff ?? DEFAULT_RESTART_BACKOFF,
-      attempt,
-      this.#random,
-    );
+  /** An auth failure backs off before the stream reopens; any other stream failure is fatal. */
+  async #restartAfterAuthFailure(
+    stream: 'updates' | 'completions',
+    attempt: number,
+    err: unknown,
+  ): Promise<void> {
+    if (!isAuthFailure(err)) {
+      throw new RuntimeError(
+        'STREAM_FAILED',
+        `the ${stream} stream failed: ${(err as Error).message}`,
+        { cause: err },
+      );
+    }
+    const delayMs = this.#restartDelayMs(attempt);
     this.#log.error(
       { stream, attempt: attempt + 1, delayMs, ...errorLogFields(err) },
       'the ledger refused the credentials; check the auth config or the token. Retrying',
@@ -1135,6 +1132,10 @@ class TriggerBot implements Bot {
       delayMs,
       stream === 'updates' ? this.#intake.signal : this.#completionsAbort.signal,
     );
+  }
+
+  #restartDelayMs(attempt: number): number {
+    return backoffDelay(this.#o.restartBackoff ?? DEFAULT_RESTART_BACKOFF, attempt, this.#random);
   }
 
   // ---- completions ----
@@ -1189,14 +1190,7 @@ class TriggerBot implements Bot {
           from = end;
           continue;
         }
-        if (!isAuthFailure(err)) {
-          throw new RuntimeError(
-            'STREAM_FAILED',
-            `the completions stream failed: ${(err as Error).message}`,
-            { cause: err },
-          );
-        }
-        await this.#restartDelay('completions', failures++, err);
+        await this.#restartAfterAuthFailure('completions', failures++, err);
       }
     }
   }
