@@ -7,9 +7,11 @@ import {
   type Node,
   type Scalar,
 } from 'yaml';
-import type { SourcePos } from './compiled-rule.js';
 
 export type YamlPath = readonly (string | number)[];
+
+/** A place in a YAML file: 1-based line and column (UTF-16 code units, as editors count them). */
+export type YamlPos = { readonly file: string; readonly line: number; readonly col: number };
 
 /**
  * Finds file:line:col for paths into a parsed YAML document, and for offsets inside a scalar's
@@ -28,7 +30,7 @@ export class YamlLocator {
     this.#lines = lines;
   }
 
-  at(offset: number): SourcePos {
+  at(offset: number): YamlPos {
     const { line, col } = this.#lines.linePos(Math.max(0, Math.min(offset, this.#text.length)));
     return { file: this.file, line, col };
   }
@@ -61,7 +63,7 @@ export class YamlLocator {
   }
 
   /** Position of the value at `path` (or its key with `key: true`), else of the nearest parent. */
-  pos(path: YamlPath, options: { key?: boolean } = {}): SourcePos {
+  pos(path: YamlPath, options: { key?: boolean } = {}): YamlPos {
     if (options.key === true) {
       const range = this.keyNode(path)?.range;
       if (range) return this.at(range[0]);
@@ -74,7 +76,7 @@ export class YamlLocator {
   }
 
   /** Position of character `offset` of the string value at `path`. */
-  valuePos(path: YamlPath, offset: number): SourcePos {
+  valuePos(path: YamlPath, offset: number): YamlPos {
     const node = this.node(path);
     if (!isScalar(node) || node.range === undefined || typeof node.value !== 'string') {
       return this.pos(path);

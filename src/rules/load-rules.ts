@@ -2,6 +2,7 @@ import { Ajv } from 'ajv';
 import { isScalar, isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { ajvInstancePath } from '../core/ajv-instance-path.js';
 import { parseDuration } from '../core/duration.js';
+import { YamlLocator, type YamlPath } from '../core/yaml-locator.js';
 import { CelCompileError } from './cel/cel-compile-error.js';
 import { CelEnvironment } from './cel/cel-environment.js';
 import { closestMatch } from './closest-match.js';
@@ -33,7 +34,6 @@ import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
 import { COMMAND_KINDS, RULE_LIMITS, RULES_SCHEMA, TRIGGER_KINDS } from './rules-schema.js';
 import { schemaProblems } from './schema-problems.js';
 import { hasTemplate, splitTemplate } from './split-template.js';
-import { YamlLocator, type YamlPath } from './yaml-locator.js';
 
 /** One rule file's contents; `path` is only used in messages. */
 export type RuleFile = { readonly path: string; readonly text: string };

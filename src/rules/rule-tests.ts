@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument } from 'yaml';
 import { ajvInstancePath } from '../core/ajv-instance-path.js';
 import { sha256Hex } from '../core/sha256-hex.js';
+import { YamlLocator, type YamlPath } from '../core/yaml-locator.js';
 import type {
   ArchivedEvent,
   CreatedEvent,
@@ -25,7 +26,6 @@ import { guardRuleText, TEXT_LIMITS } from './guard-rule-text.js';
 import { parseTemplateRef } from './parse-template-ref.js';
 import { indexRules } from './rule-index.js';
 import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
-import { YamlLocator, type YamlPath } from './yaml-locator.js';
 
 /*
  * Rule unit tests (`ledgerbot test`): `promtool test rules` for ledger rules. A test file names

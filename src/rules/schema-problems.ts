@@ -1,9 +1,9 @@
 import type { ErrorObject } from 'ajv';
 import { ajvInstancePath } from '../core/ajv-instance-path.js';
+import type { YamlPath } from '../core/yaml-locator.js';
 import { closestMatch } from './closest-match.js';
 import type { RuleProblemCode } from './rule-problem.js';
 import { COMMAND_KINDS, RULE_LIMITS, RULE_PATTERNS, TRIGGER_KINDS } from './rules-schema.js';
-import type { YamlPath } from './yaml-locator.js';
 
 /** A schema violation, translated for people; `key` means "point at the key, not the value". */
 export type SchemaProblem = {

@@ -3,9 +3,9 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument } from 'yaml';
 import { ajvInstancePath } from '../../core/ajv-instance-path.js';
 import { parseDuration } from '../../core/duration.js';
+import { YamlLocator, type YamlPath } from '../../core/yaml-locator.js';
 import type { AuthConfig } from '../../ledger/auth/create-auth-provider.js';
 import { closestMatch } from '../../rules/closest-match.js';
-import { YamlLocator, type YamlPath } from '../../rules/yaml-locator.js';
 import type {
   ApiVersion,
   BotConfig,

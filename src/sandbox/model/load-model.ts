@@ -1,14 +1,8 @@
 import { Ajv, type ErrorObject } from 'ajv';
-import {
-  isMap,
-  isScalar,
-  LineCounter,
-  parseDocument,
-  type Document,
-  type Node as YamlNode,
-} from 'yaml';
+import { isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { ajvInstancePath } from '../../core/ajv-instance-path.js';
 import { sha256Hex } from '../../core/sha256-hex.js';
+import { YamlLocator } from '../../core/yaml-locator.js';
 import { CelCompileError } from '../../rules/cel/cel-compile-error.js';
 import { CelEnvironment } from '../../rules/cel/cel-environment.js';
 import { ModelError } from './model-error.js';
@@ -81,70 +75,36 @@ type RawModel = {
   templates: Record<string, RawTemplate>;
 };
 
-/** Positions of YAML nodes, by path, for messages. */
-class Locator {
-  readonly #doc: Document;
+/** The shared YAML locator, plus positions inside a CEL or type expression given as line/col. */
+class ModelLocator extends YamlLocator {
   readonly #lines: LineCounter;
-  readonly #file: string;
   readonly #source: string;
 
-  constructor(doc: Document, lines: LineCounter, file: string, source: string) {
-    this.#doc = doc;
+  constructor(file: string, source: string, doc: Document, lines: LineCounter) {
+    super(file, source, doc, lines);
     this.#source = source;
     this.#lines = lines;
-    this.#file = file;
   }
 
-  posOfOffset(offset: number): SourcePos {
-    const { line, col } = this.#lines.linePos(offset);
-    return { file: this.#file, line, col };
-  }
-
-  node(path: Path): YamlNode | undefined {
-    const node: unknown = path.length === 0 ? this.#doc.contents : this.#doc.getIn(path, true);
-    return node !== null && typeof node === 'object' && 'range' in node
-      ? (node as YamlNode)
-      : undefined;
-  }
-
-  /** The position of the value at `path`, or of its key with `key: true`; falls back to parents. */
-  pos(path: Path, options: { key?: boolean } = {}): SourcePos {
-    if (options.key === true && path.length > 0) {
-      const parent = this.node(path.slice(0, -1));
-      if (isMap(parent)) {
-        const last = path[path.length - 1];
-        const pair = parent.items.find((p) => isScalar(p.key) && p.key.value === last);
-        const range = isScalar(pair?.key) ? pair.key.range : undefined;
-        if (range) return this.posOfOffset(range[0]);
-      }
-    }
-    for (let n = path.length; n >= 0; n--) {
-      const range = this.node(path.slice(0, n))?.range;
-      if (range) return this.posOfOffset(range[0]);
-    }
-    return { file: this.#file, line: 1, col: 1 };
-  }
-
-  /** The position of character `offset` (line/col within the expression) of a scalar's text. */
+  /** The position of line/col (1-based, within the expression) of a scalar's text. */
   exprPos(path: Path, line: number, col: number): SourcePos {
     const node = this.node(path);
     if (!isScalar(node) || !node.range) return this.pos(path);
     const start = node.range[0];
-    const src = this.#lines;
     switch (node.type) {
       case 'QUOTE_DOUBLE':
       case 'QUOTE_SINGLE':
       case 'PLAIN': {
-        const base = src.linePos(start + (node.type === 'PLAIN' ? 0 : 1));
+        const base = this.at(start + (node.type === 'PLAIN' ? 0 : 1));
         return line === 1
-          ? { file: this.#file, line: base.line, col: base.col + col - 1 }
-          : { file: this.#file, line: base.line + line - 1, col };
+          ? { file: this.file, line: base.line, col: base.col + col - 1 }
+          : { file: this.file, line: base.line + line - 1, col };
       }
       default: {
         // Block scalar: content starts on the line after the `|` or `>` header.
-        const header = src.linePos(start);
+        const header = this.at(start);
         const indent = this.#blockIndent(header.line);
-        return { file: this.#file, line: header.line + line, col: indent + col };
+        return { file: this.file, line: header.line + line, col: indent + col };
       }
     }
   }
@@ -216,11 +176,11 @@ export function loadModel(
 ): PackageModel {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
-  const at = new Locator(doc, lines, file, text);
+  const at = new ModelLocator(file, text, doc, lines);
   const yamlError = doc.errors[0];
   if (yamlError !== undefined) {
     throw new ModelError(
-      at.posOfOffset(yamlError.pos[0]),
+      at.at(yamlError.pos[0]),
       `YAML syntax: ${yamlError.message.split('\n')[0] ?? ''}`,
     );
   }
@@ -248,13 +208,13 @@ export function loadModel(
 
 class ModelCompiler {
   readonly #raw: RawModel;
-  readonly #at: Locator;
+  readonly #at: ModelLocator;
   readonly #file: string;
   readonly #cel: CelEnvironment;
   readonly #packageId: string;
   readonly #name: string;
 
-  constructor(raw: RawModel, at: Locator, file: string, cel: CelEnvironment) {
+  constructor(raw: RawModel, at: ModelLocator, file: string, cel: CelEnvironment) {
     this.#raw = raw;
     this.#at = at;
     this.#file = file;
