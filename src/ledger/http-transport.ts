@@ -145,16 +145,19 @@ export function resolveConnection(options: LedgerConnectionOptions): ResolvedLed
 /**
  * Builds the one HTTP path of the client: a keep-alive undici Agent (or the given dispatcher),
  * TLS from files, bearer tokens with one retry after a 401, per-call timeouts, and the mapping of
- * every failure to LedgerApiError / LedgerTransportError / AbortError.
+ * every failure to LedgerApiError / LedgerTransportError / AbortError. The TLS files are read
+ * unless `material` passes them already loaded (by a caller that shares them with the streams).
  */
 export async function createHttpTransport(
   options: LedgerConnectionOptions,
+  material?: TlsMaterial,
 ): Promise<HttpTransport> {
   const connection = resolveConnection(options);
   if (options.dispatcher !== undefined) {
     return new UndiciHttpTransport(connection, options.dispatcher, false);
   }
-  const tls = connection.tls === undefined ? undefined : await loadTlsMaterial(connection.tls);
+  const tls =
+    material ?? (connection.tls === undefined ? undefined : await loadTlsMaterial(connection.tls));
   const agent = new Agent({
     keepAliveTimeout: 30_000,
     connections: 32,

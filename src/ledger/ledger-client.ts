@@ -1,5 +1,7 @@
 import {
   createHttpTransport,
+  loadTlsMaterial,
+  resolveConnection,
   type CallOptions,
   type HttpMethod,
   type HttpRequestOptions,
@@ -152,8 +154,12 @@ export class LedgerClient {
 
   /** Reads the TLS files and sets up the connection pool; connects lazily on the first call. */
   static async create(options: LedgerConnectionOptions): Promise<LedgerClient> {
-    const transport = await createHttpTransport(options);
-    return new LedgerClient(transport, await streamContext(options));
+    // Resolving first reports a bad URL before any TLS file is read.
+    const { tls } = resolveConnection(options);
+    // Read once, for both the HTTP agent and the websockets.
+    const material = tls === undefined ? undefined : await loadTlsMaterial(tls);
+    const transport = await createHttpTransport(options, material);
+    return new LedgerClient(transport, await streamContext(options, material));
   }
 
   // ---- streams (websocket) ----
