@@ -13,7 +13,10 @@ export type EngineError = {
   readonly context?: Readonly<Record<string, string>>;
 };
 
-/** The gRPC code of each Canton error category (NOTES.md §8.3). */
+/**
+ * The gRPC code of each Canton error category (NOTES.md §8.3). The one copy of this table: the
+ * server derives its errors' gRPC codes (and from them the HTTP statuses) from it, too.
+ */
 const GRPC_CODE_BY_CATEGORY: Readonly<Record<number, number>> = {
   1: 14,
   2: 10,
@@ -30,11 +33,15 @@ const GRPC_CODE_BY_CATEGORY: Readonly<Record<number, number>> = {
   14: 12,
 };
 
+export function grpcCodeOfCategory(category: number): number {
+  return GRPC_CODE_BY_CATEGORY[category] ?? 2;
+}
+
 export function engineError(
   code: string,
   category: number,
   cause: string,
   extra: Pick<EngineError, 'resources' | 'context'> = {},
 ): EngineError {
-  return { code, category, grpcCode: GRPC_CODE_BY_CATEGORY[category] ?? 2, cause, ...extra };
+  return { code, category, grpcCode: grpcCodeOfCategory(category), cause, ...extra };
 }

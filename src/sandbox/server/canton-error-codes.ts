@@ -1,7 +1,7 @@
 /**
  * The Canton error codes the sandbox can raise, with their ErrorCategory (NOTES.md §8.3, §8.4).
- * Fault injection accepts any code of this table; the category decides the gRPC code, the HTTP
- * status, the retry hint and whether the error is redacted on the wire.
+ * Fault injection accepts any code of this table; the category decides the gRPC code (the table
+ * in engine-error.ts), the HTTP status, the retry hint and whether the error is redacted on the wire.
  */
 export const CANTON_ERROR_CATEGORIES = {
   DUPLICATE_COMMAND: 10,
@@ -68,23 +68,6 @@ export function isCantonErrorCode(code: string): code is CantonErrorCode {
   return Object.hasOwn(CANTON_ERROR_CATEGORIES, code);
 }
 
-/** gRPC status code of each ErrorCategory (NOTES.md §8.3). */
-const CATEGORY_GRPC: Readonly<Record<number, number>> = {
-  1: 14,
-  2: 10,
-  3: 4,
-  4: 13,
-  5: 3,
-  6: 16,
-  7: 7,
-  8: 3,
-  9: 9,
-  10: 6,
-  11: 5,
-  12: 11,
-  14: 12,
-};
-
 /** HTTP status of each gRPC code, as the JSON API maps them (NOTES.md §8.2). */
 const GRPC_HTTP: Readonly<Record<number, number>> = {
   0: 200,
@@ -114,10 +97,6 @@ const RETRYABLE_CATEGORIES: ReadonlySet<number> = new Set([1, 2, 3, 12]);
 
 export function categoryOf(code: CantonErrorCode): number {
   return CANTON_ERROR_CATEGORIES[code];
-}
-
-export function grpcCodeOfCategory(category: number): number {
-  return CATEGORY_GRPC[category] ?? 2;
 }
 
 export function httpStatusOfGrpc(grpcCode: number): number {

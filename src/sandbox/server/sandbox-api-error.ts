@@ -1,13 +1,12 @@
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
 import {
   categoryOf,
-  grpcCodeOfCategory,
   httpStatusOfGrpc,
   isRedactedCategory,
   isCantonErrorCode,
   type CantonErrorCode,
 } from './canton-error-codes.js';
-import type { EngineError } from '../engine/engine-error.js';
+import { grpcCodeOfCategory, type EngineError } from '../engine/engine-error.js';
 
 export type SandboxApiErrorOptions = {
   /** Error-specific context keys (Canton's `context`, ErrorInfo metadata). */
