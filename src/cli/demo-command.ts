@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { systemClock } from '../core/clock.js';
-import { formatDuration, parseDuration } from '../core/duration.js';
+import { formatDuration } from '../core/duration.js';
 import { SeededRandom } from '../core/seeded-random.js';
 import { LedgerClient } from '../ledger/ledger-client.js';
 import type { BotConfig } from '../runtime/config/bot-config.js';
@@ -17,6 +17,7 @@ import { DemoDriver } from './demo-driver.js';
 import { clockText, DemoAccount, verifyDemoEffects, type EffectsVerdict } from './demo-report.js';
 import { readConfig } from './read-config.js';
 import { rootLogger, startBot, type RunningBot } from './run-command.js';
+import { durationOption, integerOption, portOption } from './cli-options.js';
 import { UsageError } from './usage-error.js';
 
 const HELP = `Usage: ledgerbot demo [--duration 30s] [--port 7575] [--pace 800ms] [--seed 1] [--state-dir DIR]
@@ -376,27 +377,4 @@ function watchSignals(io: CliIo): SignalWatch {
       process.off('SIGTERM', on);
     },
   };
-}
-
-function durationOption(name: string, text: string): number {
-  try {
-    return parseDuration(text);
-  } catch (err) {
-    throw new UsageError(`${name} ${text}: ${(err as Error).message}`, { cause: err });
-  }
-}
-
-function portOption(text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0 || n > 65_535) {
-    throw new UsageError(`--port ${text}: expected a port number (0 picks a free one)`);
-  }
-  return n;
-}
-
-function integerOption(name: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 0)
-    throw new UsageError(`${name} ${text}: expected a whole number`);
-  return n;
 }

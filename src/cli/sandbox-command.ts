@@ -4,6 +4,7 @@ import type { SandboxAuthMode } from '../sandbox/server/sandbox-auth.js';
 import { startSandbox } from '../sandbox/start-sandbox.js';
 import type { CliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
+import { durationOption, integerOption, portOption } from './cli-options.js';
 import { untilSignal } from './until-signal.js';
 import { UsageError } from './usage-error.js';
 
@@ -31,20 +32,6 @@ function parseAuth(text: string | undefined): SandboxAuthMode {
   throw new UsageError('--auth must be none or hs256:SECRET');
 }
 
-function parseIntOption(
-  text: string | undefined,
-  name: string,
-  min: number,
-  max: number,
-): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n < min || n > max) {
-    throw new UsageError(`--${name} must be an integer between ${min} and ${max}`);
-  }
-  return n;
-}
-
 export const sandboxCommand: CliCommand = {
   name: 'sandbox',
   summary: 'start the embedded participant (JSON Ledger API v2) for demos and tests',
@@ -69,8 +56,13 @@ export const sandboxCommand: CliCommand = {
       io.out(USAGE);
       return 0;
     }
-    const port = parseIntOption(values.port, 'port', 0, 65535) ?? 7575;
-    const seed = parseIntOption(values.seed, 'seed', 0, 0xffff_ffff);
+    const port = values.port === undefined ? 7575 : portOption(values.port);
+    const seed =
+      values.seed === undefined ? undefined : integerOption('--seed', values.seed, 0, 0xffff_ffff);
+    const maxDedupMs =
+      values['max-dedup'] === undefined
+        ? undefined
+        : durationOption('--max-dedup', values['max-dedup']);
     const auth = parseAuth(values.auth);
     let sandbox;
     try {
@@ -82,7 +74,7 @@ export const sandboxCommand: CliCommand = {
         users: values.user ?? [],
         auth,
         ...(seed === undefined ? {} : { seed }),
-        ...(values['max-dedup'] === undefined ? {} : { maxDedup: values['max-dedup'] }),
+        ...(maxDedupMs === undefined ? {} : { maxDedup: maxDedupMs }),
       });
     } catch (err) {
       // Bad models (file:line:col), users or ports are configuration errors: exit 2.

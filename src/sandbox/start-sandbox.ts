@@ -146,7 +146,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
         ? parseDuration(options.maxDedup)
         : (options.maxDedup ?? 7 * 86_400_000);
   } catch (err) {
-    throw new SandboxConfigError((err as Error).message, { cause: err });
+    throw new SandboxConfigError(`maxDedup: ${(err as Error).message}`, { cause: err });
   }
   const models = await resolveModels(options.models ?? []);
   const engine = LedgerEngine.create({ models, participantId, random, clock });

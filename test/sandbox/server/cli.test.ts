@@ -91,5 +91,17 @@ describe('ledgerbot sandbox', () => {
     });
     expect(b.status).toBe(2);
     expect(b.stderr).toMatch(/--auth must be none or hs256:SECRET/);
+    for (const [flag, value, message] of [
+      ['--port', 'abc', /--port abc: expected a whole number from 0 to 65535/],
+      ['--seed', 'x', /--seed x: expected a whole number/],
+      ['--max-dedup', '7x', /--max-dedup 7x: "7x" is not a duration/],
+    ] as const) {
+      const r = spawnSync(process.execPath, [BIN, 'sandbox', flag, value], {
+        encoding: 'utf8',
+        timeout: 15_000,
+      });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
   }, 30_000);
 });
