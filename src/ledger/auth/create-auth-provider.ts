@@ -6,7 +6,7 @@ import type { AuthProvider } from './auth-provider.js';
 import { NoAuth } from './no-auth.js';
 import {
   OAuth2ClientCredentialsAuth,
-  type OAuth2ClientAuth,
+  type OAuth2ClientCredentialsOptions,
 } from './oauth2-client-credentials-auth.js';
 import { REDACTED, redactUrl } from './redact-secrets.js';
 import { StaticTokenAuth } from './static-token-auth.js';
@@ -16,15 +16,13 @@ export type AuthConfig =
   | { readonly type: 'none' }
   | { readonly type: 'static'; readonly token: string }
   | { readonly type: 'file'; readonly path: string }
-  | {
-      readonly type: 'oauth2';
-      readonly tokenUrl: string;
-      readonly clientId: string;
-      readonly clientSecret: string;
-      readonly audience?: string;
-      readonly scope?: string;
-      readonly clientAuth?: OAuth2ClientAuth;
-    };
+  | ({ readonly type: 'oauth2' } & OAuth2Config);
+
+/** The OAuth2 options a config sets; the timing knobs and dependencies are not configurable. */
+type OAuth2Config = Pick<
+  OAuth2ClientCredentialsOptions,
+  'tokenUrl' | 'clientId' | 'clientSecret' | 'audience' | 'scope' | 'clientAuth'
+>;
 
 export type AuthDeps = {
   readonly clock?: Clock;
