@@ -1,5 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { ajvInstancePath } from '../core/ajv-instance-path.js';
+import { ajvTypeWords } from '../core/ajv-type-words.js';
+import { schemaPropertyNames } from '../core/schema-property-names.js';
 import type { YamlPath } from '../core/yaml-locator.js';
 import { closestMatch } from './closest-match.js';
 import type { RuleProblemCode } from './rule-problem.js';
@@ -53,20 +55,6 @@ function describeType(data: unknown): string {
 
 function truncate(s: string, max = 40): string {
   return s.length > max ? `${s.slice(0, max)}…` : s;
-}
-
-const TYPE_WORDS: Readonly<Record<string, string>> = {
-  string: 'text',
-  integer: 'a whole number',
-  number: 'a number',
-  boolean: 'true or false',
-  object: 'a mapping (key: value lines)',
-  array: 'a list',
-};
-
-function typeWords(type: unknown): string {
-  const types = Array.isArray(type) ? type : [type];
-  return types.map((t) => TYPE_WORDS[String(t)] ?? String(t)).join(' or ');
 }
 
 /** Explains why a rule id is not a slug, naming look-alike (confusable) characters. */
@@ -128,13 +116,6 @@ function patternProblem(
         message: `"${truncate(text)}" is not a valid ${fieldName(path)}`,
       };
   }
-}
-
-type Props = Readonly<Record<string, unknown>>;
-
-function propertiesOf(schema: unknown): string[] {
-  const props = (schema as { properties?: Props } | undefined)?.properties;
-  return props === undefined ? [] : Object.keys(props);
 }
 
 function keysOf(data: unknown): string[] {
@@ -267,7 +248,7 @@ export function schemaProblems(errors: readonly ErrorObject[]): SchemaProblem[] 
     switch (e.keyword) {
       case 'additionalProperties': {
         const key = String(params.additionalProperty);
-        const allowed = propertiesOf(e.parentSchema);
+        const allowed = schemaPropertyNames(e.parentSchema);
         const guess = closestMatch(key, allowed);
         problem = {
           path: [...path, key],
@@ -323,7 +304,7 @@ export function schemaProblems(errors: readonly ErrorObject[]): SchemaProblem[] 
                 hint: 'a rule file starts with `version: 1` and then `rules:`',
               }
             : {
-                message: `\`${fieldName(path)}\` must be ${typeWords(params.type)}, not ${describeType(e.data)}`,
+                message: `\`${fieldName(path)}\` must be ${ajvTypeWords(params.type)}, not ${describeType(e.data)}`,
               }),
         };
         break;

@@ -2,7 +2,9 @@ import { dirname, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument } from 'yaml';
 import { ajvInstancePath } from '../../core/ajv-instance-path.js';
+import { ajvTypeWords } from '../../core/ajv-type-words.js';
 import { parseDuration } from '../../core/duration.js';
+import { schemaPropertyNames } from '../../core/schema-property-names.js';
 import { YamlLocator, type YamlPath } from '../../core/yaml-locator.js';
 import type { AuthConfig } from '../../ledger/auth/create-auth-provider.js';
 import { closestMatch } from '../../rules/closest-match.js';
@@ -361,20 +363,6 @@ function describeValue(path: YamlPath, data: unknown, fromEnv: ReadonlySet<strin
   return JSON.stringify(data) ?? 'a value';
 }
 
-const TYPE_WORDS: Readonly<Record<string, string>> = {
-  string: 'text',
-  integer: 'a whole number',
-  number: 'a number',
-  boolean: 'true or false',
-  object: 'a mapping (key: value lines)',
-  array: 'a list',
-};
-
-function propertiesOf(schema: unknown): string[] {
-  const props = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
-  return props === undefined ? [] : Object.keys(props);
-}
-
 function discriminatorValues(schema: unknown, tag: string): string[] {
   const branches = (schema as { oneOf?: { properties?: Record<string, { const?: unknown }> }[] })
     .oneOf;
@@ -407,7 +395,7 @@ function schemaProblems(
     switch (e.keyword) {
       case 'additionalProperties': {
         const key = String(params.additionalProperty);
-        const allowed = propertiesOf(e.parentSchema);
+        const allowed = schemaPropertyNames(e.parentSchema);
         const guess = closestMatch(key, allowed);
         problem = {
           path: [...path, key],
@@ -466,10 +454,7 @@ function schemaProblems(
               ? e.data === null || e.data === undefined
                 ? 'the file is empty'
                 : `the file must be a mapping of settings, not ${value()}`
-              : `${field(path)} must be ${[params.type]
-                  .flat()
-                  .map((t) => TYPE_WORDS[String(t)] ?? String(t))
-                  .join(' or ')}, not ${value()}`,
+              : `${field(path)} must be ${ajvTypeWords(params.type)}, not ${value()}`,
         };
         break;
       case 'enum': {
