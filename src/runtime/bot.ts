@@ -459,7 +459,7 @@ class TriggerBot implements Bot {
           { beginExclusive: from, endInclusive: to, updateFormat: format },
           {
             signal,
-            ...(this.#o.streamBackoff === undefined ? {} : { backoff: this.#o.streamBackoff }),
+            ...this.#streamBackoff,
           },
         );
         for await (const element of stream) {
@@ -803,7 +803,7 @@ class TriggerBot implements Bot {
             this.metrics.reconnects.updates += 1;
             this.metrics.updatesConnected = false;
           },
-          ...(this.#o.streamBackoff === undefined ? {} : { backoff: this.#o.streamBackoff }),
+          ...this.#streamBackoff,
         },
       );
       this.metrics.updatesConnected = true;
@@ -1134,6 +1134,11 @@ class TriggerBot implements Bot {
     );
   }
 
+  /** The client's websocket reconnect backoff, as every stream the bot opens passes it. */
+  get #streamBackoff(): { readonly backoff?: BackoffPolicy } {
+    return this.#o.streamBackoff === undefined ? {} : { backoff: this.#o.streamBackoff };
+  }
+
   #restartDelayMs(attempt: number): number {
     return backoffDelay(this.#o.restartBackoff ?? DEFAULT_RESTART_BACKOFF, attempt, this.#random);
   }
@@ -1164,7 +1169,7 @@ class TriggerBot implements Bot {
           onReconnect: () => {
             this.metrics.reconnects.completions += 1;
           },
-          ...(this.#o.streamBackoff === undefined ? {} : { backoff: this.#o.streamBackoff }),
+          ...this.#streamBackoff,
         },
       );
       try {
