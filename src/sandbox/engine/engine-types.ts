@@ -1,6 +1,6 @@
 import type { Clock } from '../../core/clock.js';
 import type { Random } from '../../core/random.js';
-import type { Completion } from '../../ledger/wire/wire-types.js';
+import type { Completion, JsGetActiveContractsResponse } from '../../ledger/wire/wire-types.js';
 import type { PackageModel } from '../model/model-types.js';
 import type { CommittedTransaction } from './committed-transaction.js';
 import type { EngineError } from './engine-error.js';
@@ -51,3 +51,12 @@ export type LogEntry =
   | { readonly kind: 'completion'; readonly offset: number; readonly completion: Completion };
 
 export type LogListener = (entry: LogEntry) => void;
+
+/** Where a page of the active contract set ended: the creation offset and node id of its last contract. */
+export type ActiveContractsCursor = { readonly offset: number; readonly nodeId: number };
+
+export type ActiveContractsPage = {
+  readonly activeContracts: readonly JsGetActiveContractsResponse[];
+  /** Set when more contracts follow: pass it as `after` for the next page. */
+  readonly next: ActiveContractsCursor | undefined;
+};

@@ -16,6 +16,8 @@ import type { EngineError } from './engine-error.js';
 import { LedgerState } from './ledger-state.js';
 
 export type {
+  ActiveContractsCursor,
+  ActiveContractsPage,
   CompletionInput,
   LedgerEngineOptions,
   LogEntry,
@@ -25,6 +27,8 @@ export type {
   SubmitOutcome,
 } from './engine-types.js';
 import type {
+  ActiveContractsCursor,
+  ActiveContractsPage,
   CompletionInput,
   LedgerEngineOptions,
   LogEntry,
@@ -220,6 +224,20 @@ export class LedgerEngine {
   /** The active contracts at `offset` visible through `format`, ordered by creation offset. */
   activeContractsAt(offset: number, format: EventFormat): readonly JsGetActiveContractsResponse[] {
     return this.#state.activeContractsAt(offset, format);
+  }
+
+  /**
+   * At most `limit` of `activeContractsAt(offset, format)`, starting after `after` (the `next` of
+   * the previous page). Walks the contracts from there, so that a page costs what it holds (plus
+   * the contracts it skips), not the whole snapshot.
+   */
+  activeContractsPage(
+    offset: number,
+    format: EventFormat,
+    after: ActiveContractsCursor | undefined,
+    limit: number,
+  ): ActiveContractsPage {
+    return this.#state.activeContractsPage(offset, format, after, limit);
   }
 
   /**

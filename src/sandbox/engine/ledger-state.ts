@@ -23,6 +23,8 @@ import type {
 import { engineError, type EngineError } from './engine-error.js';
 import { EventFilter } from './event-filter.js';
 import type {
+  ActiveContractsCursor,
+  ActiveContractsPage,
   CompletionInput,
   LedgerEngineOptions,
   LogEntry,
@@ -65,6 +67,11 @@ export class LedgerState implements InterpreterLedger {
   readonly #parties = new Map<string, PartyDetails>();
   readonly #users = new Map<string, { user: User; rights: Right[] }>();
   readonly #contracts = new Map<string, ContractMeta>();
+  /**
+   * The values of #contracts in (creation offset, node id) order, the order of the active contract
+   * set, so that a page of it can start where the previous one ended instead of at the beginning.
+   */
+  #byCreation: ContractMeta[] = [];
   readonly #active = new Set<string>();
   readonly #keys = new Map<string, string>();
   /** In offset order; pruning drops a prefix. */
@@ -254,8 +261,11 @@ export class LedgerState implements InterpreterLedger {
       synchronizerId: this.synchronizerId,
       nodes: r.value.nodes,
     };
+    const added: ContractMeta[] = [];
     for (const c of r.value.created) {
-      this.#contracts.set(c.contractId, { record: c, archivedOffset: null, archive: null });
+      const meta: ContractMeta = { record: c, archivedOffset: null, archive: null };
+      this.#contracts.set(c.contractId, meta);
+      added.push(meta);
       this.#active.add(c.contractId);
       if (c.keyText !== null)
         this.#keys.set(`${c.template.templateId}\u0000${c.keyText}`, c.contractId);
@@ -268,6 +278,7 @@ export class LedgerState implements InterpreterLedger {
       if (meta === undefined) {
         meta = { record: node.contract, archivedOffset: null, archive: null };
         this.#contracts.set(id, meta);
+        added.push(meta);
       }
       meta.archivedOffset = offset;
       meta.archive = { tx, node };
@@ -278,6 +289,9 @@ export class LedgerState implements InterpreterLedger {
         if (this.#keys.get(k) === id) this.#keys.delete(k);
       }
     }
+    // All of them were created at this offset, after every contract already in #byCreation.
+    added.sort((a, b) => compareCreation(a.record, b.record));
+    this.#byCreation.push(...added);
     this.#byOffset.set(offset, tx);
     this.#byUpdateId.set(tx.updateId, tx);
     this.#append({ kind: 'transaction', offset, transaction: tx });
@@ -339,9 +353,12 @@ export class LedgerState implements InterpreterLedger {
       this.#byOffset.delete(o);
       this.#byUpdateId.delete(tx.updateId);
     }
+    const pruned = (meta: ContractMeta): boolean =>
+      meta.archivedOffset !== null && meta.archivedOffset <= offset;
     for (const [id, meta] of this.#contracts) {
-      if (meta.archivedOffset !== null && meta.archivedOffset <= offset) this.#contracts.delete(id);
+      if (pruned(meta)) this.#contracts.delete(id);
     }
+    this.#byCreation = this.#byCreation.filter((meta) => !pruned(meta));
     return ok(null);
   }
 
@@ -426,32 +443,61 @@ export class LedgerState implements InterpreterLedger {
   }
 
   activeContractsAt(offset: number, format: EventFormat): readonly JsGetActiveContractsResponse[] {
+    return this.activeContractsPage(offset, format, undefined, Infinity).activeContracts;
+  }
+
+  activeContractsPage(
+    offset: number,
+    format: EventFormat,
+    after: ActiveContractsCursor | undefined,
+    limit: number,
+  ): ActiveContractsPage {
     const f = this.#filter(format);
-    if (!(f instanceof EventFilter)) return [];
-    const out: { offset: number; nodeId: number; entry: JsGetActiveContractsResponse }[] = [];
-    for (const meta of this.#contracts.values()) {
+    if (!(f instanceof EventFilter)) return { activeContracts: [], next: undefined };
+    const out: JsGetActiveContractsResponse[] = [];
+    let last: ContractRecord | undefined;
+    for (let i = after === undefined ? 0 : this.#firstCreatedAfter(after); ; i++) {
+      const meta = this.#byCreation[i];
+      if (meta === undefined) break;
       const c = meta.record;
-      if (c.createdOffset > offset) continue;
+      if (c.createdOffset > offset) break;
       if (meta.archivedOffset !== null && meta.archivedOffset <= offset) continue;
       const m = f.match(c.template, c.stakeholders);
       if (m === null) continue;
+      if (out.length >= limit) {
+        return {
+          activeContracts: out,
+          next:
+            last === undefined ? after : { offset: last.createdOffset, nodeId: last.createdNodeId },
+        };
+      }
       out.push({
-        offset: c.createdOffset,
-        nodeId: c.createdNodeId,
-        entry: {
-          workflowId: this.#byOffset.get(c.createdOffset)?.workflowId ?? '',
-          contractEntry: {
-            JsActiveContract: {
-              createdEvent: createdEvent(c, m.parties, true, m.match),
-              synchronizerId: this.synchronizerId,
-              reassignmentCounter: 0,
-            },
+        workflowId: this.#byOffset.get(c.createdOffset)?.workflowId ?? '',
+        contractEntry: {
+          JsActiveContract: {
+            createdEvent: createdEvent(c, m.parties, true, m.match),
+            synchronizerId: this.synchronizerId,
+            reassignmentCounter: 0,
           },
         },
       });
+      last = c;
     }
-    out.sort((a, b) => a.offset - b.offset || a.nodeId - b.nodeId);
-    return out.map((x) => x.entry);
+    return { activeContracts: out, next: undefined };
+  }
+
+  /** The index in #byCreation of the first contract created after `after`. */
+  #firstCreatedAfter(after: ActiveContractsCursor): number {
+    let lo = 0;
+    let hi = this.#byCreation.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = this.#byCreation[mid]!.record;
+      if (compareCreation(c, { createdOffset: after.offset, createdNodeId: after.nodeId }) > 0) {
+        hi = mid;
+      } else lo = mid + 1;
+    }
+    return lo;
   }
 
   eventsByContractId(
@@ -488,6 +534,12 @@ export class LedgerState implements InterpreterLedger {
     }
     return response;
   }
+}
+
+type CreationKey = Pick<ContractRecord, 'createdOffset' | 'createdNodeId'>;
+
+function compareCreation(a: CreationKey, b: CreationKey): number {
+  return a.createdOffset - b.createdOffset || a.createdNodeId - b.createdNodeId;
 }
 
 function randomHex(random: Random): string {

@@ -85,16 +85,31 @@ function requiredString(o: JsonObject, key: string, field: string): string {
   return v;
 }
 
-type PageToken = { readonly o: number; readonly f: string; readonly i: number };
+/**
+ * A page token: the snapshot offset, a hash of the event format, and where the previous page ended
+ * (creation offset `c` and node id `n` of its last contract), so the next page starts there.
+ */
+type PageToken = { readonly o: number; readonly f: string; readonly c: number; readonly n: number };
 
 function formatHash(format: EventFormat): string {
   return createHash('sha256').update(JSON.stringify(format)).digest('hex').slice(0, 16);
 }
 
+function encodePageToken(token: PageToken): string {
+  return Buffer.from(JSON.stringify(token)).toString('base64url');
+}
+
 function decodePageToken(token: string): PageToken {
   try {
     const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as PageToken;
-    if (typeof t.o === 'number' && typeof t.f === 'string' && typeof t.i === 'number') return t;
+    if (
+      typeof t.o === 'number' &&
+      typeof t.f === 'string' &&
+      typeof t.c === 'number' &&
+      typeof t.n === 'number'
+    ) {
+      return t;
+    }
   } catch {
     // fall through
   }
@@ -111,9 +126,10 @@ export function readRoutes(s: SandboxContext): Record<string, Handler> {
     const token = tokenText === undefined ? undefined : decodePageToken(tokenText);
     const requested = optionalOffset(o, 'activeAtOffset', 'active_at_offset');
     const offset = token?.o ?? requested ?? s.engine.ledgerEnd();
+    const hash = formatHash(format);
     if (
       token !== undefined &&
-      (token.f !== formatHash(format) || (requested !== undefined && requested !== token.o))
+      (token.f !== hash || (requested !== undefined && requested !== token.o))
     ) {
       throw invalidArgument(
         'The page token does not match the request (activeAtOffset and eventFormat must stay the same)',
@@ -126,17 +142,14 @@ export function readRoutes(s: SandboxContext): Record<string, Handler> {
         : s.limits.defaultPageSize;
     authorizeEventFormat(s, ctx.principal, format);
     checkOffset(s, offset, 'active_at_offset');
-    const all = s.engine.activeContractsAt(offset, format);
-    const start = token?.i ?? 0;
-    const page = all.slice(start, start + size);
-    const next = start + size < all.length;
-    const nextToken = next
-      ? Buffer.from(JSON.stringify({ o: offset, f: formatHash(format), i: start + size })).toString(
-          'base64url',
-        )
-      : undefined;
+    const after = token === undefined ? undefined : { offset: token.c, nodeId: token.n };
+    const page = s.engine.activeContractsPage(offset, format, after, size);
+    const nextToken =
+      page.next === undefined
+        ? undefined
+        : encodePageToken({ o: offset, f: hash, c: page.next.offset, n: page.next.nodeId });
     const body = {
-      activeContracts: page,
+      activeContracts: page.activeContracts,
       activeAtOffset: offset,
       ...(nextToken === undefined ? {} : { nextPageToken: nextToken }),
     };
