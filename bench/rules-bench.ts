@@ -1,12 +1,12 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { loadavg } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { Decimal } from 'decimal.js';
 import { Engine, type RuleProperties } from 'json-rules-engine';
 import type { CreatedEvent } from '../src/ledger/wire/wire-types.js';
 import { evaluate, type EventInput } from '../src/rules/evaluate.js';
 import { loadRules } from '../src/rules/load-rules.js';
 import { indexRules } from '../src/rules/rule-index.js';
+import { BENCH_DOC, benchSection, machineLine, writeSection } from './bench-support.js';
 
 /**
  * Rules throughput: events per second through `evaluate` with 1, 100 and 1,000 rules, and the
@@ -177,22 +177,16 @@ export async function runRulesBench(options: {
   return rows;
 }
 
-const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
-const START = '<!-- bench:rules:start -->';
-const END = '<!-- bench:rules:end -->';
-
 export function rulesSection(rows: readonly RulesBenchRow[]): string {
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const at100 = rows.find((r) => r.rules === 100);
   const verdict =
     at100 === undefined
       ? ''
       : `Targets at 100 rules: ≥ 200,000 events/s (${Math.round(at100.ledgerbotPerSecond).toLocaleString('en-US')}: ${at100.ledgerbotPerSecond >= 200_000 ? 'met' : 'NOT met'}), ≥ 50× json-rules-engine (${at100.ratio.toFixed(0)}×: ${at100.ratio >= 50 ? 'met' : 'NOT met'}).`;
-  return [
-    START,
+  return benchSection('rules', [
     '## Rules',
     '',
-    `Machine: ${cpus().length} × ${cpu}; Node ${process.version}; ${new Date().toISOString().slice(0, 10)}; load average ${(loadavg()[0] ?? 0).toFixed(2)} at the end. One thread.`,
+    `${machineLine()} load average ${(loadavg()[0] ?? 0).toFixed(2)} at the end. One thread.`,
     'Events per second through `evaluate` (ledgerbot) and `engine.run` (json-rules-engine 7) with the same rules:',
     'rule i watches created contracts of template `T<i>` for the party `payer` and fires when `currency == "USD"` and the',
     'Numeric `amount` (text) is below 1000, compared as decimals. Events are CreatedEvents of the first ten templates, half',
@@ -207,20 +201,7 @@ export function rulesSection(rows: readonly RulesBenchRow[]): string {
     ),
     '',
     verdict,
-    END,
-  ].join('\n');
-}
-
-/** Replaces this section of docs/benchmarks.md (between its markers), leaving the others. */
-export function writeRulesSection(section: string): void {
-  let doc = existsSync(DOC)
-    ? readFileSync(DOC, 'utf8')
-    : '# Benchmarks\n\nProduced by `npm run bench`.\n';
-  const a = doc.indexOf(START);
-  const b = doc.indexOf(END);
-  if (a >= 0 && b > a) doc = doc.slice(0, a) + section + doc.slice(b + END.length);
-  else doc = `${doc.trimEnd()}\n\n${section}\n`;
-  writeFileSync(DOC, doc.endsWith('\n') ? doc : `${doc}\n`);
+  ]);
 }
 
 /** The rules section of `npm run bench`; also runnable alone: `npx tsx bench/rules-bench.ts`. */
@@ -232,8 +213,8 @@ export async function runRulesSection(): Promise<void> {
       `rules ${r.rules}: ledgerbot ${Math.round(r.ledgerbotPerSecond)}/s, json-rules-engine ${Math.round(r.baselinePerSecond)}/s, ${r.ratio.toFixed(1)}×`,
     );
   }
-  writeRulesSection(rulesSection(rows));
-  console.log(`wrote the rules section of ${DOC}`);
+  writeSection('rules', rulesSection(rows));
+  console.log(`wrote the rules section of ${BENCH_DOC}`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

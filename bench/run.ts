@@ -1,6 +1,11 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { loadavg } from 'node:os';
+import {
+  BENCH_DOC,
+  benchSection,
+  machineLine,
+  startLoadLine,
+  writeSection,
+} from './bench-support.js';
 import { runRulesSection } from './rules-bench.js';
 import { runSandboxBench, type SandboxBenchRow } from './sandbox-bench.js';
 import { runScheduleSection } from './schedule-bench.js';
@@ -10,18 +15,12 @@ import { runScheduleSection } from './schedule-bench.js';
  * Each section owns the text between its start and end markers, so sections can be added
  * without touching one another.
  */
-const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
-const START = '<!-- bench:sandbox:start -->';
-const END = '<!-- bench:sandbox:end -->';
-
 function table(rows: readonly SandboxBenchRow[], load: number): string {
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  return [
-    START,
+  return benchSection('sandbox', [
     '## Sandbox',
     '',
-    `Machine: ${cpus().length} × ${cpu}; Node ${process.version}; ${new Date().toISOString().slice(0, 10)};`,
-    `load average ${load.toFixed(2)} when the run started (other work on the machine lowers the numbers).`,
+    machineLine(),
+    startLoadLine(load),
     'The sandbox runs as its own process (`ledgerbot sandbox`); the load generator uses undici and `ws`.',
     'Command: CreateAndExercise of `Invoice:Invoice` with the consuming `Cancel` choice (one create, one exercise).',
     '',
@@ -31,19 +30,7 @@ function table(rows: readonly SandboxBenchRow[], load: number): string {
       (r) =>
         `| ${r.scenario} | ${r.count} | ${r.seconds.toFixed(2)} | ${Math.round(r.perSecond)} |`,
     ),
-    END,
-  ].join('\n');
-}
-
-function writeSection(section: string): void {
-  let doc = existsSync(DOC)
-    ? readFileSync(DOC, 'utf8')
-    : '# Benchmarks\n\nProduced by `npm run bench`.\n';
-  const a = doc.indexOf(START);
-  const b = doc.indexOf(END);
-  if (a >= 0 && b > a) doc = doc.slice(0, a) + section + doc.slice(b + END.length);
-  else doc = `${doc.trimEnd()}\n\n${section}\n`;
-  writeFileSync(DOC, doc.endsWith('\n') ? doc : `${doc}\n`);
+  ]);
 }
 
 const maxMs = Number(process.env.BENCH_SECONDS ?? '8') * 1000;
@@ -53,8 +40,8 @@ for (const r of rows)
   console.log(
     `${r.scenario}: ${Math.round(r.perSecond)}/s (${r.count} in ${r.seconds.toFixed(2)} s)`,
   );
-writeSection(table(rows, load));
-console.log(`wrote ${DOC}`);
+writeSection('sandbox', table(rows, load));
+console.log(`wrote ${BENCH_DOC}`);
 
 // The rules section writes its own part of docs/benchmarks.md (bench/rules-bench.ts).
 await runRulesSection();

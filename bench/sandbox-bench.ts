@@ -1,15 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import WebSocket from 'ws';
+import { startSandboxProcess, type SandboxProcess } from './bench-support.js';
 
 /**
  * Sandbox throughput: async submits per second with completions streamed back (1, 8 and 64 in
  * flight), and updates per second delivered to 1 and 10 tailing subscribers. The sandbox runs in
  * its own process (the built CLI), as users run it. Every phase is bounded in count and time.
  */
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-
 export type SandboxBenchRow = {
   readonly scenario: string;
   readonly count: number;
@@ -17,18 +14,11 @@ export type SandboxBenchRow = {
   readonly perSecond: number;
 };
 
-type Started = { url: string; child: ChildProcess; alice: string };
+type Started = SandboxProcess & { readonly alice: string };
 
-async function startSandboxProcess(): Promise<Started> {
-  const child = spawn(
-    process.execPath,
+async function startInvoiceSandbox(): Promise<Started> {
+  const { url, child } = await startSandboxProcess(
     [
-      // e.g. BENCH_SANDBOX_NODE_ARGS=--cpu-prof to profile the sandbox process.
-      ...(process.env.BENCH_SANDBOX_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
-      'bin/ledgerbot.js',
-      'sandbox',
-      '--port',
-      '0',
       '--model',
       'examples/invoices/model.yaml',
       '--party',
@@ -38,21 +28,9 @@ async function startSandboxProcess(): Promise<Started> {
       '--seed',
       '1',
     ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    // e.g. BENCH_SANDBOX_NODE_ARGS=--cpu-prof to profile the sandbox process.
+    (process.env.BENCH_SANDBOX_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
   );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('sandbox did not start')), 20_000);
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString('utf8');
-      const m = /sandbox ready (\S+) /.exec(out);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`sandbox exited with ${String(code)}`)));
-  });
   const parties = (await (await fetch(`${url}/v2/parties`)).json()) as {
     partyDetails: { party: string }[];
   };
@@ -226,7 +204,7 @@ export async function runSandboxBench(options: {
   maxMs: number;
   maxCount: number;
 }): Promise<SandboxBenchRow[]> {
-  const s = await startSandboxProcess();
+  const s = await startInvoiceSandbox();
   try {
     const rows: SandboxBenchRow[] = [];
     // Warm-up: JIT and connection setup.

@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { ActiveContractsMode } from '../src/ledger/active-contracts.js';
 import { LedgerClient } from '../src/ledger/ledger-client.js';
 import type { CompiledRule } from '../src/rules/compiled-rule.js';
@@ -11,6 +10,14 @@ import { createBot } from '../src/runtime/bot.js';
 import { ledgerSlotSource } from '../src/runtime/ledger-slot-source.js';
 import { runSlot } from '../src/schedule/run-slot.js';
 import { openSqliteStore } from '../src/store/open-sqlite-store.js';
+import {
+  BENCH_DOC,
+  benchSection,
+  machineLine,
+  startLoadLine,
+  startSandboxProcess,
+  writeSection,
+} from './bench-support.js';
 
 /**
  * Schedule throughput and memory: contracts per second through one slot of a `forEach` rule (read
@@ -19,7 +26,6 @@ import { openSqliteStore } from '../src/store/open-sqlite-store.js';
  * 100,000 contracts. The sandbox runs in its own process (the built CLI), so this process's
  * memory is the bot's alone. Every phase is bounded in count and time.
  */
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const MB = 1024 * 1024;
 const PER_CALL = 500;
 
@@ -36,43 +42,6 @@ export type ScheduleBenchRow = {
   readonly peakRssGrowthMb: number;
   readonly peakRssMb: number;
 };
-
-type Started = { url: string; child: ChildProcess };
-
-async function startSandboxProcess(): Promise<Started> {
-  const child = spawn(
-    process.execPath,
-    [
-      'bin/ledgerbot.js',
-      'sandbox',
-      '--port',
-      '0',
-      '--model',
-      'test/schedule/fixtures/chores.model.yaml',
-      '--party',
-      'Owner',
-      '--user',
-      'bot:Owner',
-      '--seed',
-      '1',
-    ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('sandbox did not start')), 20_000);
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString('utf8');
-      const m = /sandbox ready (\S+) /.exec(out);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`sandbox exited with ${String(code)}`)));
-  });
-  return { url, child };
-}
 
 /** Creates Chore contracts n = from … to-1, PER_CALL per command, four commands at a time. */
 async function createChores(
@@ -208,7 +177,16 @@ async function measureSlot(
 export async function runScheduleBench(options: {
   readonly maxMs: number;
 }): Promise<ScheduleBenchRow[]> {
-  const s = await startSandboxProcess();
+  const s = await startSandboxProcess([
+    '--model',
+    'test/schedule/fixtures/chores.model.yaml',
+    '--party',
+    'Owner',
+    '--user',
+    'bot:Owner',
+    '--seed',
+    '1',
+  ]);
   const client = await LedgerClient.create({ url: s.url });
   try {
     const parties = await client.listParties();
@@ -257,19 +235,13 @@ export async function runScheduleBench(options: {
   }
 }
 
-const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
-const START = '<!-- bench:schedule:start -->';
-const END = '<!-- bench:schedule:end -->';
-
 export function scheduleSection(rows: readonly ScheduleBenchRow[], load: number): string {
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const n = (x: number): string => Math.round(x).toLocaleString('en-US');
-  return [
-    START,
+  return benchSection('schedule', [
     '## Schedule',
     '',
-    `Machine: ${cpus().length} × ${cpu}; Node ${process.version}; ${new Date().toISOString().slice(0, 10)};`,
-    `load average ${load.toFixed(2)} when the run started (other work on the machine lowers the numbers).`,
+    machineLine(),
+    startLoadLine(load),
     'One slot of a `forEach` rule over `Chore` contracts (test/schedule/fixtures/chores.model.yaml): `runSlot` reads the',
     'active contracts at the ledger end, evaluates `when` per contract and hands the `MarkDone` exercises to a bot',
     '(journal in SQLite, 64 in flight); "seconds" runs until every exercise succeeded on the ledger. The sandbox runs as',
@@ -290,20 +262,7 @@ export function scheduleSection(rows: readonly ScheduleBenchRow[], load: number)
       (r) =>
         `| ${r.scenario} | ${n(r.contracts)} | ${n(r.submitted)} | ${r.slotSeconds.toFixed(2)} | ${r.totalSeconds.toFixed(2)} | ${n(r.contractsPerSecond)} | ${r.peakHeapGrowthMb.toFixed(1)} | ${r.peakRssGrowthMb.toFixed(1)} | ${r.peakRssMb.toFixed(0)} |`,
     ),
-    END,
-  ].join('\n');
-}
-
-/** Replaces this section of docs/benchmarks.md (between its markers), leaving the others. */
-export function writeScheduleSection(section: string): void {
-  let doc = existsSync(DOC)
-    ? readFileSync(DOC, 'utf8')
-    : '# Benchmarks\n\nProduced by `npm run bench`.\n';
-  const a = doc.indexOf(START);
-  const b = doc.indexOf(END);
-  if (a >= 0 && b > a) doc = doc.slice(0, a) + section + doc.slice(b + END.length);
-  else doc = `${doc.trimEnd()}\n\n${section}\n`;
-  writeFileSync(DOC, doc.endsWith('\n') ? doc : `${doc}\n`);
+  ]);
 }
 
 /**
@@ -319,8 +278,8 @@ export async function runScheduleSection(): Promise<void> {
       `${r.scenario}: ${Math.round(r.contractsPerSecond)} contracts/s (${r.totalSeconds.toFixed(2)} s), heap +${r.peakHeapGrowthMb.toFixed(1)} MB, rss +${r.peakRssGrowthMb.toFixed(1)} MB`,
     );
   }
-  writeScheduleSection(scheduleSection(rows, load));
-  console.log(`wrote the schedule section of ${DOC}`);
+  writeSection('schedule', scheduleSection(rows, load));
+  console.log(`wrote the schedule section of ${BENCH_DOC}`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
