@@ -149,7 +149,8 @@ describe('the log', () => {
 });
 
 describe('speed', () => {
-  it('runs a simple CreateAndExercise well under 100 µs on average', () => {
+  // Speed is measured by `npm run bench` (sandbox section), not asserted here: the machines are noisy.
+  it('commits thousands of CreateAndExercise commands in a row, each at its own offset', () => {
     const l = invoiceLedger();
     const run = (i: number) =>
       l.engine.submit(
@@ -170,13 +171,9 @@ describe('speed', () => {
       );
     for (let i = 0; i < 500; i++) run(i);
     const n = 5000;
-    const start = performance.now();
     for (let i = 500; i < 500 + n; i++) {
       if (!run(i).ok) throw new Error('failed');
     }
-    const perCommandUs = ((performance.now() - start) * 1000) / n;
-    // Generous bound for a loaded CI machine; typically far lower.
-    expect(perCommandUs).toBeLessThan(100);
     expect(l.engine.ledgerEnd()).toBe(500 + n);
   });
 });
