@@ -1044,27 +1044,7 @@ class TriggerBot implements Bot {
   }
 
   #newIntent(intent: Intent, tx: JsTransaction, now: number): NewIntent {
-    const payload = payloadOf(intent);
-    const event = tx.events.find((e) => nodeIdOf(e) === nodeIdOfTrigger(intent.triggerKey));
-    return {
-      commandId: intent.commandId,
-      userId: this.#o.userId,
-      actAs: intent.actAs,
-      ruleId: intent.ruleId,
-      revision: intent.revision,
-      actionIndex: intent.actionIndex,
-      trigger: storeTrigger(intent.triggerKey),
-      offset: intent.offset,
-      payload,
-      event: {
-        updateId: tx.updateId,
-        offset: tx.offset,
-        recordTime: tx.recordTime,
-        ...(event === undefined ? {} : { event }),
-      },
-      deadline: now + payload.retry.deadlineMs,
-      nextAttemptAt: now,
-    };
+    return newIntentOf(intent, tx, now, this.#o.userId);
   }
 
   /** Waits for a place (this is where ingestion pauses), then hands the intent over. */
@@ -1242,6 +1222,39 @@ function errorRecordOfUnknown(value: unknown): { code: string; message: string }
 function concurrencyOf(payload: unknown): number {
   const c = (payload as { concurrency?: unknown } | null)?.concurrency;
   return typeof c === 'number' && c >= 1 ? c : 1;
+}
+
+/**
+ * The journal entry of an intent from a transaction of the update stream (payload, trigger,
+ * triggering event), as the bot records it before submitting. Exported for bench/ingest-bench.ts.
+ */
+export function newIntentOf(
+  intent: Intent,
+  tx: JsTransaction,
+  now: number,
+  userId: string,
+): NewIntent {
+  const payload = payloadOf(intent);
+  const event = tx.events.find((e) => nodeIdOf(e) === nodeIdOfTrigger(intent.triggerKey));
+  return {
+    commandId: intent.commandId,
+    userId,
+    actAs: intent.actAs,
+    ruleId: intent.ruleId,
+    revision: intent.revision,
+    actionIndex: intent.actionIndex,
+    trigger: storeTrigger(intent.triggerKey),
+    offset: intent.offset,
+    payload,
+    event: {
+      updateId: tx.updateId,
+      offset: tx.offset,
+      recordTime: tx.recordTime,
+      ...(event === undefined ? {} : { event }),
+    },
+    deadline: now + payload.retry.deadlineMs,
+    nextAttemptAt: now,
+  };
 }
 
 function storeTrigger(key: RuleTriggerKey): TriggerKey {
