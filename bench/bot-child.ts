@@ -1,0 +1,119 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The real bot as a child process (`node bin/ledgerbot.js run --config …`), as users run it,
+ * with a generated config in a fresh temporary directory. Its JSON log lines are handed to
+ * `onLog` (only those whose text contains one of `messages`, to keep parsing cheap).
+ */
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+export type BotConfigOptions = {
+  readonly url: string;
+  readonly userId: string;
+  readonly parties: Readonly<Record<string, string>>;
+  /** Rule files: name → YAML text, written to `<dir>/rules/`. */
+  readonly rules: Readonly<Record<string, string>>;
+  readonly start: number | 'ledger-end';
+  readonly maxInFlight: number;
+  /** Serve /readyz and /metrics on a free port of 127.0.0.1. */
+  readonly http?: boolean;
+  readonly logLevel?: string;
+};
+
+/** Writes the config and the rule files into a new temporary directory; returns the config path. */
+export function writeBotConfig(o: BotConfigOptions): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-bench-'));
+  mkdirSync(join(dir, 'rules'));
+  for (const [name, text] of Object.entries(o.rules)) writeFileSync(join(dir, 'rules', name), text);
+  const parties = Object.entries(o.parties)
+    .map(([alias, id]) => `  ${alias}: '${id}'`)
+    .join('\n');
+  const config = `ledger:
+  url: ${o.url}
+  userId: ${o.userId}
+parties:
+${parties}
+rules: rules/
+state:
+  dir: state
+start: ${o.start}
+submission:
+  maxInFlight: ${o.maxInFlight}
+${o.http === true ? 'http:\n  port: 0\n  host: 127.0.0.1\n' : ''}log:
+  level: ${o.logLevel ?? 'info'}
+  pretty: false
+`;
+  const file = join(dir, 'bot.config.yaml');
+  writeFileSync(file, config);
+  return file;
+}
+
+export type LogLine = { readonly msg: string; readonly time: string } & Record<string, unknown>;
+
+export type BotChild = {
+  readonly child: ChildProcess;
+  readonly spawnedAt: number;
+  /** Resolves with the ops server URL (configs with `http`). */
+  readonly opsUrl: Promise<string>;
+  /** Sends SIGTERM and waits for the exit (the bot saves its checkpoint first). */
+  stop(): Promise<number | null>;
+};
+
+export function spawnBot(
+  configFile: string,
+  options: {
+    readonly nodeArgs?: readonly string[];
+    readonly messages?: readonly string[];
+    readonly onLog?: (line: LogLine) => void;
+  } = {},
+): BotChild {
+  const spawnedAt = performance.now();
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), 'bin/ledgerbot.js', 'run', '--config', configFile],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const messages = ['ops server listening', ...(options.messages ?? [])];
+  let resolveOps: (url: string) => void = () => undefined;
+  const opsUrl = new Promise<string>((r) => (resolveOps = r));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  createInterface({ input: child.stdout }).on('line', (text) => {
+    if (!messages.some((m) => text.includes(m))) return;
+    let line: LogLine;
+    try {
+      line = JSON.parse(text) as LogLine;
+    } catch {
+      return;
+    }
+    if (line.msg === 'ops server listening') resolveOps(String(line.url));
+    options.onLog?.(line);
+  });
+  return {
+    child,
+    spawnedAt,
+    opsUrl,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** Waits for `predicate`, polling every `everyMs`, for at most `maxMs`; false on timeout. */
+export async function waitFor(
+  predicate: () => boolean,
+  maxMs: number,
+  everyMs = 5,
+): Promise<boolean> {
+  const deadline = performance.now() + maxMs;
+  while (!predicate()) {
+    if (performance.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  return true;
+}

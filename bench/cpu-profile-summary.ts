@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+
+/**
+ * The top self-time functions of a V8 `.cpuprofile` (what `node --cpu-prof` writes), as
+ * `percent  ms  function (file:line)` lines. Run alone: `npx tsx bench/cpu-profile-summary.ts FILE [N]`.
+ */
+type ProfileNode = {
+  readonly id: number;
+  readonly callFrame: {
+    readonly functionName: string;
+    readonly url: string;
+    readonly lineNumber: number;
+  };
+};
+type Profile = {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+};
+
+export type SelfTime = { readonly name: string; readonly ms: number; readonly percent: number };
+
+export function topSelfTime(file: string, top = 15): SelfTime[] {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const us = profile.timeDeltas[i] ?? 0;
+    total += us;
+    const f = byId.get(id)?.callFrame;
+    if (f === undefined) return;
+    const where =
+      f.url === ''
+        ? ''
+        : ` (${f.url.replace(/^.*\/(src|bench|node_modules)\//, '$1/')}:${f.lineNumber + 1})`;
+    const name = `${f.functionName === '' ? '(anonymous)' : f.functionName}${where}`;
+    self.set(name, (self.get(name) ?? 0) + us);
+  });
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([name, us]) => ({ name, ms: us / 1000, percent: (100 * us) / total }));
+}
+
+export function formatSelfTime(rows: readonly SelfTime[]): string[] {
+  return rows.map(
+    (r) => `${r.percent.toFixed(1).padStart(5)}%  ${r.ms.toFixed(0).padStart(6)} ms  ${r.name}`,
+  );
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  for (const line of formatSelfTime(topSelfTime(process.argv[2]!, Number(process.argv[3] ?? 25))))
+    console.log(line);
+}

@@ -1,0 +1,313 @@
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventFormat, transactionFormat, updateFormat } from '../src/ledger/filters.js';
+import type { JsTransaction } from '../src/ledger/wire/wire-types.js';
+import { spawnBot, waitFor, writeBotConfig, type LogLine } from './bot-child.js';
+import { topSelfTime, type SelfTime } from './cpu-profile-summary.js';
+import {
+  bounded,
+  cancelInvoice,
+  createInvoice,
+  createInvoices,
+  INVOICE,
+  ledgerEnd,
+  openWs,
+  readAll,
+  startInvoiceLedger,
+  submitAndWait,
+  submitAsync,
+  type InvoiceLedger,
+} from './invoice-ledger.js';
+
+/**
+ * End to end vs raw capacity. Each run gets a fresh sandbox process, creates N invoices (64 at a
+ * time), then lets one client cancel every one of them (one ExerciseCommand per invoice, async
+ * submit, completion awaited, at most IN_FLIGHT outstanding):
+ *  - bot: `node bin/ledgerbot.js run` with one rule (created Invoice → exercise Cancel),
+ *    `start:` the offset before the invoices; done when its log has N `succeeded` intents;
+ *  - raw: a hand-written client in this process: the same update stream, the same exercise for
+ *    each created contract, no rules, no journal; done when N completions came back.
+ * After the bot's backlog, a paced phase measures its latency: invoices created one at a time at
+ * a fixed rate while the bot runs live; event time = the transaction's recordTime (from the
+ * update stream), submit and completion times = the `time` of the bot's `intent state changed`
+ * log lines (`submitted`, `succeeded`; millisecond resolution, written as the state changes).
+ */
+export const IN_FLIGHT = 64;
+
+export type E2eRun = {
+  readonly client: 'bot' | 'raw';
+  readonly round: number;
+  readonly n: number;
+  /** Seconds from start (bot: spawn; raw: opening the streams) to the last completion. */
+  readonly wallSeconds: number;
+  /** Seconds from the first submission to the last completion. */
+  readonly submitSeconds: number;
+};
+
+export type Latency = { readonly p50: number; readonly p99: number; readonly max: number };
+
+export type E2eResult = {
+  readonly runs: readonly E2eRun[];
+  readonly latency: {
+    readonly count: number;
+    readonly ratePerSecond: number;
+    readonly toSubmit: Latency;
+    readonly toCompletion: Latency;
+  };
+  readonly profile: readonly SelfTime[] | undefined;
+};
+
+const RULE = `version: 1
+rules:
+  - id: cancel-invoices
+    on: { created: '${INVOICE}', party: issuer }
+    then:
+      - exercise:
+          template: '${INVOICE}'
+          contractId: '\${{ event.contractId }}'
+          choice: Cancel
+        actAs: [issuer]
+    concurrency: ${IN_FLIGHT}
+    rateLimit: { perSecond: 1000000, burst: 1000000 }
+`;
+
+function invoiceFormat(l: InvoiceLedger): ReturnType<typeof updateFormat> {
+  return updateFormat({
+    transactions: transactionFormat(
+      eventFormat({ parties: [l.issuer], templates: [INVOICE] }),
+      'TRANSACTION_SHAPE_ACS_DELTA',
+    ),
+  });
+}
+
+/** recordTime (ms) of every transaction in (begin, end], by offset. */
+async function recordTimes(l: InvoiceLedger, begin: number): Promise<Map<number, number>> {
+  const frames = await readAll(l.url, '/v2/updates', {
+    beginExclusive: begin,
+    endInclusive: await ledgerEnd(l.url),
+    updateFormat: invoiceFormat(l),
+  });
+  const times = new Map<number, number>();
+  for (const f of frames) {
+    const tx = (JSON.parse(f) as { update: { Transaction?: { value: JsTransaction } } }).update
+      .Transaction?.value;
+    if (tx !== undefined) times.set(tx.offset, Date.parse(tx.recordTime));
+  }
+  return times;
+}
+
+type IntentTimes = { offset: number; submitted?: number; succeeded?: number };
+
+async function botRun(
+  round: number,
+  n: number,
+  paced: { readonly count: number; readonly perSecond: number } | undefined,
+  nodeArgs: readonly string[] = [],
+): Promise<{ run: E2eRun; latency?: E2eResult['latency'] }> {
+  const l = await startInvoiceLedger();
+  try {
+    const begin = await ledgerEnd(l.url);
+    await createInvoices(l, `bot${round}`, n);
+    const config = writeBotConfig({
+      url: l.url,
+      userId: l.userId,
+      parties: { issuer: l.issuer, payer: l.payer },
+      rules: { 'cancel.yaml': RULE },
+      start: begin,
+      maxInFlight: IN_FLIGHT,
+    });
+    const intents = new Map<string, IntentTimes>();
+    let succeeded = 0;
+    let failed = 0;
+    const bot = spawnBot(config, {
+      nodeArgs,
+      messages: ['intent state changed'],
+      onLog: (line: LogLine) => {
+        const id = String(line.commandId);
+        let t = intents.get(id);
+        if (t === undefined) intents.set(id, (t = { offset: Number(line.offset) }));
+        const at = Date.parse(line.time);
+        if (line.state === 'submitted') t.submitted ??= at;
+        else if (line.state === 'succeeded') {
+          t.succeeded = at;
+          succeeded++;
+        } else if (line.state !== 'pending') failed++;
+      },
+    });
+    try {
+      const done = await waitFor(() => succeeded + failed >= n, 600_000, 2);
+      const wallSeconds = (performance.now() - bot.spawnedAt) / 1000;
+      if (!done || failed > 0)
+        throw new Error(`bot: ${succeeded} of ${n} succeeded, ${failed} failed`);
+      const all = [...intents.values()];
+      const first = Math.min(...all.map((t) => t.submitted ?? Infinity));
+      const last = Math.max(...all.map((t) => t.succeeded ?? 0));
+      const run: E2eRun = {
+        client: 'bot',
+        round,
+        n,
+        wallSeconds,
+        submitSeconds: (last - first) / 1000,
+      };
+      if (paced === undefined) return { run };
+
+      const pacedBegin = await ledgerEnd(l.url);
+      const before = new Set(intents.keys());
+      const started = performance.now();
+      await bounded(paced.count, 8, async (i) => {
+        const due = started + (i * 1000) / paced.perSecond;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        await submitAndWait(
+          l,
+          createInvoice(l, i, { amount: '100.00', currency: 'USD', prefix: `paced${round}` }),
+        );
+      });
+      if (!(await waitFor(() => succeeded >= n + paced.count, 60_000, 2))) {
+        throw new Error(`bot: ${succeeded - n} of ${paced.count} paced intents succeeded`);
+      }
+      const times = await recordTimes(l, pacedBegin);
+      const toSubmit: number[] = [];
+      const toCompletion: number[] = [];
+      for (const [id, t] of intents) {
+        if (before.has(id)) continue;
+        const at = times.get(t.offset);
+        if (at === undefined || t.submitted === undefined || t.succeeded === undefined) continue;
+        toSubmit.push(t.submitted - at);
+        toCompletion.push(t.succeeded - at);
+      }
+      return {
+        run,
+        latency: {
+          count: toSubmit.length,
+          ratePerSecond: paced.perSecond,
+          toSubmit: percentiles(toSubmit),
+          toCompletion: percentiles(toCompletion),
+        },
+      };
+    } finally {
+      await bot.stop();
+    }
+  } finally {
+    await l.close();
+  }
+}
+
+async function rawRun(round: number, n: number): Promise<E2eRun> {
+  const l = await startInvoiceLedger();
+  try {
+    const begin = await ledgerEnd(l.url);
+    await createInvoices(l, `raw${round}`, n);
+    const started = performance.now();
+    const waiting = new Map<string, () => void>();
+    const completions = await openWs(
+      l.url,
+      '/v2/commands/completions',
+      { userId: l.userId, parties: [l.issuer], beginExclusive: await ledgerEnd(l.url) },
+      (frame) => {
+        const c = (
+          JSON.parse(frame) as {
+            completionResponse: {
+              Completion?: { value: { commandId: string; status?: { code: number } } };
+            };
+          }
+        ).completionResponse.Completion?.value;
+        if (c === undefined) return;
+        if ((c.status?.code ?? 0) !== 0) throw new Error(`raw: ${c.commandId} failed`);
+        waiting.get(c.commandId)?.();
+      },
+    );
+    const queue: string[] = [];
+    let waiters: (() => void)[] = [];
+    const wakeAll = (): void => {
+      const w = waiters;
+      waiters = [];
+      for (const f of w) f();
+    };
+    const updates = await openWs(
+      l.url,
+      '/v2/updates',
+      { beginExclusive: begin, updateFormat: invoiceFormat(l) },
+      (frame) => {
+        const tx = (JSON.parse(frame) as { update: { Transaction?: { value: JsTransaction } } })
+          .update.Transaction?.value;
+        if (tx === undefined) return;
+        for (const e of tx.events) if ('CreatedEvent' in e) queue.push(e.CreatedEvent.contractId);
+        wakeAll();
+      },
+    );
+    let firstSubmit = 0;
+    let lastCompletion = 0;
+    let taken = 0;
+    const worker = async (): Promise<void> => {
+      while (taken < n) {
+        const cid = queue.shift();
+        if (cid === undefined) {
+          await new Promise<void>((r) => waiters.push(r));
+          continue;
+        }
+        if (++taken === n) wakeAll();
+        const commandId = `raw-${cid}`;
+        const completed = new Promise<void>((r) => waiting.set(commandId, r));
+        firstSubmit ||= performance.now();
+        await submitAsync(l, cancelInvoice(l, cid, commandId));
+        await completed;
+        waiting.delete(commandId);
+        lastCompletion = performance.now();
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+    updates.close();
+    completions.close();
+    return {
+      client: 'raw',
+      round,
+      n,
+      wallSeconds: (lastCompletion - started) / 1000,
+      submitSeconds: (lastCompletion - firstSubmit) / 1000,
+    };
+  } finally {
+    await l.close();
+  }
+}
+
+export function percentiles(xs: readonly number[]): Latency {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q: number): number => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] ?? NaN;
+  return { p50: at(0.5), p99: at(0.99), max: s[s.length - 1] ?? NaN };
+}
+
+export async function runE2eBench(options: {
+  readonly n: number;
+  readonly rounds: number;
+  readonly paced: { readonly count: number; readonly perSecond: number };
+  /** Also run the bot once more under `node --cpu-prof` (not timed) and summarise it. */
+  readonly profileN?: number;
+}): Promise<E2eResult> {
+  const runs: E2eRun[] = [];
+  let latency: E2eResult['latency'] | undefined;
+  for (let round = 0; round < options.rounds; round++) {
+    // Alternate the order: bot first in even rounds, raw first in odd ones.
+    for (const client of round % 2 === 0 ? ['bot', 'raw'] : ['raw', 'bot']) {
+      if (client === 'raw') runs.push(await rawRun(round, options.n));
+      else {
+        const r = await botRun(round, options.n, latency === undefined ? options.paced : undefined);
+        runs.push(r.run);
+        latency ??= r.latency;
+      }
+      const last = runs[runs.length - 1]!;
+      console.log(
+        `e2e ${last.client} round ${round}: ${last.n} in ${last.wallSeconds.toFixed(2)} s (${Math.round(last.n / last.submitSeconds)}/s first submit → last completion)`,
+      );
+    }
+  }
+  let profile: readonly SelfTime[] | undefined;
+  if (options.profileN !== undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-prof-'));
+    await botRun(99, options.profileN, undefined, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    if (file !== undefined) profile = topSelfTime(join(dir, file), 15);
+  }
+  return { runs, latency: latency!, profile };
+}

@@ -1,0 +1,181 @@
+import { silentLogger } from '../src/core/logger.js';
+import { isJsCantonError } from '../src/ledger/js-canton-error.js';
+import { decodeUpdate } from '../src/ledger/ws/update-stream.js';
+import { evaluateTransaction } from '../src/rules/evaluate.js';
+import { loadRules } from '../src/rules/load-rules.js';
+import { indexRules, type RuleIndex } from '../src/rules/rule-index.js';
+import { BotMetrics } from '../src/runtime/bot-metrics.js';
+import { newIntentOf } from '../src/runtime/bot.js';
+import { benchRules, type RuleShape } from './bench-rules.js';
+import type { Recording } from './recorded-frames.js';
+
+/**
+ * Ingest vs the limit: the recorded update frames (text, as the websocket delivers them) cycled
+ * to `events` events with increasing offsets, through
+ *  - parse only: `JSON.parse` of each frame (the floor no consumer can beat), and
+ *  - the bot's ingest path: `JSON.parse`, the Canton-error check of the websocket reader,
+ *    `decodeUpdate` (src/ledger/ws/update-stream.ts), `evaluateTransaction` with the 100 bench
+ *    rules through their `RuleIndex`, the per-rule match counters (`BotMetrics.countMatch`) and
+ *    `newIntentOf` (the journal entry: commandId, payload, trigger) for every intent.
+ * The SQLite journal write and the submission are not part of it (the end-to-end section has
+ * them). Rounds alternate parse-only and pipeline; best and median per side.
+ */
+export type IngestRow = {
+  readonly shape: RuleShape;
+  readonly frames: number;
+  readonly distinctFrames: number;
+  readonly events: number;
+  readonly parseBest: number;
+  readonly parseMedian: number;
+  readonly pipelineBest: number;
+  readonly pipelineMedian: number;
+  /** Events that produced at least one intent, over all events. */
+  readonly firingFraction: number;
+  readonly intents: number;
+  readonly rulesMatchedPerEvent: number;
+};
+
+/** A frame split around its offsets, so a later cycle can be written with shifted offsets. */
+type FrameTemplate = { readonly parts: readonly string[]; readonly offsets: readonly number[] };
+
+function template(text: string): FrameTemplate {
+  const parts: string[] = [];
+  const offsets: number[] = [];
+  let last = 0;
+  for (const m of text.matchAll(/"offset":(\d+)/g)) {
+    const start = m.index + '"offset":'.length;
+    parts.push(text.slice(last, start));
+    offsets.push(Number(m[1]));
+    last = start + m[1]!.length;
+  }
+  parts.push(text.slice(last));
+  return { parts, offsets };
+}
+
+function render(t: FrameTemplate, shift: number): string {
+  let s = t.parts[0]!;
+  for (let i = 0; i < t.offsets.length; i++) s += String(t.offsets[i]! + shift) + t.parts[i + 1]!;
+  return s;
+}
+
+function eventsIn(text: string): number {
+  const v = JSON.parse(text) as { update?: { Transaction?: { value: { events: unknown[] } } } };
+  return v.update?.Transaction?.value.events.length ?? 0;
+}
+
+type Counters = { fired: number; intents: number; matched: number; sink: number };
+
+function pipeline(
+  texts: readonly string[],
+  index: RuleIndex,
+  parties: Readonly<Record<string, string>>,
+  metrics: BotMetrics,
+  c: Counters,
+): void {
+  for (const text of texts) {
+    const value: unknown = JSON.parse(text);
+    if (isJsCantonError(value)) throw new Error('a recorded frame is a Canton error');
+    const element = decodeUpdate(value, silentLogger);
+    if (element === undefined || element.kind !== 'transaction') continue;
+    const tx = element.transaction;
+    const recordMs = Date.parse(tx.recordTime);
+    const result = evaluateTransaction(index, tx, { parties, now: new Date(recordMs) });
+    for (const x of result.explanations) {
+      if (x.triggerMatched) {
+        c.matched++;
+        metrics.countMatch(
+          x.ruleId,
+          x.conditions.some((k) => k.outcome === 'false'),
+        );
+      }
+    }
+    if (result.intents.length > 0) {
+      const firing = new Set<number | undefined>();
+      for (const intent of result.intents) {
+        const entry = newIntentOf(intent, tx, recordMs, 'bench');
+        c.sink += entry.commandId.length;
+        firing.add(intent.triggerKey.kind === 'event' ? intent.triggerKey.nodeId : undefined);
+      }
+      c.fired += firing.size;
+      c.intents += result.intents.length;
+    }
+  }
+}
+
+function parseOnly(texts: readonly string[], c: Counters): void {
+  for (const text of texts) {
+    const value = JSON.parse(text) as { update?: unknown };
+    if (value.update !== undefined) c.sink++;
+  }
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor((s.length - 1) / 2)]!;
+};
+
+export async function runIngestBench(
+  rec: Recording,
+  options: { readonly events: number; readonly rounds: number },
+): Promise<IngestRow[]> {
+  const rows: IngestRow[] = [];
+  for (const shape of ['ledger-effects', 'acs-delta'] as const) {
+    const distinct = rec.frames[shape];
+    const templates = distinct.map(template);
+    const perFrame = distinct.map(eventsIn);
+    const perCycle = perFrame.reduce((a, b) => a + b, 0);
+    const span = Math.max(...templates.flatMap((t) => t.offsets)) + 1;
+    const cycles = Math.ceil(options.events / perCycle);
+    const { ruleSet, problems } = loadRules(
+      [{ path: 'bench.yaml', text: benchRules(100, shape) }],
+      { parties: rec.parties },
+    );
+    if (problems.length > 0) throw new Error(`bench rules: ${JSON.stringify(problems[0])}`);
+    const index = indexRules(ruleSet);
+    const metrics = new BotMetrics();
+
+    const parseRates: number[] = [];
+    const pipelineRates: number[] = [];
+    let counts: Counters = { fired: 0, intents: 0, matched: 0, sink: 0 };
+    const warm: Counters = { fired: 0, intents: 0, matched: 0, sink: 0 };
+    pipeline(distinct, index, rec.parties, metrics, warm);
+    parseOnly(distinct, warm);
+    for (let round = 0; round < options.rounds; round++) {
+      for (const side of round % 2 === 0 ? ['parse', 'pipeline'] : ['pipeline', 'parse']) {
+        const c: Counters = { fired: 0, intents: 0, matched: 0, sink: 0 };
+        let ms = 0;
+        for (let cycle = 0; cycle < cycles; cycle++) {
+          // Rendering the cycle's frames is setup, outside the clock, for both sides alike.
+          const texts = templates.map((t) => render(t, cycle * span));
+          const started = performance.now();
+          if (side === 'parse') parseOnly(texts, c);
+          else pipeline(texts, index, rec.parties, metrics, c);
+          ms += performance.now() - started;
+        }
+        const rate = (cycles * perCycle) / (ms / 1000);
+        if (side === 'parse') parseRates.push(rate);
+        else {
+          pipelineRates.push(rate);
+          counts = c;
+        }
+        // Yield between halves: timers (the load sampler) and GC get their turn.
+        await new Promise((r) => setImmediate(r));
+      }
+    }
+    const events = cycles * perCycle;
+    rows.push({
+      shape,
+      frames: cycles * distinct.length,
+      distinctFrames: distinct.length,
+      events,
+      parseBest: Math.max(...parseRates),
+      parseMedian: median(parseRates),
+      pipelineBest: Math.max(...pipelineRates),
+      pipelineMedian: median(pipelineRates),
+      firingFraction: counts.fired / events,
+      intents: counts.intents,
+      rulesMatchedPerEvent: counts.matched / events,
+    });
+  }
+  return rows;
+}
