@@ -8,10 +8,17 @@ import { sha256Hex } from '../core/sha256-hex.js';
  *   `archived` rule gets the same key from either stream shape.)
  * - A schedule rule fires once per slot and contract: `slot` is the slot time as ISO-8601 UTC
  *   (`Date.toISOString()`), `contractId` the `forEach` contract, or null without `forEach`.
+ * - A `created` rule recovered from the active contract set after the participant pruned the
+ *   creating update (so its `updateId` can no longer be read) fires once per contract:
+ *   `contractId` names the creation as uniquely as `updateId` + `nodeId` do. Every replica and
+ *   every restart that recovers the same contract this way gets the same key; it differs from
+ *   the `event` key the live stream would have given, which is why the runtime first looks for
+ *   an intent of the same creation in its journal (see docs/runtime.md, pruning).
  */
 export type TriggerKey =
   | { readonly kind: 'event'; readonly updateId: string; readonly nodeId: number }
-  | { readonly kind: 'slot'; readonly slot: string; readonly contractId: string | null };
+  | { readonly kind: 'slot'; readonly slot: string; readonly contractId: string | null }
+  | { readonly kind: 'contract'; readonly contractId: string };
 
 export type CommandIdInput = {
   readonly ruleId: string;
@@ -60,10 +67,13 @@ export function commandIdFor(input: CommandIdInput): string {
   const key = input.triggerKey;
   // The JSON text of [version, ruleId, revision, actAs, key, actionIndex], built by hand because
   // this runs once per intent and JSON.stringify of the whole array costs more than the hash.
+  // Each kind starts with its own tag, so no key of one kind encodes like a key of another.
   const keyText =
     key.kind === 'event'
       ? `["event",${JSON.stringify(key.updateId)},${jsonNumber(key.nodeId)}]`
-      : `["slot",${JSON.stringify(key.slot)},${key.contractId === null ? 'null' : JSON.stringify(key.contractId)}]`;
+      : key.kind === 'slot'
+        ? `["slot",${JSON.stringify(key.slot)},${key.contractId === null ? 'null' : JSON.stringify(key.contractId)}]`
+        : `["contract",${JSON.stringify(key.contractId)}]`;
   const encoded = `[${JSON.stringify(ENCODING_VERSION)},${JSON.stringify(input.ruleId)},${jsonNumber(input.revision)},[${actAs.map((p) => JSON.stringify(p)).join(',')}],${keyText},${jsonNumber(input.actionIndex)}]`;
   const id = `lb-${input.ruleId}-${sha256Hex(encoded).slice(0, COMMAND_ID_HASH_CHARS)}`;
   // Whether the id is valid depends on the rule id only (the rest is fixed text and hex).

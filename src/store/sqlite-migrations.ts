@@ -67,4 +67,16 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- 1 once an attempt of the intent ended without a definite answer (it may have committed).
+      -- Rows from version 1 do not know: any with an attempt counts as in doubt.
+      ALTER TABLE intents ADD COLUMN in_doubt INTEGER NOT NULL DEFAULT 0;
+      UPDATE intents SET in_doubt = 1 WHERE attempts > 0;
+      -- The pruning recovery looks up intents by the ledger event that triggered them.
+      CREATE INDEX intents_event ON intents (justifying_offset, trigger_node_id)
+        WHERE trigger_kind = 'event';
+    `,
+  },
 ];

@@ -45,6 +45,8 @@ type IntentRow = {
   updated_at: number;
   completion_offset: number | null;
   completion_update_id: string | null;
+  /** Since schema version 2 (absent in a row read from an older file). */
+  in_doubt?: number;
 };
 
 type DeadLetterRow = IntentRow & {
@@ -77,6 +79,8 @@ export class SqliteStore implements Store {
   #dirty = false;
   #closed = false;
   readonly #s: ReturnType<typeof prepare>;
+  /** Statements on schema version 2 columns, prepared at first use (see `#v2`). */
+  #s2: ReturnType<typeof prepareV2> | undefined;
 
   constructor(db: Db, clock: Clock) {
     this.#db = db;
@@ -158,11 +162,14 @@ export class SqliteStore implements Store {
           rule_id: intent.ruleId,
           revision: intent.revision,
           action_index: intent.actionIndex,
-          trigger_kind: t.kind,
+          // A `contract` trigger is stored as an event row without an update id (the column
+          // the table's CHECK allows; no table rebuild for a new kind): it stands for the
+          // creation event, so it holds the checkpoint and is compacted like the event rows.
+          trigger_kind: t.kind === 'slot' ? 'slot' : 'event',
           trigger_update_id: t.kind === 'event' ? t.updateId : null,
-          trigger_node_id: t.kind === 'event' ? t.nodeId : null,
+          trigger_node_id: t.kind === 'slot' ? null : t.nodeId,
           trigger_slot: t.kind === 'slot' ? t.slot : null,
-          trigger_contract_id: t.kind === 'slot' ? t.contractId : null,
+          trigger_contract_id: t.kind === 'event' ? null : t.contractId,
           justifying_offset: intent.offset,
           payload: toJson(intent.payload, `payload of ${intent.commandId}`),
           event: intent.event === undefined ? null : toJson(intent.event, 'event'),
@@ -203,6 +210,14 @@ export class SqliteStore implements Store {
       }
       // The new row is computed here and written whole, so what is returned is what is stored.
       const next: IntentRow = { ...current, state: change.to, updated_at: this.#clock.now() };
+      const wasInDoubt = inDoubtOf(current);
+      // An attempt left without a definite answer may have committed: a resubmission over an
+      // outstanding attempt, or a retry after an answer that was not definite.
+      const inDoubt =
+        wasInDoubt ||
+        (current.state === 'submitted' &&
+          (change.to === 'submitted' || (change.to === 'pending' && change.definite !== true)));
+      if (inDoubt) next.in_doubt = 1;
       switch (change.to) {
         case 'submitted':
           next.attempts = current.attempts + 1;
@@ -246,6 +261,8 @@ export class SqliteStore implements Store {
         next.updated_at,
         commandId,
       );
+      // Without the column (an older schema) an intent with an attempt counts as in doubt anyway.
+      if (inDoubt && current.in_doubt === 0) this.#v2().markInDoubt.run(commandId);
       this.#dirty = true;
       return toIntent(next);
     });
@@ -255,6 +272,20 @@ export class SqliteStore implements Store {
     this.#assertOpen();
     const row = this.#s.getIntent.get(commandId);
     return row === undefined ? undefined : toIntent(row);
+  }
+
+  hasEventIntent(ruleId: string, offset: number, nodeId: number): boolean {
+    this.#assertOpen();
+    return this.#v2().eventIntent.get(offset, nodeId, ruleId) !== undefined;
+  }
+
+  /**
+   * Prepared lazily: a file opened read-only is not migrated, and a store opened on an older
+   * schema (the migration tests do) must still serve everything else.
+   */
+  #v2(): ReturnType<typeof prepareV2> {
+    this.#s2 ??= prepareV2(this.#db);
+    return this.#s2;
   }
 
   openIntents(options: { readonly limit?: number } = {}): IntentRecord[] {
@@ -497,15 +528,37 @@ function prepare(db: Db) {
   };
 }
 
+function prepareV2(db: Db) {
+  return {
+    markInDoubt: db.prepare<[string]>('UPDATE intents SET in_doubt = 1 WHERE command_id = ?'),
+    eventIntent: db.prepare<[number, number, string], { one: number }>(
+      `SELECT 1 AS one FROM intents
+       WHERE justifying_offset = ? AND trigger_node_id = ? AND trigger_kind = 'event'
+         AND trigger_update_id IS NOT NULL AND rule_id = ? LIMIT 1`,
+    ),
+  };
+}
+
+/** A row of an older schema does not know: any attempt counts as in doubt. */
+function inDoubtOf(row: IntentRow): boolean {
+  return row.in_doubt === undefined ? row.attempts > 0 : row.in_doubt === 1;
+}
+
 function unknownIntent(commandId: string): StoreError {
   return new StoreError('STORE_UNKNOWN_INTENT', `no intent with commandId ${commandId}`);
 }
 
 function toIntent(row: IntentRow): IntentRecord {
   const trigger: TriggerKey =
-    row.trigger_kind === 'event'
-      ? { kind: 'event', updateId: row.trigger_update_id ?? '', nodeId: row.trigger_node_id ?? 0 }
-      : { kind: 'slot', slot: row.trigger_slot ?? 0, contractId: row.trigger_contract_id ?? '' };
+    row.trigger_kind === 'slot'
+      ? { kind: 'slot', slot: row.trigger_slot ?? 0, contractId: row.trigger_contract_id ?? '' }
+      : row.trigger_update_id === null && row.trigger_contract_id !== null
+        ? { kind: 'contract', contractId: row.trigger_contract_id, nodeId: row.trigger_node_id ?? 0 }
+        : {
+            kind: 'event',
+            updateId: row.trigger_update_id ?? '',
+            nodeId: row.trigger_node_id ?? 0,
+          };
   return {
     commandId: row.command_id,
     userId: row.user_id,
@@ -526,6 +579,7 @@ function toIntent(row: IntentRow): IntentRecord {
     updatedAt: row.updated_at,
     ...(row.completion_offset === null ? {} : { completionOffset: row.completion_offset }),
     ...(row.completion_update_id === null ? {} : { completionUpdateId: row.completion_update_id }),
+    ...(inDoubtOf(row) ? { inDoubt: true as const } : {}),
   };
 }
 

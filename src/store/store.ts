@@ -61,6 +61,13 @@ export interface Store {
   /** Applies one state change; throws IllegalStateError if the table forbids it. */
   transition(commandId: string, change: IntentChange): IntentRecord;
   getIntent(commandId: string): IntentRecord | undefined;
+  /**
+   * Whether the journal holds an intent of `ruleId` with an `event` trigger of the ledger event
+   * at `offset` / `nodeId`, in any state. The pruning recovery asks this before firing a rule on
+   * a contract of the active contract set: an earlier run may have seen its creation on the
+   * stream, under the live commandId.
+   */
+  hasEventIntent(ruleId: string, offset: number, nodeId: number): boolean;
   /** Non-terminal intents (`pending`, `submitted`), oldest justifying offset first. */
   openIntents(options?: { readonly limit?: number }): IntentRecord[];
   listIntents(query?: IntentQuery): IntentRecord[];
@@ -138,10 +145,15 @@ export function isTerminal(state: IntentState): boolean {
   return TERMINAL_STATES.has(state);
 }
 
-/** What made an intent: an event node, or a schedule slot and the contract it iterated over. */
+/**
+ * What made an intent: an event node, a schedule slot and the contract it iterated over, or a
+ * contract recovered from the active contract set after pruning (its creating update was gone;
+ * `nodeId` is the creation's; the intent's `offset` is the pruning offset the set was read at).
+ */
 export type TriggerKey =
   | { readonly kind: 'event'; readonly updateId: string; readonly nodeId: number }
-  | { readonly kind: 'slot'; readonly slot: number; readonly contractId: string };
+  | { readonly kind: 'slot'; readonly slot: number; readonly contractId: string }
+  | { readonly kind: 'contract'; readonly contractId: string; readonly nodeId: number };
 
 export type NewIntent = {
   /** The deterministic `lb-<ruleId>-<hash>`; the journal's key. */
@@ -192,6 +204,12 @@ export type IntentRecord = {
   /** From the completion, when known. */
   readonly completionOffset?: number;
   readonly completionUpdateId?: string;
+  /**
+   * Set once an attempt ended without a definite answer (a timeout, a lost response, a
+   * resubmission over an outstanding attempt, a restart with an attempt out): that attempt may
+   * have committed. Absent while every attempt so far was definitely not committed.
+   */
+  readonly inDoubt?: true;
 };
 
 export type RecordIntentsResult = {
@@ -202,7 +220,16 @@ export type RecordIntentsResult = {
 /** One state change, with the facts that go with it. */
 export type IntentChange =
   | { readonly to: 'submitted'; readonly submissionId: string }
-  | { readonly to: 'pending'; readonly nextAttemptAt: number; readonly error?: unknown }
+  | {
+      readonly to: 'pending';
+      readonly nextAttemptAt: number;
+      readonly error?: unknown;
+      /**
+       * From `submitted`: the attempt that just ended certainly did not commit (a definite
+       * rejection). Without it the attempt counts as in doubt (see `IntentRecord.inDoubt`).
+       */
+      readonly definite?: boolean;
+    }
   | {
       readonly to: 'succeeded' | 'duplicate';
       readonly completionOffset?: number;

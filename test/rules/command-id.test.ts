@@ -67,6 +67,26 @@ describe('commandIdFor', () => {
     expect(ev).not.toBe(sl);
   });
 
+  it('gives a contract key (pruning recovery) its own ids, distinct from every other key', () => {
+    const cid = '00' + 'ab'.repeat(33);
+    const contract = commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: cid } });
+    expect(contract).toMatch(/^lb-accept-small-invoices-[0-9a-f]{32}$/);
+    // Deterministic: every replica and restart recovering the contract gets the same id.
+    expect(commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: cid } })).toBe(
+      contract,
+    );
+    const others = [
+      commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: cid + '0' } }),
+      // The same text in the other kinds never collides with it.
+      commandIdFor({ ...base, triggerKey: { kind: 'slot', slot: cid, contractId: null } }),
+      commandIdFor({ ...base, triggerKey: { kind: 'slot', slot: 'contract', contractId: cid } }),
+      commandIdFor({ ...base, triggerKey: { kind: 'event', updateId: cid, nodeId: 0 } }),
+      commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: cid }, actionIndex: 1 }),
+      commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: cid }, revision: 2 }),
+    ];
+    expect(new Set([contract, ...others]).size).toBe(others.length + 1);
+  });
+
   it('stays a LedgerString of at most 255 chars for the longest allowed rule id', () => {
     const longest = 'a' + '-_9z'.repeat(40).slice(0, RULE_LIMITS.RULE_ID_MAX - 1);
     expect(longest).toHaveLength(RULE_LIMITS.RULE_ID_MAX);
@@ -103,6 +123,9 @@ describe('commandIdFor', () => {
     expect(commandIdFor({ ...base, triggerKey: slot })).toBe(
       `lb-accept-small-invoices-${json(['slot', slot.slot, slot.contractId])}`,
     );
+    expect(
+      commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: 'a"b\\c' } }),
+    ).toBe(`lb-accept-small-invoices-${json(['contract', 'a"b\\c'])}`);
     expect(commandIdFor(base)).toBe('lb-accept-small-invoices-5c02b4b4b963b9313e2cc940e2df5896');
   });
 

@@ -115,7 +115,10 @@ describe('opening', () => {
     }
     expect(error).toBeInstanceOf(StoreError);
     expect((error as StoreError).code).toBe('STORE_SCHEMA_TOO_NEW');
-    expect((error as Error).message).toMatch(/schema version 99.*knows only up to 1/);
+    const latest = Math.max(...SQLITE_MIGRATIONS.map((m) => m.version));
+    expect((error as Error).message).toMatch(
+      new RegExp(`schema version 99.*knows only up to ${latest}:`),
+    );
   });
 
   it('refuses a file that is not a database, naming it', () => {
@@ -612,5 +615,83 @@ describe('schedule slots', () => {
       { ruleId: 'daily', lastCompletedSlot: 3_000 },
       { ruleId: 'weekly', lastCompletedSlot: 1_000, inProgressSlot: 2_000, inProgressSince: 7_000 },
     ]);
+  });
+});
+
+describe('pruning support', () => {
+  const contractIntent = (contractId: string, nodeId: number, offset: number) =>
+    eventIntent(offset, 0, {
+      commandId: `lb-rule-c-${contractId}`,
+      trigger: { kind: 'contract', contractId, nodeId },
+    });
+
+  it('stores a contract trigger and reads it back as one, across a reopen', () => {
+    const [record] = store.recordIntents([contractIntent('00abc', 3, 40)]).inserted;
+    expect(record?.trigger).toEqual({ kind: 'contract', contractId: '00abc', nodeId: 3 });
+    expect(reopen().getIntent('lb-rule-c-00abc')?.trigger).toEqual({
+      kind: 'contract',
+      contractId: '00abc',
+      nodeId: 3,
+    });
+    // A replayed record of the same recovery finds it by commandId.
+    const again = store.recordIntents([contractIntent('00abc', 3, 40)]);
+    expect(again.inserted).toHaveLength(0);
+    expect(again.existing.map((r) => r.commandId)).toEqual(['lb-rule-c-00abc']);
+  });
+
+  it('hasEventIntent finds an event intent by rule, offset and node id only', () => {
+    store.recordIntents([eventIntent(12, 1)]);
+    expect(store.hasEventIntent('rule', 12, 1)).toBe(true);
+    expect(store.hasEventIntent('rule', 12, 0)).toBe(false);
+    expect(store.hasEventIntent('rule', 13, 1)).toBe(false);
+    expect(store.hasEventIntent('other-rule', 12, 1)).toBe(false);
+    // In any state.
+    store.transition('lb-rule-12-1', { to: 'submitted', submissionId: 's1' });
+    store.transition('lb-rule-12-1', { to: 'succeeded' });
+    expect(store.hasEventIntent('rule', 12, 1)).toBe(true);
+    // A recovered (contract) intent justified at offset 20 is not the event at 20 / node 0.
+    store.recordIntents([contractIntent('00def', 0, 20)]);
+    expect(store.hasEventIntent('rule', 20, 0)).toBe(false);
+  });
+
+  it('marks an intent in doubt once an attempt ends without a definite answer', () => {
+    const id = 'lb-rule-5-0';
+    store.recordIntents([eventIntent(5)]);
+    expect(store.getIntent(id)?.inDoubt).toBeUndefined();
+    store.transition(id, { to: 'submitted', submissionId: 's1' });
+    // A definite rejection: still not in doubt.
+    store.transition(id, { to: 'pending', nextAttemptAt: 1, definite: true });
+    expect(store.getIntent(id)?.inDoubt).toBeUndefined();
+    store.transition(id, { to: 'submitted', submissionId: 's2' });
+    // A resubmission over an outstanding attempt (a completion timeout, a restart).
+    expect(store.transition(id, { to: 'submitted', submissionId: 's3' }).inDoubt).toBe(true);
+    // Sticky, and durable.
+    expect(store.transition(id, { to: 'pending', nextAttemptAt: 2, definite: true }).inDoubt).toBe(
+      true,
+    );
+    expect(reopen().getIntent(id)?.inDoubt).toBe(true);
+
+    const other = 'lb-rule-6-0';
+    store.recordIntents([eventIntent(6)]);
+    store.transition(other, { to: 'submitted', submissionId: 's1' });
+    // A retry after an answer that was not definite (a lost response, say).
+    expect(store.transition(other, { to: 'pending', nextAttemptAt: 1 }).inDoubt).toBe(true);
+  });
+
+  it('migrating a version 1 file counts every intent with an attempt as in doubt', () => {
+    store.close();
+    const path = join(dir, 'v1.sqlite');
+    const v1 = SQLITE_MIGRATIONS.filter((m) => m.version === 1);
+    store = openSqliteStore({ path, clock, migrations: v1 });
+    store.recordIntents([eventIntent(1), eventIntent(2)]);
+    store.transition('lb-rule-1-0', { to: 'submitted', submissionId: 's1' });
+    store.transition('lb-rule-1-0', { to: 'pending', nextAttemptAt: 1, definite: true });
+    // A store on the old schema still serves everything but the new columns.
+    expect(store.getIntent('lb-rule-1-0')?.inDoubt).toBe(true);
+    store.close();
+    store = openSqliteStore({ path, clock });
+    expect(store.getIntent('lb-rule-1-0')?.inDoubt).toBe(true);
+    expect(store.getIntent('lb-rule-2-0')?.inDoubt).toBeUndefined();
+    expect(store.hasEventIntent('rule', 2, 0)).toBe(true);
   });
 });
