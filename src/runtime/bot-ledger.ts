@@ -1,3 +1,4 @@
+import type { ActiveContractsOptions, ActiveContractsRequest } from '../ledger/active-contracts.js';
 import type { CallOptions } from '../ledger/http-transport.js';
 import type {
   CompletionElement,
@@ -7,7 +8,9 @@ import type { StreamOptions } from '../ledger/ws/stream-context.js';
 import type { StreamUpdatesRequest, UpdateElement } from '../ledger/ws/update-stream.js';
 import type {
   GetEventsByContractIdRequest,
+  GetLatestPrunedOffsetsResponse,
   JsCommands,
+  JsGetActiveContractsResponse,
   JsGetEventsByContractIdResponse,
 } from '../ledger/wire/wire-types.js';
 
@@ -28,4 +31,11 @@ export type BotLedger = {
     request: GetEventsByContractIdRequest,
     options?: CallOptions,
   ): Promise<JsGetEventsByContractIdResponse>;
+  /** After a PARTICIPANT_PRUNED_DATA_ACCESSED: how far the participant pruned. */
+  latestPrunedOffsets(options?: CallOptions): Promise<GetLatestPrunedOffsetsResponse>;
+  /** After a PARTICIPANT_PRUNED_DATA_ACCESSED: the contracts created in the pruned range. */
+  activeContracts(
+    request: ActiveContractsRequest,
+    options?: ActiveContractsOptions,
+  ): AsyncIterable<JsGetActiveContractsResponse>;
 };

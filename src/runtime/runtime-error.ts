@@ -22,7 +22,9 @@ export type RuntimeErrorCode =
   /** A dead-letter retry of a commandId that is not dead-lettered. */
   | 'NOT_DEAD_LETTERED'
   /** An action a shadow bot does not take (it submits nothing). */
-  | 'SHADOW';
+  | 'SHADOW'
+  /** The updates stream was refused as pruned, but the participant reports no such pruning. */
+  | 'PRUNING_OFFSET_UNCLEAR';
 
 /** A failure of the trigger runtime itself (not of one ledger call). */
 export class RuntimeError extends LedgerbotError {

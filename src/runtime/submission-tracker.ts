@@ -21,6 +21,7 @@ import {
   type SubmissionPayload,
 } from './submission-payload.js';
 import type { TokenBucket } from './token-bucket.js';
+import { prunedUpTo } from './prune-recovery.js';
 
 export const SUBMIT_REQUEST = 'POST /v2/commands/async/submit';
 
@@ -45,7 +46,7 @@ export type IntentEvent = {
 export type GiveUpReason = 'final' | 'max-attempts' | 'deadline' | 'not-needed' | 'bad-payload';
 
 export type TrackerOptions = {
-  readonly ledger: Pick<BotLedger, 'submit' | 'eventsByContractId'>;
+  readonly ledger: Pick<BotLedger, 'submit' | 'eventsByContractId' | 'latestPrunedOffsets'>;
   readonly store: Store;
   readonly clock: Clock;
   readonly random: Random;
@@ -83,6 +84,8 @@ type Tracked = {
   /** Bumped whenever the intent moves on, so stale async continuations can tell. */
   seq: number;
   lastError: ErrorRecord | undefined;
+  /** The pruning offset the dedup period was last anchored at (see #anchorAtPruning). */
+  prunedAnchor: number | undefined;
 };
 
 /**
@@ -153,6 +156,7 @@ export class SubmissionTracker {
       timer: undefined,
       seq: 0,
       lastError: errorRecordOf(record.lastError),
+      prunedAnchor: undefined,
     };
     this.#tracked.set(t.commandId, t);
     this.#o.metrics.inFlight = this.#tracked.size;
@@ -325,7 +329,12 @@ export class SubmissionTracker {
     t.seq += 1;
     t.lastError = errorRecord(err);
     const code = err instanceof LedgerApiError ? err.error.code : undefined;
-    if (t.dedup.kind !== 'duration' && code !== undefined && DEDUP_FALLBACK_CODES.has(code)) {
+    if (t.dedup.kind === 'duration' && code !== undefined && DEDUP_FALLBACK_CODES.has(code)) {
+      if (t.record.inDoubt !== true) {
+        void this.#anchorAtPruning(t, err);
+        return;
+      }
+    } else if (code !== undefined && DEDUP_FALLBACK_CODES.has(code)) {
       // A slot's window back to its time can exceed the participant's maximum (a long catch-up):
       // then the configured duration is the best that is still accepted.
       const d = this.#o.dedup;
@@ -391,8 +400,56 @@ export class SubmissionTracker {
       this.#deadLetter(t, giveUp);
       return;
     }
-    if (!this.#transition(t, { to: 'pending', nextAttemptAt: at, error: t.lastError })) return;
+    const change = {
+      to: 'pending',
+      nextAttemptAt: at,
+      error: t.lastError,
+      definite: isDefinite(err),
+    } as const;
+    if (!this.#transition(t, change)) return;
     this.#schedule(t, delayMs);
+  }
+
+  /**
+   * The participant refused both the offset anchor and the duration fallback: the dedup period
+   * the change needs reaches before the pruning offset, so the ledger can no longer say whether
+   * an earlier submission of this change committed. For an intent in doubt (an attempt may have
+   * committed) resubmitting could make the change twice, so it is dead-lettered, as before.
+   * But when the journal shows that EVERY attempt of this commandId got a definite rejection
+   * (`inDoubt` unset: no timeout, lost response, restart with an attempt out or unclassifiable
+   * answer), none of them can have committed, and the only reason to give up would be the
+   * pruning itself. Then it is resubmitted with the dedup period anchored at the pruning offset,
+   * the earliest the participant accepts: that still guards its own retries and any later
+   * submission of the same change. The one thing it cannot see is a commit of the same
+   * commandId by ANOTHER replica before the pruning offset (see docs/runtime.md).
+   */
+  async #anchorAtPruning(t: Tracked, err: unknown): Promise<void> {
+    t.phase = 'checking';
+    const seq = ++t.seq;
+    let pruned = 0;
+    try {
+      pruned = await prunedUpTo(this.#o.ledger, { signal: this.#abort.signal });
+    } catch {
+      if (this.#abort.signal.aborted) return;
+      // Unknown: giving up below is the safe side.
+    }
+    if (t.seq !== seq || !this.#tracked.has(t.commandId)) return;
+    this.#notifyIdle();
+    if (pruned <= 0 || (t.prunedAnchor !== undefined && pruned <= t.prunedAnchor)) {
+      this.#deadLetter(t, 'final');
+      return;
+    }
+    t.prunedAnchor = pruned;
+    t.dedup = { kind: 'offset', offset: pruned };
+    this.#o.logger.warn(
+      { ...this.#ids(t), errorCode: t.lastError?.code, dedupOffset: pruned },
+      'every attempt so far was definitely refused, so none committed; resubmitting with the dedup period anchored at the pruning offset',
+    );
+    if (this.#closing) {
+      t.phase = 'waiting';
+      return;
+    }
+    this.#retryLater(t, err, 0);
   }
 
   /**
@@ -522,6 +579,17 @@ export class SubmissionTracker {
   }
 }
 
+/**
+ * Whether the attempt that got `err` certainly did not commit: a participant's answer (a
+ * synchronous rejection, or a rejected completion of that attempt) that is not an unknown
+ * outcome. A transport failure or a timeout is never definite.
+ */
+function isDefinite(err: unknown): boolean {
+  if (!(err instanceof LedgerApiError)) return false;
+  const c = classifyForSubmission(err);
+  return c !== 'unknown-outcome' && c !== 'in-flight';
+}
+
 function isBusy(phase: Phase): boolean {
   return phase === 'submitting' || phase === 'awaiting' || phase === 'checking';
 }
@@ -584,7 +652,9 @@ export function intentFields(record: IntentRecord): Record<string, unknown> {
     offset: record.offset,
     ...(record.trigger.kind === 'event'
       ? { updateId: record.trigger.updateId, nodeId: record.trigger.nodeId }
-      : { slot: record.trigger.slot, contractId: record.trigger.contractId }),
+      : record.trigger.kind === 'contract'
+        ? { contractId: record.trigger.contractId, nodeId: record.trigger.nodeId }
+        : { slot: record.trigger.slot, contractId: record.trigger.contractId }),
   };
 }
 

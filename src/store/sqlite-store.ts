@@ -553,7 +553,11 @@ function toIntent(row: IntentRow): IntentRecord {
     row.trigger_kind === 'slot'
       ? { kind: 'slot', slot: row.trigger_slot ?? 0, contractId: row.trigger_contract_id ?? '' }
       : row.trigger_update_id === null && row.trigger_contract_id !== null
-        ? { kind: 'contract', contractId: row.trigger_contract_id, nodeId: row.trigger_node_id ?? 0 }
+        ? {
+            kind: 'contract',
+            contractId: row.trigger_contract_id,
+            nodeId: row.trigger_node_id ?? 0,
+          }
         : {
             kind: 'event',
             updateId: row.trigger_update_id ?? '',

@@ -123,9 +123,9 @@ describe('commandIdFor', () => {
     expect(commandIdFor({ ...base, triggerKey: slot })).toBe(
       `lb-accept-small-invoices-${json(['slot', slot.slot, slot.contractId])}`,
     );
-    expect(
-      commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: 'a"b\\c' } }),
-    ).toBe(`lb-accept-small-invoices-${json(['contract', 'a"b\\c'])}`);
+    expect(commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: 'a"b\\c' } })).toBe(
+      `lb-accept-small-invoices-${json(['contract', 'a"b\\c'])}`,
+    );
     expect(commandIdFor(base)).toBe('lb-accept-small-invoices-5c02b4b4b963b9313e2cc940e2df5896');
   });
 

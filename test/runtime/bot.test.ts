@@ -3,8 +3,11 @@ import type { Completion } from '../../src/ledger/wire/wire-types.js';
 import type { BotState } from '../../src/runtime/bot.js';
 import { RuntimeError } from '../../src/runtime/runtime-error.js';
 import { createBot } from '../../src/runtime/bot.js';
+import type { JsGetActiveContractsResponse } from '../../src/ledger/wire/wire-types.js';
+import { commandIdFor } from '../../src/rules/command-id.js';
 import { apiError } from './fake-ledger.js';
 import {
+  ACCEPT_RULES,
   botFixture,
   checkpointAt,
   invoiceCreated,
@@ -21,6 +24,31 @@ afterEach(async () => {
   await f?.cleanup();
   f = undefined;
 });
+
+function createdEventOf(offset: number, args: Record<string, unknown> = {}) {
+  const element = invoiceCreated(offset, args);
+  if (element.kind !== 'transaction') throw new Error('not a transaction');
+  const event = element.transaction.events[0];
+  if (event === undefined || !('CreatedEvent' in event)) throw new Error('not a creation');
+  return event.CreatedEvent;
+}
+
+/** The invoice `invoiceCreated(offset)` creates, as an element of the active contract set. */
+function activeContract(
+  offset: number,
+  args: Record<string, unknown> = {},
+): JsGetActiveContractsResponse {
+  return {
+    workflowId: '',
+    contractEntry: {
+      JsActiveContract: {
+        createdEvent: createdEventOf(offset, args),
+        synchronizerId: 'sync::1220ef',
+        reassignmentCounter: 0,
+      },
+    },
+  };
+}
 
 function complete(
   fx: BotFixture,
@@ -288,21 +316,146 @@ rules:
     }
   });
 
-  it('skips pruned offsets to the ledger end with a loud warning', async () => {
+  it('after pruning, fires created rules on the gap contracts of the ACS once, then resumes at the pruning offset', async () => {
     const logger = recordingLogger();
-    f = botFixture({ logger, start: { kind: 'offset', offset: 5 } });
+    const text = `${ACCEPT_RULES}  - id: note-archive
+    on: { archived: '#invoices:Invoice:Invoice', party: payer }
+    then:
+      - create:
+          template: '#invoices:Invoice:Note'
+          createArguments: { owner: '\${{ parties.payer }}' }
+        actAs: [payer]
+`;
+    f = botFixture({ logger, start: { kind: 'offset', offset: 5 }, rules: rules(text) });
     f.ledger.end = 50;
+    f.ledger.prunedUpTo = 30;
+    f.ledger.updatesErrors.push(
+      apiError('PARTICIPANT_PRUNED_DATA_ACCESSED', 9, 9, 'pruned', { earliest_offset: '30' }),
+    );
+    // 4: evaluated before the checkpoint; 10: in the gap, fires; 20: in the gap, condition
+    // false; 25: in the gap, but an earlier run recorded its intent under the live key.
+    f.ledger.activeSet = [
+      activeContract(4),
+      activeContract(10),
+      activeContract(20, { currency: 'EUR' }),
+      activeContract(25),
+    ];
+    const live = createdEventOf(25);
+    f.store.recordIntents([
+      {
+        commandId: commandIdFor({
+          ruleId: 'accept',
+          revision: 1,
+          actAs: [PAYER],
+          triggerKey: { kind: 'event', updateId: 'upd-25', nodeId: live.nodeId },
+          actionIndex: 0,
+        }),
+        userId: 'ledgerbot',
+        actAs: [PAYER],
+        ruleId: 'accept',
+        revision: 1,
+        actionIndex: 0,
+        trigger: { kind: 'event', updateId: 'upd-25', nodeId: live.nodeId },
+        offset: 25,
+        payload: null,
+      },
+    ]);
+    f.store.batch(() => f!.store.advanceCheckpoint(5));
+    await f.bot.start();
+    await f.settle();
+
+    expect(f.ledger.updateStreams.map((s) => s.request.beginExclusive)).toEqual([5, 30]);
+    expect(f.ledger.acsRequests.map((r) => r.activeAtOffset)).toEqual([30]);
+    // Only the created rules' templates and parties are read.
+    expect(Object.keys(f.ledger.acsRequests[0]!.eventFormat.filtersByParty ?? {})).toEqual([PAYER]);
+    expect(f.store.checkpoint()).toBe(30);
+    expect(f.bot.metrics.prunedRestarts).toBe(1);
+
+    const recovered = f.store
+      .listIntents()
+      .filter((i) => i.trigger.kind === 'contract')
+      .map((i) => ({ trigger: i.trigger, offset: i.offset, ruleId: i.ruleId }));
+    expect(recovered).toEqual([
+      {
+        trigger: { kind: 'contract', contractId: '00inv10', nodeId: 0 },
+        offset: 30,
+        ruleId: 'accept',
+      },
+    ]);
+    const expectedId = commandIdFor({
+      ruleId: 'accept',
+      revision: 1,
+      actAs: [PAYER],
+      triggerKey: { kind: 'contract', contractId: '00inv10' },
+      actionIndex: 0,
+    });
+    const submitted = f.ledger.submits.find((c) => c.commandId === expectedId);
+    expect(submitted?.commands).toEqual([
+      {
+        ExerciseCommand: {
+          templateId: '#invoices:Invoice:Invoice',
+          contractId: '00inv10',
+          choice: 'Accept',
+          choiceArgument: {},
+        },
+      },
+    ]);
+    // The dedup period is anchored at the read that justified it: the ACS at the pruning offset.
+    expect(submitted?.deduplicationPeriod).toEqual({ DeduplicationOffset: { value: 30 } });
+
+    const loud = logger.lines.filter(
+      (l) => l.level === 'error' && l.fields.errorCode === 'PARTICIPANT_PRUNED_DATA_ACCESSED',
+    );
+    expect(loud).toHaveLength(1);
+    expect(loud[0]?.msg).toMatch(/PRUNED.*LOST/);
+    expect(loud[0]?.fields).toMatchObject({
+      stream: 'updates',
+      fromOffset: 5,
+      toOffset: 30,
+      skippedOffsets: 25,
+      ledgerEnd: 50,
+      earliestOffset: '30',
+      replayedContracts: 3,
+      replayedIntents: 1,
+      alreadyInJournal: 1,
+      notRecoveredRules: ['note-archive'],
+    });
+    expect(f.bot.state).toBe('running');
+
+    // A restart resumes at the checkpoint: no second recovery, no second intent.
+    const count = f.store.listIntents().length;
+    const stopping = f.bot.stop();
+    await f.clock.advance(60_000);
+    await stopping;
+    const again = f.restart({ start: { kind: 'checkpoint' } });
+    await again.start();
+    await f.settle();
+    expect(f.ledger.updateStreams.at(-1)?.request.beginExclusive).toBe(30);
+    expect(f.ledger.acsRequests).toHaveLength(1);
+    expect(f.store.listIntents()).toHaveLength(count);
+  });
+
+  it('after pruning, a recovery that finds the participant not pruned past it backs off and retries', async () => {
+    const logger = recordingLogger();
+    f = botFixture({
+      logger,
+      start: { kind: 'offset', offset: 5 },
+      restartBackoff: { initialMs: 1_000, maxMs: 1_000 },
+    });
+    f.ledger.end = 50;
+    f.ledger.prunedUpTo = 0; // not (yet) reported
     f.ledger.updatesErrors.push(
       apiError('PARTICIPANT_PRUNED_DATA_ACCESSED', 9, 9, 'pruned', { earliest_offset: '30' }),
     );
     await f.bot.start();
     await f.settle();
-    expect(f.ledger.updateStreams.map((s) => s.request.beginExclusive)).toEqual([5, 50]);
-    expect(f.store.checkpoint()).toBe(50);
+    expect(f.ledger.updateStreams).toHaveLength(1);
+    expect(logger.lines.some((l) => l.fields.errorCode === 'PRUNING_OFFSET_UNCLEAR')).toBe(true);
+    f.ledger.prunedUpTo = 30;
+    await f.clock.advance(1_000);
+    await f.settle();
+    expect(f.ledger.updateStreams.map((s) => s.request.beginExclusive)).toEqual([5, 30]);
     expect(f.bot.metrics.prunedRestarts).toBe(1);
-    const warning = logger.lines.find((l) => l.level === 'error' && l.fields.stream === 'updates');
-    expect(warning?.fields).toMatchObject({ fromOffset: 5, toOffset: 50, earliestOffset: '30' });
-    expect(f.bot.state).toBe('running');
   });
 
   it('retries auth failures of the stream with backoff, not in a hot loop', async () => {

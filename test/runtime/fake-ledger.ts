@@ -9,8 +9,14 @@ import type {
 import type { StreamOptions } from '../../src/ledger/ws/stream-context.js';
 import type { StreamUpdatesRequest, UpdateElement } from '../../src/ledger/ws/update-stream.js';
 import type {
+  ActiveContractsOptions,
+  ActiveContractsRequest,
+} from '../../src/ledger/active-contracts.js';
+import type {
   GetEventsByContractIdRequest,
+  GetLatestPrunedOffsetsResponse,
   JsCommands,
+  JsGetActiveContractsResponse,
   JsGetEventsByContractIdResponse,
 } from '../../src/ledger/wire/wire-types.js';
 import type { BotLedger } from '../../src/runtime/bot-ledger.js';
@@ -112,6 +118,11 @@ export class FakeLedger implements BotLedger {
   /** Errors the next `updates` calls throw when iterated (one per call). */
   readonly updatesErrors: unknown[] = [];
   end = 0;
+  /** What `latestPrunedOffsets` reports. */
+  prunedUpTo = 0;
+  /** The active contract set `activeContracts` answers with (whatever the offset). */
+  activeSet: JsGetActiveContractsResponse[] = [];
+  readonly acsRequests: ActiveContractsRequest[] = [];
 
   // eslint-disable-next-line @typescript-eslint/require-await -- handlers throw synchronously
   async submit(commands: JsCommands, _options?: CallOptions): Promise<unknown> {
@@ -190,6 +201,28 @@ export class FakeLedger implements BotLedger {
             },
           };
     return Promise.resolve(res as JsGetEventsByContractIdResponse);
+  }
+
+  latestPrunedOffsets(): Promise<GetLatestPrunedOffsetsResponse> {
+    const res = {
+      participantPrunedUpToInclusive: this.prunedUpTo,
+      allDivulgedContractsPrunedUpToInclusive: this.prunedUpTo,
+    };
+    openapi.assert('GetLatestPrunedOffsetsResponse', res);
+    return Promise.resolve(res);
+  }
+
+  async *activeContracts(
+    request: ActiveContractsRequest,
+    _options?: ActiveContractsOptions,
+  ): AsyncGenerator<JsGetActiveContractsResponse> {
+    openapi.assert('EventFormat', request.eventFormat);
+    this.acsRequests.push(request);
+    await Promise.resolve();
+    for (const element of this.activeSet) {
+      openapi.assert('JsGetActiveContractsResponse', element);
+      yield element;
+    }
   }
 
   /** The latest completions stream (the bot opens one). */

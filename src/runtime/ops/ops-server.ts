@@ -434,6 +434,8 @@ function ruleBody(r: ReturnType<Bot['ruleStatus']>[number]): Record<string, unkn
 }
 
 function triggerBody(t: TriggerKey): Record<string, unknown> {
+  if (t.kind === 'contract')
+    return { kind: 'contract', contractId: t.contractId, nodeId: t.nodeId };
   return t.kind === 'event'
     ? { kind: 'event', updateId: t.updateId, nodeId: t.nodeId }
     : { kind: 'slot', slot: iso(t.slot), contractId: t.contractId };
