@@ -27,8 +27,10 @@ export type BotMetricsSnapshot = {
   readonly reconnects: { readonly updates: number; readonly completions: number };
   /** Times the bot skipped pruned offsets and restarted from the ledger end. */
   readonly prunedRestarts: number;
-  /** Gauge: the updates stream is connected (no reconnect pending since the last element). */
+  /** Gauge: a websocket of the updates stream is open (traffic or not). */
   readonly updatesConnected: boolean;
+  /** Gauge: a websocket of the completions stream is open. */
+  readonly completionsConnected: boolean;
   /** Intents a shadow bot would have submitted. */
   readonly shadowIntents: number;
   /** Hot reloads applied, and rejected (an invalid rule file: the old rules kept running). */
@@ -51,6 +53,11 @@ export type RuleCounters = {
   /** Attempts scheduled again after a failure (`→ pending` of an intent already tried). */
   readonly retries: number;
 };
+
+export type StreamName = 'updates' | 'completions';
+
+/** Far above any in-flight bound; only intents that never turn terminal here could pile up. */
+const MAX_EVENT_TIMES = 100_000;
 
 type MutableRuleCounters = {
   -readonly [K in keyof RuleCounters]: K extends 'transitions'
@@ -79,10 +86,57 @@ export class BotMetrics {
   lastOffset: number | null = null;
   readonly reconnects = { updates: 0, completions: 0 };
   prunedRestarts = 0;
-  updatesConnected = false;
   shadowIntents = 0;
   readonly reloads = { applied: 0, rejected: 0 };
   readonly #rules = new Map<string, MutableRuleCounters>();
+  /**
+   * Open websockets per stream. A count, not a flag: after a resubscription the old socket's
+   * close may come after the new one's open.
+   */
+  readonly #openSockets: Record<StreamName, number> = { updates: 0, completions: 0 };
+  readonly #eventTimes = new Map<string, number>();
+
+  get updatesConnected(): boolean {
+    return this.#openSockets.updates > 0;
+  }
+
+  get completionsConnected(): boolean {
+    return this.#openSockets.completions > 0;
+  }
+
+  /** A websocket of `stream` opened (StreamOptions.onOpen). */
+  streamOpened(stream: StreamName): void {
+    this.#openSockets[stream] += 1;
+  }
+
+  /** A websocket of `stream` that had opened closed (StreamOptions.onClose). */
+  streamClosed(stream: StreamName): void {
+    this.#openSockets[stream] = Math.max(0, this.#openSockets[stream] - 1);
+  }
+
+  /**
+   * Remembers when the ledger event behind an intent happened (its transaction's record time),
+   * for the latency histograms. Bounded: the oldest entries go first past MAX_EVENT_TIMES.
+   */
+  noteEventTime(commandId: string, epochMs: number): void {
+    if (!Number.isFinite(epochMs)) return;
+    this.#eventTimes.delete(commandId);
+    this.#eventTimes.set(commandId, epochMs);
+    if (this.#eventTimes.size > MAX_EVENT_TIMES) {
+      const oldest = this.#eventTimes.keys().next().value;
+      if (oldest !== undefined) this.#eventTimes.delete(oldest);
+    }
+  }
+
+  /** The event time noted for an intent, if this process saw its event. */
+  eventTimeOf(commandId: string): number | undefined {
+    return this.#eventTimes.get(commandId);
+  }
+
+  /** The intent is terminal: its event time is not needed any more. */
+  forgetEventTime(commandId: string): void {
+    this.#eventTimes.delete(commandId);
+  }
 
   /**
    * Counts a state change. With `ruleId` (every caller has one) it also counts per rule, and a
@@ -150,6 +204,7 @@ export class BotMetrics {
       reconnects: { ...this.reconnects },
       prunedRestarts: this.prunedRestarts,
       updatesConnected: this.updatesConnected,
+      completionsConnected: this.completionsConnected,
       shadowIntents: this.shadowIntents,
       reloads: { ...this.reloads },
       rules: Object.fromEntries(

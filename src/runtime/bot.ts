@@ -9,7 +9,7 @@ import { AuthError } from '../ledger/auth/auth-error.js';
 import { LedgerApiError } from '../ledger/ledger-api-error.js';
 import type { UpdateElement } from '../ledger/ws/update-stream.js';
 import type { JsTransaction } from '../ledger/wire/wire-types.js';
-import { commandIdFor, type TriggerKey as RuleTriggerKey } from '../rules/command-id.js';
+import type { TriggerKey as RuleTriggerKey } from '../rules/command-id.js';
 import type { CompiledRule, RuleSet } from '../rules/compiled-rule.js';
 import { evaluateTransaction } from '../rules/evaluate.js';
 import type { Intent } from '../rules/evaluation-result.js';
@@ -30,12 +30,6 @@ import { errorRecord } from './error-record.js';
 import { RuntimeError } from './runtime-error.js';
 import { payloadOf, type SubmissionPayload } from './submission-payload.js';
 import { planSubscription, type SubscriptionPlan } from './subscription-plan.js';
-import {
-  gapContracts,
-  pruneRecoveryPlan,
-  prunedUpTo,
-  recoveredTransaction,
-} from './prune-recovery.js';
 import {
   intentFields,
   logIntent,
@@ -351,6 +345,7 @@ class TriggerBot implements Bot {
       if (oldest !== undefined) this.#recent.delete(oldest);
     }
     this.events.emit('intent', event);
+    if (isTerminal(event.to)) this.metrics.forgetEventTime(r.commandId);
   }
 
   recentIntents(): IntentSummary[] {
@@ -807,17 +802,16 @@ class TriggerBot implements Bot {
           signal: AbortSignal.any([signal, this.#updatesAbort.signal]),
           onReconnect: () => {
             this.metrics.reconnects.updates += 1;
-            this.metrics.updatesConnected = false;
           },
+          onOpen: () => this.metrics.streamOpened('updates'),
+          onClose: () => this.metrics.streamClosed('updates'),
           ...this.#streamBackoff,
         },
       );
-      this.metrics.updatesConnected = true;
       try {
         for await (const element of stream) {
           // A reload changed the filter: the new stream starts after the last element processed.
           if (generation !== this.#updatesGen) break;
-          this.metrics.updatesConnected = true;
           await this.#ingest(element);
           from = element.offset;
           failures = 0;
@@ -828,9 +822,8 @@ class TriggerBot implements Bot {
         if (signal.aborted) return;
         from = this.#lastProcessed ?? from;
         if (generation !== this.#updatesGen) continue;
-        this.metrics.updatesConnected = false;
         if (isPruned(err)) {
-          from = await this.#recoverPruned(from, err);
+          from = await this.#skipPruned('updates', from, err);
           continue;
         }
         await this.#restartAfterAuthFailure('updates', failures++, err);
@@ -886,7 +879,6 @@ class TriggerBot implements Bot {
     offset: number,
     index: RuleIndex,
     live: boolean,
-    recovery?: RecoveryCounts,
   ): Promise<void> {
     if (live) {
       this.metrics.transactionsSeen += 1;
@@ -935,31 +927,26 @@ class TriggerBot implements Bot {
         message: e.message,
       });
     }
-    const fired =
-      recovery === undefined ? result.intents : this.#rekeyRecovered(result.intents, tx, recovery);
     if (this.shadow) {
-      for (const intent of fired) this.#shadowIntent(intent, tx.updateId);
+      for (const intent of result.intents) this.#shadowIntent(intent, tx.updateId);
       return;
     }
     const store = this.#o.store;
-    if (fired.length === 0) {
+    if (result.intents.length === 0) {
       if (live) store.batch(() => this.#advance(offset));
       return;
     }
-    const intents = fired.map((i) => this.#newIntent(i, tx, now));
+    const intents = result.intents.map((i) => this.#newIntent(i, tx, now));
     // Write-ahead: the intents and the checkpoint candidate commit together, before any submit.
     const recorded = store.batch(() => {
       const r = store.recordIntents(intents);
       if (live) this.#advance(offset);
       return r;
     });
-    if (recovery !== undefined) {
-      recovery.intents += recorded.inserted.length;
-      recovery.known += recorded.existing.length;
-    }
     for (const record of recorded.inserted) {
       this.metrics.countRecorded(record.ruleId);
       this.metrics.countTransition('pending', record.ruleId, null);
+      this.metrics.noteEventTime(record.commandId, recordMs);
       logIntent(this.#log, record, null);
       this.#onIntent({
         commandId: record.commandId,
@@ -970,6 +957,7 @@ class TriggerBot implements Bot {
       });
     }
     for (const record of recorded.existing) {
+      if (!isTerminal(record.state)) this.metrics.noteEventTime(record.commandId, recordMs);
       this.#log.debug(
         { ...intentFields(record), state: record.state },
         'intent already in the journal (replay)',
@@ -1083,120 +1071,24 @@ class TriggerBot implements Bot {
     this.events.emit('offset', offset);
   }
 
-  // ---- pruning ----
-
-  /**
-   * The updates stream hit offsets the participant pruned (PARTICIPANT_PRUNED_DATA_ACCESSED).
-   * Evaluates the `created` rules on the contracts created in the pruned range that are still
-   * active at the pruning offset, then resumes the stream there (see docs/runtime.md, pruning).
-   * Retries with backoff until it gets through or the bot stops. Returns the resume offset.
-   */
-  async #recoverPruned(from: number, err: unknown): Promise<number> {
-    const signal = this.#intake.signal;
+  async #skipPruned(stream: string, from: number, err: unknown): Promise<number> {
+    const end = await this.#o.ledger.ledgerEnd({ signal: this.#intake.signal });
     const earliest = err instanceof LedgerApiError ? err.error.context.earliest_offset : undefined;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.#recoverPrunedOnce(from, earliest);
-      } catch (e) {
-        if (signal.aborted) throw e;
-        const delayMs = this.#restartDelayMs(attempt);
-        this.#log.error(
-          { stream: 'updates', fromOffset: from, delayMs, ...errorLogFields(e) },
-          'cannot recover from the pruning yet (the pruning offset or the active contracts could not be read); retrying',
-        );
-        await this.#clock.sleep(delayMs, signal);
-      }
-    }
-  }
-
-  async #recoverPrunedOnce(from: number, earliest: string | undefined): Promise<number> {
-    const signal = this.#intake.signal;
-    const ledger = this.#o.ledger;
-    const pruned = await prunedUpTo(ledger, { signal });
-    if (pruned <= from) {
-      // The participant says nothing above `from` is pruned although the stream said so: try
-      // again after a backoff rather than resubscribing in a hot loop.
-      throw new RuntimeError(
-        'PRUNING_OFFSET_UNCLEAR',
-        `the updates stream from offset ${from} was refused as pruned, but the participant reports pruning only up to ${pruned}`,
-      );
-    }
-    const ledgerEnd = await ledger.ledgerEnd({ signal });
-    // Paused rules stay paused: their checkpoint hold cannot survive the pruning anyway.
-    const rules = this.#rules.rules.filter((r) => this.#paused.get(r.id)?.resuming !== false);
-    const plan = pruneRecoveryPlan({ rules, warnings: [] }, this.#o.parties);
-    const counts: RecoveryCounts = { at: pruned, contracts: 0, intents: 0, known: 0 };
-    if (plan.eventFormat !== null) {
-      const contracts = gapContracts(
-        ledger,
-        { at: pruned, after: from, eventFormat: plan.eventFormat },
-        signal,
-      );
-      for await (const { created, synchronizerId } of contracts) {
-        counts.contracts += 1;
-        const tx = recoveredTransaction(created, synchronizerId);
-        await this.#ingestTransaction(tx, tx.offset, this.#index, false, counts);
-      }
-    }
     this.metrics.prunedRestarts += 1;
     this.#log.error(
       {
-        stream: 'updates',
-        errorCode: 'PARTICIPANT_PRUNED_DATA_ACCESSED',
+        stream,
         fromOffset: from,
-        toOffset: pruned,
-        skippedOffsets: pruned - from,
-        ledgerEnd,
+        toOffset: end,
+        skippedOffsets: Math.max(0, end - from),
         ...(earliest === undefined ? {} : { earliestOffset: earliest }),
-        replayedContracts: counts.contracts,
-        replayedIntents: counts.intents,
-        alreadyInJournal: counts.known,
-        notRecoveredRules: plan.lostRules,
+        errorCode: 'PARTICIPANT_PRUNED_DATA_ACCESSED',
       },
-      'THE PARTICIPANT HAS PRUNED OFFSETS THE BOT HAD NOT READ: created rules were evaluated on the contracts created between fromOffset and toOffset that are still active; contracts created AND archived in that range, and its exercises and archives (notRecoveredRules), are LOST. Resuming at toOffset',
+      'THE PARTICIPANT HAS PRUNED THE OFFSETS THE BOT NEEDS: event rules skip to the ledger end; events between fromOffset and toOffset are NOT evaluated',
     );
-    // Only now: a crash during the recovery repeats it, and the journal check in
-    // #rekeyRecovered keeps the repeat from firing twice.
-    if (!this.shadow) this.#o.store.resetCheckpoint(pruned);
-    this.#lastProcessed = pruned;
-    this.#evaluatedThrough = pruned;
-    return pruned;
-  }
-
-  /**
-   * The intents of a contract recovered from the active contract set, keyed by its contract id
-   * (its creating update is pruned, so the live key cannot be rebuilt) and justified by the
-   * read of the active contract set at the pruning offset, where their dedup period is anchored
-   * (the creation offset is pruned: the participant would refuse it). A rule whose intent for
-   * this creation is already in the journal under the live key is left out: an earlier run saw
-   * the creation on the stream, and that intent resumes from the journal. One recovered before
-   * has the same commandId, so `recordIntents` finds it.
-   */
-  #rekeyRecovered(intents: readonly Intent[], tx: JsTransaction, counts: RecoveryCounts): Intent[] {
-    const first = tx.events[0];
-    if (first === undefined || !('CreatedEvent' in first)) return [];
-    const created = first.CreatedEvent;
-    const triggerKey: RuleTriggerKey = { kind: 'contract', contractId: created.contractId };
-    const out: Intent[] = [];
-    for (const intent of intents) {
-      if (this.#o.store.hasEventIntent(intent.ruleId, created.offset, created.nodeId)) {
-        counts.known += 1;
-        continue;
-      }
-      out.push({
-        ...intent,
-        triggerKey,
-        offset: counts.at,
-        commandId: commandIdFor({
-          ruleId: intent.ruleId,
-          revision: intent.revision,
-          actAs: intent.actAs,
-          triggerKey,
-          actionIndex: intent.actionIndex,
-        }),
-      });
-    }
-    return out;
+    this.#o.store.resetCheckpoint(end);
+    this.#lastProcessed = end;
+    return end;
   }
 
   /** An auth failure backs off before the stream reopens; any other stream failure is fatal. */
@@ -1258,6 +1150,8 @@ class TriggerBot implements Bot {
           onReconnect: () => {
             this.metrics.reconnects.completions += 1;
           },
+          onOpen: () => this.metrics.streamOpened('completions'),
+          onClose: () => this.metrics.streamClosed('completions'),
           ...this.#streamBackoff,
         },
       );
@@ -1344,11 +1238,7 @@ export function newIntentOf(
   userId: string,
 ): NewIntent {
   const payload = payloadOf(intent);
-  const key = intent.triggerKey;
-  const event =
-    key.kind === 'contract'
-      ? tx.events.find((e) => 'CreatedEvent' in e && e.CreatedEvent.contractId === key.contractId)
-      : tx.events.find((e) => nodeIdOf(e) === nodeIdOfTrigger(key));
+  const event = tx.events.find((e) => nodeIdOf(e) === nodeIdOfTrigger(intent.triggerKey));
   return {
     commandId: intent.commandId,
     userId,
@@ -1356,7 +1246,7 @@ export function newIntentOf(
     ruleId: intent.ruleId,
     revision: intent.revision,
     actionIndex: intent.actionIndex,
-    trigger: storeTrigger(key, event),
+    trigger: storeTrigger(intent.triggerKey),
     offset: intent.offset,
     payload,
     event: {
@@ -1370,24 +1260,8 @@ export function newIntentOf(
   };
 }
 
-/** One pruning recovery: where it read the active contract set, and counts for its log line. */
-type RecoveryCounts = {
-  /** The pruning offset: the snapshot read, and the recovered intents' justifying offset. */
-  readonly at: number;
-  /** Contracts of the active contract set created in the pruned range. */
-  contracts: number;
-  /** Intents recorded for them. */
-  intents: number;
-  /** Intents left out because the journal already had them (or their live-key twin). */
-  known: number;
-};
-
-function storeTrigger(key: RuleTriggerKey, event?: JsTransaction['events'][number]): TriggerKey {
+function storeTrigger(key: RuleTriggerKey): TriggerKey {
   if (key.kind === 'event') return key;
-  if (key.kind === 'contract') {
-    const nodeId = event === undefined ? undefined : nodeIdOf(event);
-    return { kind: 'contract', contractId: key.contractId, nodeId: nodeId ?? 0 };
-  }
   return { kind: 'slot', slot: Date.parse(key.slot), contractId: key.contractId ?? '' };
 }
 

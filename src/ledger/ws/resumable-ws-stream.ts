@@ -36,6 +36,8 @@ export function resumableWsStream<T extends { readonly offset: number }>(
         new WsRequestStream(ctx, call.path, call.message(beginExclusive), {
           signal,
           highWaterMark: options.highWaterMark,
+          onOpen: options.onOpen,
+          onClose: options.onClose,
         }),
         call.decode,
       ),

@@ -50,4 +50,14 @@ export type StreamOptions = {
   readonly onReconnect?: ReconnectListener | undefined;
   /** Frames buffered for a slow consumer before the socket pauses (default 256). */
   readonly highWaterMark?: number | undefined;
+  /**
+   * Called each time a websocket of the stream opens: the first connect and every reconnect.
+   * With `onClose` it tells whether the stream is connected right now, traffic or not.
+   */
+  readonly onOpen?: (() => void) | undefined;
+  /**
+   * Called when a websocket that opened closes, whatever the reason (server close, drop, abort,
+   * consumer stop); always after its `onOpen`. A socket that never opened calls neither.
+   */
+  readonly onClose?: (() => void) | undefined;
 };

@@ -26,6 +26,10 @@ export type WsRequestStreamOptions = {
   readonly highWaterMark?: number | undefined;
   /** Bound on the opening handshake, in ms (default 30 000). */
   readonly handshakeTimeoutMs?: number;
+  /** Called once the socket is open (before the request message is sent). */
+  readonly onOpen?: (() => void) | undefined;
+  /** Called once when the socket closes, only if it opened. */
+  readonly onClose?: (() => void) | undefined;
 };
 
 type Waiter = {
@@ -56,6 +60,8 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
   readonly #signal: AbortSignal | undefined;
   readonly #highWaterMark: number;
   readonly #handshakeTimeoutMs: number;
+  readonly #onOpenListener: (() => void) | undefined;
+  readonly #onCloseListener: (() => void) | undefined;
 
   #ws: WebSocket | undefined;
   #started = false;
@@ -81,6 +87,8 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
     this.#signal = options.signal;
     this.#highWaterMark = Math.max(1, options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK);
     this.#handshakeTimeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+    this.#onOpenListener = options.onOpen;
+    this.#onCloseListener = options.onClose;
     this.request = `WS ${path}`;
   }
 
@@ -168,6 +176,7 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
     if (this.#terminal !== undefined) return;
     this.#opened = true;
     this.#ctx.logger.debug({ path: this.#path }, 'websocket open');
+    this.#onOpenListener?.();
     ws.send(JSON.stringify(this.#message), (err) => {
       if (err !== undefined && err !== null) {
         this.#settle(
@@ -273,6 +282,8 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
 
   #onClose(code: number, reason: Buffer): void {
     this.#ctx.logger.debug({ path: this.#path, code }, 'websocket closed');
+    // Also after the stream settled (an abort or a consumer stop closes an open socket).
+    if (this.#opened) this.#onCloseListener?.();
     if (this.#terminal !== undefined) return;
     if (!this.#opened) {
       this.#settle(

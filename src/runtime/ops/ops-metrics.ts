@@ -7,7 +7,13 @@ import {
   type CounterConfiguration,
 } from 'prom-client';
 import type { Clock } from '../../core/clock.js';
-import { INTENT_STATES, TERMINAL_STATES, type IntentState, type Store } from '../../store/store.js';
+import {
+  INTENT_STATES,
+  TERMINAL_STATES,
+  type IntentRecord,
+  type IntentState,
+  type Store,
+} from '../../store/store.js';
 import type { Bot } from '../bot.js';
 import type { IntentEvent } from '../submission-tracker.js';
 
@@ -164,8 +170,13 @@ export function createOpsMetrics(options: OpsMetricsOptions): OpsMetrics {
       return ms === null ? undefined : ms / 1000;
     },
   );
-  gauge('ledgerbot_stream_connected', '1 while the updates stream is connected.', () =>
+  gauge('ledgerbot_stream_connected', '1 while a websocket of the updates stream is open.', () =>
     m().updatesConnected ? 1 : 0,
+  );
+  gauge(
+    'ledgerbot_completions_stream_connected',
+    '1 while a websocket of the completions stream is open.',
+    () => (m().completionsConnected ? 1 : 0),
   );
   gauge('ledgerbot_in_flight', 'Intents being worked on.', () => m().inFlight);
   gauge(
@@ -214,20 +225,24 @@ export function createOpsMetrics(options: OpsMetricsOptions): OpsMetrics {
 
   const toSubmit = new Histogram({
     name: 'ledgerbot_event_to_submit_seconds',
-    help: 'From the intent being recorded (its event processed) to its first submission.',
+    help: 'From the triggering event (its record time, or the schedule slot) to the first submission.',
     labelNames: ['rule'],
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
   const toCompletion = new Histogram({
     name: 'ledgerbot_event_to_completion_seconds',
-    help: 'From the intent being recorded (its event processed) to its terminal state.',
+    help: 'From the triggering event (its record time, or the schedule slot) to the terminal state.',
     labelNames: ['rule'],
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
   const onIntent = (e: IntentEvent): void => {
-    const seconds = Math.max(0, clock.now() - e.record.createdAt) / 1000;
+    const seconds = intentLatencySeconds(
+      e.record,
+      bot.metrics.eventTimeOf(e.commandId),
+      clock.now(),
+    );
     if (e.to === 'submitted' && e.record.attempts === 1) {
       toSubmit.observe({ rule: e.ruleId }, seconds);
     } else if (TERMINAL_STATES.has(e.to)) {
@@ -245,6 +260,22 @@ export function createOpsMetrics(options: OpsMetricsOptions): OpsMetrics {
       bot.events.off('intent', onIntent);
     },
   };
+}
+
+/**
+ * Seconds from what triggered an intent to `now`: the slot time of a schedule intent, else the
+ * record time of its transaction (`eventTime`, when this process saw the event), else the time
+ * the intent was recorded (an intent resumed from the journal after a restart). A start after
+ * `now` (clock skew between the participant and this host) counts as 0.
+ */
+export function intentLatencySeconds(
+  record: Pick<IntentRecord, 'trigger' | 'createdAt'>,
+  eventTime: number | undefined,
+  now: number,
+): number {
+  const start =
+    record.trigger.kind === 'slot' ? record.trigger.slot : (eventTime ?? record.createdAt);
+  return Math.max(0, now - start) / 1000;
 }
 
 function counter<T extends string>(config: CounterConfiguration<T>): Counter<T> {

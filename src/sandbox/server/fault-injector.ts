@@ -16,6 +16,28 @@ export type Faults = {
   readonly httpLatencyMs?: number | readonly [number, number];
 };
 
+/**
+ * What the injector has done since the sandbox started (`GET /sandbox/fault-stats`): clearing the
+ * faults does not reset it, so a harness can read the totals after its drain.
+ */
+export type FaultStats = {
+  /** Synchronous rejections, per code. */
+  readonly submitErrors: Readonly<Record<string, number>>;
+  /** Rejections in the completion, per code. */
+  readonly completionErrors: Readonly<Record<string, number>>;
+  readonly lostSubmitResponses: number;
+  readonly droppedCompletions: number;
+  readonly delayedSubmissions: number;
+  readonly delayedRequests: number;
+  /** Update and completion streams dropped (closeStreamsEveryMs or closeStreamsAfterMessages). */
+  readonly droppedStreams: number;
+};
+
+type MutableStats = { -readonly [K in keyof FaultStats]: FaultStats[K] } & {
+  submitErrors: Record<string, number>;
+  completionErrors: Record<string, number>;
+};
+
 export class FaultConfigError extends Error {}
 
 function rate(value: unknown, field: string): number {
@@ -116,6 +138,15 @@ export function parseFaults(body: unknown): Faults {
 export class FaultInjector {
   #faults: Faults = {};
   readonly #random: Random;
+  readonly #stats: MutableStats = {
+    submitErrors: {},
+    completionErrors: {},
+    lostSubmitResponses: 0,
+    droppedCompletions: 0,
+    delayedSubmissions: 0,
+    delayedRequests: 0,
+    droppedStreams: 0,
+  };
 
   constructor(random: Random) {
     this.#random = random;
@@ -138,6 +169,20 @@ export class FaultInjector {
     this.#faults = {};
   }
 
+  /** A copy of the counters. */
+  stats(): FaultStats {
+    return {
+      ...this.#stats,
+      submitErrors: { ...this.#stats.submitErrors },
+      completionErrors: { ...this.#stats.completionErrors },
+    };
+  }
+
+  /** The stream hub reports the streams a stream fault dropped. */
+  countDroppedStreams(n: number): void {
+    this.#stats.droppedStreams += n;
+  }
+
   #pick(rates: readonly CodeRate[] | undefined): CantonErrorCode | undefined {
     if (rates === undefined) return undefined;
     for (const r of rates) {
@@ -156,31 +201,42 @@ export class FaultInjector {
 
   submitError(): SandboxApiError | undefined {
     const code = this.#pick(this.#faults.submitErrors);
-    return code === undefined ? undefined : injected(code);
+    if (code === undefined) return undefined;
+    this.#stats.submitErrors[code] = (this.#stats.submitErrors[code] ?? 0) + 1;
+    return injected(code);
   }
 
   completionError(): SandboxApiError | undefined {
     const code = this.#pick(this.#faults.completionErrors);
-    return code === undefined ? undefined : injected(code);
+    if (code === undefined) return undefined;
+    this.#stats.completionErrors[code] = (this.#stats.completionErrors[code] ?? 0) + 1;
+    return injected(code);
   }
 
   loseSubmitResponse(): boolean {
-    return this.#chance(this.#faults.loseSubmitResponseRate);
+    const lose = this.#chance(this.#faults.loseSubmitResponseRate);
+    if (lose) this.#stats.lostSubmitResponses += 1;
+    return lose;
   }
 
   dropCompletion(): boolean {
-    return this.#chance(this.#faults.dropCompletionRate);
+    const drop = this.#chance(this.#faults.dropCompletionRate);
+    if (drop) this.#stats.droppedCompletions += 1;
+    return drop;
   }
 
   completionDelayMs(): number {
     const r = this.#faults.completionDelayMs;
-    return r === undefined ? 0 : this.#within(r);
+    const ms = r === undefined ? 0 : this.#within(r);
+    if (ms > 0) this.#stats.delayedSubmissions += 1;
+    return ms;
   }
 
   httpLatencyMs(): number {
     const l = this.#faults.httpLatencyMs;
-    if (l === undefined) return 0;
-    return typeof l === 'number' ? l : this.#within(l);
+    const ms = l === undefined ? 0 : typeof l === 'number' ? l : this.#within(l);
+    if (ms > 0) this.#stats.delayedRequests += 1;
+    return ms;
   }
 }
 

@@ -272,9 +272,14 @@ export class SandboxServer {
         }
         if (method === 'POST') {
           s.faults.set(parseFaults(parse()));
-          s.hub.setDropEvery(s.faults.faults.closeStreamsEveryMs);
+          s.hub.setDropEvery(s.faults.faults.closeStreamsEveryMs, (n) =>
+            s.faults.countDroppedStreams(n),
+          );
           return sendJson(res, 200, JSON.stringify(s.faults.faults));
         }
+      }
+      if (path === '/sandbox/fault-stats' && method === 'GET') {
+        return sendJson(res, 200, JSON.stringify(s.faults.stats()));
       }
       if (path === '/sandbox/prune' && method === 'POST') {
         const o = asObject(parse());
@@ -391,7 +396,10 @@ export class SandboxServer {
         ws.send(frame);
         sent++;
         const limit = s.faults.faults.closeStreamsAfterMessages;
-        if (limit !== undefined && sent >= limit && path !== '/v2/state/active-contracts') drop();
+        if (limit !== undefined && sent >= limit && path !== '/v2/state/active-contracts') {
+          s.faults.countDroppedStreams(1);
+          drop();
+        }
       },
       drop,
       wantsMore: () => !finished,

@@ -134,16 +134,18 @@ export class StreamHub {
     return () => this.#subs.delete(sub);
   }
 
-  /** Fault: drop every open stream each `ms` (undefined: off). */
-  setDropEvery(ms: number | undefined): void {
+  /** Fault: drop every open stream each `ms` (undefined: off); `onDropped` counts them. */
+  setDropEvery(ms: number | undefined, onDropped?: (streams: number) => void): void {
     if (this.#dropTimer !== undefined) this.#clock.clearTimeout(this.#dropTimer);
     this.#dropTimer = undefined;
     if (ms === undefined) return;
     const tick = (): void => {
-      for (const s of [...this.#subs]) {
+      const dropped = [...this.#subs];
+      for (const s of dropped) {
         this.#subs.delete(s);
         s.sink.drop();
       }
+      if (dropped.length > 0) onDropped?.(dropped.length);
       this.#dropTimer = this.#clock.setTimeout(tick, ms);
     };
     this.#dropTimer = this.#clock.setTimeout(tick, ms);

@@ -115,6 +115,56 @@ describe('streamUpdates', () => {
     expect(reconnects).toEqual([1, 2]);
   });
 
+  it('reports every socket opening and closing, with or without traffic', async () => {
+    const events: string[] = [];
+    const s = streamUpdates(
+      testContext(server.url, { clock: new AutoClock() }),
+      { beginExclusive: 5, updateFormat: UPDATE_FORMAT },
+      {
+        backoff: POLICY,
+        signal: stop.signal,
+        onOpen: () => events.push('open'),
+        onClose: () => events.push('close'),
+      },
+    );
+    const { ended } = drain(s);
+    const first = await server.nextConnection();
+    await first.request();
+    // Open although nothing has arrived yet: the stream is connected on an idle ledger.
+    await until(() => events.length === 1);
+    expect(events).toEqual(['open']);
+    first.close(1000); // the server ends the stream normally: it reconnects
+    const second = await server.nextConnection();
+    await second.request();
+    await until(() => events.length === 3);
+    second.drop();
+    const third = await server.nextConnection();
+    await third.request();
+    await until(() => events.length === 5);
+    expect(events).toEqual(['open', 'close', 'open', 'close', 'open']);
+    stop.abort();
+    expect((await ended).error).toBeInstanceOf(AbortError);
+    await until(() => events.length === 6);
+    expect(events).toEqual(['open', 'close', 'open', 'close', 'open', 'close']);
+  });
+
+  it('reports no opening for a socket that never opened', async () => {
+    const events: string[] = [];
+    server.rejectNext({ status: 404, body: 'not here' });
+    const s = streamUpdates(
+      testContext(server.url),
+      { beginExclusive: 5, updateFormat: UPDATE_FORMAT },
+      {
+        signal: stop.signal,
+        onOpen: () => events.push('open'),
+        onClose: () => events.push('close'),
+      },
+    );
+    const { ended } = drain(s);
+    expect((await ended).error).toBeInstanceOf(LedgerTransportError);
+    expect(events).toEqual([]);
+  });
+
   it('resumes after a retryable error frame and throws a final one', async () => {
     const logger = recordingLogger();
     const s = streamUpdates(

@@ -187,6 +187,78 @@ describe('faults', () => {
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
+  it('GET /sandbox/fault-stats counts what was injected, and a clear keeps the counts', async () => {
+    sb = await startTestSandbox();
+    const empty = (await call(sb, 'GET', '/sandbox/fault-stats')).body;
+    expect(empty).toEqual({
+      submitErrors: {},
+      completionErrors: {},
+      lostSubmitResponses: 0,
+      droppedCompletions: 0,
+      delayedSubmissions: 0,
+      delayedRequests: 0,
+      droppedStreams: 0,
+    });
+    await call(sb, 'POST', '/sandbox/faults', {
+      submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 0.5 }],
+      completionErrors: [{ code: 'LOCAL_VERDICT_LOCKED_CONTRACTS', rate: 0.5 }],
+    });
+    let rejected = 0;
+    for (let i = 0; i < 20; i++) {
+      const r = await call(sb, 'POST', '/v2/commands/async/submit', keylessCommands(sb));
+      if (r.status !== 200) rejected++;
+    }
+    const accepted = 20 - rejected;
+    const failedInCompletion = (await completions(sb)).filter((c) => c.code !== 0).length;
+    await call(sb, 'DELETE', '/sandbox/faults');
+    await call(sb, 'POST', '/sandbox/faults', { dropCompletionRate: 1 });
+    await call(sb, 'POST', '/v2/commands/async/submit', keylessCommands(sb));
+    await call(sb, 'POST', '/sandbox/faults', { loseSubmitResponseRate: 1 });
+    await expect(
+      call(sb, 'POST', '/v2/commands/async/submit', keylessCommands(sb)),
+    ).rejects.toThrow();
+    await call(sb, 'DELETE', '/sandbox/faults');
+    await call(sb, 'POST', '/sandbox/faults', { completionDelayMs: 5 });
+    await call(sb, 'POST', '/v2/commands/async/submit', keylessCommands(sb));
+    await call(sb, 'DELETE', '/sandbox/faults');
+    await call(sb, 'POST', '/sandbox/faults', { closeStreamsAfterMessages: 1 });
+    const ws = await wsCollect(sb, '/v2/commands/completions', {
+      userId: 'alice-bot',
+      parties: [sb.parties.Alice],
+      beginExclusive: 0,
+    });
+    expect(ws.closeCode).toBe(1006);
+    await call(sb, 'DELETE', '/sandbox/faults');
+    const stats = (await call(sb, 'GET', '/sandbox/fault-stats')).body as Record<string, unknown>;
+    expect(rejected).toBeGreaterThan(0);
+    expect(failedInCompletion).toBeGreaterThan(0);
+    expect(stats).toEqual({
+      submitErrors: { SEQUENCER_BACKPRESSURE: rejected },
+      completionErrors: { LOCAL_VERDICT_LOCKED_CONTRACTS: failedInCompletion },
+      lostSubmitResponses: 1,
+      droppedCompletions: 2,
+      delayedSubmissions: 1,
+      delayedRequests: 0,
+      droppedStreams: 1,
+    });
+    expect(accepted).toBeGreaterThanOrEqual(failedInCompletion);
+  });
+
+  it('fault-stats counts the streams closeStreamsEveryMs dropped', async () => {
+    sb = await startTestSandbox();
+    await call(sb, 'POST', '/sandbox/faults', { closeStreamsEveryMs: 100 });
+    const r = await wsCollect(sb, '/v2/commands/completions', {
+      userId: 'alice-bot',
+      parties: [sb.parties.Alice],
+      beginExclusive: 0,
+    });
+    expect(r.closeCode).toBe(1006);
+    const stats = (await call(sb, 'GET', '/sandbox/fault-stats')).body as {
+      droppedStreams: number;
+    };
+    expect(stats.droppedStreams).toBe(1);
+  });
+
   it('is deterministic for a seed', async () => {
     const outcomes: number[][] = [];
     for (let run = 0; run < 2; run++) {
