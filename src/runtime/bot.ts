@@ -9,7 +9,7 @@ import { AuthError } from '../ledger/auth/auth-error.js';
 import { LedgerApiError } from '../ledger/ledger-api-error.js';
 import type { UpdateElement } from '../ledger/ws/update-stream.js';
 import type { JsTransaction } from '../ledger/wire/wire-types.js';
-import type { TriggerKey as RuleTriggerKey } from '../rules/command-id.js';
+import { commandIdFor, type TriggerKey as RuleTriggerKey } from '../rules/command-id.js';
 import type { CompiledRule, RuleSet } from '../rules/compiled-rule.js';
 import { evaluateTransaction } from '../rules/evaluate.js';
 import type { Intent } from '../rules/evaluation-result.js';
@@ -30,6 +30,12 @@ import { errorRecord } from './error-record.js';
 import { RuntimeError } from './runtime-error.js';
 import { payloadOf, type SubmissionPayload } from './submission-payload.js';
 import { planSubscription, type SubscriptionPlan } from './subscription-plan.js';
+import {
+  gapContracts,
+  pruneRecoveryPlan,
+  prunedUpTo,
+  recoveredTransaction,
+} from './prune-recovery.js';
 import {
   intentFields,
   logIntent,
@@ -823,7 +829,7 @@ class TriggerBot implements Bot {
         from = this.#lastProcessed ?? from;
         if (generation !== this.#updatesGen) continue;
         if (isPruned(err)) {
-          from = await this.#skipPruned('updates', from, err);
+          from = await this.#recoverPruned(from, err);
           continue;
         }
         await this.#restartAfterAuthFailure('updates', failures++, err);
@@ -879,6 +885,7 @@ class TriggerBot implements Bot {
     offset: number,
     index: RuleIndex,
     live: boolean,
+    recovery?: RecoveryCounts,
   ): Promise<void> {
     if (live) {
       this.metrics.transactionsSeen += 1;
@@ -927,22 +934,28 @@ class TriggerBot implements Bot {
         message: e.message,
       });
     }
+    const fired =
+      recovery === undefined ? result.intents : this.#rekeyRecovered(result.intents, tx, recovery);
     if (this.shadow) {
-      for (const intent of result.intents) this.#shadowIntent(intent, tx.updateId);
+      for (const intent of fired) this.#shadowIntent(intent, tx.updateId);
       return;
     }
     const store = this.#o.store;
-    if (result.intents.length === 0) {
+    if (fired.length === 0) {
       if (live) store.batch(() => this.#advance(offset));
       return;
     }
-    const intents = result.intents.map((i) => this.#newIntent(i, tx, now));
+    const intents = fired.map((i) => this.#newIntent(i, tx, now));
     // Write-ahead: the intents and the checkpoint candidate commit together, before any submit.
     const recorded = store.batch(() => {
       const r = store.recordIntents(intents);
       if (live) this.#advance(offset);
       return r;
     });
+    if (recovery !== undefined) {
+      recovery.intents += recorded.inserted.length;
+      recovery.known += recorded.existing.length;
+    }
     for (const record of recorded.inserted) {
       this.metrics.countRecorded(record.ruleId);
       this.metrics.countTransition('pending', record.ruleId, null);
@@ -1071,24 +1084,120 @@ class TriggerBot implements Bot {
     this.events.emit('offset', offset);
   }
 
-  async #skipPruned(stream: string, from: number, err: unknown): Promise<number> {
-    const end = await this.#o.ledger.ledgerEnd({ signal: this.#intake.signal });
+  // ---- pruning ----
+
+  /**
+   * The updates stream hit offsets the participant pruned (PARTICIPANT_PRUNED_DATA_ACCESSED).
+   * Evaluates the `created` rules on the contracts created in the pruned range that are still
+   * active at the pruning offset, then resumes the stream there (see docs/runtime.md, pruning).
+   * Retries with backoff until it gets through or the bot stops. Returns the resume offset.
+   */
+  async #recoverPruned(from: number, err: unknown): Promise<number> {
+    const signal = this.#intake.signal;
     const earliest = err instanceof LedgerApiError ? err.error.context.earliest_offset : undefined;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#recoverPrunedOnce(from, earliest);
+      } catch (e) {
+        if (signal.aborted) throw e;
+        const delayMs = this.#restartDelayMs(attempt);
+        this.#log.error(
+          { stream: 'updates', fromOffset: from, delayMs, ...errorLogFields(e) },
+          'cannot recover from the pruning yet (the pruning offset or the active contracts could not be read); retrying',
+        );
+        await this.#clock.sleep(delayMs, signal);
+      }
+    }
+  }
+
+  async #recoverPrunedOnce(from: number, earliest: string | undefined): Promise<number> {
+    const signal = this.#intake.signal;
+    const ledger = this.#o.ledger;
+    const pruned = await prunedUpTo(ledger, { signal });
+    if (pruned <= from) {
+      // The participant says nothing above `from` is pruned although the stream said so: try
+      // again after a backoff rather than resubscribing in a hot loop.
+      throw new RuntimeError(
+        'PRUNING_OFFSET_UNCLEAR',
+        `the updates stream from offset ${from} was refused as pruned, but the participant reports pruning only up to ${pruned}`,
+      );
+    }
+    const ledgerEnd = await ledger.ledgerEnd({ signal });
+    // Paused rules stay paused: their checkpoint hold cannot survive the pruning anyway.
+    const rules = this.#rules.rules.filter((r) => this.#paused.get(r.id)?.resuming !== false);
+    const plan = pruneRecoveryPlan({ rules, warnings: [] }, this.#o.parties);
+    const counts: RecoveryCounts = { at: pruned, contracts: 0, intents: 0, known: 0 };
+    if (plan.eventFormat !== null) {
+      const contracts = gapContracts(
+        ledger,
+        { at: pruned, after: from, eventFormat: plan.eventFormat },
+        signal,
+      );
+      for await (const { created, synchronizerId } of contracts) {
+        counts.contracts += 1;
+        const tx = recoveredTransaction(created, synchronizerId);
+        await this.#ingestTransaction(tx, tx.offset, this.#index, false, counts);
+      }
+    }
     this.metrics.prunedRestarts += 1;
     this.#log.error(
       {
-        stream,
-        fromOffset: from,
-        toOffset: end,
-        skippedOffsets: Math.max(0, end - from),
-        ...(earliest === undefined ? {} : { earliestOffset: earliest }),
+        stream: 'updates',
         errorCode: 'PARTICIPANT_PRUNED_DATA_ACCESSED',
+        fromOffset: from,
+        toOffset: pruned,
+        skippedOffsets: pruned - from,
+        ledgerEnd,
+        ...(earliest === undefined ? {} : { earliestOffset: earliest }),
+        replayedContracts: counts.contracts,
+        replayedIntents: counts.intents,
+        alreadyInJournal: counts.known,
+        notRecoveredRules: plan.lostRules,
       },
-      'THE PARTICIPANT HAS PRUNED THE OFFSETS THE BOT NEEDS: event rules skip to the ledger end; events between fromOffset and toOffset are NOT evaluated',
+      'THE PARTICIPANT HAS PRUNED OFFSETS THE BOT HAD NOT READ: created rules were evaluated on the contracts created between fromOffset and toOffset that are still active; contracts created AND archived in that range, and its exercises and archives (notRecoveredRules), are LOST. Resuming at toOffset',
     );
-    this.#o.store.resetCheckpoint(end);
-    this.#lastProcessed = end;
-    return end;
+    // Only now: a crash during the recovery repeats it, and the journal check in
+    // #rekeyRecovered keeps the repeat from firing twice.
+    if (!this.shadow) this.#o.store.resetCheckpoint(pruned);
+    this.#lastProcessed = pruned;
+    this.#evaluatedThrough = pruned;
+    return pruned;
+  }
+
+  /**
+   * The intents of a contract recovered from the active contract set, keyed by its contract id
+   * (its creating update is pruned, so the live key cannot be rebuilt) and justified by the
+   * read of the active contract set at the pruning offset, where their dedup period is anchored
+   * (the creation offset is pruned: the participant would refuse it). A rule whose intent for
+   * this creation is already in the journal under the live key is left out: an earlier run saw
+   * the creation on the stream, and that intent resumes from the journal. One recovered before
+   * has the same commandId, so `recordIntents` finds it.
+   */
+  #rekeyRecovered(intents: readonly Intent[], tx: JsTransaction, counts: RecoveryCounts): Intent[] {
+    const first = tx.events[0];
+    if (first === undefined || !('CreatedEvent' in first)) return [];
+    const created = first.CreatedEvent;
+    const triggerKey: RuleTriggerKey = { kind: 'contract', contractId: created.contractId };
+    const out: Intent[] = [];
+    for (const intent of intents) {
+      if (this.#o.store.hasEventIntent(intent.ruleId, created.offset, created.nodeId)) {
+        counts.known += 1;
+        continue;
+      }
+      out.push({
+        ...intent,
+        triggerKey,
+        offset: counts.at,
+        commandId: commandIdFor({
+          ruleId: intent.ruleId,
+          revision: intent.revision,
+          actAs: intent.actAs,
+          triggerKey,
+          actionIndex: intent.actionIndex,
+        }),
+      });
+    }
+    return out;
   }
 
   /** An auth failure backs off before the stream reopens; any other stream failure is fatal. */
@@ -1238,7 +1347,11 @@ export function newIntentOf(
   userId: string,
 ): NewIntent {
   const payload = payloadOf(intent);
-  const event = tx.events.find((e) => nodeIdOf(e) === nodeIdOfTrigger(intent.triggerKey));
+  const key = intent.triggerKey;
+  const event =
+    key.kind === 'contract'
+      ? tx.events.find((e) => 'CreatedEvent' in e && e.CreatedEvent.contractId === key.contractId)
+      : tx.events.find((e) => nodeIdOf(e) === nodeIdOfTrigger(key));
   return {
     commandId: intent.commandId,
     userId,
@@ -1246,7 +1359,7 @@ export function newIntentOf(
     ruleId: intent.ruleId,
     revision: intent.revision,
     actionIndex: intent.actionIndex,
-    trigger: storeTrigger(intent.triggerKey),
+    trigger: storeTrigger(key, event),
     offset: intent.offset,
     payload,
     event: {
@@ -1260,8 +1373,24 @@ export function newIntentOf(
   };
 }
 
-function storeTrigger(key: RuleTriggerKey): TriggerKey {
+/** One pruning recovery: where it read the active contract set, and counts for its log line. */
+type RecoveryCounts = {
+  /** The pruning offset: the snapshot read, and the recovered intents' justifying offset. */
+  readonly at: number;
+  /** Contracts of the active contract set created in the pruned range. */
+  contracts: number;
+  /** Intents recorded for them. */
+  intents: number;
+  /** Intents left out because the journal already had them (or their live-key twin). */
+  known: number;
+};
+
+function storeTrigger(key: RuleTriggerKey, event?: JsTransaction['events'][number]): TriggerKey {
   if (key.kind === 'event') return key;
+  if (key.kind === 'contract') {
+    const nodeId = event === undefined ? undefined : nodeIdOf(event);
+    return { kind: 'contract', contractId: key.contractId, nodeId: nodeId ?? 0 };
+  }
   return { kind: 'slot', slot: Date.parse(key.slot), contractId: key.contractId ?? '' };
 }
 
