@@ -20,7 +20,8 @@ import { UsageError } from './usage-error.js';
 const HELP = `Usage: ledgerbot run --config bot.config.yaml [--shadow]
 
 Runs the bot: follows the ledger's updates, evaluates the rules and submits what they call for,
-exactly once. Logs are JSON lines on stdout (log.pretty or a terminal: one readable line each).
+exactly once. Logs are JSON lines on stdout (log.pretty: true, or a terminal while log.pretty
+is unset: one readable line each).
 SIGINT or SIGTERM stop intake, wait for submissions already out, save the checkpoint and exit 0.
 
 With \`http\` in the config it serves /livez, /readyz, /metrics, /status, pause and resume, and
@@ -210,8 +211,16 @@ export async function startBot(
 }
 
 /**
- * The root logger: JSON lines (what log shippers want), or pino-pretty's one-line form with
- * `log.pretty` or when stdout is a terminal (`tty`); redirect or pipe the output for JSON.
+ * Whether log lines are pretty-printed: `log.pretty` decides when it is set (false means JSON
+ * even on a terminal); unset, a terminal gets pretty lines and anything else JSON.
+ */
+export function usePrettyLogs(pretty: boolean | undefined, tty: boolean): boolean {
+  return pretty ?? tty;
+}
+
+/**
+ * The root logger: JSON lines (what log shippers want), or pino-pretty's one-line form (see
+ * usePrettyLogs; `tty`: stdout is a terminal, which also turns colours on).
  */
 export function rootLogger(log: LogConfig, io: CliIo, tty = false): PinoLogger {
   const options = {
@@ -220,7 +229,9 @@ export function rootLogger(log: LogConfig, io: CliIo, tty = false): PinoLogger {
     base: null,
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  if (!log.pretty && !tty) return pino(options, { write: (line: string) => io.out(line) });
+  if (!usePrettyLogs(log.pretty, tty)) {
+    return pino(options, { write: (line: string) => io.out(line) });
+  }
   const pretty = prettyFactory({ ...PRETTY_OPTIONS, colorize: tty });
   return pino(options, { write: (line: string) => io.out(pretty(line)) });
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import { prettyLine, rootLogger } from '../../src/cli/run-command.js';
+import { prettyLine, rootLogger, usePrettyLogs } from '../../src/cli/run-command.js';
 
 const MODEL = fileURLToPath(new URL('../../examples/invoices/model.yaml', import.meta.url));
 const dirs: string[] = [];
@@ -68,10 +68,22 @@ describe('ledgerbot run', () => {
       /INFO: intent state changed \{"commandId":"lb-x","token":"\[redacted\]"\}/,
     );
     expect(p.out.join('')).not.toContain('secret-token');
-    // On a terminal: pretty without log.pretty.
+    // On a terminal: pretty without log.pretty, but JSON with pretty: false.
     const tty = io();
-    rootLogger({ level: 'info', pretty: false }, tty.io, true).info('hi');
+    rootLogger({ level: 'info' }, tty.io, true).info('hi');
     expect(tty.out.join('')).toMatch(/INFO.*: .*hi/);
     expect(() => JSON.parse(tty.out[0]!) as unknown).toThrow();
+    const ttyJson = io();
+    rootLogger({ level: 'info', pretty: false }, ttyJson.io, true).info('hi');
+    expect(JSON.parse(ttyJson.out[0]!)).toMatchObject({ msg: 'hi' });
+  });
+
+  it('decides pretty logs from log.pretty first, the terminal only when it is unset', () => {
+    expect(usePrettyLogs(true, false)).toBe(true);
+    expect(usePrettyLogs(true, true)).toBe(true);
+    expect(usePrettyLogs(false, true)).toBe(false);
+    expect(usePrettyLogs(false, false)).toBe(false);
+    expect(usePrettyLogs(undefined, true)).toBe(true);
+    expect(usePrettyLogs(undefined, false)).toBe(false);
   });
 });

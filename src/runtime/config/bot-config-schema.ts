@@ -178,7 +178,7 @@ export const BOT_CONFIG_SCHEMA = {
       default: {},
       properties: {
         level: { enum: LOG_LEVELS, default: BOT_CONFIG_DEFAULTS.logLevel },
-        pretty: { type: 'boolean', default: false },
+        pretty: { type: 'boolean' },
       },
     },
   },

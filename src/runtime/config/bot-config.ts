@@ -100,5 +100,6 @@ export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' |
 
 export type LogConfig = {
   readonly level: LogLevel;
-  readonly pretty: boolean;
+  /** true: pino-pretty lines; false: JSON always; absent: pretty only on a terminal. */
+  readonly pretty?: boolean;
 };

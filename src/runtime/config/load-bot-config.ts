@@ -67,7 +67,7 @@ type RawConfig = {
     dedup: { mode: 'offset'; fallback?: string } | { mode: 'duration'; value: string };
   };
   http?: { port: number; host: string; token?: string; readyMaxLag: number };
-  log: { level: LogLevel; pretty: boolean };
+  log: { level: LogLevel; pretty?: boolean };
 };
 
 /**
@@ -303,7 +303,10 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
             ...(raw.http.token === undefined ? {} : { token: raw.http.token }),
           },
         }),
-    log: { level: raw.log.level, pretty: raw.log.pretty },
+    log: {
+      level: raw.log.level,
+      ...(raw.log.pretty === undefined ? {} : { pretty: raw.log.pretty }),
+    },
   };
   return deepFreeze(config);
 }

@@ -47,7 +47,7 @@ describe('defaults and conversion', () => {
         },
         dedup: { mode: 'offset', fallbackMs: 86_400_000 },
       },
-      log: { level: 'info', pretty: false },
+      log: { level: 'info' },
     });
   });
 
