@@ -1278,13 +1278,16 @@ class TriggerBot implements Bot {
         if (restart.aborted) continue; // a reload widened the parties: reopen from `from`
         if (isPruned(err)) {
           // The completions of older attempts are gone; the tracker's resubmissions (under the
-          // same commandIds) find out what happened through deduplication instead.
-          const end = await this.#o.ledger.ledgerEnd({ signal });
+          // same commandIds) find out what happened through deduplication instead. Resume at
+          // the pruning offset, not at the ledger end: a submission made since (a resubmission
+          // of this run) may already have completed, and its completion must not be skipped.
+          const pruned = await prunedUpTo(this.#o.ledger, { signal }).catch(() => 0);
+          const to = pruned > from ? pruned : await this.#o.ledger.ledgerEnd({ signal });
           this.#log.warn(
-            { stream: 'completions', fromOffset: from, toOffset: end },
-            'completions below the pruning offset are gone; following from the ledger end',
+            { stream: 'completions', fromOffset: from, toOffset: to },
+            'completions below the pruning offset are gone; following from the pruning offset',
           );
-          from = end;
+          from = to;
           continue;
         }
         await this.#restartAfterAuthFailure('completions', failures++, err);

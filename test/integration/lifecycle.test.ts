@@ -1,23 +1,28 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventFormat } from '../../src/ledger/filters.js';
 import { loadRulesOrThrow } from '../../src/rules/load-rules.js';
+import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import { recordingLogger } from '../runtime/bot-fixture.js';
 import {
   allTerminal,
   completionOutcomes,
   countContracts,
   expectedEffects,
+  INVOICE,
   invoicePlan,
   isSmall,
   issueInvoices,
   RULES_DIR,
+  SEEN,
   startInProcessBot,
   startTestLedger,
   tempDir,
   waitFor,
   waitForEffects,
   type InProcessBot,
+  type InvoiceSpec,
   type TempDir,
   type TestLedger,
 } from './harness.js';
@@ -76,6 +81,64 @@ describe('replicas', () => {
     },
   );
 });
+
+/** Cancels (archives) the invoices of `plan` as the issuer, through the driver user. */
+async function cancelInvoices(ledger: TestLedger, plan: readonly InvoiceSpec[]): Promise<void> {
+  const refs = new Set(plan.map((p) => p.reference));
+  const offset = await ledger.client.ledgerEnd();
+  const ids: string[] = [];
+  for await (const element of ledger.client.activeContracts({
+    activeAtOffset: offset,
+    eventFormat: eventFormat({ parties: [ledger.parties.issuer], templates: [INVOICE] }),
+  })) {
+    const entry = element.contractEntry;
+    if (entry === undefined || !('JsActiveContract' in entry)) continue;
+    const event = entry.JsActiveContract.createdEvent;
+    if (refs.has(referenceOf(event.createArgument))) ids.push(event.contractId);
+  }
+  expect(ids).toHaveLength(plan.length);
+  for (const contractId of ids) {
+    await ledger.client.submitAndWait({
+      commands: [
+        {
+          ExerciseCommand: {
+            templateId: INVOICE,
+            contractId,
+            choice: 'Cancel',
+            choiceArgument: {},
+          },
+        },
+      ],
+      commandId: `driver-cancel-${contractId.slice(0, 40)}`,
+      userId: 'driver',
+      actAs: [ledger.parties.issuer],
+      deduplicationPeriod: { DeduplicationOffset: { value: offset } },
+    });
+  }
+}
+
+/** The references of the audit records on the ledger. */
+async function auditedReferences(ledger: TestLedger): Promise<Set<string>> {
+  const out = new Set<string>();
+  for await (const element of ledger.client.activeContracts({
+    activeAtOffset: await ledger.client.ledgerEnd(),
+    eventFormat: eventFormat({ parties: [ledger.parties.issuer], templates: [SEEN] }),
+  })) {
+    const entry = element.contractEntry;
+    if (entry !== undefined && 'JsActiveContract' in entry) {
+      out.add(referenceOf(entry.JsActiveContract.createdEvent.createArgument));
+    }
+  }
+  return out;
+}
+
+/** `reference` of an invoice or audit record argument, or of an intent payload's command. */
+function referenceOf(value: unknown): string {
+  const direct = (value as { reference?: unknown } | null)?.reference;
+  if (typeof direct === 'string') return direct;
+  const text = JSON.stringify(value ?? null);
+  return /"reference":"([^"]+)"/.exec(text)?.[1] ?? '';
+}
 
 /** Controllers of Invoice:Cancel are the issuer; the payer acting alone is not authorised. */
 const CANCEL_AS_PAYER = `version: 1
@@ -140,58 +203,148 @@ describe('dead letters', () => {
 
 describe('pruning', () => {
   it(
-    'pruned past the checkpoint while stopped: a loud warning, then it carries on from the ledger end',
-    { timeout: 60_000 },
+    'pruned past the checkpoint while stopped: the still-active gap invoices get their effects once from the ACS, archived ones none, and a restart does not re-fire',
+    { timeout: 90_000 },
     async () => {
       ledger = await startTestLedger(2003);
       const dir = temp();
       const plan = invoicePlan(90, 2003);
-      const [first, missed, later] = [plan.slice(0, 30), plan.slice(30, 60), plan.slice(60)];
+      const first = plan.slice(0, 30);
+      const archivedInGap = plan.slice(30, 40);
+      const prunedInGap = plan.slice(40, 60);
+      const liveInGap = plan.slice(60, 75);
+      const later = plan.slice(75);
 
       const bot1 = await startInProcessBot(ledger, { stateDir: dir, seed: 4 });
       bots.push(bot1);
       await issueInvoices(ledger, first, 2);
-      const e1 = expectedEffects(first);
-      await waitForEffects(ledger, e1, 30_000);
+      await waitForEffects(ledger, expectedEffects(first), 30_000);
       await waitFor(() => bot1.states(), allTerminal, 15_000, 'all terminal');
       await bot1.stop();
+      const checkpoint = bot1.bot.checkpoint() ?? (await ledger.client.ledgerEnd());
 
-      await issueInvoices(ledger, missed, 2);
-      const end = await ledger.client.ledgerEnd();
-      await ledger.prune(end);
+      // While the bot is down: invoices created and cancelled, invoices created (their updates
+      // will be pruned), the pruning point, invoices created after it (still readable).
+      await issueInvoices(ledger, archivedInGap, 2);
+      await cancelInvoices(ledger, archivedInGap);
+      await issueInvoices(ledger, prunedInGap, 2);
+      const prunedAt = await ledger.client.ledgerEnd();
+      await issueInvoices(ledger, liveInGap, 2);
+      await ledger.prune(prunedAt);
+      expect(prunedAt).toBeGreaterThan(checkpoint);
 
       const logger = recordingLogger();
       const bot2 = await startInProcessBot(ledger, { stateDir: dir, seed: 5, logger });
       bots.push(bot2);
-      // "From the ledger end" is the end when the bot finds out; issue the rest after that.
       await waitFor(
         () => bot2.bot.metrics.prunedRestarts,
         (n) => n > 0,
-        10_000,
-        'the pruned restart',
+        15_000,
+        'recovery',
       );
       await issueInvoices(ledger, later, 2);
-      const e3 = expectedEffects(later);
-      // The invoices issued while the bot was down and pruned away are not evaluated: they stay
-      // open and get no audit record. Everything before and after is handled exactly once.
-      const expected = {
-        seen: first.length + later.length,
-        receipts: e1.receipts + e3.receipts,
-        payments: 0,
-        invoices: e1.invoices + e3.invoices + missed.length,
-      };
-      expect(await waitForEffects(ledger, expected, 30_000)).toMatchObject({
+      const handled = [...first, ...prunedInGap, ...liveInGap, ...later];
+      const expected = expectedEffects(handled);
+      expect(await waitForEffects(ledger, expected, 45_000)).toMatchObject({
         ...expected,
         duplicates: [],
       });
+      // The cancelled invoices got nothing: no audit record among the ledger's references.
+      expect(await auditedReferences(ledger)).toEqual(new Set(handled.map((p) => p.reference)));
+      const states = await waitFor(() => bot2.states(), allTerminal, 20_000, 'all terminal');
+      expect(states['dead-lettered'] + states.rejected).toBe(0);
+
+      // The pruned creations were fired under contract keys, the readable ones under the live key.
+      const intents = bot2.store.listIntents({ limit: 10_000 });
+      const recovered = intents.filter((i) => i.trigger.kind === 'contract');
+      expect(recovered).toHaveLength(prunedInGap.length + prunedInGap.filter(isSmall).length);
+      for (const i of recovered) expect(i.offset).toBe(prunedAt);
+      const liveRefs = new Set(liveInGap.map((p) => p.reference));
+      const liveKeyed = intents.filter(
+        (i) =>
+          i.trigger.kind === 'event' &&
+          i.offset > prunedAt &&
+          i.ruleId === 'audit-invoices' &&
+          liveRefs.has(referenceOf(i.payload)),
+      );
+      expect(liveKeyed).toHaveLength(liveInGap.length);
+
       expect(bot2.bot.metrics.prunedRestarts).toBe(1);
       const loud = logger.lines.filter(
         (l) => l.level === 'error' && l.fields.errorCode === 'PARTICIPANT_PRUNED_DATA_ACCESSED',
       );
       expect(loud).toHaveLength(1);
-      expect(loud[0]?.msg).toMatch(/PRUNED/);
-      expect(loud[0]?.fields.toOffset).toBeGreaterThanOrEqual(end);
+      expect(loud[0]?.msg).toMatch(/PRUNED.*LOST/);
+      expect(loud[0]?.fields).toMatchObject({
+        toOffset: prunedAt,
+        replayedContracts: prunedInGap.length,
+        replayedIntents: recovered.length,
+        notRecoveredRules: ['settle-accepted-invoices'],
+      });
       expect(bot2.bot.state).toBe('running');
+
+      // A second restart neither recovers nor fires again.
+      await bot2.stop();
+      const before = await completionOutcomes(ledger, 'ledgerbot', prunedAt);
+      const bot3 = await startInProcessBot(ledger, { stateDir: dir, seed: 6 });
+      bots.push(bot3);
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(bot3.bot.metrics.prunedRestarts).toBe(0);
+      expect(bot3.store.listIntents({ limit: 10_000 })).toHaveLength(intents.length);
+      expect(bot3.bot.metrics.submissions).toBe(0);
+      expect(await countContracts(ledger)).toMatchObject({ ...expected, duplicates: [] });
+      expect(await completionOutcomes(ledger, 'ledgerbot', prunedAt)).toEqual(before);
+    },
+  );
+
+  it(
+    'two replicas both hitting the same pruning produce each effect of the gap once',
+    { timeout: 90_000 },
+    async () => {
+      ledger = await startTestLedger(2006);
+      const plan = invoicePlan(40, 2006);
+      const [first, gap] = [plan.slice(0, 10), plan.slice(10)];
+      const dirs = [temp(), temp()];
+      const a1 = await startInProcessBot(ledger, { stateDir: dirs[0]!, seed: 21 });
+      const b1 = await startInProcessBot(ledger, { stateDir: dirs[1]!, seed: 22 });
+      bots.push(a1, b1);
+      await issueInvoices(ledger, first, 2);
+      await waitForEffects(ledger, expectedEffects(first), 30_000);
+      for (const b of [a1, b1]) await waitFor(() => b.states(), allTerminal, 15_000, 'terminal');
+      await a1.stop();
+      await b1.stop();
+      await issueInvoices(ledger, gap, 2);
+      const prunedAt = await ledger.client.ledgerEnd();
+      await ledger.prune(prunedAt);
+
+      const a2 = await startInProcessBot(ledger, { stateDir: dirs[0]!, seed: 23 });
+      const b2 = await startInProcessBot(ledger, { stateDir: dirs[1]!, seed: 24 });
+      bots.push(a2, b2);
+      const expected = expectedEffects(plan);
+      expect(await waitForEffects(ledger, expected, 45_000)).toMatchObject({
+        ...expected,
+        duplicates: [],
+      });
+      const recovered = gap.length + gap.filter(isSmall).length;
+      for (const b of [a2, b2]) {
+        const states = await waitFor(() => b.states(), allTerminal, 20_000, 'terminal');
+        expect(states['dead-lettered'] + states.rejected).toBe(0);
+        expect(b.bot.metrics.prunedRestarts).toBe(1);
+        const contractKeyed = b.store
+          .listIntents({ limit: 10_000 })
+          .filter((i) => i.trigger.kind === 'contract');
+        expect(contractKeyed).toHaveLength(recovered);
+      }
+      // Both replicas computed the same commandIds: the ledger committed each change once.
+      const ids = (b: InProcessBot): string[] =>
+        b.store
+          .listIntents({ limit: 10_000 })
+          .filter((i) => i.trigger.kind === 'contract')
+          .map((i) => i.commandId)
+          .sort();
+      expect(ids(a2)).toEqual(ids(b2));
+      const after = await completionOutcomes(ledger, 'ledgerbot', prunedAt);
+      expect(after.get('OK')).toBe(recovered + gap.filter(isSmall).length); // + the settlements
     },
   );
 
@@ -257,12 +410,12 @@ describe('pruning', () => {
   );
 
   it(
-    'an intent that never landed, still open when its offset was pruned: dead-lettered, never submitted blind',
+    'an intent refused definitely on every attempt, still open when its offset was pruned: resubmitted anchored at the pruning offset, once',
     { timeout: 60_000 },
     async () => {
-      // The documented limit: with the justifying offset pruned and the participant refusing a
-      // dedup duration that reaches before the pruning, the bot cannot make the ledger guard the
-      // change, so it gives up on it (an operator may requeue it) rather than risk a double.
+      // Every attempt got a definite synchronous rejection, so none can have committed: the
+      // pruning alone (the participant refusing both the offset and a duration reaching before
+      // it) is no reason to give up. The dedup period moves to the pruning offset instead.
       ledger = await startTestLedger(2005);
       const dir = temp();
       const plan = invoicePlan(4, 2005).map((p) => ({ ...p, currency: 'CHF' })); // audit only
@@ -285,12 +438,66 @@ describe('pruning', () => {
       const prunedAt = await ledger.client.ledgerEnd();
       await ledger.prune(prunedAt);
 
-      const bot2 = await startInProcessBot(ledger, { stateDir: dir, seed: 9 });
+      const logger = recordingLogger();
+      const bot2 = await startInProcessBot(ledger, { stateDir: dir, seed: 9, logger });
       bots.push(bot2);
       const states = await waitFor(() => bot2.states(), allTerminal, 20_000, 'all terminal');
-      // The invoice at the pruning offset itself is still a valid anchor; the three before it are not.
+      expect(states.succeeded).toBe(4);
+      expect(states['dead-lettered']).toBe(0);
+      // The three anchored before the pruning offset were moved to it.
+      const moved = logger.lines.filter((l) => l.fields.dedupOffset === prunedAt);
+      expect(new Set(moved.map((l) => l.fields.commandId)).size).toBe(3);
+      expect(await countContracts(ledger)).toMatchObject({ seen: 4, duplicates: [] });
+      const after = await completionOutcomes(ledger, 'ledgerbot', prunedAt);
+      expect(after.get('OK')).toBe(4);
+    },
+  );
+
+  it(
+    'an intent in doubt (an attempt may have committed) whose offset was pruned: dead-lettered, never submitted blind',
+    { timeout: 60_000 },
+    async () => {
+      ledger = await startTestLedger(2007);
+      const dir = temp();
+      const plan = invoicePlan(3, 2007).map((p) => ({ ...p, currency: 'CHF' })); // audit only
+      await issueInvoices(ledger, plan, 1);
+      // Refused at first, like the test above; then the journal is made to say what a lost
+      // response or a completion timeout would have left: an attempt that may have committed.
+      await ledger.faults({ submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 1 }] });
+      const bot1 = await startInProcessBot(ledger, {
+        stateDir: dir,
+        seed: 10,
+        start: { kind: 'begin' },
+      });
+      bots.push(bot1);
+      await waitFor(
+        () => bot1.submitOutcomes.get('SEQUENCER_BACKPRESSURE') ?? 0,
+        (n) => n >= 3,
+        10_000,
+        'rejections',
+      );
+      for (const i of bot1.store.listIntents()) expect(i.inDoubt).toBeUndefined();
+      await bot1.stop();
+      await ledger.clearFaults();
+      const prunedAt = await ledger.client.ledgerEnd();
+      await ledger.prune(prunedAt);
+      const store = openSqliteStore({ dir });
+      try {
+        for (const i of store.openIntents()) {
+          store.transition(i.commandId, { to: 'submitted', submissionId: 'lost-1' });
+          store.transition(i.commandId, { to: 'pending', nextAttemptAt: 0 });
+          expect(store.getIntent(i.commandId)?.inDoubt).toBe(true);
+        }
+      } finally {
+        store.close();
+      }
+
+      const bot2 = await startInProcessBot(ledger, { stateDir: dir, seed: 11 });
+      bots.push(bot2);
+      const states = await waitFor(() => bot2.states(), allTerminal, 20_000, 'all terminal');
+      // The invoice at the pruning offset itself is still a valid anchor; the two before it are not.
       expect(states.succeeded).toBe(1);
-      expect(states['dead-lettered']).toBe(3);
+      expect(states['dead-lettered']).toBe(2);
       for (const letter of bot2.store.listDeadLetters()) {
         expect(JSON.stringify(letter.error)).toContain('INVALID_DEDUPLICATION_PERIOD');
       }
