@@ -56,8 +56,10 @@ export type StreamOptions = {
    */
   readonly onOpen?: (() => void) | undefined;
   /**
-   * Called when a websocket that opened closes, whatever the reason (server close, drop, abort,
-   * consumer stop); always after its `onOpen`. A socket that never opened calls neither.
+   * Called once per websocket that opened, as soon as the stream is over on it, whatever the
+   * reason (server close, drop, socket error, error frame, abort, consumer stop): when it fails
+   * or starts closing, not when the closing handshake ends. Always after its `onOpen`. A socket
+   * that never opened calls neither.
    */
   readonly onClose?: (() => void) | undefined;
 };

@@ -28,7 +28,12 @@ export type WsRequestStreamOptions = {
   readonly handshakeTimeoutMs?: number;
   /** Called once the socket is open (before the request message is sent). */
   readonly onOpen?: (() => void) | undefined;
-  /** Called once when the socket closes, only if it opened. */
+  /**
+   * Called once, only if the socket opened, as soon as the stream is over on it: the socket
+   * closed or failed, or the stream settled (an error frame, an abort, a consumer stop) and the
+   * socket is closing. Not after the closing handshake: a peer that never answers it would keep
+   * a dead stream looking connected for the close timeout.
+   */
   readonly onClose?: (() => void) | undefined;
 };
 
@@ -66,6 +71,7 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
   #ws: WebSocket | undefined;
   #started = false;
   #opened = false;
+  #closeReported = false;
   #queue: unknown[] = [];
   #peak = 0;
   /** Set once the stream is over; `error` undefined means a normal end. */
@@ -263,8 +269,9 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
   #onError(err: Error): void {
     if (this.#terminal !== undefined) return;
     if (this.#opened) {
-      // A close event follows; it decides how the stream ends.
+      // A close event follows; it decides how the stream ends. The stream is down already.
       this.#socketError = err;
+      this.#reportClosed();
       return;
     }
     const timedOut = err.message.includes('handshake has timed out');
@@ -282,8 +289,7 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
 
   #onClose(code: number, reason: Buffer): void {
     this.#ctx.logger.debug({ path: this.#path, code }, 'websocket closed');
-    // Also after the stream settled (an abort or a consumer stop closes an open socket).
-    if (this.#opened) this.#onCloseListener?.();
+    this.#reportClosed();
     if (this.#terminal !== undefined) return;
     if (!this.#opened) {
       this.#settle(
@@ -309,6 +315,13 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
         { cause: this.#socketError },
       ),
     );
+  }
+
+  /** `onClose`, once, for a socket that opened. */
+  #reportClosed(): void {
+    if (!this.#opened || this.#closeReported) return;
+    this.#closeReported = true;
+    this.#onCloseListener?.();
   }
 
   #badFrame(what: string): LedgerTransportError {
@@ -350,6 +363,7 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
     if (this.#terminal !== undefined) return;
     this.#terminal = { error };
     this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#reportClosed();
     const ws = this.#ws;
     if (ws !== undefined) {
       if (ws.readyState === WebSocket.OPEN) ws.close(1000, closeReason);
