@@ -8,6 +8,11 @@ export type CodeRate = { readonly code: CantonErrorCode; readonly rate: number }
 export type Faults = {
   readonly closeStreamsAfterMessages?: number;
   readonly closeStreamsEveryMs?: number;
+  /**
+   * The update and completion streams are down: the open ones are dropped when it is set, and
+   * every new one is refused (the upgrade answers 503 SERVICE_NOT_RUNNING) until it is cleared.
+   */
+  readonly refuseStreams?: boolean;
   readonly submitErrors?: readonly CodeRate[];
   readonly completionErrors?: readonly CodeRate[];
   readonly loseSubmitResponseRate?: number;
@@ -29,8 +34,10 @@ export type FaultStats = {
   readonly droppedCompletions: number;
   readonly delayedSubmissions: number;
   readonly delayedRequests: number;
-  /** Update and completion streams dropped (closeStreamsEveryMs or closeStreamsAfterMessages). */
+  /** Update and completion streams dropped (closeStreamsEveryMs, closeStreamsAfterMessages, refuseStreams). */
   readonly droppedStreams: number;
+  /** Update and completion stream connections refused (refuseStreams). */
+  readonly refusedStreams: number;
 };
 
 type MutableStats = { -readonly [K in keyof FaultStats]: FaultStats[K] } & {
@@ -84,6 +91,7 @@ function codeRates(value: unknown, field: string): readonly CodeRate[] {
 const KNOWN = new Set([
   'closeStreamsAfterMessages',
   'closeStreamsEveryMs',
+  'refuseStreams',
   'submitErrors',
   'completionErrors',
   'loseSubmitResponseRate',
@@ -112,6 +120,13 @@ export function parseFaults(body: unknown): Faults {
     const n = nonNegative(b.closeStreamsEveryMs, 'closeStreamsEveryMs');
     if (n < 1) throw new FaultConfigError('closeStreamsEveryMs must be at least 1');
     out.closeStreamsEveryMs = n;
+  }
+  if (b.refuseStreams !== undefined) {
+    if (typeof b.refuseStreams !== 'boolean') {
+      throw new FaultConfigError('refuseStreams must be true or false');
+    }
+    // Kept when false too: a POST merges over the active faults, so false must override true.
+    out.refuseStreams = b.refuseStreams;
   }
   if (b.submitErrors !== undefined) out.submitErrors = codeRates(b.submitErrors, 'submitErrors');
   if (b.completionErrors !== undefined)
@@ -146,6 +161,7 @@ export class FaultInjector {
     delayedSubmissions: 0,
     delayedRequests: 0,
     droppedStreams: 0,
+    refusedStreams: 0,
   };
 
   constructor(random: Random) {
@@ -181,6 +197,13 @@ export class FaultInjector {
   /** The stream hub reports the streams a stream fault dropped. */
   countDroppedStreams(n: number): void {
     this.#stats.droppedStreams += n;
+  }
+
+  /** Whether a new update or completion stream is refused now; counts it if so. */
+  refuseStream(): boolean {
+    if (this.#faults.refuseStreams !== true) return false;
+    this.#stats.refusedStreams += 1;
+    return true;
   }
 
   #pick(rates: readonly CodeRate[] | undefined): CantonErrorCode | undefined {

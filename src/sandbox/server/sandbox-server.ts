@@ -22,6 +22,12 @@ import {
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const WS_CHANNELS: ReadonlySet<string> = new Set(ASYNCAPI_CHANNELS);
+/** The open-ended update and completion channels: what the stream faults act on. */
+const LEDGER_STREAMS: ReadonlySet<string> = new Set([
+  '/v2/updates',
+  '/v2/commands/completions',
+  '/v2/commands/command-completions',
+]);
 
 function errorBody(s: SandboxContext, err: SandboxApiError): string {
   return JSON.stringify(
@@ -96,6 +102,8 @@ export class SandboxServer {
   readonly #wss: WebSocketServer;
   readonly #sockets = new Set<Socket>();
   readonly #streams = new Set<WebSocket>();
+  /** The open update and completion websockets, with how to drop each (refuseStreams). */
+  readonly #ledgerStreams = new Map<WebSocket, () => void>();
   #closing: Promise<void> | undefined;
 
   constructor(ctx: SandboxContext) {
@@ -275,6 +283,7 @@ export class SandboxServer {
           s.hub.setDropEvery(s.faults.faults.closeStreamsEveryMs, (n) =>
             s.faults.countDroppedStreams(n),
           );
+          if (s.faults.faults.refuseStreams === true) this.#dropLedgerStreams();
           return sendJson(res, 200, JSON.stringify(s.faults.faults));
         }
       }
@@ -324,6 +333,14 @@ export class SandboxServer {
       reject(404, 'Not Found', nonCantonError(s, 'NOT_FOUND', 5, `No websocket channel ${path}`));
       return;
     }
+    if (LEDGER_STREAMS.has(path) && s.faults.refuseStream()) {
+      const err = new SandboxApiError(
+        'SERVICE_NOT_RUNNING',
+        `Injected by the sandbox's fault injection (refuseStreams): ${path} is not served`,
+      );
+      reject(err.httpStatus, 'Service Unavailable', errorBody(s, err));
+      return;
+    }
     const headerToken = bearerToken(req.headers.authorization);
     const token =
       headerToken !== undefined && headerToken !== ''
@@ -346,6 +363,14 @@ export class SandboxServer {
     this.#wss.handleUpgrade(req, socket, head, (ws) =>
       this.#onSocket(ws, socket, path, principal, authError),
     );
+  }
+
+  /** refuseStreams: every open update and completion websocket goes, request sent or not. */
+  #dropLedgerStreams(): void {
+    const drops = [...this.#ledgerStreams.values()];
+    this.#ledgerStreams.clear();
+    for (const drop of drops) drop();
+    if (drops.length > 0) this.#s.faults.countDroppedStreams(drops.length);
   }
 
   #onSocket(
@@ -380,9 +405,19 @@ export class SandboxServer {
     ws.on('close', () => {
       finished = true;
       this.#streams.delete(ws);
+      this.#ledgerStreams.delete(ws);
       stream?.cancel();
     });
     ws.on('error', () => drop());
+    if (LEDGER_STREAMS.has(path)) {
+      // The fault may have come while the upgrade was being authenticated.
+      if (s.faults.faults.refuseStreams === true) {
+        s.faults.countDroppedStreams(1);
+        drop();
+        return;
+      }
+      this.#ledgerStreams.set(ws, drop);
+    }
     const sink: StreamSink = {
       send: (frame) => {
         if (finished) return;

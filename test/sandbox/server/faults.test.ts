@@ -198,6 +198,7 @@ describe('faults', () => {
       delayedSubmissions: 0,
       delayedRequests: 0,
       droppedStreams: 0,
+      refusedStreams: 0,
     });
     await call(sb, 'POST', '/sandbox/faults', {
       submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 0.5 }],
@@ -240,6 +241,7 @@ describe('faults', () => {
       delayedSubmissions: 1,
       delayedRequests: 0,
       droppedStreams: 1,
+      refusedStreams: 0,
     });
     expect(accepted).toBeGreaterThanOrEqual(failedInCompletion);
   });
