@@ -1,0 +1,227 @@
+import { machineLine } from './bench-support.js';
+import type { BadInputResult } from './chaos-bad-input.js';
+import { RELOADED_RULE_ID, type BotCounters } from './chaos-bots.js';
+import type { DriverStats, FaultStats } from './chaos-ledger.js';
+import type { ChaosPlan } from './chaos-plan.js';
+import type { LedgerVerdict, StoreVerdict } from './chaos-verdict.js';
+
+/** Everything a chaos run measured, for docs/reliability.md and the exit code. */
+export type TimelineEntry = { readonly t: number; readonly what: string };
+
+export type BotSummary = {
+  readonly name: string;
+  readonly processes: number;
+  readonly counters: BotCounters & { warnings: number; errors: number };
+  readonly unexpectedExits: readonly string[];
+  readonly stopCode: number | null | undefined;
+  /** The rule ids the replica's last process ran just before the final SIGTERM. */
+  readonly rulesAtEnd: readonly string[];
+};
+
+export type ChaosResult = {
+  readonly plan: ChaosPlan;
+  readonly seed: number;
+  readonly command: string;
+  readonly dir: string;
+  readonly total: number;
+  readonly settled: boolean;
+  readonly driveSeconds: number;
+  readonly drainSeconds: number;
+  readonly totalSeconds: number;
+  readonly timeline: readonly TimelineEntry[];
+  readonly driver: DriverStats;
+  readonly faults: FaultStats;
+  readonly bots: readonly BotSummary[];
+  readonly ledger: LedgerVerdict;
+  readonly stores: readonly StoreVerdict[];
+  readonly badInput: BadInputResult;
+  readonly badInputFailures: readonly string[];
+};
+
+type Check = { readonly what: string; readonly expected: string; readonly measured: string };
+
+const n = (x: number): string => x.toLocaleString('en-US');
+const few = (xs: readonly string[]): string =>
+  xs.length === 0
+    ? '0'
+    : `${n(xs.length)} (${xs.slice(0, 5).join(', ')}${xs.length > 5 ? ', …' : ''})`;
+const sum = (r: Readonly<Record<string, number>>): number =>
+  Object.values(r).reduce((a, b) => a + b, 0);
+const perCode = (r: Readonly<Record<string, number>>): string =>
+  Object.entries(r)
+    .map(([code, k]) => `${code} ${n(k)}`)
+    .join(', ') || 'none';
+const cell = (s: string): string => s.replace(/\|/g, '\\|');
+
+/** The correctness checks: each fails the run when `measured` is not `expected`. */
+function checks(r: ChaosResult): { rows: Check[]; failures: string[] } {
+  const rows: Check[] = [];
+  const failures: string[] = [];
+  const check = (what: string, expected: string, measured: string): void => {
+    rows.push({ what, expected, measured });
+    if (expected !== measured) failures.push(`${what}: expected ${expected}, measured ${measured}`);
+  };
+  const l = r.ledger;
+  check('invoices on the ledger', n(r.total), n(l.invoices));
+  check('Effects on the ledger', n(r.plan.events), n(l.effects));
+  check('references with more than one Effect (duplicates)', '0', few(l.duplicates));
+  check('expected references without an Effect (missing)', '0', few(l.missing));
+  check('Effects the scenario refused for good', '0', few(l.unexpected));
+  for (const s of r.stores) {
+    check(`replica ${s.replica}: intents not terminal`, '0', few(s.open));
+    check(`replica ${s.replica}: intents ending otherwise than designed`, '0', few(s.wrongEnd));
+    check(`replica ${s.replica}: references with two intents`, '0', few(s.doubleIntents));
+    if (s.replica === 'a') {
+      check(
+        `replica a: designed rejections dead-lettered`,
+        n(r.plan.rejected),
+        n(r.plan.rejected - s.missingDeadLetters.length),
+      );
+    }
+  }
+  for (const b of r.bots) {
+    if (b.processes === 0) continue;
+    check(`replica ${b.name}: processes that died unasked`, '0', few(b.unexpectedExits));
+    check(`replica ${b.name}: exit code of the final SIGTERM`, '0', String(b.stopCode));
+    check(
+      `replica ${b.name}: runs the edited rule file at the end`,
+      'yes',
+      b.rulesAtEnd.includes(RELOADED_RULE_ID) ? 'yes' : 'no',
+    );
+  }
+  check('settled within the drain limit', 'yes', r.settled ? 'yes' : 'no');
+  check(
+    'bad inputs refused (exit 2, no secret, no store, ledger unchanged)',
+    '0 problems',
+    r.badInputFailures.length === 0 ? '0 problems' : few([...r.badInputFailures]),
+  );
+  return { rows, failures };
+}
+
+function faultRows(r: ChaosResult): string[] {
+  const f = r.faults;
+  const plan = r.plan.faults as {
+    closeStreamsEveryMs: number;
+    submitErrors: { code: string; rate: number }[];
+    completionErrors: { code: string; rate: number }[];
+    loseSubmitResponseRate: number;
+    dropCompletionRate: number;
+    completionDelayMs: [number, number];
+    httpLatencyMs: [number, number];
+  };
+  const bots = r.bots.filter((b) => b.processes > 0);
+  const total = (k: keyof BotCounters): number => bots.reduce((a, b) => a + b.counters[k], 0);
+  const lostByDriver = r.driver.outcomes.get('lost or timed out') ?? 0;
+  const survived = r.settled && r.ledger.duplicates.length === 0 && r.ledger.missing.length === 0;
+  const ok = (injected: number): string => (survived ? n(injected) : '—');
+  const rate = (rs: { code: string; rate: number }[]): string =>
+    `${Math.round(rs.reduce((a, x) => a + x.rate, 0) * 100)}% (${rs.map((x) => `${x.code} ${x.rate * 100}%`).join(', ')})`;
+  return [
+    '| fault | setting | injected | what handled it | survived |',
+    '|---|---|---:|---|---:|',
+    `| update and completion streams dropped | every ${plan.closeStreamsEveryMs / 1000} s | ${n(f.droppedStreams)} | bot reconnects: updates ${n(total('reconnectsUpdates'))}, completions ${n(total('reconnectsCompletions'))} (resumed at the checkpoint) | ${ok(f.droppedStreams)} |`,
+    `| synchronous transient errors | ${rate(plan.submitErrors)} of submissions | ${n(sum(f.submitErrors))} (${perCode(f.submitErrors)}) | retried with backoff under the same commandId (bot retries ${n(total('retries'))}, all causes) | ${ok(sum(f.submitErrors))} |`,
+    `| asynchronous rejections in the completion | ${rate(plan.completionErrors)} | ${n(sum(f.completionErrors))} (${perCode(f.completionErrors)}) | contention re-checked (the invoice is still there), then retried | ${ok(sum(f.completionErrors))} |`,
+    `| submit responses lost (connection cut after the command was processed) | ${plan.loseSubmitResponseRate * 100}% | ${n(f.lostSubmitResponses)} | resubmitted under the same commandId; the ledger answered DUPLICATE_COMMAND (bot intents ending \`duplicate\`: ${n(total('duplicate'))}, all causes) | ${ok(f.lostSubmitResponses)} |`,
+    `| completions dropped (committed, never reported) | ${plan.dropCompletionRate * 100}% | ${n(f.droppedCompletions)} | completion timeout (2 s), resubmitted, deduplicated by the ledger | ${ok(f.droppedCompletions)} |`,
+    `| submissions processed late | ${plan.completionDelayMs[0]}–${plan.completionDelayMs[1]} ms | ${n(f.delayedSubmissions)} | in flight meanwhile; completions matched by commandId | ${ok(f.delayedSubmissions)} |`,
+    `| API requests delayed | ${plan.httpLatencyMs[0]}–${plan.httpLatencyMs[1]} ms | ${n(f.delayedRequests)} | — | ${ok(f.delayedRequests)} |`,
+    `| bot processes SIGKILLed | ${r.plan.kills} at seeded points | ${n(r.timeline.filter((e) => e.what.startsWith('SIGKILL')).length)} | restart from the checkpoint; open intents resubmitted | ${ok(r.timeline.filter((e) => e.what.startsWith('SIGKILL')).length)} |`,
+    '',
+    `The driver (the issuer's own submit-and-wait client) met the same faults: ${n(lostByDriver)} of its attempts were lost or timed out and ${n(r.driver.retries)} were retried; the counts above include them. "Survived" is the injected count when the run ended with every expected Effect exactly once, "—" otherwise.`,
+  ];
+}
+
+function storeRows(r: ChaosResult): string[] {
+  const out = [
+    '| replica | processes | intents | succeeded | duplicate | dead-lettered | pending | submitted | rejected | checkpoint | submissions | retries | reloads applied |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const s of r.stores) {
+    const b = r.bots.find((x) => x.name === s.replica);
+    const c = b?.counters;
+    out.push(
+      `| ${s.replica} | ${b?.processes ?? 0} | ${n(s.intents)} | ${n(s.states.succeeded)} | ${n(s.states.duplicate)} | ${n(s.states['dead-lettered'])} | ${n(s.states.pending)} | ${n(s.states.submitted)} | ${n(s.states.rejected)} | ${s.checkpoint ?? '—'} | ${c === undefined ? '—' : n(c.submissions)} | ${c === undefined ? '—' : n(c.retries)} | ${c === undefined ? '—' : n(c.reloadsApplied)} |`,
+    );
+  }
+  out.push(
+    '',
+    'Submissions, retries and reloads are summed over the processes of a replica, each as of its last /metrics scrape (a SIGKILLed process loses up to a second of counts).',
+  );
+  return out;
+}
+
+function badInputRows(b: BadInputResult): string[] {
+  const out = [
+    '| input | what it is | exit code | error (as printed) | secret shown | store opened | ms |',
+    '|---|---|---:|---|---|---|---:|',
+  ];
+  for (const c of b.cases) {
+    const error = c.error.length > 300 ? `${c.error.slice(0, 300)}…` : c.error;
+    out.push(
+      `| ${cell(c.name)} | ${cell(c.source)} | ${c.exitCode ?? 'killed'} | ${cell(error)} | ${c.secretEchoed ? 'YES' : 'no'} | ${c.storeOpened ? 'YES' : 'no'} | ${Math.round(c.ms)} |`,
+    );
+  }
+  out.push(
+    '',
+    `Each is \`node bin/ledgerbot.js run --config …\` against the live sandbox with \`start: begin\`, so a bot that accepted its input would have acted on the invoices already there. Ledger end before: ${b.ledgerEndBefore}, after: ${b.ledgerEndAfter} (${b.ledgerEndAfter === b.ledgerEndBefore ? 'nothing was submitted' : 'THE LEDGER MOVED'}).`,
+  );
+  return out;
+}
+
+export function renderReliability(r: ChaosResult): { text: string; failures: string[] } {
+  const { rows, failures } = checks(r);
+  const driverOutcomes = [...r.driver.outcomes].map(([k, v]) => `${k} ${n(v)}`).join(', ');
+  const lines = [
+    '# Reliability',
+    '',
+    `Produced by \`${r.command}\`${r.plan.name === 'full' ? ' (the full run; `npm run chaos -- --smoke` is the 30-second version CI runs, and writes its copy to the temp directory)' : ' (the CI smoke version)'}. ${machineLine()} seed ${r.seed}.`,
+    '',
+    '## The scenario',
+    '',
+    `- The sandbox (\`ledgerbot sandbox\`, its own process) with the invoices model and a \`chaos\` package whose \`Effect\` template refuses the currency ${'`XXX`'} (its \`ensure\`).`,
+    `- The issuer creates ${n(r.total)} invoices in commands of 1 to 5 at ${r.plan.perSecond}/s: ${n(r.plan.events)} must each get exactly one \`Effect\`, ${r.plan.rejected} are in \`XXX\`, so their Effect is refused for good and must end as a dead letter.`,
+    '- The bot: `ledgerbot run` child processes (replica a from the start, replica b from halfway), each with its own state directory, the same rule (`chaos-effect`: on every Invoice, create an Effect with its reference) and the same user, so the ledger deduplicates between them.',
+    `- Faults on from the first invoice until everything has settled (below); ${r.plan.kills} SIGKILL(s) with a restart 0.5–3 s later, at seeded random points; the rule file edited halfway (a rule added: the watchers reload), then SIGHUP to replica a.`,
+    "- The end: faults off, each replica stopped with SIGTERM, then the ledger's active contracts and each replica's journal (read-only) are compared with the plan.",
+    '',
+    `Durations: driving ${r.driveSeconds.toFixed(1)} s, settling ${r.drainSeconds.toFixed(1)} s, the whole run ${r.totalSeconds.toFixed(1)} s.`,
+    '',
+    '## Verdict',
+    '',
+    '| check | expected | measured | |',
+    '|---|---:|---:|---|',
+    ...rows.map(
+      (c) =>
+        `| ${cell(c.what)} | ${c.expected} | ${cell(c.measured)} | ${c.expected === c.measured ? 'ok' : '**FAIL**'} |`,
+    ),
+    '',
+    failures.length === 0 ? '**Every check passed.**' : `**${failures.length} check(s) failed.**`,
+    '',
+    '## Faults injected and survived',
+    '',
+    "Injected counts are the sandbox's own (`GET /sandbox/fault-stats`), over every client.",
+    '',
+    ...faultRows(r),
+    '',
+    "## The replicas' journals",
+    '',
+    ...storeRows(r),
+    '',
+    `The driver: ${n(r.driver.commands)} commands landed; attempt outcomes: ${driverOutcomes}.`,
+    '',
+    '## Timeline',
+    '',
+    '| t (s) | event |',
+    '|---:|---|',
+    ...r.timeline.map((e) => `| ${e.t.toFixed(1)} | ${cell(e.what)} |`),
+    '',
+    '## Bad input',
+    '',
+    'The hostile rule files of `test/fixtures/rules/hostile/` and hostile bot configs (the cases of `test/runtime/config/load-bot-config.test.ts`, as files), each run as the daemon. Each must exit 2 with a located error, show no secret, open no store and submit nothing.',
+    '',
+    ...badInputRows(r.badInput),
+    '',
+  ];
+  return { text: lines.join('\n'), failures };
+}

@@ -1,0 +1,248 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { SeededRandom } from '../src/core/seeded-random.js';
+import { runBadInput, badInputFailures } from './chaos-bad-input.js';
+import { ChaosBot, editRules, writeRules } from './chaos-bots.js';
+import {
+  clearFaults,
+  driveCommand,
+  faultStats,
+  invoicePlan,
+  REJECTED_CURRENCY,
+  setFaults,
+  startChaosLedger,
+  type DriverStats,
+} from './chaos-ledger.js';
+import { FULL_PLAN, killPoints, SMOKE_PLAN } from './chaos-plan.js';
+import { renderReliability, type ChaosResult, type TimelineEntry } from './chaos-report.js';
+import { ledgerVerdict, storeVerdict, type StoreVerdict } from './chaos-verdict.js';
+
+/**
+ * `npm run chaos [-- --smoke] [--seed N]`: the reliability scenario of docs/reliability.md. The
+ * sandbox and the bots run as their own processes on 127.0.0.1; faults stay on from the first
+ * invoice until everything has settled. Exits 1 on a correctness failure (a duplicate, a missing
+ * effect, an intent left open, a dead letter the scenario did not call for, bad input accepted).
+ */
+const { values } = parseArgs({
+  options: { smoke: { type: 'boolean' }, seed: { type: 'string' } },
+  strict: true,
+});
+const smoke = values.smoke === true;
+const plan = smoke ? SMOKE_PLAN : FULL_PLAN;
+const seed = values.seed === undefined ? 20_261_123 : Number(values.seed);
+if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, not ${values.seed}`);
+const command = `npm run chaos${smoke ? ' -- --smoke' : ''}${values.seed === undefined ? '' : ` --seed ${seed}`}`;
+const docPath = smoke
+  ? join(tmpdir(), 'ledgerbot-reliability-smoke.md')
+  : fileURLToPath(new URL('../docs/reliability.md', import.meta.url));
+
+const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-chaos-'));
+const random = new SeededRandom(seed);
+const t0 = performance.now();
+const secs = (): number => (performance.now() - t0) / 1000;
+const timeline: TimelineEntry[] = [];
+const note = (what: string): void => {
+  const entry = { t: secs(), what };
+  timeline.push(entry);
+  console.log(`chaos: ${entry.t.toFixed(1).padStart(6)} s  ${what}`);
+};
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+console.log(`chaos: ${plan.name} run, seed ${seed}, work directory ${dir}`);
+const ledger = await startChaosLedger(dir, seed);
+note(`sandbox up at ${ledger.url}`);
+
+const rulesDir = join(dir, 'rules');
+writeRules(rulesDir);
+const bots = [
+  new ChaosBot('a', dir, ledger, { rulesDir }),
+  new ChaosBot('b', dir, ledger, { rulesDir }),
+];
+const [botA, botB] = bots as [ChaosBot, ChaosBot];
+let failed = false;
+
+try {
+  botA.start();
+  if (!(await botA.ready(30_000))) throw new Error('replica a did not become ready in 30 s');
+  note('replica a ready');
+
+  const commands = invoicePlan(plan.events + plan.rejected, plan.rejected, random);
+  const rejected = new Set(
+    commands
+      .flatMap((c) => c.invoices)
+      .filter((i) => i.currency === REJECTED_CURRENCY)
+      .map((i) => i.reference),
+  );
+  const references = commands.flatMap((c) => c.invoices.map((i) => i.reference));
+  const total = references.length;
+  const kills = killPoints(plan.kills, random);
+  const anchor = await ledger.ledgerEnd();
+
+  await setFaults(ledger, plan.faults);
+  note(`faults on: ${JSON.stringify(plan.faults)}`);
+
+  // Milestones fire once the driver has issued that share of the invoices. Each runs on its own
+  // so the driver never waits for a kill or a start-up.
+  type Milestone = { at: number; run: () => Promise<void> };
+  const pending: Promise<void>[] = [];
+  const milestones: Milestone[] = [
+    ...kills.map((at) => ({
+      at,
+      run: async (): Promise<void> => {
+        const alive = bots.filter((b) => b.running);
+        const victim = alive[Math.floor(random.next() * alive.length)];
+        if (victim === undefined) return;
+        const downMs = 500 + Math.floor(random.next() * 2500);
+        await victim.kill();
+        note(`SIGKILL replica ${victim.name} (restart in ${downMs} ms)`);
+        await sleep(downMs);
+        victim.start();
+        note(`replica ${victim.name} restarted (process ${victim.processes})`);
+      },
+    })),
+    {
+      at: plan.secondReplicaAt,
+      run: async (): Promise<void> => {
+        botB.start();
+        note('replica b started (start: checkpoint, so at the ledger end)');
+        if (await botB.ready(30_000)) note('replica b ready');
+      },
+    },
+    {
+      at: plan.reloadAt,
+      run: async (): Promise<void> => {
+        editRules(rulesDir);
+        note('rule file edited (a rule added): the watchers reload');
+        await sleep(2000);
+        if (botA.hup()) note('SIGHUP to replica a');
+      },
+    },
+  ].sort((x, y) => x.at - y.at);
+
+  const scrapeLoop = setInterval(() => {
+    for (const b of bots) void b.scrape();
+  }, 1000);
+
+  const driver: DriverStats = { outcomes: new Map(), commands: 0, retries: 0 };
+  let issued = 0;
+  let next = 0;
+  const driveStart = performance.now();
+  note(
+    `driving ${total} invoices (${plan.rejected} in ${REJECTED_CURRENCY}) at ${plan.perSecond}/s`,
+  );
+  const fire = (): void => {
+    while (milestones.length > 0 && issued / total >= milestones[0]!.at) {
+      pending.push(milestones.shift()!.run());
+    }
+  };
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const k = next++;
+      const c = commands[k];
+      if (c === undefined) return;
+      // Paced by the invoices issued before this command, so the run lasts what the plan says.
+      const before = commands.slice(0, k).reduce((n, x) => n + x.invoices.length, 0);
+      const due = driveStart + (before / plan.perSecond) * 1000;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      await driveCommand(ledger, c, anchor, driver);
+      issued += c.invoices.length;
+      fire();
+    }
+  };
+  await Promise.all(Array.from({ length: plan.driverConcurrency }, worker));
+  fire();
+  await Promise.all(pending);
+  const driveSeconds = (performance.now() - driveStart) / 1000;
+  note(`driver done: ${driver.commands} commands, ${driver.retries} retries`);
+
+  // Settled: every replica that runs has no open intent and has read past the last invoice, and
+  // the ledger holds one Effect per expected invoice; checked while the faults are still on.
+  const drainStart = performance.now();
+  const lastInvoiceEnd = await ledger.ledgerEnd();
+  let settled = false;
+  while (performance.now() - drainStart < plan.drainMs) {
+    await sleep(1000);
+    const gauges = await Promise.all(bots.filter((b) => b.running).map((b) => b.scrape()));
+    const quiet = gauges.every(
+      (g) => g !== undefined && g.open === 0 && (g.processedOffset ?? 0) >= lastInvoiceEnd,
+    );
+    if (!quiet) continue;
+    // The faults are still on: a read that fails is simply tried again next round.
+    const v = await ledgerVerdict(ledger, references, rejected).catch(() => undefined);
+    if (v !== undefined && v.effects >= plan.events) {
+      settled = true;
+      break;
+    }
+  }
+  const drainSeconds = (performance.now() - drainStart) / 1000;
+  note(settled ? 'settled' : `not settled after ${plan.drainMs / 1000} s`);
+  clearInterval(scrapeLoop);
+  await clearFaults(ledger);
+  note('faults off');
+
+  const stopCodes: Record<string, number | null> = {};
+  const rulesAtEnd: Record<string, readonly string[]> = {};
+  for (const b of bots) {
+    if (!b.running) continue;
+    rulesAtEnd[b.name] = (await b.scrape())?.rules ?? [];
+    stopCodes[b.name] = await b.stop();
+  }
+  note(`replicas stopped (SIGTERM): ${JSON.stringify(stopCodes)}`);
+  const faultsInjected = await faultStats(ledger);
+  const ledgerResult = await ledgerVerdict(ledger, references, rejected);
+  const stores: StoreVerdict[] = bots
+    .filter((b) => b.processes > 0)
+    .map((b) => storeVerdict(b.name, b.stateDir, rejected, b === botA));
+
+  note('bad input');
+  const badInput = await runBadInput(ledger, join(dir, 'bad-input'));
+  note('bad input done');
+
+  const result: ChaosResult = {
+    plan,
+    seed,
+    command,
+    dir,
+    total,
+    settled,
+    driveSeconds,
+    drainSeconds,
+    totalSeconds: secs(),
+    timeline,
+    driver,
+    faults: faultsInjected,
+    bots: bots.map((b) => ({
+      name: b.name,
+      processes: b.processes,
+      counters: b.totals(),
+      unexpectedExits: b.unexpectedExits,
+      stopCode: stopCodes[b.name],
+      rulesAtEnd: rulesAtEnd[b.name] ?? [],
+    })),
+    ledger: ledgerResult,
+    stores,
+    badInput,
+    badInputFailures: badInputFailures(badInput),
+  };
+  const { text, failures } = renderReliability(result);
+  writeFileSync(docPath, text);
+  console.log(text);
+  console.log(`chaos: wrote ${docPath}`);
+  if (failures.length > 0) {
+    failed = true;
+    console.error(`chaos: FAILED\n  ${failures.join('\n  ')}`);
+  } else {
+    console.log('chaos: every check passed');
+  }
+} catch (err) {
+  failed = true;
+  console.error(`chaos: the run broke off: ${(err as Error).stack ?? String(err)}`);
+} finally {
+  for (const b of bots) await b.stop(5000).catch(() => undefined);
+  await ledger.close();
+}
+process.exit(failed ? 1 : 0);
