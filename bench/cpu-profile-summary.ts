@@ -13,7 +13,7 @@ type ProfileNode = {
     readonly lineNumber: number;
   };
 };
-type Profile = {
+export type Profile = {
   readonly nodes: readonly ProfileNode[];
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];
@@ -21,8 +21,14 @@ type Profile = {
 
 export type SelfTime = { readonly name: string; readonly ms: number; readonly percent: number };
 
-export function topSelfTime(file: string, top = 15): SelfTime[] {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+function load(source: string | Profile): Profile {
+  return typeof source === 'string'
+    ? (JSON.parse(readFileSync(source, 'utf8')) as Profile)
+    : source;
+}
+
+export function topSelfTime(source: string | Profile, top = 15): SelfTime[] {
+  const profile = load(source);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<string, number>();
   let total = 0;
@@ -44,6 +50,50 @@ export function topSelfTime(file: string, top = 15): SelfTime[] {
     .map(([name, us]) => ({ name, ms: us / 1000, percent: (100 * us) / total }));
 }
 
+/**
+ * Self time by where the code lives: a package under node_modules, a folder of the bot's own
+ * code (dist/ or src/: `rules`, `runtime`, …), node's internals, or the VM (GC, idle, program).
+ */
+export function selfTimeByArea(source: string | Profile, top = 12): SelfTime[] {
+  const profile = load(source);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const us = profile.timeDeltas[i] ?? 0;
+    total += us;
+    const f = byId.get(id)?.callFrame;
+    if (f === undefined) return;
+    self.set(areaOf(f), (self.get(areaOf(f)) ?? 0) + us);
+  });
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([name, us]) => ({ name, ms: us / 1000, percent: (100 * us) / total }));
+}
+
+function areaOf(f: ProfileNode['callFrame']): string {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f.url);
+  if (pkg !== null) return pkg[1]!;
+  const own = /\/(?:dist|src)\/([^/]+)\//.exec(f.url);
+  if (own !== null) return `ledgerbot ${own[1]!}/`;
+  if (f.url.startsWith('node:')) return 'node internals';
+  if (f.url === '')
+    return f.functionName.startsWith('(') ? f.functionName : `native ${f.functionName}`;
+  return f.url.replace(/^.*\//, '');
+}
+
+/** The two views of one profile the bench sections print: by area and the top functions. */
+export type ProfileSummary = {
+  readonly areas: readonly SelfTime[];
+  readonly top: readonly SelfTime[];
+};
+
+export function profileSummary(source: string | Profile, top = 15): ProfileSummary {
+  const profile = load(source);
+  return { areas: selfTimeByArea(profile), top: topSelfTime(profile, top) };
+}
+
 export function formatSelfTime(rows: readonly SelfTime[]): string[] {
   return rows.map(
     (r) => `${r.percent.toFixed(1).padStart(5)}%  ${r.ms.toFixed(0).padStart(6)} ms  ${r.name}`,
@@ -53,4 +103,6 @@ export function formatSelfTime(rows: readonly SelfTime[]): string[] {
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   for (const line of formatSelfTime(topSelfTime(process.argv[2]!, Number(process.argv[3] ?? 25))))
     console.log(line);
+  console.log('');
+  for (const line of formatSelfTime(selfTimeByArea(process.argv[2]!))) console.log(line);
 }

@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventFormat, transactionFormat, updateFormat } from '../src/ledger/filters.js';
 import type { JsTransaction } from '../src/ledger/wire/wire-types.js';
 import { spawnBot, waitFor, writeBotConfig, type LogLine } from './bot-child.js';
-import { topSelfTime, type SelfTime } from './cpu-profile-summary.js';
+import { profileSummary, type ProfileSummary } from './cpu-profile-summary.js';
 import {
   bounded,
   cancelInvoice,
@@ -55,7 +55,9 @@ export type E2eResult = {
     readonly toSubmit: Latency;
     readonly toCompletion: Latency;
   };
-  readonly profile: readonly SelfTime[] | undefined;
+  /** The bot under `node --cpu-prof` (one more, untimed run of `profileN` invoices). */
+  readonly profile: ProfileSummary | undefined;
+  readonly profileN: number | undefined;
 };
 
 const RULE = `version: 1
@@ -302,12 +304,16 @@ export async function runE2eBench(options: {
       );
     }
   }
-  let profile: readonly SelfTime[] | undefined;
+  let profile: ProfileSummary | undefined;
   if (options.profileN !== undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-prof-'));
-    await botRun(99, options.profileN, undefined, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
-    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-    if (file !== undefined) profile = topSelfTime(join(dir, file), 15);
+    try {
+      await botRun(99, options.profileN, undefined, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+      const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+      if (file !== undefined) profile = profileSummary(join(dir, file));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
-  return { runs, latency: latency!, profile };
+  return { runs, latency: latency!, profile, profileN: options.profileN };
 }

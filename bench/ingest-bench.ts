@@ -1,3 +1,4 @@
+import { Session } from 'node:inspector';
 import { silentLogger } from '../src/core/logger.js';
 import { isJsCantonError } from '../src/ledger/js-canton-error.js';
 import { decodeUpdate } from '../src/ledger/ws/update-stream.js';
@@ -7,11 +8,13 @@ import { indexRules, type RuleIndex } from '../src/rules/rule-index.js';
 import { BotMetrics } from '../src/runtime/bot-metrics.js';
 import { newIntentOf } from '../src/runtime/bot.js';
 import { benchRules, type RuleShape } from './bench-rules.js';
+import type { Profile } from './cpu-profile-summary.js';
+import { frameTemplate, maxOffset, renderFrame } from './frame-template.js';
 import type { Recording } from './recorded-frames.js';
 
 /**
  * Ingest vs the limit: the recorded update frames (text, as the websocket delivers them) cycled
- * to `events` events with increasing offsets, through
+ * to `events` events with increasing offsets (and update ids that differ per cycle), through
  *  - parse only: `JSON.parse` of each frame (the floor no consumer can beat), and
  *  - the bot's ingest path: `JSON.parse`, the Canton-error check of the websocket reader,
  *    `decodeUpdate` (src/ledger/ws/update-stream.ts), `evaluateTransaction` with the 100 bench
@@ -24,6 +27,7 @@ export type IngestRow = {
   readonly shape: RuleShape;
   readonly frames: number;
   readonly distinctFrames: number;
+  readonly bytesPerFrame: number;
   readonly events: number;
   readonly parseBest: number;
   readonly parseMedian: number;
@@ -34,29 +38,6 @@ export type IngestRow = {
   readonly intents: number;
   readonly rulesMatchedPerEvent: number;
 };
-
-/** A frame split around its offsets, so a later cycle can be written with shifted offsets. */
-type FrameTemplate = { readonly parts: readonly string[]; readonly offsets: readonly number[] };
-
-function template(text: string): FrameTemplate {
-  const parts: string[] = [];
-  const offsets: number[] = [];
-  let last = 0;
-  for (const m of text.matchAll(/"offset":(\d+)/g)) {
-    const start = m.index + '"offset":'.length;
-    parts.push(text.slice(last, start));
-    offsets.push(Number(m[1]));
-    last = start + m[1]!.length;
-  }
-  parts.push(text.slice(last));
-  return { parts, offsets };
-}
-
-function render(t: FrameTemplate, shift: number): string {
-  let s = t.parts[0]!;
-  for (let i = 0; i < t.offsets.length; i++) s += String(t.offsets[i]! + shift) + t.parts[i + 1]!;
-  return s;
-}
 
 function eventsIn(text: string): number {
   const v = JSON.parse(text) as { update?: { Transaction?: { value: { events: unknown[] } } } };
@@ -114,6 +95,39 @@ const median = (xs: readonly number[]): number => {
   return s[Math.floor((s.length - 1) / 2)]!;
 };
 
+/**
+ * A CPU profile (node:inspector, in this process) of the pipeline over `events` events of the
+ * LEDGER_EFFECTS frames, after the measured rounds: where the pipeline's time goes.
+ */
+export async function profileIngest(rec: Recording, events: number): Promise<Profile> {
+  const distinct = rec.frames['ledger-effects'];
+  const templates = distinct.map(frameTemplate);
+  const perCycle = distinct.map(eventsIn).reduce((a, b) => a + b, 0);
+  const span = maxOffset(templates) + 1;
+  const { ruleSet } = loadRules([{ path: 'bench.yaml', text: benchRules(100, 'ledger-effects') }], {
+    parties: rec.parties,
+  });
+  const index = indexRules(ruleSet);
+  const metrics = new BotMetrics();
+  const c: Counters = { fired: 0, intents: 0, matched: 0, sink: 0 };
+  const cycles = Math.ceil(events / perCycle);
+  const batches = Array.from({ length: cycles }, (_, cycle) =>
+    templates.map((t) => renderFrame(t, cycle * span, cycle)),
+  );
+  const session = new Session();
+  session.connect();
+  const post = (method: string): Promise<unknown> =>
+    new Promise((resolve, reject) =>
+      session.post(method, (err, result) => (err === null ? resolve(result) : reject(err))),
+    );
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  for (const texts of batches) pipeline(texts, index, rec.parties, metrics, c);
+  const { profile } = (await post('Profiler.stop')) as { profile: Profile };
+  session.disconnect();
+  return profile;
+}
+
 export async function runIngestBench(
   rec: Recording,
   options: { readonly events: number; readonly rounds: number },
@@ -121,10 +135,10 @@ export async function runIngestBench(
   const rows: IngestRow[] = [];
   for (const shape of ['ledger-effects', 'acs-delta'] as const) {
     const distinct = rec.frames[shape];
-    const templates = distinct.map(template);
+    const templates = distinct.map(frameTemplate);
     const perFrame = distinct.map(eventsIn);
     const perCycle = perFrame.reduce((a, b) => a + b, 0);
-    const span = Math.max(...templates.flatMap((t) => t.offsets)) + 1;
+    const span = maxOffset(templates) + 1;
     const cycles = Math.ceil(options.events / perCycle);
     const { ruleSet, problems } = loadRules(
       [{ path: 'bench.yaml', text: benchRules(100, shape) }],
@@ -146,7 +160,7 @@ export async function runIngestBench(
         let ms = 0;
         for (let cycle = 0; cycle < cycles; cycle++) {
           // Rendering the cycle's frames is setup, outside the clock, for both sides alike.
-          const texts = templates.map((t) => render(t, cycle * span));
+          const texts = templates.map((t) => renderFrame(t, cycle * span, cycle));
           const started = performance.now();
           if (side === 'parse') parseOnly(texts, c);
           else pipeline(texts, index, rec.parties, metrics, c);
@@ -167,6 +181,7 @@ export async function runIngestBench(
       shape,
       frames: cycles * distinct.length,
       distinctFrames: distinct.length,
+      bytesPerFrame: distinct.reduce((a, f) => a + f.length, 0) / distinct.length,
       events,
       parseBest: Math.max(...parseRates),
       parseMedian: median(parseRates),
