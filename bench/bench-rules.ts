@@ -13,8 +13,8 @@ export type RuleShape = 'ledger-effects' | 'acs-delta';
 const CURRENCIES = ['USD', 'EUR', 'CHF'];
 const HEX = '0123456789abcdef';
 
-function rule(j: number, shape: RuleShape): string {
-  const id = `bench-${j}`;
+function rule(j: number, shape: RuleShape, prefix: string): string {
+  const id = `${prefix}-${j}`;
   const kind = j % 10;
   const cur = CURRENCIES[j % 3]!;
   switch (shape === 'acs-delta' && (kind === 5 || kind === 6) ? kind - 5 : kind) {
@@ -143,7 +143,56 @@ function rule(j: number, shape: RuleShape): string {
   }
 }
 
-export function benchRules(count: number, shape: RuleShape): string {
-  const rules = Array.from({ length: count }, (_, j) => rule(j, shape));
+export function benchRules(count: number, shape: RuleShape, idPrefix = 'bench'): string {
+  const rules = Array.from({ length: count }, (_, j) => rule(j, shape, idPrefix));
   return `version: 1\nrules:\n${rules.join('')}`;
+}
+
+/**
+ * The memory section's rules: twelve rules that the invoice events trigger, of which one fires
+ * (USD invoices whose reference ends in 7: about 1 in 16 invoice creations, ~1.5% of the recorded
+ * events); the others match their trigger and fail their condition. No rate limit in the way.
+ */
+export function memoryRules(): string {
+  const idle = Array.from(
+    { length: 10 },
+    (_, j) => `  - id: watch-${j}
+    on: { created: '#invoices:Invoice:Invoice', party: payer }
+    when: event.createArgument.currency == "JPY" && decimal(event.createArgument.amount) > decimal("${j}")
+    then:
+      - exercise:
+          template: '#invoices:Invoice:Invoice'
+          contractId: '\${{ event.contractId }}'
+          choice: Accept
+        actAs: [payer]
+`,
+  );
+  return `version: 1
+rules:
+${idle.join('')}  - id: accept-sevens
+    on: { created: '#invoices:Invoice:Invoice', party: payer }
+    when:
+      - event.createArgument.currency == "USD"
+      - event.createArgument.reference.endsWith("7")
+    then:
+      - createAndExercise:
+          template: '#invoices:Automation:InvoiceAcceptor'
+          createArguments: { payer: '\${{ parties.payer }}' }
+          choice: AcceptInvoice
+          choiceArgument: { invoice: '\${{ event.contractId }}' }
+        actAs: [payer]
+    concurrency: 64
+    rateLimit: { perSecond: 1000000, burst: 1000000 }
+  - id: settle-accepted
+    on:
+      exercised: { template: '#invoices:Invoice:Invoice', choice: Accept, consuming: true }
+      party: issuer
+    when: event.actingParties.size() > 5
+    then:
+      - exercise:
+          template: '#invoices:Payment:Payment'
+          contractId: '\${{ event.exerciseResult }}'
+          choice: Settle
+        actAs: [issuer]
+`;
 }
