@@ -6,6 +6,28 @@ import { fileURLToPath } from 'node:url';
 /** What the bench sections share: the sandbox child process, the machine line, docs/benchmarks.md. */
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const BENCH_DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
+let benchDoc = BENCH_DOC;
+
+/** Where `writeSection` writes: docs/benchmarks.md unless redirected (the smoke run). */
+export function setBenchDoc(file: string): void {
+  benchDoc = file;
+}
+
+export function benchDocPath(): string {
+  return benchDoc;
+}
+
+let benchCommand = 'npm run bench';
+
+/** The command the run was started with, as the sections quote it (set by bench/run.ts). */
+export function setBenchCommand(command: string): void {
+  benchCommand = command;
+}
+
+/** `Command: … (this section alone: …). Source: ….`, so every table names what produced it. */
+export function commandLine(only: string, source: string): string {
+  return `Command: \`${benchCommand}\` (this section alone: \`npm run bench -- --only ${only}\`). Source: ${source}.`;
+}
 
 export type SandboxProcess = { readonly url: string; readonly child: ChildProcess };
 
@@ -65,12 +87,12 @@ export function benchSection(name: string, lines: readonly string[]): string {
  */
 export function writeSection(name: string, section: string): void {
   const { start, end } = markers(name);
-  let doc = existsSync(BENCH_DOC)
-    ? readFileSync(BENCH_DOC, 'utf8')
+  let doc = existsSync(benchDoc)
+    ? readFileSync(benchDoc, 'utf8')
     : '# Benchmarks\n\nProduced by `npm run bench`.\n';
   const a = doc.indexOf(start);
   const b = doc.indexOf(end);
   if (a >= 0 && b > a) doc = doc.slice(0, a) + section + doc.slice(b + end.length);
   else doc = `${doc.trimEnd()}\n\n${section}\n`;
-  writeFileSync(BENCH_DOC, doc.endsWith('\n') ? doc : `${doc}\n`);
+  writeFileSync(benchDoc, doc.endsWith('\n') ? doc : `${doc}\n`);
 }

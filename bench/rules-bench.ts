@@ -6,7 +6,13 @@ import type { CreatedEvent } from '../src/ledger/wire/wire-types.js';
 import { evaluate, type EventInput } from '../src/rules/evaluate.js';
 import { loadRules } from '../src/rules/load-rules.js';
 import { indexRules } from '../src/rules/rule-index.js';
-import { BENCH_DOC, benchSection, machineLine, writeSection } from './bench-support.js';
+import {
+  benchDocPath,
+  benchSection,
+  commandLine,
+  machineLine,
+  writeSection,
+} from './bench-support.js';
 
 /**
  * Rules throughput: events per second through `evaluate` with 1, 100 and 1,000 rules, and the
@@ -191,7 +197,7 @@ export function rulesSection(rows: readonly RulesBenchRow[]): string {
     'rule i watches created contracts of template `T<i>` for the party `payer` and fires when `currency == "USD"` and the',
     'Numeric `amount` (text) is below 1000, compared as decimals. Events are CreatedEvents of the first ten templates, half',
     'of them firing; the other rules are unrelated. ledgerbot also renders each command and its commandId (sha256).',
-    'Source: `bench/rules-bench.ts`.',
+    commandLine('rules', '`bench/rules-bench.ts`'),
     '',
     '| rules | ledgerbot events/s | json-rules-engine events/s | ratio |',
     '|---:|---:|---:|---:|',
@@ -205,16 +211,16 @@ export function rulesSection(rows: readonly RulesBenchRow[]): string {
 }
 
 /** The rules section of `npm run bench`; also runnable alone: `npx tsx bench/rules-bench.ts`. */
-export async function runRulesSection(): Promise<void> {
+export async function runRulesSection(sizes?: readonly number[]): Promise<void> {
   const maxMs = Number(process.env.BENCH_RULES_SECONDS ?? '3') * 1000;
-  const rows = await runRulesBench({ maxMs });
+  const rows = await runRulesBench({ maxMs, ...(sizes === undefined ? {} : { sizes }) });
   for (const r of rows) {
     console.log(
       `rules ${r.rules}: ledgerbot ${Math.round(r.ledgerbotPerSecond)}/s, json-rules-engine ${Math.round(r.baselinePerSecond)}/s, ${r.ratio.toFixed(1)}×`,
     );
   }
   writeSection('rules', rulesSection(rows));
-  console.log(`wrote the rules section of ${BENCH_DOC}`);
+  console.log(`wrote the rules section of ${benchDocPath()}`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -1,28 +1,123 @@
-import { loadavg } from 'node:os';
+import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
 import {
   BENCH_DOC,
+  benchDocPath,
   benchSection,
+  commandLine,
   machineLine,
+  setBenchCommand,
+  setBenchDoc,
   startLoadLine,
   writeSection,
 } from './bench-support.js';
+import { profileSummary } from './cpu-profile-summary.js';
+import { IN_FLIGHT, runE2eBench } from './e2e-bench.js';
+import {
+  e2eSection,
+  ingestSection,
+  memorySection,
+  startupSection,
+  type SectionContext,
+} from './end-to-end-sections.js';
+import { profileIngest, runIngestBench } from './ingest-bench.js';
+import { runMemoryBench, writeMemorySvg } from './memory-bench.js';
+import { startInvoiceLedger } from './invoice-ledger.js';
+import { recordFrames, type Recording } from './recorded-frames.js';
 import { runRulesSection } from './rules-bench.js';
 import { runSandboxBench, type SandboxBenchRow } from './sandbox-bench.js';
 import { runScheduleSection } from './schedule-bench.js';
+import { runStartupBench } from './startup-bench.js';
 
 /**
  * `npm run bench`: runs the benchmark sections and rewrites their part of docs/benchmarks.md.
  * Each section owns the text between its start and end markers, so sections can be added
  * without touching one another.
+ *
+ *   npm run bench                         every section, full size (about 30 minutes)
+ *   npm run bench -- --only e2e,memory    just these sections
+ *   npm run bench -- --smoke              every section small (about a minute, for CI); writes a
+ *                                         copy of the doc (and the memory plot) to a temporary
+ *                                         directory, not docs/. Fails on errors, never on ratios.
  */
+const SECTIONS = ['sandbox', 'rules', 'schedule', 'ingest', 'e2e', 'memory', 'startup'] as const;
+type Section = (typeof SECTIONS)[number];
+
+const { values } = parseArgs({
+  options: { smoke: { type: 'boolean' }, only: { type: 'string' } },
+  strict: true,
+});
+const smoke = values.smoke === true || process.env.BENCH_SMOKE === '1';
+const only = (values.only ?? SECTIONS.join(',')).split(',').map((s) => s.trim());
+for (const s of only) {
+  if (!(SECTIONS as readonly string[]).includes(s)) {
+    throw new Error(`--only: unknown section "${s}"; sections: ${SECTIONS.join(', ')}`);
+  }
+}
+const selected = (s: Section): boolean => only.includes(s);
+const flags = [
+  ...(smoke ? ['--smoke'] : []),
+  ...(values.only === undefined ? [] : ['--only', values.only]),
+];
+setBenchCommand(`npm run bench${flags.length > 0 ? ` -- ${flags.join(' ')}` : ''}`);
+
+/** Sizes per section: the issue's in the full run; in the smoke run just enough to run every path. */
+const SIZES = smoke
+  ? {
+      sandbox: { maxMs: 500, maxCount: 1_000 },
+      rulesSeconds: '0.2',
+      // json-rules-engine runs 1,000 rules at ~20 events/s: its warm-up alone would take 10 s.
+      rulesSizes: [1, 100],
+      schedule: { everyOne: 500, oneInHundred: 2_000 },
+      recordedInvoices: 200,
+      ingest: { events: 10_000, rounds: 2, profileEvents: 5_000 },
+      e2e: { n: 300, rounds: 1, paced: { count: 50, perSecond: 100 } },
+      memoryEvents: 20_000,
+      startup: { runs: 1, rules: 1_000, profile: false },
+    }
+  : {
+      sandbox: { maxMs: Number(process.env.BENCH_SECONDS ?? '8') * 1000, maxCount: 50_000 },
+      rulesSeconds: undefined,
+      rulesSizes: undefined,
+      schedule: undefined,
+      recordedInvoices: 1_200,
+      ingest: { events: 1_000_000, rounds: 2, profileEvents: 100_000 },
+      e2e: { n: 20_000, rounds: 2, paced: { count: 2_000, perSecond: 200 }, profileN: 10_000 },
+      memoryEvents: 1_000_000,
+      startup: { runs: 5, rules: 1_000, profile: true },
+    };
+
+if (smoke) {
+  const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-bench-smoke-'));
+  const copy = join(dir, 'benchmarks.md');
+  if (existsSync(BENCH_DOC)) copyFileSync(BENCH_DOC, copy);
+  setBenchDoc(copy);
+}
+if (SIZES.rulesSeconds !== undefined) process.env.BENCH_RULES_SECONDS ??= SIZES.rulesSeconds;
+const context = (): SectionContext => ({ load: loadavg()[0] ?? 0 });
+
+const timings: string[] = [];
+/** Runs one section if selected, and logs how long it took. */
+async function section(name: Section, run: () => Promise<void>): Promise<void> {
+  if (!selected(name)) return;
+  const started = performance.now();
+  await run();
+  const seconds = (performance.now() - started) / 1000;
+  timings.push(`${name} ${seconds.toFixed(1)} s`);
+  console.log(`section ${name}: ${seconds.toFixed(1)} s`);
+}
+
 function table(rows: readonly SandboxBenchRow[], load: number): string {
   return benchSection('sandbox', [
     '## Sandbox',
     '',
     machineLine(),
     startLoadLine(load),
+    commandLine('sandbox', '`bench/sandbox-bench.ts`'),
     'The sandbox runs as its own process (`ledgerbot sandbox`); the load generator uses undici and `ws`.',
-    'Command: CreateAndExercise of `Invoice:Invoice` with the consuming `Cancel` choice (one create, one exercise).',
+    'Each command: CreateAndExercise of `Invoice:Invoice` with the consuming `Cancel` choice (one create, one exercise).',
     '',
     '| scenario | count | seconds | per second |',
     '|---|---:|---:|---:|',
@@ -33,16 +128,81 @@ function table(rows: readonly SandboxBenchRow[], load: number): string {
   ]);
 }
 
-const maxMs = Number(process.env.BENCH_SECONDS ?? '8') * 1000;
-const load = loadavg()[0] ?? 0;
-const rows = await runSandboxBench({ maxMs, maxCount: 50_000 });
-for (const r of rows)
-  console.log(
-    `${r.scenario}: ${Math.round(r.perSecond)}/s (${r.count} in ${r.seconds.toFixed(2)} s)`,
-  );
-writeSection('sandbox', table(rows, load));
-console.log(`wrote ${BENCH_DOC}`);
+await section('sandbox', async () => {
+  const load = loadavg()[0] ?? 0;
+  const rows = await runSandboxBench(SIZES.sandbox);
+  for (const r of rows)
+    console.log(
+      `${r.scenario}: ${Math.round(r.perSecond)}/s (${r.count} in ${r.seconds.toFixed(2)} s)`,
+    );
+  writeSection('sandbox', table(rows, load));
+  console.log(`wrote the sandbox section of ${benchDocPath()}`);
+});
 
-// The rules section writes its own part of docs/benchmarks.md (bench/rules-bench.ts).
-await runRulesSection();
-await runScheduleSection();
+// The rules and schedule sections write their own part of the doc.
+await section('rules', () => runRulesSection(SIZES.rulesSizes));
+await section('schedule', () => runScheduleSection(SIZES.schedule));
+
+let recording: Recording | undefined;
+async function frames(): Promise<Recording> {
+  if (recording === undefined) {
+    const l = await startInvoiceLedger();
+    try {
+      recording = await recordFrames(l, SIZES.recordedInvoices);
+    } finally {
+      await l.close();
+    }
+  }
+  return recording;
+}
+
+await section('ingest', async () => {
+  const c = context();
+  const rec = await frames();
+  const rows = await runIngestBench(rec, SIZES.ingest);
+  for (const r of rows)
+    console.log(
+      `ingest ${r.shape}: parse ${Math.round(r.parseMedian)}/s, pipeline ${Math.round(r.pipelineMedian)}/s (${((100 * r.pipelineMedian) / r.parseMedian).toFixed(0)}%)`,
+    );
+  const profile = await profileIngest(rec, SIZES.ingest.profileEvents);
+  writeSection('ingest', ingestSection(rows, profileSummary(profile), c));
+  console.log(`wrote the ingest section of ${benchDocPath()}`);
+});
+
+await section('e2e', async () => {
+  const c = context();
+  const r = await runE2eBench(SIZES.e2e);
+  writeSection('e2e', e2eSection(r, SIZES.e2e.n, IN_FLIGHT, c));
+  console.log(`wrote the e2e section of ${benchDocPath()}`);
+});
+
+await section('memory', async () => {
+  const c = context();
+  const rec = await frames();
+  const r = await runMemoryBench(rec, { events: SIZES.memoryEvents });
+  console.log(
+    `memory: ${r.events} events, RSS ${r.warmupRssMb.toFixed(1)} MB after warm-up, max ${r.maxAfterWarmupMb.toFixed(1)}, final ${r.finalMb.toFixed(1)}`,
+  );
+  if (r.unknownRequests.length > 0)
+    console.log(`memory: the bot asked for ${r.unknownRequests.join(', ')} (answered 404)`);
+  const svg = join(dirname(benchDocPath()), 'benchmarks-memory.svg');
+  writeMemorySvg(
+    svg,
+    r,
+    `ledgerbot RSS over ${r.events.toLocaleString('en-US')} replayed events (${r.intents.toLocaleString('en-US')} intents)`,
+  );
+  writeSection('memory', memorySection(r, c, basename(svg)));
+  console.log(`wrote the memory section of ${benchDocPath()} and ${svg}`);
+});
+
+await section('startup', async () => {
+  const c = context();
+  const r = await runStartupBench(SIZES.startup);
+  console.log(
+    `startup: ready ${r.readyMs.map((x) => Math.round(x)).join(', ')} ms; node -e 0 ${r.floorMs.map((x) => Math.round(x)).join(', ')} ms`,
+  );
+  writeSection('startup', startupSection(r, c));
+  console.log(`wrote the start-up section of ${benchDocPath()}`);
+});
+
+console.log(`bench done (${timings.join(', ')}); doc: ${benchDocPath()}`);

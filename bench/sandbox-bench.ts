@@ -207,8 +207,8 @@ export async function runSandboxBench(options: {
   const s = await startInvoiceSandbox();
   try {
     const rows: SandboxBenchRow[] = [];
-    // Warm-up: JIT and connection setup.
-    await submitsWithCompletions(s, 8, 2_000, 2_000);
+    // Warm-up: JIT and connection setup (shorter in the smoke run's short measurements).
+    await submitsWithCompletions(s, 8, 2_000, Math.min(2_000, options.maxMs));
     for (const inFlight of [1, 8, 64])
       rows.push(await submitsWithCompletions(s, inFlight, options.maxCount, options.maxMs));
     for (const subs of [1, 10])

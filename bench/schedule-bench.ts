@@ -11,8 +11,9 @@ import { ledgerSlotSource } from '../src/runtime/ledger-slot-source.js';
 import { runSlot } from '../src/schedule/run-slot.js';
 import { openSqliteStore } from '../src/store/open-sqlite-store.js';
 import {
-  BENCH_DOC,
+  benchDocPath,
   benchSection,
+  commandLine,
   machineLine,
   startLoadLine,
   startSandboxProcess,
@@ -174,9 +175,16 @@ async function measureSlot(
   }
 }
 
+/** Contract counts: every one exercised (10,000) and 1 in 100 exercised (100,000); smaller in the smoke run. */
+export type ScheduleSizes = { readonly everyOne: number; readonly oneInHundred: number };
+const FULL_SIZES: ScheduleSizes = { everyOne: 10_000, oneInHundred: 100_000 };
+
 export async function runScheduleBench(options: {
   readonly maxMs: number;
+  readonly sizes?: ScheduleSizes;
 }): Promise<ScheduleBenchRow[]> {
+  const sizes = options.sizes ?? FULL_SIZES;
+  const n = (x: number): string => x.toLocaleString('en-US');
   const s = await startSandboxProcess([
     '--model',
     'test/schedule/fixtures/chores.model.yaml',
@@ -197,7 +205,7 @@ export async function runScheduleBench(options: {
     const minute = Math.floor(Date.now() / 60_000) * 60_000;
     const slot = (i: number): number => minute - (10 - i) * 60_000;
     // Every contract fires: the slot is bounded by submission and completion.
-    await createChores(client, owner, 0, 10_000);
+    await createChores(client, owner, 0, sizes.everyOne);
     const all = scheduleRule(owner, 'all', 'true');
     // Warm-up: JIT, connections, the sandbox's caches.
     await measureSlot(client, owner, all, slot(0), 'websocket', 'warm-up', options.maxMs);
@@ -208,12 +216,12 @@ export async function runScheduleBench(options: {
         all,
         slot(1),
         'websocket',
-        '10,000 contracts, every one exercised',
+        `${n(sizes.everyOne)} contracts, every one exercised`,
         options.maxMs,
       ),
     );
     // One in a hundred fires: the slot is bounded by reading and evaluating the snapshot.
-    await createChores(client, owner, 10_000, 100_000);
+    await createChores(client, owner, sizes.everyOne, sizes.oneInHundred);
     const few = scheduleRule(owner, 'every-100th', 'int(contract.createArgument.n) % 100 == 0');
     for (const [i, mode] of (['websocket', 'page'] as const).entries()) {
       rows.push(
@@ -223,7 +231,7 @@ export async function runScheduleBench(options: {
           few,
           slot(2 + i),
           mode,
-          `100,000 contracts, 1 in 100 exercised (${mode === 'page' ? 'HTTP pages of 1,000' : 'websocket'})`,
+          `${n(sizes.oneInHundred)} contracts, 1 in 100 exercised (${mode === 'page' ? 'HTTP pages of 1,000' : 'websocket'})`,
           options.maxMs,
         ),
       );
@@ -250,11 +258,14 @@ export function scheduleSection(rows: readonly ScheduleBenchRow[], load: number)
     'garbage not yet collected; RSS growth is above what the rows before left (the process keeps its RSS).',
     'Holding all 100,000 CreatedEvents instead (the snapshot collected into an array, measured once) grew the heap by',
     '~127 MB and the RSS by ~133 MB (test/schedule/schedule-memory.test.ts). "slot s": until every intent was recorded.',
-    'Command: `npm run build && npx tsx bench/schedule-bench.ts`',
-    '(part of `npm run bench`). Source: `bench/schedule-bench.ts`. Slot times are recent, so each command goes out once.',
+    commandLine(
+      'schedule',
+      '`bench/schedule-bench.ts` (alone, after `npm run build`: `npx tsx bench/schedule-bench.ts`)',
+    ),
+    'Slot times are recent, so each command goes out once.',
     'Reading: the first row is bound by the submission pipeline (a journal write at every state change of an intent), the websocket',
-    'row by reading and evaluating the snapshot; the HTTP-page row mostly measures the sandbox, which builds the whole',
-    'snapshot again for every page.',
+    'row by reading and evaluating the snapshot; the HTTP-page row reads the same snapshot as one request per page of',
+    '1,000 (the sandbox serves each page from the cursor in its page token).',
     '',
     '| scenario | contracts | exercised | slot s | seconds | contracts/s | heap growth MB | RSS growth MB | peak RSS MB |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -269,17 +280,17 @@ export function scheduleSection(rows: readonly ScheduleBenchRow[], load: number)
  * The schedule section of `npm run bench`; also runnable alone (after `npm run build`, which the
  * sandbox process runs from): `npx tsx bench/schedule-bench.ts`.
  */
-export async function runScheduleSection(): Promise<void> {
+export async function runScheduleSection(sizes?: ScheduleSizes): Promise<void> {
   const load = loadavg()[0] ?? 0;
   const maxMs = Number(process.env.BENCH_SCHEDULE_SECONDS ?? '60') * 1000;
-  const rows = await runScheduleBench({ maxMs });
+  const rows = await runScheduleBench({ maxMs, ...(sizes === undefined ? {} : { sizes }) });
   for (const r of rows) {
     console.log(
       `${r.scenario}: ${Math.round(r.contractsPerSecond)} contracts/s (${r.totalSeconds.toFixed(2)} s), heap +${r.peakHeapGrowthMb.toFixed(1)} MB, rss +${r.peakRssGrowthMb.toFixed(1)} MB`,
     );
   }
   writeSection('schedule', scheduleSection(rows, load));
-  console.log(`wrote the schedule section of ${BENCH_DOC}`);
+  console.log(`wrote the schedule section of ${benchDocPath()}`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
