@@ -129,13 +129,17 @@ function parseMetrics(
   const out = [];
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (-?[0-9.e+-]+|NaN|\+Inf|-Inf)$/.exec(line);
+    // prom-client writes NaN as "Nan" (an event-loop gauge before its first sample); Prometheus
+    // reads values with Go's ParseFloat, which takes NaN and Inf in any case.
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (-?[0-9.e+-]+|nan|[+-]inf)$/i.exec(line);
     if (m === null) throw new Error(`not a Prometheus sample line: ${line}`);
     const labels: Record<string, string> = {};
     for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) {
       labels[l[1]!] = l[2]!;
     }
-    out.push({ name: m[1]!, labels, value: Number(m[3]) });
+    const raw = m[3]!.toLowerCase();
+    const value = raw.endsWith('inf') ? (raw.startsWith('-') ? -Infinity : Infinity) : Number(raw);
+    out.push({ name: m[1]!, labels, value });
   }
   return out;
 }
@@ -414,34 +418,88 @@ describe('the ops endpoints against a bot on the sandbox', () => {
 
   it('is not ready while the updates stream is down, and ready again once it is back', async () => {
     const r = await run();
+    const ready = (): Promise<Awaited<ReturnType<typeof call>>> => call(r.ops, 'GET', '/readyz');
+    const sample = async (name: string): Promise<number | undefined> =>
+      parseMetrics((await call(r.ops, 'GET', '/metrics')).text).find((s) => s.name === name)?.value;
     try {
-      await waitFor(
-        () => call(r.ops, 'GET', '/readyz'),
-        (x) => x.status === 200,
-        10_000,
-        'ready',
-      );
-      // Every stream is closed after its first message: the bot keeps reconnecting.
-      await ledger.faults({ closeStreamsAfterMessages: 1 });
-      await issueInvoices(ledger, [{ reference: 'RZ-1', amount: '5000.00', currency: 'CHF' }]);
-      const down = await waitFor(
-        () => call(r.ops, 'GET', '/readyz'),
-        (x) => x.status === 503,
-        10_000,
-        'not ready',
-      );
-      expect(down.text).toMatch(/updates stream disconnected|lag/);
+      await waitFor(ready, (x) => x.status === 200, 10_000, 'ready');
+      expect(await sample('ledgerbot_stream_connected')).toBe(1);
+      const reconnects = r.bot.bot.metrics.reconnects.updates;
+      // The participant drops the streams and refuses new ones until the fault is cleared: the
+      // bot cannot get back in, however fast it reconnects.
+      await ledger.faults({ refuseStreams: true });
+      const down = await waitFor(ready, (x) => x.status === 503, 10_000, 'not ready');
+      expect(down.text).toBe('updates stream disconnected\n');
       expect(down.headers.get('content-type')).toContain('text/plain');
       expect((await call(r.ops, 'GET', '/livez')).status).toBe(200);
-      await ledger.clearFaults();
+      // Still down after the bot tried again twice: the state is the socket's, not the traffic's.
       await waitFor(
-        () => call(r.ops, 'GET', '/readyz'),
-        (x) => x.status === 200,
+        () => r.bot.bot.metrics.reconnects.updates,
+        (k) => k >= reconnects + 2,
         15_000,
-        'ready again',
+        'two reconnect attempts',
+      );
+      expect((await ready()).status).toBe(503);
+      expect(await sample('ledgerbot_stream_connected')).toBe(0);
+      expect(await sample('ledgerbot_completions_stream_connected')).toBe(0);
+
+      await ledger.clearFaults();
+      await waitFor(ready, (x) => x.status === 200, 15_000, 'ready again');
+      expect(await sample('ledgerbot_stream_connected')).toBe(1);
+      // ... and it works again: an invoice issued now is audited.
+      const before = await countContracts(ledger);
+      await issueInvoices(ledger, [{ reference: 'RZ-1', amount: '5000.00', currency: 'CHF' }]);
+      await waitFor(
+        () => countContracts(ledger),
+        (c) => c.seen - before.seen === 1,
+        15_000,
+        'RZ-1 audited',
       );
     } finally {
       await ledger.clearFaults();
+      await r.stop();
+    }
+  }, 60_000);
+
+  it('is not ready while the lag exceeds its bound, with the lag in the reason', async () => {
+    // One audit submission per 1000 s, one at a time: the second invoice's intent holds the
+    // rule's only place while it waits for a token, so the third one stops the ingestion
+    // (backpressure) while the ledger moves on.
+    const throttled = AUDIT_RULE.replace(
+      'rateLimit: { perSecond: 1000, burst: 1000 }',
+      'rateLimit: { perSecond: 0.001, burst: 1 }\n    concurrency: 1',
+    );
+    expect(throttled).not.toBe(AUDIT_RULE);
+    const r = await run({ rulesText: throttled, readyMaxLag: 1 });
+    const ready = (): Promise<Awaited<ReturnType<typeof call>>> => call(r.ops, 'GET', '/readyz');
+    try {
+      await waitFor(ready, (x) => x.status === 200, 10_000, 'ready');
+      await issueInvoices(
+        ledger,
+        Array.from({ length: 5 }, (_, i) => ({
+          reference: `LAG-${i}`,
+          amount: '10.00',
+          currency: 'USD',
+        })),
+      );
+      const down = await waitFor(ready, (x) => x.status === 503, 10_000, 'not ready');
+      const m = /^lag (\d+) > 1\n$/.exec(down.text);
+      expect(m, down.text).not.toBeNull();
+      // At least the three invoices after the one waiting for its token are not processed.
+      expect(Number(m![1])).toBeGreaterThanOrEqual(3);
+      // Connected all along, and alive: only the readiness says "behind".
+      expect(r.bot.bot.metrics.updatesConnected).toBe(true);
+      expect((await call(r.ops, 'GET', '/livez')).status).toBe(200);
+      const status = (await call(r.ops, 'GET', '/status')).json() as {
+        stream: { connected: boolean };
+        lag: number;
+        ledgerEnd: number;
+        processedOffset: number;
+      };
+      expect(status.stream.connected).toBe(true);
+      expect(status.lag).toBe(status.ledgerEnd - status.processedOffset);
+      expect(status.lag).toBeGreaterThanOrEqual(3);
+    } finally {
       await r.stop();
     }
   }, 60_000);

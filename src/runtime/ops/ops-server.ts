@@ -8,6 +8,7 @@ import type { DeadLetter, Store, TriggerKey } from '../../store/store.js';
 import type { BotLedger } from '../bot-ledger.js';
 import type { Bot } from '../bot.js';
 import type { RuleSetDiff } from '../rule-set-diff.js';
+import { notReadyReason } from './not-ready-reason.js';
 import { createOpsMetrics } from './ops-metrics.js';
 
 export type OpsServerOptions = {
@@ -116,17 +117,19 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     ...(options.processMetrics === undefined ? {} : { processMetrics: options.processMetrics }),
   });
 
-  const readiness = async (): Promise<string | undefined> => {
-    if (bot.state !== 'running') return `bot is ${bot.state}`;
-    if (bot.plan.updateFormat === null) return undefined; // schedule rules only: no stream
-    if (!bot.metrics.updatesConnected) return 'updates stream disconnected';
-    await refreshLedgerEnd();
-    if (end === undefined) return `cannot read the ledger end: ${endError ?? 'unknown error'}`;
-    if (endError !== undefined) return `cannot read the ledger end: ${endError}`;
-    const l = lag();
-    if (l !== undefined && l > readyMaxLag) return `lag ${l} > ${readyMaxLag}`;
-    return undefined;
-  };
+  const readiness = (): Promise<string | undefined> =>
+    notReadyReason({
+      botState: bot.state,
+      streamExpected: bot.plan.updateFormat !== null,
+      updatesConnected: bot.metrics.updatesConnected,
+      processedOffset: () => bot.processedOffset(),
+      maxLag: readyMaxLag,
+      readLedgerEnd: async () => {
+        await refreshLedgerEnd();
+        if (end === undefined) return { error: endError ?? 'unknown error' };
+        return endError === undefined ? { offset: end.value } : { error: endError };
+      },
+    });
 
   const routes: Route[] = [
     {
