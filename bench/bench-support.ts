@@ -17,16 +17,20 @@ export function benchDocPath(): string {
   return benchDoc;
 }
 
-let benchCommand = 'npm run bench';
+let currentCommand = 'npm run bench';
 
 /** The command the run was started with, as the sections quote it (set by bench/run.ts). */
 export function setBenchCommand(command: string): void {
-  benchCommand = command;
+  currentCommand = command;
+}
+
+export function benchCommand(): string {
+  return currentCommand;
 }
 
 /** `Command: … (this section alone: …). Source: ….`, so every table names what produced it. */
 export function commandLine(only: string, source: string): string {
-  return `Command: \`${benchCommand}\` (this section alone: \`npm run bench -- --only ${only}\`). Source: ${source}.`;
+  return `Command: \`${currentCommand}\` (this section alone: \`npm run bench -- --only ${only}\`). Source: ${source}.`;
 }
 
 export type SandboxProcess = { readonly url: string; readonly child: ChildProcess };

@@ -107,7 +107,8 @@ export function ingestSection(
 
 const ms = (l: Latency): string => `${int(l.p50)} | ${int(l.p99)} | ${int(l.max)}`;
 
-export function e2eSection(r: E2eResult, n: number, inFlight: number, c: SectionContext): string {
+export function e2eSection(r: E2eResult, inFlight: number, c: SectionContext): string {
+  const n = r.runs[0]?.n ?? 0;
   const rate = (x: { n: number; submitSeconds: number }): number => x.n / x.submitSeconds;
   const bot = r.runs.filter((x) => x.client === 'bot');
   const raw = r.runs.filter((x) => x.client === 'raw');

@@ -1,9 +1,17 @@
-import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   BENCH_DOC,
+  benchCommand,
   benchDocPath,
   benchSection,
   commandLine,
@@ -41,12 +49,19 @@ import { runStartupBench } from './startup-bench.js';
  *   npm run bench -- --smoke              every section small (about a minute, for CI); writes a
  *                                         copy of the doc (and the memory plot) to a temporary
  *                                         directory, not docs/. Fails on errors, never on ratios.
+ *   npm run bench -- --rerender           rewrite the ingest, e2e, memory and start-up sections from
+ *                                         the results the last run saved in the temp directory
+ *                                         (after editing their text), without measuring again
  */
 const SECTIONS = ['sandbox', 'rules', 'schedule', 'ingest', 'e2e', 'memory', 'startup'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
-  options: { smoke: { type: 'boolean' }, only: { type: 'string' } },
+  options: {
+    smoke: { type: 'boolean' },
+    only: { type: 'string' },
+    rerender: { type: 'boolean' },
+  },
   strict: true,
 });
 const smoke = values.smoke === true || process.env.BENCH_SMOKE === '1';
@@ -56,7 +71,9 @@ for (const s of only) {
     throw new Error(`--only: unknown section "${s}"; sections: ${SECTIONS.join(', ')}`);
   }
 }
-const selected = (s: Section): boolean => only.includes(s);
+const rerender = values.rerender === true;
+const RERENDERED: readonly Section[] = ['ingest', 'e2e', 'memory', 'startup'];
+const selected = (s: Section): boolean => only.includes(s) && (!rerender || RERENDERED.includes(s));
 const flags = [
   ...(smoke ? ['--smoke'] : []),
   ...(values.only === undefined ? [] : ['--only', values.only]),
@@ -71,7 +88,7 @@ const SIZES = smoke
       // json-rules-engine runs 1,000 rules at ~20 events/s: its warm-up alone would take 10 s.
       rulesSizes: [1, 100],
       schedule: { everyOne: 500, oneInHundred: 2_000 },
-      recordedInvoices: 200,
+      recordedInvoices: 120,
       ingest: { events: 10_000, rounds: 2, profileEvents: 5_000 },
       e2e: { n: 300, rounds: 1, paced: { count: 50, perSecond: 100 } },
       memoryEvents: 20_000,
@@ -97,6 +114,27 @@ if (smoke) {
 }
 if (SIZES.rulesSeconds !== undefined) process.env.BENCH_RULES_SECONDS ??= SIZES.rulesSeconds;
 const context = (): SectionContext => ({ load: loadavg()[0] ?? 0 });
+
+/**
+ * A section's measurements are saved (with the command and load they were taken under) before
+ * its text is written, so `--rerender` can write the text again without measuring.
+ */
+type Saved<T> = { readonly command: string; readonly context: SectionContext; readonly data: T };
+const RESULTS = join(tmpdir(), `ledgerbot-bench-results${smoke ? '-smoke' : ''}`);
+
+async function measured<T>(name: Section, measure: () => Promise<T>): Promise<Saved<T>> {
+  const file = join(RESULTS, `${name}.json`);
+  if (rerender) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as Saved<T>;
+    setBenchCommand(saved.command);
+    return saved;
+  }
+  const c = context();
+  const saved: Saved<T> = { command: benchCommand(), context: c, data: await measure() };
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(file, JSON.stringify(saved));
+  return saved;
+}
 
 const timings: string[] = [];
 /** Runs one section if selected, and logs how long it took. */
@@ -157,29 +195,30 @@ async function frames(): Promise<Recording> {
 }
 
 await section('ingest', async () => {
-  const c = context();
-  const rec = await frames();
-  const rows = await runIngestBench(rec, SIZES.ingest);
-  for (const r of rows)
+  const { context: c, data } = await measured('ingest', async () => {
+    const rec = await frames();
+    const rows = await runIngestBench(rec, SIZES.ingest);
+    const profile = profileSummary(await profileIngest(rec, SIZES.ingest.profileEvents));
+    return { rows, profile };
+  });
+  for (const r of data.rows)
     console.log(
       `ingest ${r.shape}: parse ${Math.round(r.parseMedian)}/s, pipeline ${Math.round(r.pipelineMedian)}/s (${((100 * r.pipelineMedian) / r.parseMedian).toFixed(0)}%)`,
     );
-  const profile = await profileIngest(rec, SIZES.ingest.profileEvents);
-  writeSection('ingest', ingestSection(rows, profileSummary(profile), c));
+  writeSection('ingest', ingestSection(data.rows, data.profile, c));
   console.log(`wrote the ingest section of ${benchDocPath()}`);
 });
 
 await section('e2e', async () => {
-  const c = context();
-  const r = await runE2eBench(SIZES.e2e);
-  writeSection('e2e', e2eSection(r, SIZES.e2e.n, IN_FLIGHT, c));
+  const { context: c, data: r } = await measured('e2e', () => runE2eBench(SIZES.e2e));
+  writeSection('e2e', e2eSection(r, IN_FLIGHT, c));
   console.log(`wrote the e2e section of ${benchDocPath()}`);
 });
 
 await section('memory', async () => {
-  const c = context();
-  const rec = await frames();
-  const r = await runMemoryBench(rec, { events: SIZES.memoryEvents });
+  const { context: c, data: r } = await measured('memory', async () =>
+    runMemoryBench(await frames(), { events: SIZES.memoryEvents }),
+  );
   console.log(
     `memory: ${r.events} events, RSS ${r.warmupRssMb.toFixed(1)} MB after warm-up, max ${r.maxAfterWarmupMb.toFixed(1)}, final ${r.finalMb.toFixed(1)}`,
   );
@@ -196,8 +235,7 @@ await section('memory', async () => {
 });
 
 await section('startup', async () => {
-  const c = context();
-  const r = await runStartupBench(SIZES.startup);
+  const { context: c, data: r } = await measured('startup', () => runStartupBench(SIZES.startup));
   console.log(
     `startup: ready ${r.readyMs.map((x) => Math.round(x)).join(', ')} ms; node -e 0 ${r.floorMs.map((x) => Math.round(x)).join(', ')} ms`,
   );
