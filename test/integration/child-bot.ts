@@ -70,6 +70,8 @@ export type ChildBotConfig = {
   readonly stateDir: string;
   readonly completionTimeout?: string;
   readonly start?: string;
+  /** The rule file or directory (default: the fixture rules). */
+  readonly rules?: string;
 };
 
 /** Writes a bot.config.yaml for `ledgerbot run` against the test's sandbox; returns its path. */
@@ -85,7 +87,7 @@ export function writeBotConfig(ledger: TestLedger, dir: string, c: ChildBotConfi
       'parties:',
       `  issuer: '${ledger.parties.issuer}'`,
       `  payer: '${ledger.parties.payer}'`,
-      `rules: ['${RULES_DIR}']`,
+      `rules: ['${c.rules ?? RULES_DIR}']`,
       `state: { dir: '${c.stateDir}' }`,
       `start: ${c.start ?? 'checkpoint'}`,
       'submission:',

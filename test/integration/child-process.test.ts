@@ -1,3 +1,5 @@
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../src/core/seeded-random.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
@@ -15,6 +17,7 @@ import {
   expectedEffects,
   invoicePlan,
   issueInvoices,
+  RULES_DIR,
   startTestLedger,
   tempDir,
   waitForEffects,
@@ -61,6 +64,50 @@ function submittedIds(lines: readonly LogLine[]): Set<string> {
   return new Set(
     lines.filter((l) => isIntentLine(l) && l.state === 'submitted').map((l) => String(l.commandId)),
   );
+}
+
+/**
+ * A rules directory of symlinks into a sources directory. Editing a source changes what the
+ * next reload reads without touching the watched directory (a checkout linked into place), so
+ * SIGHUP is the one thing that triggers the reload.
+ */
+function linkedRules(
+  dir: string,
+  files: Readonly<Record<string, string>>,
+): { rulesDir: string; write(name: string, text: string): void } {
+  const rulesDir = join(dir, 'rules');
+  const sources = join(dir, 'rule-sources');
+  mkdirSync(rulesDir);
+  mkdirSync(sources);
+  for (const [name, text] of Object.entries(files)) {
+    writeFileSync(join(sources, name), text);
+    symlinkSync(join(sources, name), join(rulesDir, name));
+  }
+  return { rulesDir, write: (name, text) => writeFileSync(join(sources, name), text) };
+}
+
+const fixtureRule = (name: string): string => readFileSync(join(RULES_DIR, name), 'utf8');
+const NO_RULES = 'version: 1\nrules: []\n';
+
+/** Sends SIGHUP and returns the outcome line of the reload it triggered. */
+async function reloadBySighup(bot: ChildBot): Promise<{ result: LogLine; from: number }> {
+  const before = bot.lines.length;
+  bot.child.kill('SIGHUP');
+  const hup = await bot.waitForLine(
+    (l) => l.msg === 'reloading the rules' && l.trigger === 'SIGHUP',
+    10_000,
+    'a reload triggered by SIGHUP',
+  );
+  const from = Math.max(before, bot.lines.indexOf(hup));
+  const result = await bot.waitForLine(
+    (l) =>
+      bot.lines.indexOf(l) > from &&
+      typeof l.msg === 'string' &&
+      (l.msg.startsWith('rules reloaded') || l.msg.startsWith('rule reload rejected')),
+    10_000,
+    'the reload result',
+  );
+  return { result, from };
 }
 
 describe('ledgerbot run as a child process', () => {
@@ -216,6 +263,109 @@ describe('ledgerbot run as a child process', () => {
       const plan = invoicePlan(4, 3003);
       await issueInvoices(ledger, plan, 2);
       await waitForEffects(ledger, expectedEffects(plan), 30_000);
+      bot.child.kill('SIGTERM');
+      expect((await bot.exited).code).toBe(0);
+    },
+  );
+
+  it(
+    'SIGHUP after an edit: logs the diff (added, removed, changed) and the new rules fire',
+    { timeout: 90_000 },
+    async () => {
+      ledger = await startTestLedger(3004);
+      temp = tempDir();
+      const stateDir = `${temp.dir}/state`;
+      const accept = fixtureRule('accept-small-invoices.yaml');
+      const rules = linkedRules(temp.dir, {
+        'accept.yaml': accept,
+        'settle.yaml': fixtureRule('settle-payments.yaml'),
+        'audit.yaml': NO_RULES,
+      });
+      const config = writeBotConfig(ledger, temp.dir, { stateDir, rules: rules.rulesDir });
+      const bot = start(config);
+      await bot.waitForLine(running, 20_000, 'the bot running');
+      // The old rules: a small invoice is accepted and settled, and nothing is audited.
+      await issueInvoices(ledger, [{ reference: 'HUP-0', amount: '10.00', currency: 'USD' }]);
+      await waitForEffects(ledger, { seen: 0, receipts: 1, payments: 0, invoices: 0 }, 30_000);
+
+      const changedAccept = accept.replace('concurrency: 16', 'concurrency: 8');
+      expect(changedAccept).not.toBe(accept);
+      rules.write('audit.yaml', fixtureRule('audit-invoices.yaml'));
+      rules.write('accept.yaml', changedAccept);
+      rules.write('settle.yaml', NO_RULES);
+      const { result, from } = await reloadBySighup(bot);
+      expect(result.msg).toBe('rules reloaded');
+      const version = (id: string): RegExp => new RegExp(`^${id}@1#[0-9a-f]{12}$`);
+      expect(result.added).toEqual([expect.stringMatching(version('audit-invoices'))]);
+      expect(result.removed).toEqual([expect.stringMatching(version('settle-accepted-invoices'))]);
+      expect(result.changed).toEqual([expect.stringMatching(version('accept-small-invoices'))]);
+      expect(result.unchanged).toBe(0);
+
+      // The new set: both invoices are audited, the small one accepted but no longer settled.
+      await issueInvoices(ledger, [
+        { reference: 'HUP-1', amount: '10.00', currency: 'USD' },
+        { reference: 'HUP-2', amount: '5000.00', currency: 'USD' },
+      ]);
+      const counts = await waitForEffects(
+        ledger,
+        { seen: 2, receipts: 1, payments: 1, invoices: 1 },
+        30_000,
+      );
+      expect(counts.duplicates).toEqual([]);
+      const after = bot.lines.slice(from);
+      expect(
+        after.filter(
+          (l) => isIntentLine(l) && l.ruleId === 'audit-invoices' && l.state === 'succeeded',
+        ),
+      ).toHaveLength(2);
+      expect(after.some((l) => isIntentLine(l) && l.ruleId === 'settle-accepted-invoices')).toBe(
+        false,
+      );
+      bot.child.kill('SIGTERM');
+      expect((await bot.exited).code).toBe(0);
+    },
+  );
+
+  it(
+    'SIGHUP after an invalid edit: names file:line:col, and the old rules keep firing',
+    { timeout: 90_000 },
+    async () => {
+      ledger = await startTestLedger(3005);
+      temp = tempDir();
+      const stateDir = `${temp.dir}/state`;
+      const audit = fixtureRule('audit-invoices.yaml');
+      const rules = linkedRules(temp.dir, {
+        'accept.yaml': fixtureRule('accept-small-invoices.yaml'),
+        'settle.yaml': fixtureRule('settle-payments.yaml'),
+        'audit.yaml': audit,
+      });
+      const config = writeBotConfig(ledger, temp.dir, { stateDir, rules: rules.rulesDir });
+      const bot = start(config);
+      await bot.waitForLine(running, 20_000, 'the bot running');
+
+      const broken = audit.replace('concurrency: 16', 'concurrency: lots');
+      expect(broken).not.toBe(audit);
+      const badLine = broken.split('\n').findIndex((l) => l.includes('concurrency: lots')) + 1;
+      rules.write('audit.yaml', broken);
+      const { result, from } = await reloadBySighup(bot);
+      expect(result.msg).toMatch(/^rule reload rejected; the old rules keep running/);
+      const problems = bot.lines
+        .slice(from)
+        .filter((l) => l.msg === 'rule problem')
+        .map((l) => String(l.problem));
+      expect(problems.length).toBeGreaterThan(0);
+      const at = problems
+        .map((p) => new RegExp(`^${join(rules.rulesDir, 'audit.yaml')}:(\\d+):(\\d+): `).exec(p))
+        .find((m) => m !== null);
+      expect(at, problems.join('\n')).toBeDefined();
+      expect(Number(at![1])).toBe(badLine);
+      expect(Number(at![2])).toBeGreaterThan(0);
+
+      // All three old rules, the audit one included, keep working.
+      const plan = invoicePlan(4, 3005);
+      await issueInvoices(ledger, plan, 2);
+      const counts = await waitForEffects(ledger, expectedEffects(plan), 30_000);
+      expect(counts.duplicates).toEqual([]);
       bot.child.kill('SIGTERM');
       expect((await bot.exited).code).toBe(0);
     },
