@@ -40,10 +40,11 @@ COPY bin ./bin
 COPY schema ./schema
 COPY rules ./rules
 COPY examples ./examples
-# The config and rules are mounted read-only at /etc/ledgerbot; the state directory is a volume
-# owned by the user the bot runs as (the image's `node`, uid 1000).
+# The config (/etc/ledgerbot/bot.config.yaml) and the rules (/etc/ledgerbot/rules) are mounted
+# read-only; the state directory is a volume owned by the user the bot runs as (the image's
+# `node`, uid 1000), so a named volume created by Docker is writable by it.
 RUN mkdir -p /etc/ledgerbot/rules /var/lib/ledgerbot && chown node:node /var/lib/ledgerbot
-VOLUME ["/var/lib/ledgerbot"]
+VOLUME ["/etc/ledgerbot", "/etc/ledgerbot/rules", "/var/lib/ledgerbot"]
 USER node
 EXPOSE 9464
 # /livez answers 200 while the bot is healthy. LEDGERBOT_HTTP_PORT must match http.port.
