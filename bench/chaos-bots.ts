@@ -296,9 +296,13 @@ export class ChaosBot {
     await i.exited;
   }
 
+  /**
+   * SIGHUP to the live process, once it has logged its ops server (its SIGHUP handler is in place
+   * by then: during start-up a SIGHUP takes the default action and ends the process).
+   */
   hup(): boolean {
     const i = this.#current;
-    if (i === undefined) return false;
+    if (i?.opsUrl === undefined) return false;
     i.child.kill('SIGHUP');
     return true;
   }

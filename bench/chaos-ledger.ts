@@ -233,15 +233,22 @@ export async function driveCommand(
   throw new Error(`the driver gave up on ${c.commandId} after ${maxAttempts} attempts`);
 }
 
+export type ActiveContract = {
+  readonly template: string;
+  readonly reference: string;
+  /** The offset of the transaction that created it. */
+  readonly offset: number;
+};
+
 /** Active contracts of `templates` as the issuer sees them at the ledger end, with references. */
 export async function activeContracts(
   l: ChaosLedger,
   templates: readonly string[],
-): Promise<{ template: string; reference: string }[]> {
+): Promise<ActiveContract[]> {
   const client = await LedgerClient.create({ url: l.url });
   try {
     const offset = await client.ledgerEnd();
-    const out: { template: string; reference: string }[] = [];
+    const out: ActiveContract[] = [];
     for await (const element of client.activeContracts({
       activeAtOffset: offset,
       eventFormat: eventFormat({ parties: [l.issuer], templates }),
@@ -251,7 +258,7 @@ export async function activeContracts(
       const ev = entry.JsActiveContract.createdEvent;
       const entity = ev.templateId.split(':').slice(1).join(':');
       const reference = (ev.createArgument as { reference?: string } | null)?.reference ?? '';
-      out.push({ template: `#${ev.packageName}:${entity}`, reference });
+      out.push({ template: `#${ev.packageName}:${entity}`, reference, offset: ev.offset });
     }
     return out;
   } finally {

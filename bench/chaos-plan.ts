@@ -19,8 +19,11 @@ export type ChaosPlan = {
   readonly reloadAt: number;
 };
 
-// Faults on throughout. The synchronous codes are transient (category 1 or 2) and add up to 10%;
-// the completion errors are the asynchronous contention a busy participant reports.
+// Faults on throughout. Streams are dropped every 2.5 s at the most: a reconnected stream with
+// nothing to deliver gets the sandbox's offset checkpoint 1-1.5 s after it opens, and only an
+// element resets the bot's reconnect backoff, so faster drops would let the backoff of an idle
+// stream climb to its 30 s cap. The synchronous codes are transient (category 1 or 2) and add up
+// to 10%; the completion errors are the asynchronous contention a busy participant reports.
 const faults = (closeStreamsEveryMs: number): Readonly<Record<string, unknown>> => ({
   closeStreamsEveryMs,
   submitErrors: [
@@ -58,7 +61,7 @@ export const SMOKE_PLAN: ChaosPlan = {
   kills: 1,
   perSecond: 40,
   driverConcurrency: 8,
-  faults: faults(1500),
+  faults: faults(2500),
   drainMs: 60_000,
   secondReplicaAt: 0.5,
   reloadAt: 0.6,

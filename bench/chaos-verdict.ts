@@ -5,6 +5,8 @@ import { activeContracts, EFFECT, INVOICE, type ChaosLedger } from './chaos-ledg
 /** What the ledger holds once the run has drained, compared with the plan. */
 export type LedgerVerdict = {
   readonly invoices: number;
+  /** The offset of the newest invoice: a bot that has read past it has seen every trigger. */
+  readonly lastInvoiceOffset: number;
   readonly duplicateInvoices: readonly string[];
   readonly effects: number;
   readonly duplicates: readonly string[];
@@ -33,6 +35,9 @@ export async function ledgerVerdict(
     [...m].filter(([, n]) => n > 1).map(([r]) => r);
   return {
     invoices: [...invoices.values()].reduce((a, b) => a + b, 0),
+    lastInvoiceOffset: contracts
+      .filter((c) => c.template === INVOICE)
+      .reduce((a, c) => Math.max(a, c.offset), 0),
     duplicateInvoices: many(invoices),
     effects: [...effects.values()].reduce((a, b) => a + b, 0),
     duplicates: many(effects),
