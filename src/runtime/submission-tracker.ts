@@ -277,6 +277,15 @@ export class SubmissionTracker {
     // Write-ahead: the journal knows about the attempt before the participant does.
     if (!this.#transition(t, { to: 'submitted', submissionId })) return;
     t.phase = 'submitting';
+    // With group commit the attempt is committed with the rest of this turn's changes: one
+    // commit for every submission made in the turn.
+    try {
+      await this.#o.store.sync();
+    } catch (err) {
+      this.#dropUnrecorded(t, 'submitted', err);
+      return;
+    }
+    if (t.seq !== seq || !this.#tracked.has(t.commandId)) return;
     const body = buildSubmission(t.payload, {
       commandId: t.commandId,
       userId: t.record.userId,
@@ -527,15 +536,7 @@ export class SubmissionTracker {
     try {
       t.record = this.#o.store.transition(t.commandId, change);
     } catch (err) {
-      this.#o.logger.error(
-        { ...this.#ids(t), state: change.to, ...errorFields(err) },
-        'cannot record the intent state change; leaving the intent to the next start',
-      );
-      this.#clearTimer(t);
-      t.seq += 1;
-      if (this.#tracked.delete(t.commandId)) t.permit.release();
-      this.#o.metrics.inFlight = this.#tracked.size;
-      this.#notifyIdle();
+      this.#dropUnrecorded(t, change.to, err);
       return false;
     }
     const error = 'error' in change ? (change.error as ErrorRecord | undefined) : undefined;
@@ -550,6 +551,19 @@ export class SubmissionTracker {
       ...(error === undefined ? {} : { error }),
     });
     return true;
+  }
+
+  /** The journal refused a change: the intent is left to the next start, which reads the journal. */
+  #dropUnrecorded(t: Tracked, state: IntentState, err: unknown): void {
+    this.#o.logger.error(
+      { ...this.#ids(t), state, ...errorFields(err) },
+      'cannot record the intent state change; leaving the intent to the next start',
+    );
+    this.#clearTimer(t);
+    t.seq += 1;
+    if (this.#tracked.delete(t.commandId)) t.permit.release();
+    this.#o.metrics.inFlight = this.#tracked.size;
+    this.#notifyIdle();
   }
 
   #ids(t: Tracked): Record<string, unknown> {

@@ -31,6 +31,12 @@ export type SqliteStoreOptions = (
    * Default false, so that operator tools can read a running bot's store.
    */
   readonly exclusive?: boolean;
+  /**
+   * Group commit: the batches of one event-loop turn share one transaction, committed in a
+   * `setImmediate` callback (see Store.batch). The bot turns it on: it cuts a commit per
+   * intent state change to a commit per turn. Default false.
+   */
+  readonly groupCommit?: boolean | { readonly windowMs: number };
   /** For tests of migrations; default: all of them. */
   readonly migrations?: readonly SqliteMigration[];
   /**
@@ -72,7 +78,11 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     migrate(db, options.migrations ?? SQLITE_MIGRATIONS, options.clock ?? systemClock);
     // In exclusive mode the lock is taken by the first write and then kept until close.
     if (options.exclusive === true) db.exec('BEGIN EXCLUSIVE; COMMIT');
-    return new SqliteStore(db, options.clock ?? systemClock);
+    return new SqliteStore(
+      db,
+      options.clock ?? systemClock,
+      groupCommitScheduler(options.groupCommit),
+    );
   } catch (err) {
     db?.close();
     if (err instanceof StoreError) throw err;
@@ -108,4 +118,13 @@ function migrate(db: Database.Database, migrations: readonly SqliteMigration[], 
       record.run(m.version, clock.now());
     }).immediate();
   }
+}
+
+function groupCommitScheduler(
+  groupCommit: SqliteStoreOptions['groupCommit'],
+): ((commit: () => void) => void) | undefined {
+  if (groupCommit === undefined || groupCommit === false) return undefined;
+  const windowMs = groupCommit === true ? 0 : groupCommit.windowMs;
+  if (windowMs <= 0) return (commit) => setImmediate(commit);
+  return (commit) => setTimeout(commit, windowMs);
 }

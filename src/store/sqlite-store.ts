@@ -75,16 +75,25 @@ export class SqliteStore implements Store {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #tx: (fn: () => unknown) => unknown;
+  /** Set: batches join one group transaction, committed when this callback runs it. */
+  readonly #scheduleCommit: ((commit: () => void) => void) | undefined;
   #depth = 0;
   #dirty = false;
   #closed = false;
+  /** A group transaction is open (only with `#scheduleCommit`). */
+  #grouped = false;
+  /** Waiting for the open group to commit (see `sync`). */
+  #syncWaiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+  /** A group commit failed: every later write is refused (see `#commitGroup`). */
+  #failed: StoreError | undefined;
   readonly #s: ReturnType<typeof prepare>;
   /** Statements on schema version 2 columns, prepared at first use (see `#v2`). */
   #s2: ReturnType<typeof prepareV2> | undefined;
 
-  constructor(db: Db, clock: Clock) {
+  constructor(db: Db, clock: Clock, scheduleCommit?: (commit: () => void) => void) {
     this.#db = db;
     this.#clock = clock;
+    this.#scheduleCommit = scheduleCommit;
     this.#s = prepare(db);
     this.#tx = db.transaction((fn: () => unknown) => {
       this.#depth++;
@@ -96,24 +105,75 @@ export class SqliteStore implements Store {
             'store.batch(fn) got a promise: the batch must be synchronous, so await before or after it',
           );
         }
-        if (this.#depth === 1 && this.#dirty) this.#recomputeCheckpoint();
+        // In a group the checkpoint is recomputed once, just before the group commits.
+        if (this.#depth === 1 && this.#dirty && !this.#grouped) this.#recomputeCheckpoint();
         return result;
       } finally {
         this.#depth--;
-        if (this.#depth === 0) this.#dirty = false;
+        if (this.#depth === 0 && !this.#grouped) this.#dirty = false;
       }
     });
   }
 
   batch<T>(fn: () => T): T {
     this.#assertOpen();
+    if (this.#failed !== undefined) throw this.#failed;
+    if (this.#scheduleCommit !== undefined && !this.#grouped && !this.#db.inTransaction) {
+      this.#db.exec('BEGIN');
+      this.#grouped = true;
+      this.#scheduleCommit(() => this.#commitGroup());
+    }
+    // Inside a group, better-sqlite3 runs the batch as a savepoint: a batch that throws still
+    // rolls back alone, and the group goes on.
     return this.#tx(fn) as T;
+  }
+
+  sync(): Promise<void> {
+    if (this.#failed !== undefined) return Promise.reject(this.#failed);
+    if (!this.#grouped) return Promise.resolve();
+    return new Promise((resolve, reject) => this.#syncWaiters.push({ resolve, reject }));
+  }
+
+  flush(): void {
+    this.#commitGroup();
+    if (this.#failed !== undefined) throw this.#failed;
+  }
+
+  /**
+   * Commits the open group. If the commit fails, the group's changes are rolled back and the
+   * store refuses every later write: continuing would let a later commit move the checkpoint
+   * past events whose intents were in the lost group. The bot stops; the next start replays
+   * from the last committed checkpoint.
+   */
+  #commitGroup(): void {
+    if (!this.#grouped) return;
+    const waiters = this.#syncWaiters;
+    this.#syncWaiters = [];
+    try {
+      if (this.#dirty) this.#recomputeCheckpoint();
+      this.#db.exec('COMMIT');
+    } catch (err) {
+      if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+      this.#failed = new StoreError(
+        'STORE_COMMIT_FAILED',
+        `the journal could not commit its last changes (${(err as Error).message}); they were rolled back and the store refuses further writes`,
+        { cause: err },
+      );
+    } finally {
+      this.#grouped = false;
+      this.#dirty = false;
+    }
+    for (const w of waiters) {
+      if (this.#failed === undefined) w.resolve();
+      else w.reject(this.#failed);
+    }
   }
 
   // ---- checkpoint ----
 
   checkpoint(): number | undefined {
     this.#assertOpen();
+    if (this.#grouped && this.#dirty) this.batch(() => this.#recomputeCheckpoint());
     return this.#s.getCheckpoint.get()?.resume_offset ?? undefined;
   }
 
@@ -411,6 +471,7 @@ export class SqliteStore implements Store {
 
   close(): void {
     if (this.#closed) return;
+    this.#commitGroup();
     this.#closed = true;
     this.#db.close();
   }

@@ -7,7 +7,8 @@ export type StoreErrorCode =
   | 'STORE_UNKNOWN_INTENT'
   | 'STORE_NOT_JSON'
   | 'STORE_BAD_ARGUMENT'
-  | 'STORE_ASYNC_BATCH';
+  | 'STORE_ASYNC_BATCH'
+  | 'STORE_COMMIT_FAILED';
 
 /** A failure of the durable store; `code` says which. */
 export class StoreError extends LedgerbotError {

@@ -15,8 +15,21 @@
  * - `batch(fn)` commits everything `fn` did in one transaction, including the checkpoint.
  */
 export interface Store {
-  /** Runs `fn` in one transaction: all its changes commit together, or none if it throws. Nests. */
+  /**
+   * Runs `fn` in one transaction: all its changes commit together, or none if it throws. Nests.
+   * A store opened with group commit runs the batches of one event-loop turn as savepoints of
+   * one transaction, committed at the end of the turn (or by `flush`): each batch is still
+   * all-or-nothing, and a crash loses at most the last turn's batches, together and in order.
+   */
   batch<T>(fn: () => T): T;
+  /**
+   * Resolves once every change made so far is committed (at once without group commit). Await
+   * it before an effect outside the process that the journal must already show, such as a
+   * submission. Rejects with STORE_COMMIT_FAILED if that commit failed.
+   */
+  sync(): Promise<void>;
+  /** Commits the open group now (a no-op without group commit). Throws STORE_COMMIT_FAILED. */
+  flush(): void;
 
   // ---- checkpoint ----
 

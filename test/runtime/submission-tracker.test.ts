@@ -56,6 +56,19 @@ describe('SubmissionTracker', () => {
     expect(f.ledger.submits).toHaveLength(1);
   });
 
+  it('with group commit, sends an attempt only once the journal has committed it', async () => {
+    // A window no test waits for: only flush() commits.
+    f = trackerFixture({ groupCommit: { windowMs: 3_600_000 } });
+    await f.track(newIntent(41));
+    await f.clock.advance(0);
+    expect(f.intent('lb-accept-41').state).toBe('submitted');
+    expect(f.ledger.submits).toHaveLength(0);
+    f.store.flush();
+    await f.clock.advance(0);
+    expect(f.ledger.submits).toHaveLength(1);
+    expect(last(f).commandId).toBe('lb-accept-41');
+  });
+
   it('treats DUPLICATE_COMMAND as success, synchronous or in the completion', async () => {
     f = trackerFixture();
     f.ledger.submitScript.push(() => {

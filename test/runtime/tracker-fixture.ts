@@ -9,7 +9,7 @@ import type { DedupConfig } from '../../src/runtime/config/bot-config.js';
 import type { SubmissionPayload } from '../../src/runtime/submission-payload.js';
 import { SubmissionTracker, type IntentEvent } from '../../src/runtime/submission-tracker.js';
 import { TokenBucket } from '../../src/runtime/token-bucket.js';
-import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
+import { openSqliteStore, type SqliteStoreOptions } from '../../src/store/open-sqlite-store.js';
 import type { IntentRecord, NewIntent, Store } from '../../src/store/store.js';
 import { cantonStatus, specForm } from '../ledger/status-samples.js';
 import { tempDir } from '../store/store-fixtures.js';
@@ -76,13 +76,22 @@ export type TrackerFixture = {
 };
 
 export function trackerFixture(
-  options: { dedup?: DedupConfig; completionTimeoutMs?: number; start?: number } = {},
+  options: {
+    dedup?: DedupConfig;
+    completionTimeoutMs?: number;
+    start?: number;
+    groupCommit?: SqliteStoreOptions['groupCommit'];
+  } = {},
 ): TrackerFixture {
   const clock = new FakeClock(options.start ?? Date.UTC(2026, 0, 5, 9));
   const random = new SeededRandom(7);
   const ledger = new FakeLedger();
   const temp = tempDir();
-  const store = openSqliteStore({ dir: temp.dir, clock });
+  const store = openSqliteStore({
+    dir: temp.dir,
+    clock,
+    ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
+  });
   const metrics = new BotMetrics();
   const admission = new Admission(10);
   const events: IntentEvent[] = [];
