@@ -59,7 +59,7 @@ describe('group commit', () => {
     await s.sync();
   });
 
-  it('rolls back a batch that throws on its own, and the rest of the turn still commits', async () => {
+  it('rolls back a batch that throws on its own, and the rest of the turn still commits', () => {
     const s = (store = openSqliteStore({ dir, clock: new FakeClock(), groupCommit: true }));
     s.recordIntents([eventIntent(1)]);
     expect(() =>
