@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { renderReliability, type ChaosResult } from '../../bench/chaos-report.js';
+import { SMOKE_PLAN } from '../../bench/chaos-plan.js';
+import type { StoreVerdict } from '../../bench/chaos-verdict.js';
+
+// CI relies on `npm run chaos -- --smoke` exiting non-zero on a correctness failure: these pin
+// which measurements count as one.
+const states = {
+  pending: 0,
+  submitted: 0,
+  succeeded: 500,
+  duplicate: 0,
+  rejected: 0,
+  'dead-lettered': 5,
+};
+
+function store(over: Partial<StoreVerdict> = {}): StoreVerdict {
+  return {
+    replica: 'a',
+    checkpoint: 900,
+    states,
+    intents: 505,
+    deadLetters: 5,
+    open: [],
+    wrongEnd: [],
+    doubleIntents: [],
+    missingDeadLetters: [],
+    ...over,
+  };
+}
+
+function result(over: Partial<ChaosResult> = {}): ChaosResult {
+  const counters = {
+    reconnectsUpdates: 3,
+    reconnectsCompletions: 3,
+    reloadsApplied: 2,
+    reloadsRejected: 0,
+    submissions: 600,
+    recorded: 505,
+    retries: 90,
+    succeeded: 500,
+    duplicate: 0,
+    deadLettered: 5,
+    warnings: 10,
+    errors: 0,
+  };
+  return {
+    plan: SMOKE_PLAN,
+    seed: 1,
+    command: 'npm run chaos -- --smoke',
+    dir: '/tmp/x',
+    total: 505,
+    settled: true,
+    driveSeconds: 12,
+    drainSeconds: 1,
+    totalSeconds: 30,
+    timeline: [{ t: 8, what: 'SIGKILL replica a (restart in 700 ms)' }],
+    driver: { outcomes: new Map([['OK', 170]]), commands: 170, retries: 0 },
+    faults: {
+      submitErrors: { SEQUENCER_BACKPRESSURE: 30 },
+      completionErrors: {},
+      lostSubmitResponses: 20,
+      droppedCompletions: 20,
+      delayedSubmissions: 500,
+      delayedRequests: 900,
+      droppedStreams: 12,
+    },
+    bots: [
+      {
+        name: 'a',
+        processes: 2,
+        counters,
+        unexpectedExits: [],
+        stopCode: 0,
+        rulesAtEnd: ['chaos-effect', 'chaos-unrelated'],
+      },
+    ],
+    ledger: {
+      invoices: 505,
+      lastInvoiceOffset: 700,
+      duplicateInvoices: [],
+      effects: 500,
+      duplicates: [],
+      missing: [],
+      unexpected: [],
+    },
+    stores: [store()],
+    badInput: { cases: [], ledgerEndBefore: 900, ledgerEndAfter: 900 },
+    badInputFailures: [],
+    ...over,
+  };
+}
+
+describe('renderReliability: the checks that fail a chaos run', () => {
+  it('passes a run with every effect once and every intent terminal', () => {
+    const { text, failures } = renderReliability(result());
+    expect(failures).toEqual([]);
+    expect(text).toContain('**Every check passed.**');
+  });
+
+  it('fails on a duplicate, a missing effect, an open intent or a wrong dead letter', () => {
+    const cases: Partial<ChaosResult>[] = [
+      { ledger: { ...result().ledger, effects: 501, duplicates: ['CH-7'] } },
+      { ledger: { ...result().ledger, effects: 499, missing: ['CH-9'] } },
+      { stores: [store({ open: ['CH-3 lb-x submitted'] })] },
+      { stores: [store({ wrongEnd: ['CH-4 lb-y dead-lettered'] })] },
+      { bots: [{ ...result().bots[0]!, unexpectedExits: ['bot-a-2 exited by itself'] }] },
+      { settled: false },
+      { badInputFailures: ['rules: x.yaml: exit code 0, not 2'] },
+    ];
+    for (const c of cases) {
+      const { text, failures } = renderReliability(result(c));
+      expect(failures.length, JSON.stringify(c)).toBeGreaterThan(0);
+      expect(text).toContain('**FAIL**');
+    }
+  });
+});
