@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { redactSecrets } from '../core/redact-secrets.js';
+import { batchedWriter } from './batched-writer.js';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 import { LedgerbotError } from '../core/ledgerbot-error.js';
@@ -36,26 +38,6 @@ Options:
 
 Exit status: 0 after a signal, 1 when the bot fails, 2 for config or rule errors.
 `;
-
-/** Secrets never reach the logs, even if a component puts one in a field by mistake. */
-const REDACT_PATHS = [
-  'token',
-  'accessToken',
-  'clientSecret',
-  'authorization',
-  'password',
-  '*.token',
-  '*.accessToken',
-  '*.clientSecret',
-  '*.authorization',
-  '*.password',
-  '*.*.token',
-  '*.*.clientSecret',
-  'headers.authorization',
-  'req.headers.authorization',
-  '*.headers.authorization',
-  '*.headers.Authorization',
-];
 
 export const runCommand: CliCommand = {
   name: 'run',
@@ -155,7 +137,11 @@ export async function startBot(
     cleanups.push(() => ledger.close());
     const { client, parties, sandbox } = ledger;
     // A shadow bot writes nothing, so it need not lock the state out from operator tools.
-    const store: Store = openSqliteStore({ dir: config.state.dir, exclusive: !shadow });
+    const store: Store = openSqliteStore({
+      dir: config.state.dir,
+      exclusive: !shadow,
+      groupCommit: true,
+    });
     cleanups.push(() => store.close());
     const bot = createBot({
       rules: ruleSet,
@@ -225,15 +211,17 @@ export function usePrettyLogs(pretty: boolean | undefined, tty: boolean): boolea
 export function rootLogger(log: LogConfig, io: CliIo, tty = false): PinoLogger {
   const options = {
     level: log.level,
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    // Secrets never reach the logs, even if a component puts one in a field by mistake.
+    formatters: { log: redactSecrets, bindings: redactSecrets },
     base: null,
     timestamp: pino.stdTimeFunctions.isoTime,
   };
+  const out = batchedWriter(io.out);
   if (!usePrettyLogs(log.pretty, tty)) {
-    return pino(options, { write: (line: string) => io.out(line) });
+    return pino(options, { write: out });
   }
   const pretty = prettyFactory({ ...PRETTY_OPTIONS, colorize: tty });
-  return pino(options, { write: (line: string) => io.out(pretty(line)) });
+  return pino(options, { write: (line: string) => out(pretty(line)) });
 }
 
 const PRETTY_OPTIONS = {

@@ -46,10 +46,13 @@ describe('ledgerbot run', () => {
     expect(t.err.join('')).toMatch(/bad\.yaml:\d+:\d+/);
   });
 
-  it('logs JSON lines with secrets redacted, or a readable form with pretty', () => {
+  it('logs JSON lines with secrets redacted, or a readable form with pretty', async () => {
     const t = io();
     const json = rootLogger({ level: 'info', pretty: false }, t.io);
     json.info({ commandId: 'lb-x', token: 'secret-token' }, 'intent state changed');
+    // The lines of one event-loop turn are written together, at its end.
+    expect(t.out).toEqual([]);
+    await turn();
     const line = JSON.parse(t.out[0]!) as Record<string, unknown>;
     expect(line).toMatchObject({
       msg: 'intent state changed',
@@ -64,6 +67,7 @@ describe('ledgerbot run', () => {
     const p = io();
     const pretty = rootLogger({ level: 'info', pretty: true }, p.io);
     pretty.info({ commandId: 'lb-x', token: 'secret-token' }, 'intent state changed');
+    await turn();
     expect(p.out.join('')).toMatch(
       /INFO: intent state changed \{"commandId":"lb-x","token":"\[redacted\]"\}/,
     );
@@ -71,10 +75,12 @@ describe('ledgerbot run', () => {
     // On a terminal: pretty without log.pretty, but JSON with pretty: false.
     const tty = io();
     rootLogger({ level: 'info' }, tty.io, true).info('hi');
+    await turn();
     expect(tty.out.join('')).toMatch(/INFO.*: .*hi/);
     expect(() => JSON.parse(tty.out[0]!) as unknown).toThrow();
     const ttyJson = io();
     rootLogger({ level: 'info', pretty: false }, ttyJson.io, true).info('hi');
+    await turn();
     expect(JSON.parse(ttyJson.out[0]!)).toMatchObject({ msg: 'hi' });
   });
 
@@ -87,3 +93,8 @@ describe('ledgerbot run', () => {
     expect(usePrettyLogs(undefined, false)).toBe(false);
   });
 });
+
+/** The end of the current event-loop turn, where batched log lines are written. */
+function turn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
