@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv';
+import { lazyValidator } from '../core/lazy-validator.js';
 import { isScalar, isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { ajvInstancePath } from '../core/ajv-instance-path.js';
 import { parseDuration } from '../core/duration.js';
@@ -69,8 +69,10 @@ const MAX_PROBLEMS_PER_FILE = 200;
 /** Comprehension macros (all, exists, map, filter) may nest this deep; their cost multiplies. */
 const MAX_COMPREHENSION_DEPTH = 2;
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: false });
-const validateRuleFile = ajv.compile(RULES_SCHEMA);
+const ruleFileValidator = lazyValidator(
+  { allErrors: true, useDefaults: true, verbose: true, strict: false },
+  RULES_SCHEMA,
+);
 
 /** Where `${{ }}` may appear: the arguments and workflowId/disclosedContracts of an action. */
 const TEMPLATE_FIELDS = new Set(['createArguments', 'choiceArgument', 'contractId', 'contractKey']);
@@ -236,6 +238,7 @@ function loadFile(file: RuleFile, ctx: FileContext): FileRules {
   const forbidden = templateStrings(doc.contents).filter(({ path }) => !templateAllowed(path));
   const forbiddenPaths = new Set(forbidden.map(({ path }) => path.join('/')));
   const unknownKeys: string[] = [];
+  const validateRuleFile = ruleFileValidator();
   if (!validateRuleFile(raw)) {
     for (const p of schemaProblems(validateRuleFile.errors ?? [])) {
       // "${{ }}" where it is not allowed is the real mistake; a pattern error on it is noise.

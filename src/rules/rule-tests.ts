@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { lazyValidator } from '../core/lazy-validator.js';
 import { LineCounter, parseDocument } from 'yaml';
 import { ajvInstancePath } from '../core/ajv-instance-path.js';
 import { sha256Hex } from '../core/sha256-hex.js';
@@ -234,8 +235,10 @@ const TEST_FILE_SCHEMA = obj(
   ['rules', 'parties', 'tests'],
 );
 
-const ajv = new Ajv({ allErrors: true, verbose: true, strict: false });
-const validateTestFile = ajv.compile(TEST_FILE_SCHEMA);
+const testFileValidator = lazyValidator(
+  { allErrors: true, verbose: true, strict: false },
+  TEST_FILE_SCHEMA,
+);
 
 // ---- parsing -------------------------------------------------------------------------------
 
@@ -282,6 +285,7 @@ export function parseRuleTestFile(path: string, text: string): ParsedRuleTestFil
     );
     return { ok: false, problems };
   }
+  const validateTestFile = testFileValidator();
   if (!validateTestFile(raw)) {
     for (const e of validateTestFile.errors ?? []) schemaProblem(e, at, report);
     return { ok: false, problems: dedupe(problems) };

@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { lazyValidator } from '../../core/lazy-validator.js';
 import { LineCounter, parseDocument } from 'yaml';
 import { ajvInstancePath } from '../../core/ajv-instance-path.js';
 import { ajvTypeWords } from '../../core/ajv-type-words.js';
@@ -36,15 +37,17 @@ export type LoadBotConfigOptions = {
   readonly env?: Readonly<Record<string, string | undefined>>;
 };
 
-const ajv = new Ajv({
-  allErrors: true,
-  useDefaults: true,
-  coerceTypes: true,
-  discriminator: true,
-  verbose: true,
-  strict: false,
-});
-const validate = ajv.compile(BOT_CONFIG_SCHEMA);
+const configValidator = lazyValidator(
+  {
+    allErrors: true,
+    useDefaults: true,
+    coerceTypes: true,
+    discriminator: true,
+    verbose: true,
+    strict: false,
+  },
+  BOT_CONFIG_SCHEMA,
+);
 
 /** The validated config as the schema leaves it (defaults filled in, before conversion). */
 type RawConfig = {
@@ -129,6 +132,7 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
   if (problems.length > 0) fail();
 
   const data = env.value;
+  const validate = configValidator();
   if (!validate(data)) {
     for (const problem of schemaProblems(validate.errors ?? [], env.fromEnv)) {
       report(

@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { lazyValidator } from '../../core/lazy-validator.js';
 import { isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { ajvInstancePath } from '../../core/ajv-instance-path.js';
 import { sha256Hex } from '../../core/sha256-hex.js';
@@ -26,8 +27,7 @@ import { formatDamlType, parseDamlType } from './parse-daml-type.js';
 
 type Path = readonly (string | number)[];
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validateModel = ajv.compile(MODEL_SCHEMA);
+const modelValidator = lazyValidator<RawModel>({ allErrors: true, strict: false }, MODEL_SCHEMA);
 const IDENT = new RegExp(MODEL_PATTERNS.IDENT);
 
 export type LoadModelOptions = {
@@ -185,6 +185,7 @@ export function loadModel(
     );
   }
   const raw: unknown = doc.toJS();
+  const validateModel = modelValidator();
   if (!validateModel(raw)) {
     const errors = validateModel.errors ?? [];
     const first = pickError(errors);
