@@ -199,14 +199,20 @@ class UndiciHttpTransport implements HttpTransport {
     throwIfAborted(options.signal);
     const { clock, logger } = this.connection;
     const timeoutMs = options.timeoutMs ?? this.connection.requestTimeoutMs;
-    const timer = new AbortController();
+    // One controller for the timeout and the caller's signal, with a listener removed at the
+    // end. AbortSignal.any registers a derived signal with the caller's signal, which for the
+    // bot lives as long as the process; it showed in the submit path's profile, and this holds
+    // nothing once the request is over.
+    const controller = new AbortController();
+    const signal = controller.signal;
     let timedOut = false;
     const handle = clock.setTimeout(() => {
       timedOut = true;
-      timer.abort();
+      controller.abort();
     }, timeoutMs);
-    const signal =
-      options.signal === undefined ? timer.signal : AbortSignal.any([options.signal, timer.signal]);
+    const callerSignal = options.signal;
+    const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
+    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     const started = clock.now();
     try {
       const answer = await this.#attempts(method, path, options, signal);
@@ -224,6 +230,7 @@ class UndiciHttpTransport implements HttpTransport {
       throw mapped;
     } finally {
       clock.clearTimeout(handle);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
     }
   }
 
