@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,13 +21,13 @@ import { renderReliability, type ChaosResult, type TimelineEntry } from './chaos
 import { ledgerVerdict, storeVerdict, type StoreVerdict } from './chaos-verdict.js';
 
 /**
- * `npm run chaos [-- --smoke] [--seed N]`: the reliability scenario of docs/reliability.md. The
+ * `npm run chaos [-- --smoke] [--seed N] [--keep]`: the reliability scenario of docs/reliability.md. The
  * sandbox and the bots run as their own processes on 127.0.0.1; faults stay on from the first
  * invoice until everything has settled. Exits 1 on a correctness failure (a duplicate, a missing
  * effect, an intent left open, a dead letter the scenario did not call for, bad input accepted).
  */
 const { values } = parseArgs({
-  options: { smoke: { type: 'boolean' }, seed: { type: 'string' } },
+  options: { smoke: { type: 'boolean' }, seed: { type: 'string' }, keep: { type: 'boolean' } },
   strict: true,
 });
 const smoke = values.smoke === true;
@@ -242,4 +242,7 @@ try {
   for (const b of bots) await b.stop(5000).catch(() => undefined);
   await ledger.close();
 }
+// The work directory (bot logs, configs, state) is kept when the run failed, for the post-mortem.
+if (failed || values.keep === true) console.log(`chaos: the bot logs and stores are in ${dir}`);
+else rmSync(dir, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);
