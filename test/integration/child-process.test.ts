@@ -312,12 +312,16 @@ describe('ledgerbot run as a child process', () => {
         30_000,
       );
       expect(counts.duplicates).toEqual([]);
+      // The ledger shows an effect before the bot has read its completion: wait for the lines.
+      const audited = (): LogLine[] =>
+        bot.lines
+          .slice(from)
+          .filter(
+            (l) => isIntentLine(l) && l.ruleId === 'audit-invoices' && l.state === 'succeeded',
+          );
+      await bot.waitForLine(() => audited().length >= 2, 15_000, 'both audits succeeded');
+      expect(audited()).toHaveLength(2);
       const after = bot.lines.slice(from);
-      expect(
-        after.filter(
-          (l) => isIntentLine(l) && l.ruleId === 'audit-invoices' && l.state === 'succeeded',
-        ),
-      ).toHaveLength(2);
       expect(after.some((l) => isIntentLine(l) && l.ruleId === 'settle-accepted-invoices')).toBe(
         false,
       );
