@@ -2,6 +2,11 @@
 // The CLI entry. The TypeScript sources are compiled to dist/ by `npm ci` (the prepare script).
 import { existsSync } from 'node:fs';
 
+// `run` reloads its rules on SIGHUP. Until its handler is installed (after the modules load and
+// the config is read), Node's default would end the daemon with exit 129: a `systemctl reload`
+// right after a start must not do that. The rules read at start are the newest anyway.
+if (process.argv[2] === 'run') process.on('SIGHUP', () => {});
+
 const entry = new URL('../dist/cli/run-cli.js', import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write('ledgerbot: dist/ is missing; run `npm ci` (or `npm run build`) first\n');
