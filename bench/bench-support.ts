@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -18,19 +18,36 @@ export function benchDocPath(): string {
 }
 
 let currentCommand = 'npm run bench';
+let currentCode: string | undefined;
 
-/** The command the run was started with, as the sections quote it (set by bench/run.ts). */
-export function setBenchCommand(command: string): void {
+/**
+ * The code a run measures: the commit, and whether src/ had uncommitted changes (the bench
+ * builds dist/ from the working tree, and other work may be in it).
+ */
+export function codeRevision(): string {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT });
+    return `commit ${sha.trim()}${dirty.length > 0 ? ' with uncommitted changes in src/' : ''}`;
+  } catch {
+    return 'not a git checkout';
+  }
+}
+
+/** The command (and code) the sections quote; set by bench/run.ts, restored by --rerender. */
+export function setBenchCommand(command: string, code?: string): void {
   currentCommand = command;
+  currentCode = code;
 }
 
 export function benchCommand(): string {
   return currentCommand;
 }
 
-/** `Command: … (this section alone: …). Source: ….`, so every table names what produced it. */
+/** `Command: … (this section alone: …). Code: …. Source: ….`: what produced the table. */
 export function commandLine(only: string, source: string): string {
-  return `Command: \`${currentCommand}\` (this section alone: \`npm run bench -- --only ${only}\`). Source: ${source}.`;
+  const code = (currentCode ??= codeRevision());
+  return `Command: \`${currentCommand}\` (this section alone: \`npm run bench -- --only ${only}\`); code: ${code}. Source: ${source}.`;
 }
 
 export type SandboxProcess = { readonly url: string; readonly child: ChildProcess };

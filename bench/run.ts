@@ -13,6 +13,7 @@ import {
   BENCH_DOC,
   benchCommand,
   benchDocPath,
+  codeRevision,
   benchSection,
   commandLine,
   machineLine,
@@ -78,7 +79,9 @@ const flags = [
   ...(smoke ? ['--smoke'] : []),
   ...(values.only === undefined ? [] : ['--only', values.only]),
 ];
-setBenchCommand(`npm run bench${flags.length > 0 ? ` -- ${flags.join(' ')}` : ''}`);
+// Right after `npm run build`: the code that dist/ (the bot child) was built from.
+const CODE = codeRevision();
+setBenchCommand(`npm run bench${flags.length > 0 ? ` -- ${flags.join(' ')}` : ''}`, CODE);
 
 /** Sizes per section: the issue's in the full run; in the smoke run just enough to run every path. */
 const SIZES = smoke
@@ -119,18 +122,28 @@ const context = (): SectionContext => ({ load: loadavg()[0] ?? 0 });
  * A section's measurements are saved (with the command and load they were taken under) before
  * its text is written, so `--rerender` can write the text again without measuring.
  */
-type Saved<T> = { readonly command: string; readonly context: SectionContext; readonly data: T };
+type Saved<T> = {
+  readonly command: string;
+  readonly code: string;
+  readonly context: SectionContext;
+  readonly data: T;
+};
 const RESULTS = join(tmpdir(), `ledgerbot-bench-results${smoke ? '-smoke' : ''}`);
 
 async function measured<T>(name: Section, measure: () => Promise<T>): Promise<Saved<T>> {
   const file = join(RESULTS, `${name}.json`);
   if (rerender) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as Saved<T>;
-    setBenchCommand(saved.command);
+    setBenchCommand(saved.command, saved.code);
     return saved;
   }
   const c = context();
-  const saved: Saved<T> = { command: benchCommand(), context: c, data: await measure() };
+  const saved: Saved<T> = {
+    command: benchCommand(),
+    code: CODE,
+    context: c,
+    data: await measure(),
+  };
   mkdirSync(RESULTS, { recursive: true });
   writeFileSync(file, JSON.stringify(saved));
   return saved;
