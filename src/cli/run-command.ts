@@ -157,6 +157,7 @@ export async function startBot(
       },
       logger,
       shadow,
+      retentionMs: config.state.retentionMs,
     });
     await bot.start();
     cleanups.push(() => bot.stop());

@@ -27,6 +27,8 @@ export type BotMetricsSnapshot = {
   readonly reconnects: { readonly updates: number; readonly completions: number };
   /** Times the bot skipped pruned offsets and restarted from the ledger end. */
   readonly prunedRestarts: number;
+  /** Finished intents deleted from the journal by compaction (state.retention). */
+  readonly compactedIntents: number;
   /** Gauge: a websocket of the updates stream is open (traffic or not). */
   readonly updatesConnected: boolean;
   /** Gauge: a websocket of the completions stream is open. */
@@ -86,6 +88,7 @@ export class BotMetrics {
   lastOffset: number | null = null;
   readonly reconnects = { updates: 0, completions: 0 };
   prunedRestarts = 0;
+  compactedIntents = 0;
   shadowIntents = 0;
   readonly reloads = { applied: 0, rejected: 0 };
   readonly #rules = new Map<string, MutableRuleCounters>();
@@ -203,6 +206,7 @@ export class BotMetrics {
       lastOffset: this.lastOffset,
       reconnects: { ...this.reconnects },
       prunedRestarts: this.prunedRestarts,
+      compactedIntents: this.compactedIntents,
       updatesConnected: this.updatesConnected,
       completionsConnected: this.completionsConnected,
       shadowIntents: this.shadowIntents,

@@ -36,6 +36,7 @@ import {
   prunedUpTo,
   recoveredTransaction,
 } from './prune-recovery.js';
+import { DEFAULT_RETENTION_MS, JournalCompactor } from './journal-compactor.js';
 import {
   intentFields,
   logIntent,
@@ -91,6 +92,11 @@ export type BotOptions = {
    * Schedule rules do not run (use `run-slot --dry-run`).
    */
   readonly shadow?: boolean;
+  /**
+   * How long finished intents stay in the journal (`state.retention`); the bot compacts it while
+   * it runs. Default 7 days.
+   */
+  readonly retentionMs?: number;
 };
 
 /** A rule as the ops endpoints show it. */
@@ -260,6 +266,7 @@ class TriggerBot implements Bot {
   #startedAt: number | undefined;
   readonly #admission: Admission;
   readonly #tracker: SubmissionTracker;
+  readonly #compactor: JournalCompactor;
   readonly #buckets = new Map<string, TokenBucket>();
   /** Aborts intake: the updates stream and waits for admission. */
   readonly #intake = new AbortController();
@@ -296,6 +303,13 @@ class TriggerBot implements Bot {
       metrics: this.metrics,
       rateLimiter: (ruleId, payload) => this.#bucket(ruleId, payload),
       onIntent: (event) => this.#onIntent(event),
+    });
+    this.#compactor = new JournalCompactor({
+      store: options.store,
+      clock: this.#clock,
+      logger: this.#log,
+      retentionMs: options.retentionMs ?? DEFAULT_RETENTION_MS,
+      onCompacted: (deleted) => (this.metrics.compactedIntents += deleted),
     });
     this.done = new Promise((resolve) => (this.#resolveDone = resolve));
     this.#schedules = this.#makeSchedules(options.rules);
@@ -666,6 +680,7 @@ class TriggerBot implements Bot {
         this.#completionsTask = this.#guard(this.#runCompletions(completionsBegin));
       }
       this.#ingestTask = this.#guard(this.#runIngest(begin));
+      if (!this.shadow) this.#compactor.start();
       if (this.#state === 'starting') this.#setState('running');
       this.schedules?.start();
     } catch (err) {
@@ -717,6 +732,7 @@ class TriggerBot implements Bot {
     this.#completionsAbort.abort(new AbortError('the bot is stopping'));
     await this.#completionsTask;
     this.#tracker.close();
+    this.#compactor.stop();
     this.#saveCheckpoint();
     this.#cleanupStore();
     if (this.#state === 'stopping') this.#setState('stopped');
@@ -731,6 +747,7 @@ class TriggerBot implements Bot {
     this.#intake.abort(new AbortError('the bot failed'));
     this.#completionsAbort.abort(new AbortError('the bot failed'));
     this.#tracker.close();
+    this.#compactor.stop();
     this.#setState('failed');
     // The tasks are not awaited: one of them is the caller. Both end at their aborted signal.
     await Promise.resolve();

@@ -157,6 +157,24 @@ rules:
     });
   });
 
+  it('compacts the journal while it runs: a finished intent goes once it is older than the retention', async () => {
+    f = botFixture({ retentionMs: 3600_000 });
+    f.ledger.end = 10;
+    await f.bot.start();
+    f.ledger.updateQueue.push(invoiceCreated(11), checkpointAt(12));
+    await f.settle();
+    const commandId = f.ledger.submits[0]!.commandId;
+    complete(f, 0, 13);
+    await f.settle();
+    expect(f.store.getIntent(commandId)?.state).toBe('succeeded');
+    // Runs every 15 minutes (a quarter of the window): the first run past an hour deletes it.
+    await f.clock.advance(45 * 60_000);
+    expect(f.store.getIntent(commandId)).toBeDefined();
+    await f.clock.advance(30 * 60_000);
+    expect(f.store.getIntent(commandId)).toBeUndefined();
+    expect(f.bot.metrics.snapshot().compactedIntents).toBe(1);
+  });
+
   it('pauses ingestion when maxInFlight is reached: nothing is read beyond the bound', async () => {
     f = botFixture({ submission: { maxInFlight: 2, completionTimeoutMs: 60_000 } });
     await f.bot.start();

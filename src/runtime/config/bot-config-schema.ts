@@ -19,6 +19,7 @@ const alias = { type: 'string', pattern: ALIAS_PATTERN } as const;
 export const BOT_CONFIG_DEFAULTS = {
   apiVersion: '3.5',
   stateDir: '.state',
+  retention: '7d',
   start: 'checkpoint',
   maxInFlight: 32,
   completionTimeout: '30s',
@@ -129,7 +130,10 @@ export const BOT_CONFIG_SCHEMA = {
     state: {
       type: 'object',
       additionalProperties: false,
-      properties: { dir: { ...text, default: BOT_CONFIG_DEFAULTS.stateDir } },
+      properties: {
+        dir: { ...text, default: BOT_CONFIG_DEFAULTS.stateDir },
+        retention: { ...duration, default: BOT_CONFIG_DEFAULTS.retention },
+      },
       default: {},
     },
     start: {

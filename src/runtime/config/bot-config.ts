@@ -12,7 +12,8 @@ export type BotConfig = {
   readonly parties: Readonly<Record<string, string>>;
   /** Rule files or directories of rule files, absolute. */
   readonly rules: readonly string[];
-  readonly state: { readonly dir: string };
+  /** The SQLite store's directory, and how long finished intents stay in its journal. */
+  readonly state: { readonly dir: string; readonly retentionMs: number };
   readonly start: StartPosition;
   readonly submission: SubmissionConfig;
   /** The health, readiness and metrics endpoint; absent: no HTTP server. */

@@ -61,7 +61,7 @@ type RawConfig = {
   };
   parties: Record<string, string>;
   rules: string | string[];
-  state: { dir: string };
+  state: { dir: string; retention: string };
   start: string | number;
   submission: {
     maxInFlight: number;
@@ -284,7 +284,7 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
     },
     parties: raw.parties,
     rules: (Array.isArray(raw.rules) ? raw.rules : [raw.rules]).map(abs),
-    state: { dir: abs(raw.state.dir) },
+    state: { dir: abs(raw.state.dir), retentionMs: parseDuration(raw.state.retention) },
     start: start!,
     submission: {
       maxInFlight: s.maxInFlight,

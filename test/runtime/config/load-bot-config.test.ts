@@ -34,7 +34,7 @@ describe('defaults and conversion', () => {
       },
       parties: {},
       rules: ['/etc/ledgerbot/rules'],
-      state: { dir: '/etc/ledgerbot/.state' },
+      state: { dir: '/etc/ledgerbot/.state', retentionMs: 7 * 86_400_000 },
       start: { kind: 'checkpoint' },
       submission: {
         maxInFlight: 32,
@@ -62,7 +62,7 @@ describe('defaults and conversion', () => {
         '  tls: {caFile: ca.pem, certFile: /abs/client.pem, keyFile: client.key}',
         'parties: {payer: "Payer::1220bb"}',
         'rules: [a.yaml, more/]',
-        'state: {dir: /var/lib/ledgerbot}',
+        'state: {dir: /var/lib/ledgerbot, retention: 2d12h}',
         'start: 1200',
         'submission:',
         '  maxInFlight: 4',
@@ -86,7 +86,7 @@ describe('defaults and conversion', () => {
     });
     expect(config.parties).toEqual({ payer: 'Payer::1220bb' });
     expect(config.rules).toEqual(['/etc/ledgerbot/a.yaml', '/etc/ledgerbot/more']);
-    expect(config.state.dir).toBe('/var/lib/ledgerbot');
+    expect(config.state).toEqual({ dir: '/var/lib/ledgerbot', retentionMs: 60 * 3600_000 });
     expect(config.start).toEqual({ kind: 'offset', offset: 1200 });
     expect(config.submission).toEqual({
       maxInFlight: 4,
@@ -281,6 +281,11 @@ describe('errors, each at file:line:col', () => {
       'a bad duration',
       `${BASE}submission:\n  completionTimeout: 30 seconds\n`,
       `${FILE}:6:22: \`submission.completionTimeout\`: "30 seconds" is not a duration\n    hint: write a number with a unit: ms, s, m, h, d or w, e.g. 30s, 5m or 1h30m`,
+    ],
+    [
+      'a retention that is not a duration',
+      `${BASE}state:\n  retention: forever\n`,
+      `${FILE}:6:14: \`state.retention\`: "forever" is not a duration\n    hint: write a number with a unit: ms, s, m, h, d or w, e.g. 30s, 5m or 1h30m`,
     ],
     [
       'a bad duration deep down',
