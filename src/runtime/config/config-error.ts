@@ -2,6 +2,7 @@ import { LedgerbotError } from '../../core/ledgerbot-error.js';
 
 export type ConfigProblemCode =
   | 'YAML_SYNTAX'
+  | 'YAML_TOO_COMPLEX'
   | 'UNKNOWN_KEY'
   | 'MISSING_KEY'
   | 'WRONG_TYPE'

@@ -51,6 +51,15 @@ describe('defaults and conversion', () => {
     });
   });
 
+  it('refuses hostile nesting before the YAML parser sees it, at its line and column', () => {
+    const deep = `${BASE}parties: ${'['.repeat(100_000)}\n`;
+    const err = errorOf(deep);
+    expect(err.problems[0]).toMatchObject({ code: 'YAML_TOO_COMPLEX', line: 5 });
+    expect(err.message).toMatch(new RegExp(`^${FILE}:5:\\d+: YAML too complex for a config file`));
+    const indented = `${BASE}state:\n${' '.repeat(300)}dir: x\n`;
+    expect(errorOf(indented).problems[0]).toMatchObject({ code: 'YAML_TOO_COMPLEX', line: 6 });
+  });
+
   it('reads every field', () => {
     const config = load(
       [
