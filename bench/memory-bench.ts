@@ -7,13 +7,20 @@ import { startReplayParticipant } from './replay-participant.js';
 /**
  * Memory: the real bot (child process) against the replay participant, `events` events of the
  * recorded LEDGER_EFFECTS frames, the memory rules (one of twelve fires on ~1.5% of the events;
- * every intent is journalled, submitted and completed). The child's RSS (VmRSS of
- * /proc/PID/status) is sampled every 250 ms. Warm-up: until 10% of the events were streamed.
+ * every intent is journalled, submitted and completed). Every 250 ms the child's RSS (VmRSS of
+ * /proc/PID/status) and its V8 heap (prom-client's process metrics on /metrics) are sampled
+ * together. Warm-up: until 10% of the events were streamed.
  */
 export type MemorySample = {
   readonly seconds: number;
   readonly rssMb: number;
   readonly events: number;
+  /** Absent until the ops server is up, when a scrape failed, and in results saved before heap sampling. */
+  readonly heapUsedMb?: number | undefined;
+  readonly heapTotalMb?: number | undefined;
+  readonly externalMb?: number | undefined;
+  /** Major (mark-compact) GCs the bot ran so far. */
+  readonly majorGcs?: number | undefined;
 };
 
 export type MemoryResult = {
@@ -38,10 +45,30 @@ function rssMb(pid: number): number | undefined {
   }
 }
 
-async function metric(opsUrl: string, name: string): Promise<number | undefined> {
-  const text = await (await fetch(`${opsUrl}/metrics`)).text();
-  const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+function metricIn(text: string, name: string): number | undefined {
+  const m = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text);
   return m === null ? undefined : Number(m[1]);
+}
+
+async function metric(opsUrl: string, name: string): Promise<number | undefined> {
+  return metricIn(await (await fetch(`${opsUrl}/metrics`)).text(), name);
+}
+
+const MB = 1024 * 1024;
+
+/** The heap part of a sample from one /metrics scrape (prom-client's names, the bot's prefix). */
+async function heapOf(opsUrl: string): Promise<Partial<MemorySample>> {
+  const text = await (await fetch(`${opsUrl}/metrics`)).text();
+  const mb = (name: string): number | undefined => {
+    const v = metricIn(text, `ledgerbot_nodejs_${name}`);
+    return v === undefined ? undefined : v / MB;
+  };
+  return {
+    heapUsedMb: mb('heap_size_used_bytes'),
+    heapTotalMb: mb('heap_size_total_bytes'),
+    externalMb: mb('external_memory_bytes'),
+    majorGcs: metricIn(text, 'ledgerbot_nodejs_gc_duration_seconds_count{kind="major"}'),
+  };
 }
 
 export async function runMemoryBench(
@@ -68,15 +95,28 @@ export async function runMemoryBench(
   const samples: MemorySample[] = [];
   const started = performance.now();
   const pid = bot.child.pid!;
+  let ops: string | undefined;
+  void bot.opsUrl.then((u) => (ops = u));
+  let scraping = false;
+  let stopped = false;
+  // RSS and event count are read when the scrape answers, so the three describe one moment.
+  const sample = (heap: Partial<MemorySample>): void => {
+    const rss = stopped ? undefined : rssMb(pid);
+    if (rss === undefined) return;
+    samples.push({
+      seconds: (performance.now() - started) / 1000,
+      rssMb: rss,
+      events: participant.eventsSent(),
+      ...heap,
+    });
+  };
   const sampler = setInterval(() => {
-    const rss = rssMb(pid);
-    if (rss !== undefined) {
-      samples.push({
-        seconds: (performance.now() - started) / 1000,
-        rssMb: rss,
-        events: participant.eventsSent(),
-      });
-    }
+    if (scraping) return;
+    if (ops === undefined) return sample({});
+    scraping = true;
+    heapOf(ops)
+      .then(sample, () => sample({}))
+      .finally(() => (scraping = false));
   }, 250);
   try {
     const opsUrl = await bot.opsUrl;
@@ -102,6 +142,7 @@ export async function runMemoryBench(
     if (!last) throw new Error('the bot did not catch up within 5 minutes of the replay end');
   } finally {
     clearInterval(sampler);
+    stopped = true;
     await bot.stop();
     await participant.close();
   }
@@ -123,28 +164,164 @@ export async function runMemoryBench(
   };
 }
 
-/** A line plot of RSS over time (hand-written SVG), with the end of the warm-up marked. */
+/** One quantity over the run, as the table reports it. */
+export type SeriesStats = {
+  readonly afterWarmupMb: number;
+  readonly maxAfterWarmupMb: number;
+  readonly finalMb: number;
+  /** Least squares over the second half of the events; undefined with fewer than two samples. */
+  readonly secondHalfSlopeMbPer100k: number | undefined;
+};
+
+/** What the heap samples say; undefined for results saved before the bench sampled the heap. */
+export type HeapSummary = {
+  readonly used: SeriesStats;
+  readonly total: SeriesStats | undefined;
+  /** RSS minus heap total and external: code, stacks, SQLite, the allocator's own pages. */
+  readonly native: SeriesStats | undefined;
+  readonly finalExternalMb: number | undefined;
+  /**
+   * Per tenth of the events (the last one also holds the catch-up after the replay): the least
+   * heap used (its low-water mark: the level after a GC; the bot exposes no post-GC figure), and
+   * how many major GCs ran in it. Undefined for a tenth without heap samples.
+   */
+  readonly tenths: readonly ({ readonly lowMb: number; readonly majorGcs: number } | undefined)[];
+};
+
+type HeapSample = MemorySample & { readonly heapUsedMb: number };
+
+/** Least-squares slope of `value` over the events, in MB per 100,000 events. */
+export function slopePer100k<T extends MemorySample>(
+  samples: readonly T[],
+  value: (s: T) => number,
+): number | undefined {
+  if (samples.length < 2) return undefined;
+  const mx = samples.reduce((a, x) => a + x.events, 0) / samples.length;
+  const my = samples.reduce((a, x) => a + value(x), 0) / samples.length;
+  const sxx = samples.reduce((a, x) => a + (x.events - mx) ** 2, 0);
+  const sxy = samples.reduce((a, x) => a + (x.events - mx) * (value(x) - my), 0);
+  return sxx === 0 ? 0 : (sxy / sxx) * 100_000;
+}
+
+function seriesStats(
+  r: MemoryResult,
+  samples: readonly MemorySample[],
+  mb: (s: MemorySample) => number | undefined,
+): SeriesStats | undefined {
+  const xs = samples.filter((s) => mb(s) !== undefined);
+  if (xs.length === 0) return undefined;
+  const v = (s: MemorySample): number => mb(s)!;
+  const warm = xs.find((s) => s.seconds >= r.warmupSeconds) ?? xs[xs.length - 1]!;
+  return {
+    afterWarmupMb: v(warm),
+    maxAfterWarmupMb: Math.max(...xs.filter((s) => s.seconds >= warm.seconds).map(v)),
+    finalMb: v(xs[xs.length - 1]!),
+    secondHalfSlopeMbPer100k: slopePer100k(
+      xs.filter((s) => s.events >= r.events / 2),
+      v,
+    ),
+  };
+}
+
+export function heapSummary(r: MemoryResult): HeapSummary | undefined {
+  const heap = r.samples.filter((s): s is HeapSample => s.heapUsedMb !== undefined);
+  const used = seriesStats(r, heap, (s) => s.heapUsedMb);
+  if (used === undefined) return undefined;
+  const tenthOf = (s: MemorySample): number =>
+    Math.min(9, Math.floor((s.events * 10) / Math.max(1, r.events)));
+  // A major GC between the last sample of a tenth and the first of the next shows in the next.
+  let gcsBefore = 0;
+  const tenths = Array.from({ length: 10 }, (_, i) => {
+    const inTenth = heap.filter((s) => tenthOf(s) === i);
+    if (inTenth.length === 0) return undefined;
+    const gcs = inTenth[inTenth.length - 1]!.majorGcs ?? gcsBefore;
+    const majorGcs = gcs - gcsBefore;
+    gcsBefore = gcs;
+    return { lowMb: Math.min(...inTenth.map((s) => s.heapUsedMb)), majorGcs };
+  });
+  return {
+    used,
+    total: seriesStats(r, heap, (s) => s.heapTotalMb),
+    native: seriesStats(r, heap, (s) =>
+      s.heapTotalMb === undefined || s.externalMb === undefined
+        ? undefined
+        : s.rssMb - s.heapTotalMb - s.externalMb,
+    ),
+    finalExternalMb: heap[heap.length - 1]!.externalMb,
+    tenths,
+  };
+}
+
+/**
+ * A line plot of RSS and V8 heap used over time (hand-written SVG), with a legend and the end of
+ * the warm-up marked. Heap used is a saw-tooth: its lower edge is the level after each GC.
+ */
 export function memorySvg(r: MemoryResult, caption: string): string {
   const W = 760;
-  const H = 320;
+  const H = 336;
   const left = 56;
   const right = 16;
-  const top = 28;
+  const top = 44;
   const bottom = 44;
+  const heap = r.samples.filter((s): s is HeapSample => s.heapUsedMb !== undefined);
   const maxX = Math.max(1, ...r.samples.map((s) => s.seconds));
-  const maxY = Math.ceil((Math.max(...r.samples.map((s) => s.rssMb)) * 1.1) / 25) * 25;
+  const maxY =
+    Math.ceil(
+      (Math.max(...r.samples.map((s) => Math.max(s.rssMb, s.heapUsedMb ?? 0))) * 1.1) / 25,
+    ) * 25;
   const x = (s: number): number => left + (s / maxX) * (W - left - right);
   const y = (mb: number): number => top + (1 - mb / maxY) * (H - top - bottom);
-  const points = r.samples.map((s) => `${x(s.seconds).toFixed(1)},${y(s.rssMb).toFixed(1)}`);
+  const line = (xs: readonly MemorySample[], mb: (s: MemorySample) => number): string =>
+    xs.map((s) => `${x(s.seconds).toFixed(1)},${y(mb(s)).toFixed(1)}`).join(' ');
   const yTicks = Array.from({ length: maxY / 25 + 1 }, (_, i) => i * 25).filter(
     (v, i, a) => a.length <= 9 || i % 2 === 0,
   );
   const xStep = maxX > 120 ? 30 : maxX > 40 ? 10 : 5;
   const xTicks = Array.from({ length: Math.floor(maxX / xStep) + 1 }, (_, i) => i * xStep);
   const esc = (t: string): string => t.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  const series = [
+    {
+      name: 'RSS (VmRSS)',
+      color: '#2563eb',
+      dash: undefined as string | undefined,
+      points: line(r.samples, (s) => s.rssMb),
+    },
+    ...(heap.length === 0
+      ? []
+      : [
+          {
+            name: 'V8 heap used (lower edge: after GC)',
+            color: '#16a34a',
+            dash: undefined,
+            points: line(heap, (s) => s.heapUsedMb!),
+          },
+        ]),
+    ...(heap.some((s) => s.heapTotalMb !== undefined)
+      ? [
+          {
+            name: 'V8 heap total (reserved)',
+            color: '#16a34a',
+            dash: '5 3',
+            points: line(
+              heap.filter((s) => s.heapTotalMb !== undefined),
+              (s) => s.heapTotalMb!,
+            ),
+          },
+        ]
+      : []),
+  ];
+  const dashOf = (d: string | undefined): string =>
+    d === undefined ? '' : ` stroke-dasharray="${d}"`;
+  const legend = series
+    .map((l, i) => {
+      const lx = left + i * 230;
+      return `<line x1="${lx}" x2="${lx + 22}" y1="30" y2="30" stroke="${l.color}" stroke-width="2"${dashOf(l.dash)}/><text x="${lx + 28}" y="34">${esc(l.name)}</text>`;
+    })
+    .join('\n');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">
 <rect width="${W}" height="${H}" fill="white"/>
 <text x="${left}" y="16" font-size="13">${esc(caption)}</text>
+${legend}
 ${yTicks
   .map(
     (v) =>
@@ -160,9 +337,9 @@ ${xTicks
 <line x1="${left}" x2="${left}" y1="${top}" y2="${y(0)}" stroke="#333"/>
 <line x1="${x(r.warmupSeconds).toFixed(1)}" x2="${x(r.warmupSeconds).toFixed(1)}" y1="${top}" y2="${y(0)}" stroke="#c44" stroke-dasharray="4 3"/>
 <text x="${(x(r.warmupSeconds) + 4).toFixed(1)}" y="${top + 12}" fill="#c44">end of warm-up (10% of events)</text>
-<polyline fill="none" stroke="#2563eb" stroke-width="1.5" points="${points.join(' ')}"/>
+${series.map((l) => `<polyline fill="none" stroke="${l.color}" stroke-width="${l.dash === undefined ? 1.5 : 1}"${dashOf(l.dash)} points="${l.points}"/>`).join('\n')}
 <text x="${(left + W - right) / 2}" y="${H - 8}" text-anchor="middle">seconds since the bot was spawned</text>
-<text x="14" y="${(top + H - bottom) / 2}" text-anchor="middle" transform="rotate(-90 14 ${(top + H - bottom) / 2})">RSS (MB)</text>
+<text x="14" y="${(top + H - bottom) / 2}" text-anchor="middle" transform="rotate(-90 14 ${(top + H - bottom) / 2})">MB</text>
 </svg>
 `;
 }

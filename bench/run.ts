@@ -241,7 +241,7 @@ await section('memory', async () => {
   writeMemorySvg(
     svg,
     r,
-    `ledgerbot RSS over ${r.events.toLocaleString('en-US')} replayed events (${r.intents.toLocaleString('en-US')} intents)`,
+    `ledgerbot RSS and V8 heap over ${r.events.toLocaleString('en-US')} replayed events (${r.intents.toLocaleString('en-US')} intents)`,
   );
   writeSection('memory', memorySection(r, c, basename(svg)));
   console.log(`wrote the memory section of ${benchDocPath()} and ${svg}`);
