@@ -193,7 +193,8 @@ export function memorySection(r: MemoryResult, c: SectionContext, svgName: strin
     "RSS = VmRSS of the child, and its V8 heap from the bot's /metrics (prom-client's `nodejs_heap_size_used_bytes`,",
     '`…_total_bytes`, `nodejs_external_memory_bytes`, major GC count), read together (the scrape itself allocates a',
     'little in the bot). Warm-up = until 10% of the events were streamed. Slope: least squares over the second half of',
-    'the events.',
+    'the events (heap used is a saw-tooth between major GCs, so its growth and slope depend on where the run ends in',
+    'a cycle; the low-water marks below are the leak measure).',
     '',
     `${int(r.events)} events, ${int(r.intents)} intents, ${r.seconds.toFixed(1)} s.`,
     '',
@@ -365,9 +366,10 @@ const MEMORY_MISSED: Readonly<Record<'flat' | 'rising' | 'unknown', readonly str
     'at 20% of the events and at the end, compared by retained size.',
   ],
   unknown: [
-    'Reading: without heap samples this bench does not say what grows: the V8 heap settling at its working size,',
-    'SQLite page cache and WAL, or objects kept per intent. Run it again with heap sampling (this version of the',
-    'bench) to tell.',
+    'Reading: this run does not show whether the live heap grows (no heap samples, or fewer than two tenths after',
+    'the warm-up with a major GC: a longer run has more). What grows besides it: compare the heap total and native',
+    'rows with RSS; heap snapshots of the bot (`node --heapsnapshot-signal=SIGUSR2`) at 20% of the events and at the',
+    'end would show what is kept.',
   ],
 };
 const STARTUP_MISSED: readonly string[] = [
