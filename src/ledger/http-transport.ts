@@ -199,10 +199,9 @@ class UndiciHttpTransport implements HttpTransport {
     throwIfAborted(options.signal);
     const { clock, logger } = this.connection;
     const timeoutMs = options.timeoutMs ?? this.connection.requestTimeoutMs;
-    // One controller for the timeout and the caller's signal, with a listener removed at the
-    // end. AbortSignal.any registers a derived signal with the caller's signal, which for the
-    // bot lives as long as the process; it showed in the submit path's profile, and this holds
-    // nothing once the request is over.
+    // One controller for the timeout and the caller's signal. AbortSignal.any registers a
+    // derived signal with the caller's signal, which for the bot lives as long as the process;
+    // it showed in the submit path's profile. `linkToCaller` holds nothing once the request is over.
     const controller = new AbortController();
     const signal = controller.signal;
     let timedOut = false;
@@ -210,9 +209,8 @@ class UndiciHttpTransport implements HttpTransport {
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    const callerSignal = options.signal;
-    const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
-    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    const unlink =
+      options.signal === undefined ? undefined : linkToCaller(options.signal, controller);
     const started = clock.now();
     try {
       const answer = await this.#attempts(method, path, options, signal);
@@ -230,7 +228,7 @@ class UndiciHttpTransport implements HttpTransport {
       throw mapped;
     } finally {
       clock.clearTimeout(handle);
-      callerSignal?.removeEventListener('abort', onCallerAbort);
+      unlink?.();
     }
   }
 
@@ -444,6 +442,34 @@ const FAILURE_ADVICE: Record<TransportFailure, string> = {
 };
 
 /** Marks an error raised by the network layer (undici), as opposed to the auth provider. */
+/** The requests in flight under each caller signal: one abort listener per signal, not per request. */
+const linkedByCaller = new WeakMap<AbortSignal, Set<AbortController>>();
+
+/**
+ * Aborts `controller` when `caller` aborts; returns the unlink. A signal shared by many
+ * concurrent requests (the bot's, with up to maxInFlight submits) gets a single listener, so
+ * there is no listener per request to add and remove, and no MaxListenersExceededWarning.
+ */
+function linkToCaller(caller: AbortSignal, controller: AbortController): () => void {
+  let linked = linkedByCaller.get(caller);
+  if (linked === undefined) {
+    const set = new Set<AbortController>();
+    linked = set;
+    linkedByCaller.set(caller, set);
+    caller.addEventListener(
+      'abort',
+      () => {
+        for (const c of set) c.abort(caller.reason);
+        set.clear();
+      },
+      { once: true },
+    );
+  }
+  const set = linked;
+  set.add(controller);
+  return () => set.delete(controller);
+}
+
 class NetworkFailure extends Error {
   readonly error: unknown;
   constructor(error: unknown) {

@@ -350,6 +350,27 @@ describe('http transport over real sockets on 127.0.0.1', () => {
     expect((err as Error).message).toContain('GET /v2/version');
   });
 
+  it('one caller signal shared by many requests aborts them all, without a listener per request', async () => {
+    const url = await listen(() => undefined);
+    const t = await transport({ url });
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const ctl = new AbortController();
+      const calls = Array.from({ length: 20 }, () =>
+        caught(t.request('GET', '/v2/version', { signal: ctl.signal })),
+      );
+      setTimeout(() => ctl.abort(), 50);
+      const errors = await Promise.all(calls);
+      for (const err of errors) expect(err).toBeInstanceOf(AbortError);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('reuses keep-alive connections for sequential calls', async () => {
     const sockets = new Set<Socket>();
     const url = await listen((req, res) => {
