@@ -346,9 +346,14 @@ const E2E_MISSED: readonly string[] = [
   '`better-sqlite3` (an intent is written when it is recorded, submitted and completed; `exec` is the BEGIN/COMMIT',
   'of the write groups, `toIntent`/`toJson` convert rows), then the info log line of every intent state change',
   '(`logIntent`, pino, `writev`/`writeUtf8String`), then the update stream and HTTP client (`ledger/`, undici).',
-  'What would fix it: fewer journal writes per intent (record and submit in one write, completions batched),',
-  'rows without per-row JSON conversion, and the per-intent state-change lines at debug level or written off the',
-  'hot path. Another engineer is working on the runtime and store for this target.',
+  'Already done: the journal commits once per event-loop turn (group commit) instead of once per state change, log',
+  'lines of a turn go out in one write, and secrets are redacted in one pass (pino path redaction was ~7% of the',
+  'profile); the CPU time of the bot per intent fell from about 1.7 ms to 1.0–1.2 ms (scratch measurements at different',
+  'machine loads, not side by side). The rest is the journal row work itself: a row insert and two',
+  'updates per intent, each touching the primary-key index and two partial indexes, plus JSON conversion of the',
+  'row on every transition. What would fix it: an append-only journal of state changes (one small insert per',
+  'change, open intents indexed in memory, rows folded at compaction), recording and first submission in one',
+  'write, and the per-intent state-change lines at debug level for deployments that do not need them.',
 ];
 const MEMORY_MISSED: Readonly<Record<'flat' | 'rising' | 'unknown', readonly string[]>> = {
   flat: [
