@@ -1,5 +1,5 @@
 import { AbortError, throwIfAborted } from '../../core/abort-error.js';
-import { backoffDelay, type BackoffPolicy } from '../../core/backoff.js';
+import { backoffCeiling, backoffDelay, type BackoffPolicy } from '../../core/backoff.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { Random } from '../../core/random.js';
@@ -136,7 +136,13 @@ export class ResumableStream<T> implements AsyncIterable<T> {
         if (!retryAuth) throw failure.error;
         authRetried = true;
       }
-      if (o.clock.now() - openedAt >= stableAfterMs) attempt = 0;
+      // A connection that stayed up at least as long as the wait before it resets the backoff:
+      // a stream dropped every few seconds (a proxy's idle timeout) keeps reconnecting quickly
+      // instead of waiting longer each time, while one refused at once still backs off.
+      const upMs = o.clock.now() - openedAt;
+      if (upMs >= stableAfterMs || (attempt > 0 && upMs >= backoffCeiling(policy, attempt - 1))) {
+        attempt = 0;
+      }
       const error = failure?.error;
       const delayMs = reconnectDelay(policy, attempt, o.random, error);
       attempt += 1;

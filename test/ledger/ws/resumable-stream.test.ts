@@ -198,6 +198,36 @@ describe('ResumableStream', () => {
     expect(clock.sleeps).toEqual([backoffDelay(POLICY, 0, twin), backoffDelay(POLICY, 0, twin)]);
   });
 
+  it('does not back off further while each connection outlives the wait its drop costs', async () => {
+    // Time a connection stays up is added on top of the clock (AutoClock's own advance would
+    // overwrite a `set` made while it runs).
+    const clock = new (class extends AutoClock {
+      up = 0;
+      override now(): number {
+        return super.now() + this.up;
+      }
+    })();
+    const upFor = (ms: number) => () => void (clock.up += ms);
+    // POLICY: 100 ms doubling to 1.6 s. Up for 150 ms after a wait of at most 100 ms: back to
+    // attempt 0; up for 10 ms: the backoff grows; up for 500 ms after a wait of at most 400 ms: reset.
+    const { s } = stream(
+      [
+        { elements: [], then: dropped(), before: upFor(150) },
+        { elements: [], then: dropped(), before: upFor(150) },
+        { elements: [], then: dropped(), before: upFor(10) },
+        { elements: [], then: dropped(), before: upFor(10) },
+        { elements: [], then: dropped(), before: upFor(500) },
+        { elements: [], then: apiError(PRUNED_ERROR) },
+      ],
+      { clock, stableAfterMs: 30_000 },
+    );
+    await caught(() => collect(s));
+    const twin = new SeededRandom(42);
+    expect(clock.sleeps).toEqual(
+      [0, 0, 1, 2, 0].map((attempt) => backoffDelay(POLICY, attempt, twin)),
+    );
+  });
+
   it('throws AbortError when aborted while waiting to reconnect', async () => {
     const clock = new FakeClock();
     const controller = new AbortController();
