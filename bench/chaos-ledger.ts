@@ -5,6 +5,7 @@ import type { Random } from '../src/core/random.js';
 import { eventFormat } from '../src/ledger/filters.js';
 import { LedgerClient } from '../src/ledger/ledger-client.js';
 import { startSandboxProcess, type SandboxProcess } from './bench-support.js';
+import type { FaultStats } from '../src/sandbox/server/fault-injector.js';
 
 /**
  * The chaos scenario's ledger: the sandbox as its own process with the invoices model and a
@@ -121,15 +122,7 @@ export async function clearFaults(l: ChaosLedger): Promise<void> {
   if (res.statusCode !== 200) throw new Error(`DELETE /sandbox/faults: ${res.statusCode}`);
 }
 
-export type FaultStats = {
-  readonly submitErrors: Readonly<Record<string, number>>;
-  readonly completionErrors: Readonly<Record<string, number>>;
-  readonly lostSubmitResponses: number;
-  readonly droppedCompletions: number;
-  readonly delayedSubmissions: number;
-  readonly delayedRequests: number;
-  readonly droppedStreams: number;
-};
+export type { FaultStats } from '../src/sandbox/server/fault-injector.js';
 
 export async function faultStats(l: ChaosLedger): Promise<FaultStats> {
   return (await l.get('/sandbox/fault-stats')) as FaultStats;

@@ -28,26 +28,13 @@ function load(source: string | Profile): Profile {
 }
 
 export function topSelfTime(source: string | Profile, top = 15): SelfTime[] {
-  const profile = load(source);
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const self = new Map<string, number>();
-  let total = 0;
-  profile.samples.forEach((id, i) => {
-    const us = profile.timeDeltas[i] ?? 0;
-    total += us;
-    const f = byId.get(id)?.callFrame;
-    if (f === undefined) return;
+  return selfTimeBy(source, top, (f) => {
     const where =
       f.url === ''
         ? ''
         : ` (${f.url.replace(/^.*\/(src|bench|node_modules)\//, '$1/')}:${f.lineNumber + 1})`;
-    const name = `${f.functionName === '' ? '(anonymous)' : f.functionName}${where}`;
-    self.set(name, (self.get(name) ?? 0) + us);
+    return `${f.functionName === '' ? '(anonymous)' : f.functionName}${where}`;
   });
-  return [...self.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, top)
-    .map(([name, us]) => ({ name, ms: us / 1000, percent: (100 * us) / total }));
 }
 
 /**
@@ -55,6 +42,15 @@ export function topSelfTime(source: string | Profile, top = 15): SelfTime[] {
  * code (dist/ or src/: `rules`, `runtime`, …), node's internals, or the VM (GC, idle, program).
  */
 export function selfTimeByArea(source: string | Profile, top = 12): SelfTime[] {
+  return selfTimeBy(source, top, areaOf);
+}
+
+/** Sums each sample's time under the key of its frame; the `top` largest, with their share. */
+function selfTimeBy(
+  source: string | Profile,
+  top: number,
+  keyOf: (frame: ProfileNode['callFrame']) => string,
+): SelfTime[] {
   const profile = load(source);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<string, number>();
@@ -64,7 +60,8 @@ export function selfTimeByArea(source: string | Profile, top = 12): SelfTime[] {
     total += us;
     const f = byId.get(id)?.callFrame;
     if (f === undefined) return;
-    self.set(areaOf(f), (self.get(areaOf(f)) ?? 0) + us);
+    const key = keyOf(f);
+    self.set(key, (self.get(key) ?? 0) + us);
   });
   return [...self.entries()]
     .sort((a, b) => b[1] - a[1])

@@ -64,6 +64,7 @@ function result(over: Partial<ChaosResult> = {}): ChaosResult {
       delayedSubmissions: 500,
       delayedRequests: 900,
       droppedStreams: 12,
+      refusedStreams: 0,
     },
     bots: [
       {
