@@ -441,7 +441,6 @@ const FAILURE_ADVICE: Record<TransportFailure, string> = {
   closed: 'the connection closed',
 };
 
-/** Marks an error raised by the network layer (undici), as opposed to the auth provider. */
 /** The requests in flight under each caller signal: one abort listener per signal, not per request. */
 const linkedByCaller = new WeakMap<AbortSignal, Set<AbortController>>();
 
@@ -470,6 +469,7 @@ function linkToCaller(caller: AbortSignal, controller: AbortController): () => v
   return () => set.delete(controller);
 }
 
+/** Marks an error raised by the network layer (undici), as opposed to the auth provider. */
 class NetworkFailure extends Error {
   readonly error: unknown;
   constructor(error: unknown) {

@@ -14,7 +14,10 @@ export const TEXT_LIMITS = {
 
 export type TextProblem = {
   readonly code: 'FILE_TOO_LARGE' | 'YAML_TOO_COMPLEX';
+  /** The message for a rule file. */
   readonly message: string;
+  /** What limit the text broke, without naming the kind of file (for other YAML inputs). */
+  readonly reason: string;
   readonly offset: number;
 };
 
@@ -34,6 +37,7 @@ export function guardRuleText(
     return {
       code: 'FILE_TOO_LARGE',
       message: `the file is ${formatBytes(bytes)}, more than the ${formatBytes(maxBytes)} a rule file may have: split it into several files in the rules directory`,
+      reason: `the file is ${formatBytes(bytes)}, more than the ${formatBytes(maxBytes)} allowed`,
       offset: 0,
     };
   }
@@ -54,11 +58,7 @@ export function guardRuleText(
       if (c === ' ') {
         indent++;
         if (indent > TEXT_LIMITS.MAX_INDENT) {
-          return {
-            code: 'YAML_TOO_COMPLEX',
-            message: `a line is indented more than ${TEXT_LIMITS.MAX_INDENT} spaces: rule files do not nest that deep`,
-            offset: i,
-          };
+          return tooComplex(`a line is indented more than ${TEXT_LIMITS.MAX_INDENT} spaces`, i);
         }
         continue;
       }
@@ -67,11 +67,10 @@ export function guardRuleText(
     if (c === '[' || c === '{') rawDepth++;
     else if ((c === ']' || c === '}') && rawDepth > 0) rawDepth--;
     if (rawDepth > TEXT_LIMITS.MAX_RAW_BRACKET_DEPTH) {
-      return {
-        code: 'YAML_TOO_COMPLEX',
-        message: `more than ${TEXT_LIMITS.MAX_RAW_BRACKET_DEPTH} brackets are open at once: rule files do not nest that deep`,
-        offset: i,
-      };
+      return tooComplex(
+        `more than ${TEXT_LIMITS.MAX_RAW_BRACKET_DEPTH} brackets are open at once`,
+        i,
+      );
     }
     if (quote !== null) {
       if (quote === '"' && c === '\\') i++;
@@ -89,11 +88,7 @@ export function guardRuleText(
     } else if (c === '[' || c === '{') {
       depth++;
       if (depth > TEXT_LIMITS.MAX_FLOW_DEPTH) {
-        return {
-          code: 'YAML_TOO_COMPLEX',
-          message: `brackets nest more than ${TEXT_LIMITS.MAX_FLOW_DEPTH} deep: rule files do not nest that deep`,
-          offset: i,
-        };
+        return tooComplex(`brackets nest more than ${TEXT_LIMITS.MAX_FLOW_DEPTH} deep`, i);
       }
     } else if ((c === ']' || c === '}') && depth > 0) {
       depth--;
@@ -104,4 +99,24 @@ export function guardRuleText(
 
 function formatBytes(n: number): string {
   return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(n / 1024)} KiB`;
+}
+
+function tooComplex(reason: string, offset: number): TextProblem {
+  return {
+    code: 'YAML_TOO_COMPLEX',
+    message: `${reason}: rule files do not nest that deep`,
+    reason,
+    offset,
+  };
+}
+
+/** The 1-based line and column of `offset` in `text`, without parsing it. */
+export function textPos(text: string, offset: number): { line: number; col: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return { line, col: offset - start + 1 };
 }

@@ -25,7 +25,7 @@ import {
   type TemplateRef,
   type Trigger,
 } from './compiled-rule.js';
-import { guardRuleText, TEXT_LIMITS } from './guard-rule-text.js';
+import { guardRuleText, TEXT_LIMITS, textPos } from './guard-rule-text.js';
 import type { PackageCatalogue } from './package-catalogue.js';
 import { parseCron } from './parse-cron.js';
 import { parseTemplateRef } from './parse-template-ref.js';
@@ -178,7 +178,7 @@ function loadFile(file: RuleFile, ctx: FileContext): FileRules {
   if (guard !== null) {
     // Positions need the line table; build it cheaply without parsing when the file is huge.
     const { line, col } =
-      guard.code === 'FILE_TOO_LARGE' ? { line: 1, col: 1 } : linePos(file.text, guard.offset);
+      guard.code === 'FILE_TOO_LARGE' ? { line: 1, col: 1 } : textPos(file.text, guard.offset);
     ctx.problems.push({
       file: file.path,
       line,
@@ -290,16 +290,6 @@ function yamlHint(message: string): string | undefined {
   if (/indent/i.test(message))
     return 'check the indentation: items of the same list or mapping line up';
   return undefined;
-}
-
-function linePos(text: string, offset: number): { line: number; col: number } {
-  let line = 1;
-  let start = 0;
-  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
-    line++;
-    start = i + 1;
-  }
-  return { line, col: offset - start + 1 };
 }
 
 function templateAllowed(path: YamlPath): boolean {

@@ -7,7 +7,7 @@ import { ajvTypeWords } from '../../core/ajv-type-words.js';
 import { parseDuration } from '../../core/duration.js';
 import { schemaPropertyNames } from '../../core/schema-property-names.js';
 import { YamlLocator, type YamlPath } from '../../core/yaml-locator.js';
-import { guardRuleText } from '../../rules/guard-rule-text.js';
+import { guardRuleText, textPos } from '../../rules/guard-rule-text.js';
 import type { AuthConfig } from '../../ledger/auth/create-auth-provider.js';
 import { closestMatch } from '../../rules/closest-match.js';
 import type {
@@ -86,18 +86,16 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
   // Hostile nesting would exhaust the YAML parser's stack: the rule files' guard runs first.
   const guard = guardRuleText(options.text, MAX_CONFIG_BYTES);
   if (guard !== null) {
-    const before = options.text.slice(0, guard.offset).split('\n');
     throw new ConfigError([
       {
         file,
-        line: before.length,
-        col: (before[before.length - 1]?.length ?? 0) + 1,
+        ...textPos(options.text, guard.offset),
         path: '',
         code: 'YAML_TOO_COMPLEX',
         message:
           guard.code === 'FILE_TOO_LARGE'
-            ? `the file is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB; a bot config is a page of YAML`
-            : `YAML too complex for a config file: ${guard.message.split(':')[0] ?? guard.message}`,
+            ? `the config file is too large: ${guard.reason}`
+            : `YAML too complex for a config file: ${guard.reason}`,
       },
     ]);
   }

@@ -126,8 +126,10 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       maxLag: readyMaxLag,
       readLedgerEnd: async () => {
         await refreshLedgerEnd();
-        if (end === undefined) return { error: endError ?? 'unknown error' };
-        return endError === undefined ? { offset: end.value } : { error: endError };
+        if (end === undefined || endError !== undefined) {
+          return { error: endError ?? 'unknown error' };
+        }
+        return { offset: end.value };
       },
     });
 

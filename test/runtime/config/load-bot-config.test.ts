@@ -58,6 +58,10 @@ describe('defaults and conversion', () => {
     expect(err.message).toMatch(new RegExp(`^${FILE}:5:\\d+: YAML too complex for a config file`));
     const indented = `${BASE}state:\n${' '.repeat(300)}dir: x\n`;
     expect(errorOf(indented).problems[0]).toMatchObject({ code: 'YAML_TOO_COMPLEX', line: 6 });
+    const huge = `${BASE}# ${'x'.repeat(1024 * 1024)}\n`;
+    expect(errorOf(huge).message).toMatch(
+      new RegExp(`^${FILE}:1:1: the config file is too large: the file is .* allowed`),
+    );
   });
 
   it('reads every field', () => {
