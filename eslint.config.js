@@ -57,6 +57,17 @@ const layerBlocks = Object.entries(layers).map(
   }),
 );
 
+/** Syntax banned everywhere; blocks that add selectors must repeat these (a later rule replaces). */
+const baseSyntaxBans = [
+  { selector: 'TSEnumDeclaration', message: 'Use a string union instead of enum.' },
+  { selector: 'TSModuleDeclaration[kind="namespace"]', message: 'No namespaces.' },
+  { selector: 'ExportDefaultDeclaration', message: 'Named exports only.' },
+];
+
+const wireMessage =
+  'Participant JSON enters src/ledger only through parseWireJson (src/ledger/wire/parse-wire-json.ts), ' +
+  'which drops the nulls Canton writes for absent optionals; see docs/ledger-client.md, "null and missing".';
+
 export default tseslint.config(
   {
     ignores: [
@@ -76,12 +87,7 @@ export default tseslint.config(
       },
     },
     rules: {
-      'no-restricted-syntax': [
-        'error',
-        { selector: 'TSEnumDeclaration', message: 'Use a string union instead of enum.' },
-        { selector: 'TSModuleDeclaration[kind="namespace"]', message: 'No namespaces.' },
-        { selector: 'ExportDefaultDeclaration', message: 'Named exports only.' },
-      ],
+      'no-restricted-syntax': ['error', ...baseSyntaxBans],
       '@typescript-eslint/no-unused-vars': [
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
@@ -122,6 +128,26 @@ export default tseslint.config(
     },
   },
   ...layerBlocks,
+  // Wire JSON is `unknown` until the decoder has seen it: no other parse, no body.json() shortcut.
+  // The auth providers read token files and OAuth2 answers, which are not Ledger API JSON.
+  {
+    files: ['src/ledger/**/*.ts'],
+    ignores: ['src/ledger/wire/parse-wire-json.ts', 'src/ledger/auth/**'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'JSON', property: 'parse', message: wireMessage },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        ...baseSyntaxBans,
+        {
+          selector: "CallExpression[callee.type='MemberExpression'][callee.property.name='json']",
+          message: wireMessage,
+        },
+      ],
+    },
+  },
   {
     files: ['src/rules/**/*.ts'],
     rules: {

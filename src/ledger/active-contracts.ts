@@ -84,7 +84,8 @@ export async function* readActiveContracts(
         withSignal,
       );
       yield* page.activeContracts;
-      pageToken = page.nextPageToken === '' ? undefined : page.nextPageToken;
+      // The last page has `"nextPageToken": null` (decoded away) or, from some servers, "".
+      pageToken = nonEmptyToken(page.nextPageToken);
       if (pageToken === undefined) return;
     }
   }
@@ -103,8 +104,8 @@ export async function* readActiveContracts(
     yield* chunk;
     if (chunk.length < pageSize) return;
     const last = chunk[chunk.length - 1];
-    token = last?.streamContinuationToken;
-    if (token === undefined || token === '') {
+    token = nonEmptyToken(last?.streamContinuationToken);
+    if (token === undefined) {
       throw new LedgerUsageError(
         `the active contract set at offset ${request.activeAtOffset} has more than ${pageSize} ` +
           'contracts and the participant sends no streamContinuationToken (Canton 3.4): ' +
@@ -112,4 +113,9 @@ export async function* readActiveContracts(
       );
     }
   }
+}
+
+/** A token to continue from, or undefined for none: missing, `null` or empty alike. */
+function nonEmptyToken(token: unknown): string | undefined {
+  return typeof token === 'string' && token !== '' ? token : undefined;
 }

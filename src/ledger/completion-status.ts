@@ -1,5 +1,5 @@
 import { decodeStatusDetail } from './decode-status-detail.js';
-import type { JsCantonError } from './js-canton-error.js';
+import { bareResourceType, type JsCantonError } from './js-canton-error.js';
 import { LedgerApiError } from './ledger-api-error.js';
 import { formatScalaDuration } from './scala-duration.js';
 
@@ -60,7 +60,7 @@ export function parseCompletionStatus(status: unknown): JsCantonError | undefine
         retryInfo = formatScalaDuration(d.seconds, d.nanos);
         break;
       case 'ResourceInfo':
-        resources.push([d.resourceType, d.resourceName]);
+        resources.push([bareResourceType(d.resourceType), d.resourceName]);
         break;
       case 'RequestInfo':
         correlationId = d.requestId;

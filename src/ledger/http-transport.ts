@@ -6,7 +6,7 @@ import { IllegalStateError } from '../core/illegal-state-error.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { systemRandom, type Random } from '../core/random.js';
 import type { AuthProvider } from './auth/auth-provider.js';
-import { parseJsCantonError, type JsCantonError } from './js-canton-error.js';
+import { readAnswer } from './http-answer.js';
 import { LedgerApiError } from './ledger-api-error.js';
 import type { LedgerConnectionOptions, TlsOptions } from './ledger-connection.js';
 import { LedgerTransportError, type TransportFailure } from './ledger-transport-error.js';
@@ -130,6 +130,10 @@ export function resolveConnection(options: LedgerConnectionOptions): ResolvedLed
   const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   if (!Number.isFinite(timeout) || timeout <= 0) {
     throw new LedgerUsageError('requestTimeoutMs must be a positive number.');
+  }
+  const ping = options.pingIntervalMs;
+  if (ping !== undefined && (!Number.isFinite(ping) || ping < 0)) {
+    throw new LedgerUsageError('pingIntervalMs must be a number of ms, 0 or more (0: no pings).');
   }
   return Object.freeze({
     url: parsed.origin + parsed.pathname.replace(/\/+$/, ''),
@@ -301,71 +305,6 @@ function queryString(query: HttpRequestOptions['query']): string {
   return s === '' ? '' : `?${s}`;
 }
 
-function contentTypeOf(headers: Record<string, string | string[] | undefined>): string {
-  const raw = headers['content-type'];
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  return (value ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-}
-
-function isJsonType(type: string): boolean {
-  return type === 'application/json' || type.endsWith('+json');
-}
-
-function tryParseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false };
-  }
-}
-
-function snippet(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
-}
-
-function readAnswer(
-  what: string,
-  status: number,
-  headers: Record<string, string | string[] | undefined>,
-  text: string,
-  options: HttpRequestOptions,
-  scrub: (s: string) => string,
-): HttpResponse {
-  const type = contentTypeOf(headers);
-  const ok = status >= 200 && status < 300;
-  const json = text.trim() === '' ? undefined : tryParseJson(text);
-  if (!ok) {
-    const error = json?.ok === true ? parseJsCantonError(json.value) : undefined;
-    if (error !== undefined) throw new LedgerApiError(scrubError(error, scrub), what, status);
-    if (status === 400 && type === 'text/plain') {
-      throw LedgerApiError.fromPlainText(scrub(text), what, status);
-    }
-    if (options.okStatuses?.includes(status) !== true) {
-      throw new LedgerTransportError(
-        'bad-response',
-        what,
-        `${what} answered HTTP ${status} (${type === '' ? 'no content type' : type}) without a ` +
-          `ledger error body: ${snippet(scrub(text)) || '(empty)'}. Check the URL and any proxy in front ` +
-          `of the participant.`,
-        { status },
-      );
-    }
-  }
-  if (options.accept === 'text') return { status, body: text };
-  if (json?.ok !== true || (type !== '' && !isJsonType(type))) {
-    throw new LedgerTransportError(
-      'bad-response',
-      what,
-      `${what} answered HTTP ${status} with ${type === '' ? 'no content type' : type} where ` +
-        `JSON was expected: ${snippet(scrub(text)) || '(empty)'}. Check the URL and any proxy in front ` +
-        `of the participant.`,
-      { status },
-    );
-  }
-  return { status, body: json.value };
-}
-
 const CONNECT_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
@@ -510,15 +449,4 @@ function mapFailure(
     `${what}: ${FAILURE_ADVICE[failure]} (${detail}).`,
     { cause },
   );
-}
-
-function scrubError(e: JsCantonError, scrub: (s: string) => string): JsCantonError {
-  const context: Record<string, string> = {};
-  for (const [k, v] of Object.entries(e.context)) context[k] = scrub(v);
-  return {
-    ...e,
-    cause: scrub(e.cause),
-    context,
-    resources: e.resources.map(([a, b]) => [scrub(a), scrub(b)] as const),
-  };
 }

@@ -1,8 +1,10 @@
 import type { JsCantonError as WireJsCantonError } from './wire/wire-types.js';
 
 /**
- * A JsCantonError as read from the wire. Canton renders absent optionals as `null`
- * (NOTES.md §0.4), which the spec does not model, so the optional fields are widened here.
+ * A JsCantonError as the client hands it on. Absent optionals are `null` here whether the
+ * participant wrote `null` (it does, NOTES.md §0.4) or left the field out. `resources` holds
+ * bare resource types (`CONTRACT_ID`) whichever form the participant used (see
+ * `bareResourceType`).
  */
 export type JsCantonError = {
   readonly code: string;
@@ -43,11 +45,13 @@ export function parseJsCantonError(value: unknown): JsCantonError | undefined {
   if (Array.isArray(v.resources)) {
     for (const r of v.resources as unknown[]) {
       if (Array.isArray(r) && typeof r[0] === 'string' && typeof r[1] === 'string') {
-        resources.push([r[0], r[1]]);
+        resources.push([bareResourceType(r[0]), r[1]]);
       } else if (r !== null && typeof r === 'object') {
         // Tuple2 may also come as {_1, _2}.
         const t = r as { _1?: unknown; _2?: unknown };
-        if (typeof t._1 === 'string' && typeof t._2 === 'string') resources.push([t._1, t._2]);
+        if (typeof t._1 === 'string' && typeof t._2 === 'string') {
+          resources.push([bareResourceType(t._1), t._2]);
+        }
       }
     }
   }
@@ -65,4 +69,15 @@ export function parseJsCantonError(value: unknown): JsCantonError | undefined {
     retryInfo: str(v.retryInfo),
     definiteAnswer: typeof v.definiteAnswer === 'boolean' ? v.definiteAnswer : null,
   };
+}
+
+const ERROR_RESOURCE_RE = /^ErrorResource\((.+)\)$/;
+
+/**
+ * `CONTRACT_ID` for both `"ErrorResource(CONTRACT_ID)"` (an error that came through gRPC: Canton
+ * prints the case class) and `"CONTRACT_ID"` (an error made in the JSON layer), so readers of
+ * `resources` compare against the bare name only.
+ */
+export function bareResourceType(type: string): string {
+  return ERROR_RESOURCE_RE.exec(type.trim())?.[1]?.trim() ?? type;
 }

@@ -24,6 +24,12 @@ export type LedgerConnectionOptions = {
   readonly tls?: TlsOptions;
   /** Per-call timeout for plain HTTP calls, in ms (default 30 000). Streams are not bounded by it. */
   readonly requestTimeoutMs?: number;
+  /**
+   * Every websocket the client opens (updates, completions, active contracts) sends a ping this
+   * often, in ms (default 25 000; 0 disables). Canton closes a websocket that carried no frame
+   * either way for 60 s, and a quiet ledger sends none.
+   */
+  readonly pingIntervalMs?: number;
   readonly clock?: Clock;
   readonly random?: Random;
   readonly logger?: Logger;

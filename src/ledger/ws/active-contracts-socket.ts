@@ -7,6 +7,7 @@ import {
   DEFAULT_STREAM_BACKOFF,
   describeError,
   isAuthRejection,
+  logReconnect,
   reconnectable,
   reconnectDelay,
 } from './resumable-stream.js';
@@ -67,7 +68,8 @@ export async function* activeContractsSocket(
       if (!retry) throw err;
       const delayMs = reconnectDelay(policy, attempt, ctx.random, err);
       attempt += 1;
-      ctx.logger.warn(
+      logReconnect(
+        ctx.logger,
         {
           stream: 'active-contracts',
           attempt,
@@ -75,7 +77,7 @@ export async function* activeContractsSocket(
           resumed: yieldedAny,
           ...describeError(err),
         },
-        'stream interrupted, reconnecting',
+        err,
       );
       options.onReconnect?.(attempt, delayMs, err);
       await ctx.clock.sleep(delayMs, signal);

@@ -3,7 +3,7 @@ import { backoffCeiling, backoffDelay, type BackoffPolicy } from '../../core/bac
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { Random } from '../../core/random.js';
-import { classify, retryDelayHintMs } from '../classify.js';
+import { classify, isStreamAuthExpiry, retryDelayHintMs } from '../classify.js';
 import { LedgerApiError } from '../ledger-api-error.js';
 
 /** Called before each reconnect; `error` is undefined when the server closed the stream normally. */
@@ -56,14 +56,32 @@ export function isAuthRejection(err: unknown): boolean {
   return err instanceof LedgerApiError && (err.status === 401 || err.error.grpcCodeValue === 16);
 }
 
-/** The jittered backoff for `attempt` (from 0), but never shorter than the server asks for. */
+/**
+ * The jittered backoff for `attempt` (from 0), but never shorter than the server asks for. A
+ * stream ended for a lapsed token is the exception: its category's 1 s hint is meant for
+ * contention, and the fresh token is ready now.
+ */
 export function reconnectDelay(
   policy: BackoffPolicy,
   attempt: number,
   random: Random,
   err: unknown,
 ): number {
-  return Math.max(backoffDelay(policy, attempt, random), retryDelayHintMs(err) ?? 0);
+  const backoff = backoffDelay(policy, attempt, random);
+  if (isStreamAuthExpiry(err)) return backoff;
+  return Math.max(backoff, retryDelayHintMs(err) ?? 0);
+}
+
+/**
+ * Logs a reconnect: a warning, except for a stream the participant ended because its token
+ * expired or the user's rights changed, which is routine (the token is refreshed) and only info.
+ */
+export function logReconnect(logger: Logger, fields: Record<string, unknown>, err: unknown): void {
+  if (isStreamAuthExpiry(err)) {
+    logger.info(fields, 'stream authorization lapsed, reconnecting with a fresh token');
+  } else {
+    logger.warn(fields, 'stream interrupted, reconnecting');
+  }
 }
 
 /**
@@ -147,7 +165,8 @@ export class ResumableStream<T> implements AsyncIterable<T> {
       const delayMs = reconnectDelay(policy, attempt, o.random, error);
       attempt += 1;
       this.#reconnects += 1;
-      o.logger.warn(
+      logReconnect(
+        o.logger,
         {
           stream: o.name,
           attempt,
@@ -155,7 +174,7 @@ export class ResumableStream<T> implements AsyncIterable<T> {
           offset: this.#lastOffset,
           ...(error === undefined ? { reason: 'closed by the server' } : describeError(error)),
         },
-        'stream interrupted, reconnecting',
+        error,
       );
       o.onReconnect?.(attempt, delayMs, error);
       await o.clock.sleep(delayMs, o.signal);

@@ -6,6 +6,7 @@ import type { AuthProvider } from '../auth/auth-provider.js';
 import { loadTlsMaterial, resolveConnection, type TlsMaterial } from '../http-transport.js';
 import type { LedgerConnectionOptions } from '../ledger-connection.js';
 import type { ReconnectListener } from './resumable-stream.js';
+import { DEFAULT_PING_INTERVAL_MS } from './ws-keep-alive.js';
 
 /** Everything the websocket streams need, with defaults filled in. */
 export type StreamContext = {
@@ -17,6 +18,8 @@ export type StreamContext = {
   readonly clock: Clock;
   readonly random: Random;
   readonly logger: Logger;
+  /** Websocket ping period in ms; 0 disables; absent: DEFAULT_PING_INTERVAL_MS. */
+  readonly pingIntervalMs?: number;
 };
 
 /**
@@ -29,6 +32,8 @@ export async function streamContext(
   tls?: TlsMaterial,
 ): Promise<StreamContext> {
   const connection = resolveConnection(options);
+  // resolveConnection has checked it.
+  const pingIntervalMs = options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
   const material =
     tls ?? (connection.tls === undefined ? undefined : await loadTlsMaterial(connection.tls));
   return {
@@ -38,6 +43,7 @@ export async function streamContext(
     clock: connection.clock,
     random: connection.random,
     logger: connection.logger,
+    pingIntervalMs,
   };
 }
 

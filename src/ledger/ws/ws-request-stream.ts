@@ -2,11 +2,14 @@ import type { IncomingMessage } from 'node:http';
 import { WebSocket, type ClientOptions, type RawData } from 'ws';
 import { AbortError } from '../../core/abort-error.js';
 import { IllegalStateError } from '../../core/illegal-state-error.js';
+import { needsFreshToken } from '../classify.js';
 import { isJsCantonError, parseJsCantonError } from '../js-canton-error.js';
 import { LedgerApiError } from '../ledger-api-error.js';
 import { LedgerTransportError } from '../ledger-transport-error.js';
 import { LedgerUsageError } from '../ledger-usage-error.js';
+import { parseWireJson } from '../wire/parse-wire-json.js';
 import type { StreamContext } from './stream-context.js';
+import { DEFAULT_PING_INTERVAL_MS, WsKeepAlive } from './ws-keep-alive.js';
 
 /** The subprotocol Canton answers with; it must always be offered (NOTES.md §1.2). */
 export const DAML_WS_PROTOCOL = 'daml.ws.auth';
@@ -51,6 +54,7 @@ type Waiter = {
  * - Anything else ends it with a LedgerTransportError: `connect` when the socket never opened,
  *   `timeout` for a slow handshake, `closed` for an abnormal close, `bad-response` for a refused
  *   upgrade without a JsCantonError body or a frame that is not JSON text.
+ * - While open, the socket is pinged every `ctx.pingIntervalMs` (see WsKeepAlive).
  * - Aborting the signal closes the socket and throws AbortError; `return()` (a consumer `break`)
  *   closes the socket.
  *
@@ -67,6 +71,7 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
   readonly #handshakeTimeoutMs: number;
   readonly #onOpenListener: (() => void) | undefined;
   readonly #onCloseListener: (() => void) | undefined;
+  readonly #keepAlive: WsKeepAlive;
 
   #ws: WebSocket | undefined;
   #started = false;
@@ -95,12 +100,18 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
     this.#handshakeTimeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
     this.#onOpenListener = options.onOpen;
     this.#onCloseListener = options.onClose;
+    this.#keepAlive = new WsKeepAlive(ctx.clock, ctx.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS);
     this.request = `WS ${path}`;
   }
 
   /** Frames received and not yet consumed. */
   get buffered(): number {
     return this.#queue.length;
+  }
+
+  /** Keep-alive pings sent on this socket. */
+  get pings(): number {
+    return this.#keepAlive.pings;
   }
 
   /** The most frames ever held at once (for tests and metrics). */
@@ -181,6 +192,7 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
   #onOpen(ws: WebSocket): void {
     if (this.#terminal !== undefined) return;
     this.#opened = true;
+    this.#keepAlive.start(ws);
     this.#ctx.logger.debug({ path: this.#path }, 'websocket open');
     this.#onOpenListener?.();
     ws.send(JSON.stringify(this.#message), (err) => {
@@ -207,15 +219,16 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
     }
     let value: unknown;
     try {
-      value = JSON.parse(rawToBuffer(data).toString('utf8'));
+      value = parseWireJson(rawToBuffer(data).toString('utf8'));
     } catch {
       this.#settle(this.#badFrame('sent a frame that is not JSON'));
       return;
     }
     if (isJsCantonError(value)) {
       const error = new LedgerApiError(parseJsCantonError(value)!, this.request);
-      // UNAUTHENTICATED mid-stream is an expired or revoked token: the next attempt needs a new one.
-      if (error.error.grpcCodeValue === 16) this.#ctx.auth?.invalidate();
+      // An expired or revoked token (UNAUTHENTICATED, ACCESS_TOKEN_EXPIRED, rights changed):
+      // the next attempt needs a new one, not the cached one.
+      if (needsFreshToken(error)) this.#ctx.auth?.invalidate();
       this.#settle(error);
       return;
     }
@@ -246,7 +259,7 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
   #rejection(status: number, body: string): Error {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(body);
+      parsed = parseWireJson(body);
     } catch {
       parsed = undefined;
     }
@@ -319,6 +332,7 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
 
   /** `onClose`, once, for a socket that opened. */
   #reportClosed(): void {
+    this.#keepAlive.stop();
     if (!this.#opened || this.#closeReported) return;
     this.#closeReported = true;
     this.#onCloseListener?.();
