@@ -29,6 +29,7 @@ export async function openConfigLedger(config: BotConfig, logger?: Logger): Prom
       const client = await LedgerClient.create({
         url: endpoint.url,
         auth,
+        pingIntervalMs: config.ledger.pingIntervalMs,
         ...(config.ledger.tls === undefined ? {} : { tls: config.ledger.tls }),
         ...child('ledger'),
       });
@@ -53,7 +54,11 @@ export async function openConfigLedger(config: BotConfig, logger?: Logger): Prom
     ...child('sandbox'),
   });
   try {
-    const client = await LedgerClient.create({ url: sandbox.url, ...child('ledger') });
+    const client = await LedgerClient.create({
+      url: sandbox.url,
+      pingIntervalMs: config.ledger.pingIntervalMs,
+      ...child('ledger'),
+    });
     const parties = { ...config.parties };
     for (const alias of endpoint.parties) {
       const id = sandbox.parties[alias];

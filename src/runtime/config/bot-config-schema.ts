@@ -18,6 +18,7 @@ const alias = { type: 'string', pattern: ALIAS_PATTERN } as const;
 
 export const BOT_CONFIG_DEFAULTS = {
   apiVersion: '3.5',
+  pingInterval: '25s',
   stateDir: '.state',
   retention: '7d',
   start: 'checkpoint',
@@ -116,6 +117,7 @@ export const BOT_CONFIG_SCHEMA = {
           enum: ['3.4', '3.5'],
           default: BOT_CONFIG_DEFAULTS.apiVersion,
         },
+        pingInterval: { ...duration, default: BOT_CONFIG_DEFAULTS.pingInterval },
       },
     },
     parties: {

@@ -28,6 +28,8 @@ export type LedgerConfig = {
   readonly auth: AuthConfig;
   readonly tls?: TlsFiles;
   readonly apiVersion: ApiVersion;
+  /** Websocket keep-alive ping period (Canton closes a socket idle for 60 s); 0: no pings. */
+  readonly pingIntervalMs: number;
 };
 
 export type ApiVersion = '3.4' | '3.5';

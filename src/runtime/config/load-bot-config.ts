@@ -59,6 +59,7 @@ type RawConfig = {
     auth: AuthConfig;
     tls?: TlsFiles;
     apiVersion: ApiVersion;
+    pingInterval: string;
   };
   parties: Record<string, string>;
   rules: string | string[];
@@ -300,6 +301,7 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
             },
           }),
       apiVersion: raw.ledger.apiVersion,
+      pingIntervalMs: parseDuration(raw.ledger.pingInterval),
     },
     parties: raw.parties,
     rules: (Array.isArray(raw.rules) ? raw.rules : [raw.rules]).map(abs),

@@ -31,6 +31,7 @@ describe('defaults and conversion', () => {
         userId: 'bot',
         auth: { type: 'none' },
         apiVersion: '3.5',
+        pingIntervalMs: 25_000,
       },
       parties: {},
       rules: ['/etc/ledgerbot/rules'],
@@ -71,6 +72,7 @@ describe('defaults and conversion', () => {
         '  url: https://participant.example.com/',
         '  userId: bot',
         '  apiVersion: 3.4',
+        '  pingInterval: 20s',
         '  auth: {type: file, path: secrets/token}',
         '  tls: {caFile: ca.pem, certFile: /abs/client.pem, keyFile: client.key}',
         'parties: {payer: "Payer::1220bb"}',
@@ -90,6 +92,7 @@ describe('defaults and conversion', () => {
       endpoint: { kind: 'url', url: 'https://participant.example.com' },
       userId: 'bot',
       apiVersion: '3.4',
+      pingIntervalMs: 20_000,
       auth: { type: 'file', path: '/etc/ledgerbot/secrets/token' },
       tls: {
         caFile: '/etc/ledgerbot/ca.pem',
@@ -109,6 +112,17 @@ describe('defaults and conversion', () => {
     });
     expect(config.http).toEqual({ port: 9464, host: '127.0.0.1', readyMaxLag: 1000 });
     expect(config.log).toEqual({ level: 'debug', pretty: true });
+  });
+
+  it('reads ledger.pingInterval as ms; 0s turns the websocket pings off', () => {
+    const at = (v: string) =>
+      load(`ledger:\n  url: http://x\n  userId: bot\n  pingInterval: ${v}\nrules: r\n`).ledger
+        .pingIntervalMs;
+    expect(at('0s')).toBe(0);
+    expect(at('500ms')).toBe(500);
+    expect(
+      errorOf(`ledger:\n  url: http://x\n  userId: bot\n  pingInterval: 25\nrules: r\n`).message,
+    ).toMatch(/`ledger\.pingInterval`: .*is not a duration/);
   });
 
   it.each([
