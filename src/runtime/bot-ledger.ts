@@ -9,9 +9,11 @@ import type { StreamUpdatesRequest, UpdateElement } from '../ledger/ws/update-st
 import type {
   GetEventsByContractIdRequest,
   GetLatestPrunedOffsetsResponse,
+  GetUpdateByOffsetRequest,
   JsCommands,
   JsGetActiveContractsResponse,
   JsGetEventsByContractIdResponse,
+  JsGetUpdateResponse,
 } from '../ledger/wire/wire-types.js';
 
 /**
@@ -31,6 +33,14 @@ export type BotLedger = {
     request: GetEventsByContractIdRequest,
     options?: CallOptions,
   ): Promise<JsGetEventsByContractIdResponse>;
+  /**
+   * After a contention error: the transaction that archived a contract the intent needs, to see
+   * whether it carries the intent's own commandId (an earlier attempt committed).
+   */
+  updateByOffset(
+    request: GetUpdateByOffsetRequest,
+    options?: CallOptions,
+  ): Promise<JsGetUpdateResponse>;
   /** After a PARTICIPANT_PRUNED_DATA_ACCESSED: how far the participant pruned. */
   latestPrunedOffsets(options?: CallOptions): Promise<GetLatestPrunedOffsetsResponse>;
   /** After a PARTICIPANT_PRUNED_DATA_ACCESSED: the contracts created in the pruned range. */

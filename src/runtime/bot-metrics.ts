@@ -29,6 +29,11 @@ export type BotMetricsSnapshot = {
   readonly prunedRestarts: number;
   /** Finished intents deleted from the journal by compaction (state.retention). */
   readonly compactedIntents: number;
+  /**
+   * Intents settled `succeeded` after a contention error because the transaction that archived
+   * their input carried their own commandId (an earlier attempt, run or replica committed).
+   */
+  readonly earlierCommitsFound: number;
   /** Gauge: a websocket of the updates stream is open (traffic or not). */
   readonly updatesConnected: boolean;
   /** Gauge: a websocket of the completions stream is open. */
@@ -89,6 +94,7 @@ export class BotMetrics {
   readonly reconnects = { updates: 0, completions: 0 };
   prunedRestarts = 0;
   compactedIntents = 0;
+  earlierCommitsFound = 0;
   shadowIntents = 0;
   readonly reloads = { applied: 0, rejected: 0 };
   readonly #rules = new Map<string, MutableRuleCounters>();
@@ -207,6 +213,7 @@ export class BotMetrics {
       reconnects: { ...this.reconnects },
       prunedRestarts: this.prunedRestarts,
       compactedIntents: this.compactedIntents,
+      earlierCommitsFound: this.earlierCommitsFound,
       updatesConnected: this.updatesConnected,
       completionsConnected: this.completionsConnected,
       shadowIntents: this.shadowIntents,

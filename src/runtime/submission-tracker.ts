@@ -3,9 +3,8 @@ import { backoffDelay } from '../core/backoff.js';
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Random } from '../core/random.js';
-import { classify, retryDelayHintMs, type Classification } from '../ledger/classify.js';
+import { retryDelayHintMs } from '../ledger/classify.js';
 import { completionError } from '../ledger/completion-status.js';
-import { eventFormat } from '../ledger/filters.js';
 import { LedgerApiError } from '../ledger/ledger-api-error.js';
 import type { Completion } from '../ledger/wire/wire-types.js';
 import type { DedupConfig } from './config/bot-config.js';
@@ -13,7 +12,14 @@ import type { IntentChange, IntentRecord, IntentState, Store } from '../store/st
 import type { Permit } from './admission.js';
 import type { BotLedger } from './bot-ledger.js';
 import type { BotMetrics } from './bot-metrics.js';
+import {
+  classifyForSubmission,
+  completionOffsetOf,
+  isDefinite,
+} from './classify-for-submission.js';
+import { contractIdsToCheck, findEarlierCommit, type EarlierCommit } from './earlier-commit.js';
 import { errorRecord, type ErrorRecord } from './error-record.js';
+import { intentFields, logIntent } from './intent-log.js';
 import {
   buildSubmission,
   parsePayload,
@@ -22,6 +28,15 @@ import {
 } from './submission-payload.js';
 import type { TokenBucket } from './token-bucket.js';
 import { prunedUpTo } from './prune-recovery.js';
+import {
+  INTERNAL_ERROR_CODE,
+  isInternalSubmitError,
+  UNREADABLE_VALUES_ATTEMPTS,
+  unreadableValuesError,
+} from './unreadable-values.js';
+
+export { classifyForSubmission } from './classify-for-submission.js';
+export { intentFields, logIntent } from './intent-log.js';
 
 export const SUBMIT_REQUEST = 'POST /v2/commands/async/submit';
 
@@ -43,10 +58,20 @@ export type IntentEvent = {
 };
 
 /** Why an intent was dead-lettered or rejected, recorded with its last error. */
-export type GiveUpReason = 'final' | 'max-attempts' | 'deadline' | 'not-needed' | 'bad-payload';
+export type GiveUpReason =
+  | 'final'
+  | 'max-attempts'
+  | 'deadline'
+  | 'not-needed'
+  | 'bad-payload'
+  /** LEDGER_API_INTERNAL_ERROR on every try: the participant cannot transcode the values. */
+  | 'unreadable-values';
 
 export type TrackerOptions = {
-  readonly ledger: Pick<BotLedger, 'submit' | 'eventsByContractId' | 'latestPrunedOffsets'>;
+  readonly ledger: Pick<
+    BotLedger,
+    'submit' | 'eventsByContractId' | 'updateByOffset' | 'latestPrunedOffsets'
+  >;
   readonly store: Store;
   readonly clock: Clock;
   readonly random: Random;
@@ -65,7 +90,8 @@ export type TrackerOptions = {
  * - `throttled`: waiting for a token of the rule's rate limit;
  * - `submitting`: the `async/submit` call is out;
  * - `awaiting`: accepted (or found in flight); waiting for the completion;
- * - `checking`: after contention, looking up whether the intent is still needed.
+ * - `checking`: after contention, looking up whether an earlier attempt committed or the intent
+ *   is still needed (a success completion arriving meanwhile still settles it).
  */
 type Phase = 'waiting' | 'throttled' | 'submitting' | 'awaiting' | 'checking';
 
@@ -86,6 +112,8 @@ type Tracked = {
   lastError: ErrorRecord | undefined;
   /** The pruning offset the dedup period was last anchored at (see #anchorAtPruning). */
   prunedAnchor: number | undefined;
+  /** Attempts answered LEDGER_API_INTERNAL_ERROR (see unreadable-values.ts). */
+  internalErrors: number;
 };
 
 /**
@@ -125,8 +153,10 @@ export class SubmissionTracker {
   /**
    * Takes charge of an open intent (new, or found in the journal at start). `permit` is released
    * when the intent becomes terminal. A `submitted` intent from an earlier run is resubmitted at
-   * once under its commandId: if the earlier attempt landed, the ledger answers DUPLICATE_COMMAND
-   * or the replayed completion stream shows its success.
+   * once under its commandId: if the earlier attempt landed, the replayed completion stream shows
+   * its success, or the ledger answers DUPLICATE_COMMAND (a command that still interprets) or a
+   * contention error (a consuming one, whose input that attempt archived), after which
+   * #recheck finds the earlier commit.
    */
   track(record: IntentRecord, permit: Permit): void {
     if (this.#tracked.has(record.commandId) || this.#closing) {
@@ -157,6 +187,9 @@ export class SubmissionTracker {
       seq: 0,
       lastError: errorRecordOf(record.lastError),
       prunedAnchor: undefined,
+      // After a restart only the last error is known; the bound is about a hopeless loop, and
+      // maxAttempts still bounds the rest.
+      internalErrors: errorRecordOf(record.lastError)?.code === INTERNAL_ERROR_CODE ? 1 : 0,
     };
     this.#tracked.set(t.commandId, t);
     this.#o.metrics.inFlight = this.#tracked.size;
@@ -356,6 +389,18 @@ export class SubmissionTracker {
       this.#retryLater(t, err, 0);
       return;
     }
+    if (isInternalSubmitError(err, completionOffset !== undefined)) {
+      t.internalErrors += 1;
+      const attempts = t.record.attempts;
+      if (
+        t.internalErrors >= UNREADABLE_VALUES_ATTEMPTS ||
+        attempts >= t.payload.retry.maxAttempts
+      ) {
+        t.lastError = unreadableValuesError(t.payload, t.lastError, t.internalErrors);
+        this.#deadLetter(t, 'unreadable-values');
+        return;
+      }
+    }
     const c = classifyForSubmission(err);
     switch (c) {
       case 'duplicate':
@@ -462,43 +507,85 @@ export class SubmissionTracker {
   }
 
   /**
-   * Contention: the inputs changed under the command. If a contract it uses is archived (or no
-   * longer visible), the trigger no longer holds and the intent is rejected; otherwise retried.
+   * Contention: the inputs changed under the command. Canton interprets before it deduplicates,
+   * so this is also how a resubmission of a consuming command whose earlier attempt committed
+   * fails. So first: did one of this commandId's attempts (ours, an earlier run's or a twin
+   * replica's) archive the contract? Then it succeeded. If another command archived it (or it is
+   * not visible), the trigger no longer holds: rejected. Still active, or the lookup failed (we
+   * cannot tell, and guessing `rejected` could bury a success): retried, under dedup.
    */
   async #recheck(t: Tracked, err: unknown): Promise<void> {
     t.phase = 'checking';
     const seq = ++t.seq;
-    const parties = [...new Set([...t.payload.actAs, ...t.payload.readAs])];
-    let gone: string | undefined;
-    for (const contractId of contractIdsToCheck(t.payload, err)) {
-      try {
-        const res = await this.#o.ledger.eventsByContractId(
-          { contractId, eventFormat: eventFormat({ parties }) },
-          { signal: this.#abort.signal },
-        );
-        if (res.archived !== undefined || res.created === undefined) gone = contractId;
-      } catch (lookupError) {
-        if (lookupError instanceof LedgerApiError && lookupError.error.errorCategory === 11) {
-          gone = contractId;
-        } else if (this.#abort.signal.aborted) {
-          return;
-        }
-        // Otherwise we cannot tell; retrying is the safe side (dedup guards the command).
-      }
-      if (gone !== undefined) break;
+    let found: EarlierCommit;
+    try {
+      found = await findEarlierCommit(
+        this.#o.ledger,
+        {
+          commandId: t.commandId,
+          parties: [...new Set([...t.payload.actAs, ...t.payload.readAs])],
+          contractIds: contractIdsToCheck(t.payload, err),
+        },
+        { signal: this.#abort.signal },
+      );
+    } catch {
+      return; // aborted: the bot is stopping
     }
+    // A completion that settled the intent meanwhile (success of any attempt) wins.
     if (t.seq !== seq || !this.#tracked.has(t.commandId)) return;
     this.#notifyIdle();
-    if (gone !== undefined) {
-      this.#o.logger.info(
-        { ...this.#ids(t), contractId: gone, errorCode: t.lastError?.code },
-        'the contract the intent needs is no longer active; not retrying',
-      );
-      this.#settle(t, {
-        to: 'rejected',
-        error: { ...t.lastError, reason: 'not-needed', contractId: gone },
-      });
-      return;
+    switch (found.kind) {
+      case 'ours':
+        this.#o.metrics.earlierCommitsFound += 1;
+        this.#o.logger.info(
+          {
+            ...this.#ids(t),
+            contractId: found.contractId,
+            completionUpdateId: found.updateId,
+            completionOffset: found.offset,
+            errorCode: t.lastError?.code,
+          },
+          'an earlier attempt of this command committed (its transaction archived the contract); settling it succeeded',
+        );
+        this.#settle(t, {
+          to: 'succeeded',
+          completionOffset: found.offset,
+          updateId: found.updateId,
+        });
+        return;
+      case 'gone':
+        this.#o.logger.info(
+          {
+            ...this.#ids(t),
+            contractId: found.contractId,
+            errorCode: t.lastError?.code,
+            ...(found.archivedBy === undefined
+              ? {}
+              : {
+                  archivedByUpdateId: found.archivedBy.updateId,
+                  archivedAt: found.archivedBy.offset,
+                }),
+          },
+          'the contract the intent needs is no longer active; not retrying',
+        );
+        this.#settle(t, {
+          to: 'rejected',
+          error: {
+            ...t.lastError,
+            reason: 'not-needed',
+            contractId: found.contractId,
+            ...(found.archivedBy === undefined ? {} : { archivedBy: found.archivedBy }),
+          },
+        });
+        return;
+      case 'unknown':
+        this.#o.logger.warn(
+          { ...this.#ids(t), contractId: found.contractId, ...errorFields(found.error) },
+          'cannot tell whether an earlier attempt committed (the lookup failed); retrying later',
+        );
+        break;
+      case 'active':
+        break;
     }
     if (this.#closing) {
       t.phase = 'waiting';
@@ -593,52 +680,8 @@ export class SubmissionTracker {
   }
 }
 
-/**
- * Whether the attempt that got `err` certainly did not commit: a participant's answer (a
- * synchronous rejection, or a rejected completion of that attempt) that is not an unknown
- * outcome. A transport failure or a timeout is never definite.
- */
-function isDefinite(err: unknown): boolean {
-  if (!(err instanceof LedgerApiError)) return false;
-  const c = classifyForSubmission(err);
-  return c !== 'unknown-outcome' && c !== 'in-flight';
-}
-
 function isBusy(phase: Phase): boolean {
   return phase === 'submitting' || phase === 'awaiting' || phase === 'checking';
-}
-
-/**
- * `classify`, except that a rejected token (UNAUTHENTICATED) is retried with backoff: the token
- * may be renewed meanwhile, and dead-lettering every intent during an identity-provider outage
- * would be worse. The attempt and deadline bounds still apply.
- */
-export function classifyForSubmission(err: unknown): Classification {
-  if (err instanceof LedgerApiError && (err.status === 401 || err.error.grpcCodeValue === 16)) {
-    return 'retryable';
-  }
-  return classify(err);
-}
-
-/** The contracts whose state decides whether a contended intent is still needed. */
-export function contractIdsToCheck(payload: SubmissionPayload, err: unknown): string[] {
-  const ids = new Set<string>();
-  if (err instanceof LedgerApiError) {
-    for (const [type, name] of err.error.resources) {
-      if (type === 'CONTRACT_ID' || type === 'contract-id') ids.add(name);
-    }
-  }
-  for (const command of payload.commands) {
-    if ('ExerciseCommand' in command) ids.add(command.ExerciseCommand.contractId);
-  }
-  return [...ids].slice(0, 10);
-}
-
-function completionOffsetOf(err: unknown): number | undefined {
-  if (!(err instanceof LedgerApiError)) return undefined;
-  const raw = err.error.context.completion_offset;
-  const n = raw === undefined ? NaN : Number(raw);
-  return Number.isSafeInteger(n) ? n : undefined;
 }
 
 function optionalOffset(offset: number | undefined): { completionOffset?: number } {
@@ -656,46 +699,4 @@ function errorRecordOf(value: unknown): ErrorRecord | undefined {
 function errorFields(err: unknown): Record<string, unknown> {
   const r = errorRecord(err);
   return { errorCode: r.code, error: r.message };
-}
-
-/** The id fields every intent log line carries. */
-export function intentFields(record: IntentRecord): Record<string, unknown> {
-  return {
-    ruleId: record.ruleId,
-    commandId: record.commandId,
-    offset: record.offset,
-    ...(record.trigger.kind === 'event'
-      ? { updateId: record.trigger.updateId, nodeId: record.trigger.nodeId }
-      : record.trigger.kind === 'contract'
-        ? { contractId: record.trigger.contractId, nodeId: record.trigger.nodeId }
-        : { slot: record.trigger.slot, contractId: record.trigger.contractId }),
-  };
-}
-
-/** The one log line of an intent state change. */
-export function logIntent(
-  logger: Logger,
-  record: IntentRecord,
-  from: IntentState | null,
-  error?: ErrorRecord,
-): void {
-  const fields = {
-    ...intentFields(record),
-    from,
-    state: record.state,
-    attempts: record.attempts,
-    ...(record.submissionId === undefined ? {} : { submissionId: record.submissionId }),
-    ...(record.nextAttemptAt === undefined || record.state !== 'pending'
-      ? {}
-      : { nextAttemptAt: record.nextAttemptAt }),
-    ...(record.completionOffset === undefined ? {} : { completionOffset: record.completionOffset }),
-    ...(record.completionUpdateId === undefined
-      ? {}
-      : { completionUpdateId: record.completionUpdateId }),
-    ...(error === undefined ? {} : { errorCode: error.code, error: error.message }),
-  };
-  if (record.state === 'dead-lettered') logger.error(fields, 'intent state changed');
-  else if (record.state === 'rejected' || (error !== undefined && record.state === 'pending'))
-    logger.warn(fields, 'intent state changed');
-  else logger.info(fields, 'intent state changed');
 }

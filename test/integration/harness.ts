@@ -337,6 +337,7 @@ export async function startInProcessBot(
     updates: (req, opts) => client.updates(req, opts),
     completions: (req, opts) => client.completions(req, opts),
     eventsByContractId: (req, opts) => client.eventsByContractId(req, opts),
+    updateByOffset: (req, opts) => client.updateByOffset(req, opts),
     latestPrunedOffsets: (opts) => client.latestPrunedOffsets(opts),
     activeContracts: (req, opts) => client.activeContracts(req, opts),
   };

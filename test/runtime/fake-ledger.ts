@@ -15,9 +15,11 @@ import type {
 import type {
   GetEventsByContractIdRequest,
   GetLatestPrunedOffsetsResponse,
+  GetUpdateByOffsetRequest,
   JsCommands,
   JsGetActiveContractsResponse,
   JsGetEventsByContractIdResponse,
+  JsGetUpdateResponse,
 } from '../../src/ledger/wire/wire-types.js';
 import type { BotLedger } from '../../src/runtime/bot-ledger.js';
 import { cantonError } from '../ledger/samples.js';
@@ -115,6 +117,19 @@ export class FakeLedger implements BotLedger {
   readonly lookups: GetEventsByContractIdRequest[] = [];
   /** Contract id → 'active' | 'archived' | 'unknown' for eventsByContractId. */
   readonly contracts = new Map<string, 'active' | 'archived' | 'unknown'>();
+  /**
+   * Contract id → the transaction that archived it (offset, and the commandId a submitter sees).
+   * An archived contract without an entry was archived at offset 2 by another party's command
+   * (its transaction shows no commandId to us).
+   */
+  readonly archivedBy = new Map<string, { offset: number; commandId: string; updateId?: string }>();
+  /** Errors the next eventsByContractId / updateByOffset calls throw (one per call). */
+  readonly lookupErrors: Error[] = [];
+  readonly updateLookups: GetUpdateByOffsetRequest[] = [];
+  /** While set, eventsByContractId waits for it (to act while a lookup is out). */
+  lookupGate: Promise<void> | undefined;
+  /** Canton's wire form: `"archived": null` for an active contract (instead of leaving it out). */
+  nullForAbsent = false;
   /** Errors the next `updates` calls throw when iterated (one per call). */
   readonly updatesErrors: unknown[] = [];
   end = 0;
@@ -155,11 +170,14 @@ export class FakeLedger implements BotLedger {
     return queue;
   }
 
-  eventsByContractId(
+  async eventsByContractId(
     request: GetEventsByContractIdRequest,
   ): Promise<JsGetEventsByContractIdResponse> {
     openapi.assert('GetEventsByContractIdRequest', request);
     this.lookups.push(request);
+    if (this.lookupGate !== undefined) await this.lookupGate;
+    const failure = this.lookupErrors.shift();
+    if (failure !== undefined) throw failure;
     const state = this.contracts.get(request.contractId) ?? 'unknown';
     if (state === 'unknown') {
       return Promise.reject(
@@ -185,12 +203,12 @@ export class FakeLedger implements BotLedger {
     };
     const res =
       state === 'active'
-        ? { created }
+        ? { created, ...(this.nullForAbsent ? { archived: null } : {}) }
         : {
             created,
             archived: {
               archivedEvent: {
-                offset: 2,
+                offset: this.archivedBy.get(request.contractId)?.offset ?? 2,
                 nodeId: 0,
                 contractId: request.contractId,
                 templateId: 'pkg:Invoice:Invoice',
@@ -201,6 +219,60 @@ export class FakeLedger implements BotLedger {
             },
           };
     return Promise.resolve(res as JsGetEventsByContractIdResponse);
+  }
+
+  /** The archiving transaction of `archivedBy`, as Canton shows it to a submitting party. */
+  updateByOffset(request: GetUpdateByOffsetRequest): Promise<JsGetUpdateResponse> {
+    openapi.assert('GetUpdateByOffsetRequest', request);
+    this.updateLookups.push(request);
+    const failure = this.lookupErrors.shift();
+    if (failure !== undefined) return Promise.reject(failure);
+    let found: [string, { offset: number; commandId?: string; updateId?: string }] | undefined = [
+      ...this.archivedBy.entries(),
+    ].find(([, a]) => a.offset === request.offset);
+    if (found === undefined && request.offset === 2) {
+      // The default archive: another party's command, so no commandId for us.
+      const cid = [...this.contracts].find(
+        ([c, st]) => st === 'archived' && !this.archivedBy.has(c),
+      );
+      if (cid !== undefined) found = [cid[0], { offset: 2 }];
+    }
+    if (found === undefined) {
+      return Promise.reject(
+        apiError('UPDATE_NOT_FOUND', 11, 5, 'Update not found, or not visible.', {}, 404),
+      );
+    }
+    const [contractId, a] = found;
+    const res = {
+      update: {
+        Transaction: {
+          value: {
+            updateId: a.updateId ?? `tx-${a.offset}`,
+            ...(a.commandId === undefined ? {} : { commandId: a.commandId }),
+            workflowId: '',
+            effectiveAt: '2026-01-05T09:00:00Z',
+            events: [
+              {
+                ArchivedEvent: {
+                  offset: a.offset,
+                  nodeId: 0,
+                  contractId,
+                  templateId: 'pkg:Invoice:Invoice',
+                  witnessParties: [],
+                  packageName: 'invoices',
+                },
+              },
+            ],
+            offset: a.offset,
+            synchronizerId: 'sync::1220',
+            recordTime: '2026-01-05T09:00:00Z',
+            ...(this.nullForAbsent ? { traceContext: null, externalTransactionHash: null } : {}),
+          },
+        },
+      },
+    };
+    if (!this.nullForAbsent) openapi.assert('JsGetUpdateResponse', res);
+    return Promise.resolve(res as unknown as JsGetUpdateResponse);
   }
 
   latestPrunedOffsets(): Promise<GetLatestPrunedOffsetsResponse> {
