@@ -1,0 +1,124 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  allTerminal,
+  countContracts,
+  expectedEffects,
+  invoicePlan,
+  issueInvoices,
+  startInProcessBot,
+  startTestLedger,
+  tempDir,
+  waitFor,
+  waitForEffects,
+  type InProcessBot,
+  type TempDir,
+  type TestLedger,
+} from './harness.js';
+
+// Canton interprets a command before it deduplicates it: resubmitting a consuming exercise whose
+// earlier attempt committed is refused with CONTRACT_NOT_FOUND (its input is archived), not
+// DUPLICATE_COMMAND. The fixture rules' accept (createAndExercise consuming the invoice) and
+// settle (exercise consuming the payment) are such commands. Under lost responses and dropped
+// completions, and on a second replica replaying everything its twin already did, every intent
+// whose command committed must end `succeeded` (or `duplicate`), never `rejected`.
+
+let ledger: TestLedger | undefined;
+const bots: InProcessBot[] = [];
+const temps: TempDir[] = [];
+
+afterEach(async () => {
+  for (const b of bots.splice(0)) await b.stop();
+  await ledger?.close();
+  for (const t of temps.splice(0)) t.cleanup();
+  ledger = undefined;
+});
+
+const stateDir = (): string => {
+  const t = tempDir();
+  temps.push(t);
+  return t.dir;
+};
+
+/** The journal's rejected intents, with their last error, for a readable failure. */
+const rejected = (b: InProcessBot): unknown[] =>
+  b.store.listIntents({ states: ['rejected'] }).map((r) => ({
+    commandId: r.commandId,
+    ruleId: r.ruleId,
+    lastError: r.lastError,
+  }));
+
+describe('consuming commands resubmitted after they committed', () => {
+  it(
+    'under lost responses and dropped completions, and on a replica replaying from the beginning, no committed intent is rejected',
+    { timeout: 90_000 },
+    async () => {
+      const seed = 3101;
+      ledger = await startTestLedger(seed);
+      const plan = invoicePlan(60, seed);
+      const expected = expectedEffects(plan);
+      const intents = expected.seen + 2 * expected.receipts;
+      expect(expected.receipts).toBeGreaterThan(10);
+      // Issued before the faults: the driver does not retry.
+      await issueInvoices(ledger, plan, 3);
+      await ledger.faults({
+        loseSubmitResponseRate: 0.3,
+        dropCompletionRate: 0.3,
+        completionDelayMs: [0, 150],
+      });
+      const l = ledger;
+
+      // Replica a: reads from the beginning under the faults; short completion timeout, so
+      // commands whose completion was dropped are resubmitted after they committed.
+      const a = await startInProcessBot(l, {
+        stateDir: stateDir(),
+        seed: 31,
+        start: { kind: 'begin' },
+        submission: { maxInFlight: 32, completionTimeoutMs: 400 },
+      });
+      bots.push(a);
+      const counts = await waitForEffects(l, expected, 45_000);
+      expect(counts.duplicates).toEqual([]);
+      expect(counts).toMatchObject(expected);
+      const aStates = await waitFor(() => a.states(), allTerminal, 20_000, 'replica a terminal');
+      expect(rejected(a)).toEqual([]);
+      expect(aStates['dead-lettered']).toBe(0);
+      expect(aStates.succeeded + aStates.duplicate).toBe(intents);
+      // The faults really hit it: lost responses and resubmissions over committed commands.
+      expect(a.submitOutcomes.get('transport:reset') ?? 0).toBeGreaterThan(5);
+      expect(a.bot.metrics.submissions).toBeGreaterThan(intents);
+
+      // Replica b: its own journal, the same rules and user, replaying from the beginning while
+      // the faults go on. Everything it derives was committed by a.
+      const b = await startInProcessBot(l, {
+        stateDir: stateDir(),
+        seed: 32,
+        start: { kind: 'begin' },
+        submission: { maxInFlight: 32, completionTimeoutMs: 400 },
+      });
+      bots.push(b);
+      const bStates = await waitFor(
+        () => b.states(),
+        (s) =>
+          allTerminal(s) && s.succeeded + s.duplicate + s.rejected + s['dead-lettered'] >= intents,
+        30_000,
+        'replica b terminal',
+      );
+      expect(rejected(b)).toEqual([]);
+      expect(bStates['dead-lettered']).toBe(0);
+      expect(bStates.succeeded + bStates.duplicate).toBe(intents);
+      // b's commands were all refused or answered as a's: DUPLICATE_COMMAND for the creates,
+      // CONTRACT_NOT_FOUND / LOCAL_VERDICT_INACTIVE_CONTRACTS for the consuming ones on a
+      // 3.5-faithful sandbox, each then found committed by its commandId (or a's success
+      // completion, replayed on the shared user's completion stream).
+      expect(b.bot.metrics.earlierCommitsFound + bStates.duplicate).toBeGreaterThan(0);
+      expect(b.bot.metrics.earlierCommitsFound + a.bot.metrics.earlierCommitsFound).toBeGreaterThan(
+        0,
+      );
+
+      // Nothing more lands: each effect once.
+      await l.clearFaults();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await countContracts(l)).toMatchObject({ ...expected, duplicates: [] });
+    },
+  );
+});
