@@ -3,6 +3,7 @@ import { extname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadRules, type RuleFile } from '../rules/load-rules.js';
 import type { CatalogueTemplate, PackageCatalogue } from '../rules/package-catalogue.js';
+import { catalogueTemplateOf } from './model-catalogue.js';
 import { formatRuleProblem } from '../rules/rule-problem.js';
 import { loadModel } from '../sandbox/model/load-model.js';
 import type { CliCommand } from './cli-command.js';
@@ -143,16 +144,7 @@ async function readCatalogue(models: readonly string[]): Promise<PackageCatalogu
         cause: error,
       });
     }
-    for (const t of model.templates.values()) {
-      templates.push({
-        packageName: t.packageName,
-        packageId: t.packageId,
-        module: t.moduleName,
-        entity: t.entityName,
-        choices: [...t.choices.keys()],
-        hasKey: t.key !== null,
-      });
-    }
+    for (const t of model.templates.values()) templates.push(catalogueTemplateOf(t));
   }
   return { templates };
 }

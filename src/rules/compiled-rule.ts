@@ -1,4 +1,5 @@
 import type { CelProgram } from './cel/cel-program.js';
+import type { FieldTrie } from './field-reads.js';
 import type { RuleProblem } from './rule-problem.js';
 
 /**
@@ -276,6 +277,12 @@ export type CompiledRule = {
   readonly options: RuleOptions;
   /** Where the rule starts (its `- id:` list item). */
   readonly pos: SourcePos;
+  /**
+   * The Daml-value fields its expressions read below `event` (event rules) or `contract`
+   * (schedule rules): each one a record lacks reads `null` (see field-reads.ts). Absent or null:
+   * none.
+   */
+  readonly fieldReads?: FieldTrie | null;
 };
 
 /**

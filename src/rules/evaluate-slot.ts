@@ -74,7 +74,7 @@ export function evaluateSlot(
     now: slot,
     today: startOfDay(slot, trigger.timezone),
   };
-  if (contract !== null) variables.contract = eventFieldsOf(contract);
+  if (contract !== null) variables.contract = eventFieldsOf(contract, rule.fieldReads ?? null);
   const result = fireRule(rule, {
     variables,
     parties: context.parties,

@@ -13,6 +13,7 @@ import type {
   RuleEvaluationError,
   TriggerMismatch,
 } from './evaluation-result.js';
+import { fillMissingFields, mergeFieldTries, type FieldTrie } from './field-reads.js';
 import { fireRule } from './fire-rule.js';
 import { qualifiedNameOf, templateMismatch } from './match-template.js';
 import {
@@ -100,7 +101,7 @@ export function evaluate(
       explanations.push(notMatched(rule, mismatch.reason, mismatch.message));
       continue;
     }
-    eventVariable ??= eventVariableOf(event, input.transaction);
+    eventVariable ??= eventVariableOf(event, input.transaction, fieldTrieFor(index, kind, event));
     today ??= utcMidnight(context.now);
     const result = fireRule(rule, {
       variables: {
@@ -299,11 +300,15 @@ function intOf(n: unknown): unknown {
 }
 
 /**
- * The CEL view of a wire event (or an active contract's CreatedEvent): ints and timestamps typed.
- * Copied key by key: a spread followed by retyping fields (number → bigint) sends V8 through a
- * slow path that costs several microseconds per event.
+ * The CEL view of a wire event (or an active contract's CreatedEvent): ints and timestamps typed,
+ * and the Daml fields in `fieldReads` that the participant left out as `null` (copied, see
+ * field-reads.ts). Copied key by key: a spread followed by retyping fields (number → bigint)
+ * sends V8 through a slow path that costs several microseconds per event.
  */
-export function eventFieldsOf(event: AnyEvent): Record<string, unknown> {
+export function eventFieldsOf(
+  event: AnyEvent,
+  fieldReads: FieldTrie | null = null,
+): Record<string, unknown> {
   const source = event as unknown as Readonly<Record<string, unknown>>;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(source)) {
@@ -321,14 +326,46 @@ export function eventFieldsOf(event: AnyEvent): Record<string, unknown> {
         out[key] = value;
     }
   }
+  if (fieldReads !== null) {
+    for (const [root, trie] of fieldReads.children) {
+      if (Object.hasOwn(out, root)) out[root] = fillMissingFields(out[root], trie);
+    }
+  }
   return out;
 }
 
-function eventVariableOf(event: AnyEvent, tx: TransactionInfo): Readonly<Record<string, unknown>> {
-  const out = eventFieldsOf(event);
+function eventVariableOf(
+  event: AnyEvent,
+  tx: TransactionInfo,
+  fieldReads: FieldTrie | null,
+): Readonly<Record<string, unknown>> {
+  const out = eventFieldsOf(event, fieldReads);
   out.updateId = tx.updateId;
   out.recordTime = timestampOf(tx.recordTime);
   out.effectiveAt = timestampOf(tx.effectiveAt);
   out.workflowId = tx.workflowId ?? '';
   return out;
+}
+
+const fieldTries = new WeakMap<RuleIndex, Map<string, FieldTrie | null>>();
+
+/**
+ * The Daml fields read by every rule that can see this event (its trigger kind and template),
+ * merged: the event variable is built once and shared, so a field left out reads `null` for all
+ * of them. Independent of `explain`, so rule tests see what the running bot sees.
+ */
+function fieldTrieFor(index: RuleIndex, kind: EventKind, event: AnyEvent): FieldTrie | null {
+  const consuming = kind === 'exercised' && (event as ExercisedEvent).consuming;
+  const key = `${kind}|${consuming}|${qualifiedNameOf(event.templateId)}`;
+  let byKey = fieldTries.get(index);
+  if (byKey === undefined) {
+    byKey = new Map();
+    fieldTries.set(index, byKey);
+  }
+  let trie = byKey.get(key);
+  if (trie === undefined) {
+    trie = mergeFieldTries(candidatesFor(index, kind, event).map((c) => c.rule.fieldReads));
+    byKey.set(key, trie);
+  }
+  return trie;
 }

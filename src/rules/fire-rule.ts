@@ -203,7 +203,7 @@ function buildIntent(rule: CompiledRule, action: CompiledAction, firing: Firing)
       command = {
         ExerciseCommand: {
           templateId,
-          contractId: text(renderValue(action.contractId, vars), 'contractId', action.pos),
+          contractId: text(renderValue(action.contractId, vars, 'keep'), 'contractId', action.pos),
           choice: action.choice,
           choiceArgument: renderValue(action.choiceArgument, vars),
         },
@@ -233,11 +233,11 @@ function buildIntent(rule: CompiledRule, action: CompiledAction, firing: Firing)
   const workflowId =
     action.workflowId === null
       ? rule.id
-      : text(renderValue(action.workflowId, vars), 'workflowId', action.pos);
+      : text(renderValue(action.workflowId, vars, 'keep'), 'workflowId', action.pos);
   const disclosedContracts =
     action.disclosedContracts === null
       ? []
-      : disclosed(renderValue(action.disclosedContracts, vars), action.pos);
+      : disclosed(renderValue(action.disclosedContracts, vars, 'keep'), action.pos);
   return {
     ruleId: rule.id,
     revision: rule.revision,

@@ -5,7 +5,9 @@ import { parseDuration } from '../core/duration.js';
 import { YamlLocator, type YamlPath } from '../core/yaml-locator.js';
 import { CelCompileError } from './cel/cel-compile-error.js';
 import { CelEnvironment } from './cel/cel-environment.js';
+import type { ReadPath } from './cel/read-paths.js';
 import { closestMatch } from './closest-match.js';
+import { numberText, yamlNumberText } from './daml-number-text.js';
 import {
   EVENT_RULE_VARIABLES,
   SCHEDULE_RULE_VARIABLES,
@@ -34,6 +36,8 @@ import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
 import { COMMAND_KINDS, RULE_LIMITS, RULES_SCHEMA, TRIGGER_KINDS } from './rules-schema.js';
 import { schemaProblems } from './schema-problems.js';
 import { hasTemplate, splitTemplate } from './split-template.js';
+import { fieldTrieOf } from './field-reads.js';
+import { unknownFieldReads, valueRootTypes, type ValueRootTypes } from './unknown-field-reads.js';
 
 /** One rule file's contents; `path` is only used in messages. */
 export type RuleFile = { readonly path: string; readonly text: string };
@@ -73,6 +77,13 @@ const ruleFileValidator = lazyValidator(
   { allErrors: true, useDefaults: true, verbose: true, strict: false },
   RULES_SCHEMA,
 );
+
+/** The action fields that hold Daml values, where numbers are sent as text. */
+const DAML_VALUE_FIELDS: ReadonlySet<string> = new Set([
+  'createArguments',
+  'choiceArgument',
+  'contractKey',
+]);
 
 /** Where `${{ }}` may appear: the arguments and workflowId/disclosedContracts of an action. */
 const TEMPLATE_FIELDS = new Set(['createArguments', 'choiceArgument', 'contractId', 'contractKey']);
@@ -380,6 +391,10 @@ class RuleCompiler {
   readonly #at: YamlLocator;
   readonly #ctx: FileContext;
   #ok = true;
+  /** Every field path the rule's expressions read (see field-reads.ts). */
+  readonly #reads: ReadPath[] = [];
+  /** The catalogue's types of the Daml values the rule reads; null when unknown. */
+  #valueTypes: ValueRootTypes | null = null;
 
   constructor(raw: Record<string, unknown>, path: YamlPath, at: YamlLocator, ctx: FileContext) {
     this.#raw = raw;
@@ -391,6 +406,7 @@ class RuleCompiler {
   compile(): CompiledRule | null {
     const raw = this.#raw;
     const trigger = this.#trigger();
+    if (trigger !== null) this.#valueTypes = valueRootTypes(trigger, this.#triggerEntries(trigger));
     // From the raw shape, so expressions are checked even when the trigger has errors.
     const kind: RuleKind = isRecord(raw.on)
       ? 'event'
@@ -418,7 +434,27 @@ class RuleCompiler {
       then: then as CompiledAction[],
       options,
       pos: this.#at.pos(this.#path),
+      fieldReads: fieldTrieOf(this.#reads, kind === 'event' ? 'event' : 'contract'),
     };
+  }
+
+  /** The catalogue entries of the template whose values `event` or `contract` hold. */
+  #triggerEntries(trigger: Trigger): PackageCatalogue['templates'] {
+    if (trigger.kind !== 'schedule') return this.#catalogueEntries(trigger.template);
+    return trigger.forEach === null ? [] : this.#catalogueEntries(trigger.forEach.template);
+  }
+
+  /** Reports the fields an expression reads that its template does not have (by the catalogue). */
+  #checkFieldReads(reads: readonly ReadPath[], path: YamlPath, offset: number): void {
+    if (this.#valueTypes === null) return;
+    for (const problem of unknownFieldReads(reads, this.#valueTypes)) {
+      this.#error(
+        this.#at.valuePos(path, offset + problem.offset),
+        'UNKNOWN_FIELD',
+        problem.message,
+        problem.hint,
+      );
+    }
   }
 
   #p(...rest: YamlPath): YamlPath {
@@ -676,6 +712,8 @@ class RuleCompiler {
       const program = this.#ctx.cel.compile(source, variables, {
         maxComprehensionDepth: MAX_COMPREHENSION_DEPTH,
       });
+      this.#reads.push(...program.reads);
+      this.#checkFieldReads(program.reads, path, offset);
       return { source, program, pos };
     } catch (error) {
       if (!(error instanceof CelCompileError)) throw error;
@@ -752,7 +790,26 @@ class RuleCompiler {
       return { kind: 'record', fields, pos: this.#at.pos(path) };
     }
     if (raw === undefined) return { kind: 'literal', value: null };
+    // path: rules, i, then, j, <command>, <field>, ...: only Daml values take numbers as text.
+    if (typeof raw === 'number' && DAML_VALUE_FIELDS.has(String(path[5]))) {
+      return this.#number(raw, path);
+    }
     return { kind: 'literal', value: raw as JsonValue };
+  }
+
+  /** A number in a command value: its exact text, as written (see daml-number-text.ts). */
+  #number(raw: number, path: YamlPath): CompiledValue | null {
+    const node = this.#at.node(path);
+    const source = isScalar(node) && typeof node.source === 'string' ? node.source : undefined;
+    const text = (source === undefined ? null : yamlNumberText(source)) ?? numberText(raw);
+    if (text !== null) return { kind: 'literal', value: text };
+    this.#error(
+      this.#at.pos(path),
+      'BAD_VALUE',
+      `${String(raw)} is not a number a Daml value can hold`,
+      'Int64 and Numeric values are finite: write the number, e.g. 100 or 99.5',
+    );
+    return null;
   }
 
   #action(

@@ -18,4 +18,26 @@ export type CatalogueTemplate = {
   readonly choices: readonly string[];
   /** Whether the template has a contract key (needed by exerciseByKey); unknown when absent. */
   readonly hasKey?: boolean;
+  /**
+   * The template's fields (its createArgument); when given, rules that read a field it does not
+   * have are errors. Unknown when absent: any field name is accepted.
+   */
+  readonly fields?: readonly CatalogueField[];
+  /** The argument fields of each choice, by choice name; a choice left out is unknown. */
+  readonly choiceArguments?: Readonly<Record<string, readonly CatalogueField[]>>;
+  /** The contract key's type, when the template has a key and it is known. */
+  readonly keyType?: CatalogueType;
 };
+
+/** A field of a Daml record. */
+export type CatalogueField = { readonly name: string; readonly type: CatalogueType };
+
+/**
+ * A Daml type, as far as field checks need it: records (whose field names are checked),
+ * Optional (the participant may leave such a field out), lists and text maps (whose items are
+ * checked), and everything else.
+ */
+export type CatalogueType =
+  | { readonly kind: 'record'; readonly fields: readonly CatalogueField[] }
+  | { readonly kind: 'optional' | 'list' | 'textMap'; readonly of: CatalogueType }
+  | { readonly kind: 'other' };

@@ -2,6 +2,7 @@ import { Optional } from '@marcbachmann/cel-js';
 import { LedgerbotError } from '../core/ledgerbot-error.js';
 import { CelDecimal } from './cel/cel-decimal.js';
 import { CelEvaluationError } from './cel/cel-evaluation-error.js';
+import { numberText } from './daml-number-text.js';
 import type { CompiledExpression, CompiledValue, JsonValue, SourcePos } from './compiled-rule.js';
 
 /**
@@ -27,19 +28,21 @@ const MAX_DEPTH = 200;
  * Ledger API reads it). Throws RenderFailure.
  *
  * Whole-value templates keep their type: a list stays a list, a map a record, a bool a bool.
- * CEL ints become JSON numbers when they are safe integers and strings otherwise (the API reads
- * Int64 either way, and a string never loses digits); `decimal()` values become their exact text;
- * timestamps their ISO-8601 text, which Daml Time and Date fields read.
+ * Every number becomes its exact decimal text (see daml-number-text.ts: Canton 3.5 reads Int64
+ * only from a string): CEL ints and uints "123", doubles without exponent, `decimal()` values
+ * their exact text. Timestamps become their ISO-8601 text, which Daml Time and Date fields read.
+ * Literals were turned into text when the rule was compiled.
  */
 export function renderValue(
   value: CompiledValue,
   variables: Readonly<Record<string, unknown>>,
+  numbers: NumberRendering = 'text',
 ): JsonValue {
   switch (value.kind) {
     case 'literal':
       return value.value;
     case 'expression':
-      return toJson(run(value.expression, variables), value.expression, 0);
+      return toJson(run(value.expression, variables), value.expression, 0, numbers);
     case 'interpolation': {
       let text = '';
       for (const part of value.parts) {
@@ -48,14 +51,23 @@ export function renderValue(
       return text;
     }
     case 'list':
-      return value.items.map((item) => renderValue(item, variables));
+      return value.items.map((item) => renderValue(item, variables, numbers));
     case 'record': {
       const out: Record<string, JsonValue> = {};
-      for (const field of value.fields) out[field.name] = renderValue(field.value, variables);
+      for (const field of value.fields) {
+        out[field.name] = renderValue(field.value, variables, numbers);
+      }
       return out;
     }
   }
 }
+
+/**
+ * `text`: numbers become their exact decimal text, as Daml values need. `keep`: ints and doubles
+ * stay JSON numbers, for fields that must be text anyway (contractId, workflowId), so that the
+ * caller can say a number is not a contract id rather than send "0" as one.
+ */
+export type NumberRendering = 'text' | 'keep';
 
 /** Runs one expression; any failure becomes a RenderFailure at the expression's position. */
 export function run(
@@ -71,11 +83,21 @@ export function run(
 
 /** The one-line reason of an evaluation failure, without the expression text. */
 export function errorSummary(error: unknown): string {
-  if (error instanceof CelEvaluationError) return error.summary;
+  if (error instanceof CelEvaluationError) return withNullHint(error.summary);
   // The library can still throw plain errors (a stack overflow on absurd input, say): they are
   // this event's problem, never the bot's, so they are reported the same way.
   if (error instanceof Error) return error.message;
   return String(error);
+}
+
+/**
+ * An empty Optional, and a field the participant left out of a record, read `null`; the CEL
+ * library's message for using one ("no such overload: dyn<null> > int") does not say so.
+ */
+function withNullHint(summary: string): string {
+  return /\bnull\b/.test(summary)
+    ? `${summary} (an empty Optional, or a field the record leaves out, reads null: check it with != null first)`
+    : summary;
 }
 
 function describe(value: unknown): string {
@@ -88,7 +110,12 @@ function describe(value: unknown): string {
   return typeof value;
 }
 
-function toJson(value: unknown, expr: CompiledExpression, depth: number): JsonValue {
+function toJson(
+  value: unknown,
+  expr: CompiledExpression,
+  depth: number,
+  numbers: NumberRendering,
+): JsonValue {
   if (depth > MAX_DEPTH) {
     throw new RenderFailure(
       `the value nests deeper than ${MAX_DEPTH} levels`,
@@ -101,37 +128,42 @@ function toJson(value: unknown, expr: CompiledExpression, depth: number): JsonVa
     case 'boolean':
       return value;
     case 'bigint':
-      return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
-    case 'number':
-      if (Number.isFinite(value)) return value;
+      return numbers === 'keep' && Number.isSafeInteger(Number(value))
+        ? Number(value)
+        : value.toString();
+    case 'number': {
+      const text = numberText(value);
+      if (text !== null) return numbers === 'keep' ? value : text;
       throw new RenderFailure(
         `${value} is not a number a command can carry`,
         expr.source,
         expr.pos,
       );
+    }
     case 'object': {
       if (value === null) return null;
       if (value instanceof CelDecimal) return value.toString();
       if (value instanceof Date) return value.toISOString();
       if (value instanceof Optional) {
-        return value.hasValue() ? toJson(value.value(), expr, depth + 1) : null;
+        return value.hasValue() ? toJson(value.value(), expr, depth + 1, numbers) : null;
       }
-      if (Array.isArray(value)) return value.map((v: unknown) => toJson(v, expr, depth + 1));
+      if (Array.isArray(value))
+        return value.map((v: unknown) => toJson(v, expr, depth + 1, numbers));
       if (value instanceof Map) {
         const out: Record<string, JsonValue> = {};
         for (const [k, v] of value as Map<unknown, unknown>) {
-          out[String(k)] = toJson(v, expr, depth + 1);
+          out[String(k)] = toJson(v, expr, depth + 1, numbers);
         }
         return out;
       }
       const proto: unknown = Object.getPrototypeOf(value);
       if (proto === Object.prototype || proto === null) {
         const out: Record<string, JsonValue> = {};
-        for (const [k, v] of Object.entries(value)) out[k] = toJson(v, expr, depth + 1);
+        for (const [k, v] of Object.entries(value)) out[k] = toJson(v, expr, depth + 1, numbers);
         return out;
       }
       const unsigned = unsignedValue(value);
-      if (unsigned !== undefined) return toJson(unsigned, expr, depth);
+      if (unsigned !== undefined) return toJson(unsigned, expr, depth, numbers);
       break;
     }
     default:
@@ -161,9 +193,11 @@ function toText(value: unknown, expr: CompiledExpression): string {
     case 'bigint':
     case 'boolean':
       return String(value);
-    case 'number':
-      if (Number.isFinite(value)) return String(value);
+    case 'number': {
+      const text = numberText(value);
+      if (text !== null) return text;
       break;
+    }
     case 'object':
       if (value instanceof CelDecimal) return value.toString();
       if (value instanceof Date) return value.toISOString();

@@ -30,6 +30,7 @@ export type RuleProblemCode =
   | 'PACKAGE_ID_REF'
   | 'UNKNOWN_TEMPLATE'
   | 'UNKNOWN_CHOICE'
+  | 'UNKNOWN_FIELD'
   | 'UNKNOWN_PARTY'
   | 'BAD_CRON'
   | 'BAD_TIMEZONE'

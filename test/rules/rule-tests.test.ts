@@ -338,7 +338,7 @@ describe('runRuleTests', () => {
       'unexpected rule error (add `expectErrors:` if it is intended)',
     );
     expect(unexpected!.failures[0]![1]).toMatch(
-      /^ {2}\+ rules.yaml:6:12: rule "accept-small": No such key: amount/,
+      /^ {2}\+ rules.yaml:6:12: rule "accept-small": found no matching overload for 'decimal\(null\)' \(.*reads null/,
     );
     expect(absent!.failures).toEqual([
       [

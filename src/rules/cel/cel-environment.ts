@@ -11,6 +11,7 @@ import { CelCompileError } from './cel-compile-error.js';
 import { CelDecimal } from './cel-decimal.js';
 import { CelEvaluationError } from './cel-evaluation-error.js';
 import type { CelProgram } from './cel-program.js';
+import { readPaths } from './read-paths.js';
 
 const TIMESTAMP = 'google.protobuf.Timestamp';
 const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -243,6 +244,7 @@ export class CelEnvironment {
     }
     return {
       source,
+      reads: Object.freeze(readPaths(parsed.ast)),
       evaluate(values: Readonly<Record<string, unknown>>): unknown {
         try {
           return parsed(values) as unknown;
