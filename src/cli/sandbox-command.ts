@@ -21,6 +21,8 @@ Options:
   --auth MODE          none (default) or hs256:SECRET
   --seed N             seed for ids and fault injection
   --max-dedup D        maximum deduplication duration (default 7d)
+  --idle-timeout D     close websockets and connections quiet for D (default 60s, as
+                       Canton's pekko-http; 0 turns it off)
   -h, --help           show this help
 `;
 
@@ -47,6 +49,7 @@ export const sandboxCommand: CliCommand = {
         auth: { type: 'string' },
         seed: { type: 'string' },
         'max-dedup': { type: 'string' },
+        'idle-timeout': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -63,6 +66,9 @@ export const sandboxCommand: CliCommand = {
       values['max-dedup'] === undefined
         ? undefined
         : durationOption('--max-dedup', values['max-dedup']);
+    const idle = values['idle-timeout'];
+    const idleTimeoutMs =
+      idle === undefined ? undefined : idle === '0' ? 0 : durationOption('--idle-timeout', idle);
     const auth = parseAuth(values.auth);
     let sandbox;
     try {
@@ -75,6 +81,7 @@ export const sandboxCommand: CliCommand = {
         auth,
         ...(seed === undefined ? {} : { seed }),
         ...(maxDedupMs === undefined ? {} : { maxDedup: maxDedupMs }),
+        ...(idleTimeoutMs === undefined ? {} : { idleTimeout: idleTimeoutMs }),
       });
     } catch (err) {
       // Bad models (file:line:col), users or ports are configuration errors: exit 2.

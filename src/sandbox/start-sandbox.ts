@@ -46,6 +46,12 @@ export type StartSandboxOptions = {
   readonly seed?: number;
   /** Maximum deduplication duration, in ms or as a duration ("7d"); default 7 days. */
   readonly maxDedup?: number | string;
+  /**
+   * pekko-http's server idle-timeout: a websocket with no frame either way for this long is
+   * closed abruptly (the client sees 1006), as are idle keep-alive connections. In ms or as a
+   * duration ("60s"); default 60 s as on Canton; 0 turns it off.
+   */
+  readonly idleTimeout?: number | string;
   /** The participant's name (before `::`); default "sandbox". */
   readonly participantName?: string;
   readonly clock?: Clock;
@@ -80,7 +86,22 @@ const DEFAULT_LIMITS: SandboxLimits = {
   checkpointIntervalMs: 1_000,
   defaultPageSize: 100,
   maxPageSize: 1_000,
+  idleTimeoutMs: 60_000,
 };
+
+/** A duration option in ms or as text ("7d", "60s"); "0" alone is accepted too. */
+function durationMs(name: string, value: number | string): number {
+  let ms: number;
+  try {
+    ms = typeof value === 'number' ? value : value.trim() === '0' ? 0 : parseDuration(value);
+  } catch (err) {
+    throw new SandboxConfigError(`${name}: ${(err as Error).message}`, { cause: err });
+  }
+  if (!Number.isFinite(ms) || ms < 0) {
+    throw new SandboxConfigError(`${name} must be a duration of 0 or more, not ${String(value)}`);
+  }
+  return ms;
+}
 
 function parseUserSpec(spec: SandboxUserSpec): Exclude<SandboxUserSpec, string> {
   if (typeof spec !== 'string') return spec;
@@ -139,15 +160,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   const faultRandom = new SeededRandom((seed ^ 0x5eed_fa17) >>> 0);
   const name = options.participantName ?? 'sandbox';
   const participantId = `${name}::1220${sha256Hex(`ledgerbot-sandbox:${name}:${seed}`)}`;
-  let maxDedupMs: number;
-  try {
-    maxDedupMs =
-      typeof options.maxDedup === 'string'
-        ? parseDuration(options.maxDedup)
-        : (options.maxDedup ?? 7 * 86_400_000);
-  } catch (err) {
-    throw new SandboxConfigError(`maxDedup: ${(err as Error).message}`, { cause: err });
-  }
+  const maxDedupMs = durationMs('maxDedup', options.maxDedup ?? 7 * 86_400_000);
+  const idleTimeoutMs =
+    options.idleTimeout === undefined ? undefined : durationMs('idleTimeout', options.idleTimeout);
   const models = await resolveModels(options.models ?? []);
   const engine = LedgerEngine.create({ models, participantId, random, clock });
 
@@ -187,7 +202,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     if (!r.ok) throw new SandboxConfigError(`cannot create user "${spec.id}": ${r.error.cause}`);
   }
 
-  const limits: SandboxLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const limits: SandboxLimits = {
+    ...DEFAULT_LIMITS,
+    ...options.limits,
+    ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
+  };
   const auth = new SandboxAuth({
     mode: options.auth ?? 'none',
     participantId,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { specRoutes } from './spec-routes.js';
-import { specValidator } from './spec-validator.js';
+import { CANTON_NULLABLE_FIELDS, specValidator } from './spec-validator.js';
 
 describe('specValidator', () => {
   const v = specValidator('openapi-3.5');
@@ -19,6 +19,50 @@ describe('specValidator', () => {
   it('rejects a dedup period without its value wrapper', () => {
     expect(v.errors('DeduplicationPeriod', { DeduplicationOffset: { value: 5 } })).toEqual([]);
     expect(v.errors('DeduplicationPeriod', { DeduplicationOffset: 5 })).not.toEqual([]);
+  });
+
+  it('accepts null exactly for the fields Canton prints as null', () => {
+    const error = {
+      code: 'X',
+      cause: 'y',
+      context: {},
+      errorCategory: 8,
+      correlationId: null,
+      traceId: null,
+      grpcCodeValue: null,
+      retryInfo: null,
+      definiteAnswer: null,
+    };
+    expect(v.errors('JsCantonError', error)).toEqual([]);
+    expect(v.errors('JsCantonError', { ...error, cause: null })).not.toEqual([]);
+    expect(
+      v.errors('JsGetActiveContractsPageResponse', {
+        activeContracts: [],
+        activeAtOffset: 3,
+        nextPageToken: null,
+      }),
+    ).toEqual([]);
+    expect(
+      v.errors('JsGetActiveContractsPageResponse', {
+        activeContracts: [],
+        activeAtOffset: null,
+      }),
+    ).not.toEqual([]);
+    // Every listed field exists in the 3.5 specs (a typo would silently allow nothing).
+    for (const spec of [v, specValidator('asyncapi-3.5')]) {
+      const schemas = (
+        spec.spec as { components: { schemas: Record<string, { properties?: object }> } }
+      ).components.schemas;
+      for (const [name, fields] of Object.entries(CANTON_NULLABLE_FIELDS)) {
+        const props = schemas[name]?.properties;
+        if (props === undefined) continue;
+        for (const f of fields) expect(Object.keys(props), `${name}.${f}`).toContain(f);
+      }
+    }
+    const openapi = v.spec as { components: { schemas: Record<string, unknown> } };
+    for (const name of Object.keys(CANTON_NULLABLE_FIELDS)) {
+      expect(openapi.components.schemas[name], name).toBeDefined();
+    }
   });
 
   it('loads the asyncapi spec too', () => {

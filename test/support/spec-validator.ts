@@ -26,6 +26,42 @@ const FILES: Record<SpecName, string> = {
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
+/**
+ * The optional fields Canton prints as `null` when they are absent, although the spec types them
+ * as plain strings, numbers or objects: its circe codecs encode a `None` as null and nothing in
+ * ledger-json-api drops nulls (../shared/ledger-api/NOTES.md "Corrections" ("Absent optionals in
+ * API structures are `null`, never missing") and §0 item 4; [C35] JSV2/JsSchema.scala
+ * JsTransaction, JsEvent, JsCantonError, JsInterfaceView; JsEventService.scala;
+ * JsStateService.scala JsGetActiveContractsPageResponse). Only these accept null; everywhere else
+ * a null still fails validation.
+ */
+export const CANTON_NULLABLE_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  JsGetEventsByContractIdResponse: ['created', 'archived'],
+  JsGetActiveContractsPageResponse: ['nextPageToken'],
+  CreatedEvent: ['contractKey'],
+  ExercisedEvent: ['interfaceId'],
+  JsInterfaceView: ['viewValue', 'implementationPackageId'],
+  JsTransaction: ['traceContext', 'externalTransactionHash', 'paidTrafficCost'],
+  Completion1: ['traceContext'],
+  TraceContext: ['traceparent', 'tracestate'],
+  JsCantonError: ['correlationId', 'traceId', 'grpcCodeValue', 'retryInfo', 'definiteAnswer'],
+};
+
+/** Lets the fields of CANTON_NULLABLE_FIELDS be null (in place; `schemas` is a fresh copy). */
+function allowCantonNulls(schemas: Record<string, Json>): void {
+  for (const [name, fields] of Object.entries(CANTON_NULLABLE_FIELDS)) {
+    const schema = schemas[name];
+    if (schema === undefined || schema === null || typeof schema !== 'object') continue;
+    const props = (schema as { properties?: Record<string, Json> }).properties;
+    if (props === undefined) continue;
+    for (const field of fields) {
+      const prop = props[field];
+      // 3.4 lacks some 3.5 fields (implementationPackageId); spec-validator.test.ts checks 3.5.
+      if (prop !== undefined) props[field] = { anyOf: [prop, { type: 'null' }] };
+    }
+  }
+}
+
 function closeObjects(node: Json): Json {
   if (Array.isArray(node)) return node.map(closeObjects);
   if (node === null || typeof node !== 'object') return node;
@@ -55,8 +91,13 @@ export class SpecValidator {
       components: { schemas: Record<string, Json> };
     };
     this.spec = raw;
-    const schemas = raw.components.schemas;
-    this.#schemas = options.strict === false ? schemas : (closeObjects(schemas) as typeof schemas);
+    // Both branches copy, so allowCantonNulls can patch in place.
+    const schemas =
+      options.strict === false
+        ? structuredClone(raw.components.schemas)
+        : (closeObjects(raw.components.schemas) as Record<string, Json>);
+    allowCantonNulls(schemas);
+    this.#schemas = schemas;
     this.#ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
     for (const f of ['int32', 'int64', 'double', 'float', 'binary', 'byte', 'date-time'])
       this.#ajv.addFormat(f, true);

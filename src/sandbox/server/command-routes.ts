@@ -1,6 +1,7 @@
 import type { JsTransaction, TransactionFormat } from '../../ledger/wire/wire-types.js';
 import type { CommittedTransaction } from '../engine/committed-transaction.js';
 import type { SubmissionOutcome } from './command-pipeline.js';
+import { transactionJson } from './frames.js';
 import { asObject, parseTransactionFormat, type JsonObject } from './request-parsing.js';
 import type { Handler, RouteContext, RouteResult } from './route-table.js';
 import type { SandboxContext } from './sandbox-context.js';
@@ -112,7 +113,7 @@ export function commandRoutes(s: SandboxContext): Record<string, Handler> {
       if (lose) return loseResponse(ctx);
       const tx =
         s.engine.projectTransaction(done.transaction, format) ?? bareTransaction(done.transaction);
-      return { status: 200, json: `{"transaction":${JSON.stringify(tx)}}` };
+      return { status: 200, json: `{"transaction":${transactionJson(tx)}}` };
     },
   };
 }

@@ -18,17 +18,23 @@ export type ErrorEnv = {
   readonly correlationId?: string | undefined;
 };
 
+/**
+ * JsCantonError in Canton's field order. Its optionals are `null` when absent, as Canton's circe
+ * codec prints them (NOTES.md "Corrections"): `correlationId` without a submission,
+ * `retryInfo` for categories that are not retryable, `definiteAnswer` for errors that came
+ * through gRPC (only the JSON layer's own errors set it).
+ */
 export type JsCantonErrorBody = {
   code: string;
   cause: string;
-  correlationId?: string;
-  traceId?: string;
+  correlationId: string | null;
+  traceId: string | null;
   context: Record<string, string>;
   resources: [string, string][];
   errorCategory: number;
-  grpcCodeValue: number;
-  retryInfo?: string;
-  definiteAnswer?: boolean;
+  grpcCodeValue: number | null;
+  retryInfo: string | null;
+  definiteAnswer: boolean | null;
 };
 
 export const REDACTED_CAUSE = 'A security-sensitive error has been received';
@@ -44,37 +50,38 @@ function fullContext(err: SandboxApiError, env: ErrorEnv): Record<string, string
   };
 }
 
-/**
- * The HTTP error body and websocket error frame. Canton renders absent optionals as null; the
- * spec types them as plain strings, so the sandbox leaves them out instead (docs/sandbox.md).
- */
+/** The HTTP error body and websocket error frame. */
 export function renderJsCantonError(err: SandboxApiError, env: ErrorEnv): JsCantonErrorBody {
   if (err.redacted) {
     return {
       code: 'NA',
       cause: REDACTED_CAUSE,
+      correlationId: null,
       traceId: env.traceId,
       context: { ...err.redactedContext },
       resources: [],
       errorCategory: -1,
       grpcCodeValue: err.grpcCode,
+      retryInfo: null,
+      definiteAnswer: null,
     };
   }
-  const body: JsCantonErrorBody = {
+  const corr = env.correlationId;
+  return {
     code: err.cantonCode,
     cause: err.cantonCause,
+    correlationId: corr === undefined || corr === '' ? null : corr,
     traceId: env.traceId,
     context: fullContext(err, env),
-    resources: err.resources.map(([t, n]) => [t, n]),
+    // Errors that came through gRPC are decoded back into ErrorResource case classes, and the
+    // JSON layer prints those with toString (JsCantonError.fromDecodedCantonError); its own
+    // errors keep the bare name. Completion statuses (ResourceInfo) keep the bare name too.
+    resources: err.resources.map(([t, n]) => [err.jsonLayer ? t : `ErrorResource(${t})`, n]),
     errorCategory: err.category,
     grpcCodeValue: err.grpcCode,
+    retryInfo: retryInfoOfCategory(err.category) ?? null,
+    definiteAnswer: err.jsonLayer ? err.definiteAnswer : null,
   };
-  if (env.correlationId !== undefined && env.correlationId !== '')
-    body.correlationId = env.correlationId;
-  const retry = retryInfoOfCategory(err.category);
-  if (retry !== undefined) body.retryInfo = retry;
-  if (err.jsonLayer) body.definiteAnswer = err.definiteAnswer;
-  return body;
 }
 
 export type JsStatusBody = { code: number; message: string; details: ProtoAny[] };

@@ -1,8 +1,18 @@
 import type { Random } from '../../core/random.js';
 import { isCantonErrorCode, type CantonErrorCode } from './canton-error-codes.js';
+import { instantString } from './frames.js';
 import { SandboxApiError } from './sandbox-api-error.js';
 
 export type CodeRate = { readonly code: CantonErrorCode; readonly rate: number };
+
+/**
+ * The errors Canton ends an open stream with when its authorization goes (NOTES.md
+ * "Corrections", [C35] auth/AuthorizationChecksErrors.scala): the token expired, or the user's
+ * rights changed. Both are category 2 (ABORTED) and not redacted.
+ */
+export const STREAM_ERROR_CODES = ['ACCESS_TOKEN_EXPIRED', 'STALE_STREAM_AUTHORIZATION'] as const;
+export type StreamErrorCode = (typeof STREAM_ERROR_CODES)[number];
+export type StreamErrorRate = { readonly code: StreamErrorCode; readonly rate: number };
 
 /** The faults `POST /sandbox/faults` sets (docs/sandbox.md). All optional; absent = off. */
 export type Faults = {
@@ -15,6 +25,12 @@ export type Faults = {
   readonly refuseStreams?: boolean;
   readonly submitErrors?: readonly CodeRate[];
   readonly completionErrors?: readonly CodeRate[];
+  /**
+   * Open update and completion streams end with one of these errors (an error frame, then a
+   * normal close): each open stream draws once when the fault is set, and every frame a stream
+   * is about to send draws again while it stays set.
+   */
+  readonly streamErrors?: readonly StreamErrorRate[];
   readonly loseSubmitResponseRate?: number;
   readonly dropCompletionRate?: number;
   readonly completionDelayMs?: readonly [number, number];
@@ -30,6 +46,8 @@ export type FaultStats = {
   readonly submitErrors: Readonly<Record<string, number>>;
   /** Rejections in the completion, per code. */
   readonly completionErrors: Readonly<Record<string, number>>;
+  /** Update and completion streams ended with an auth error (streamErrors), per code. */
+  readonly streamErrors: Readonly<Record<string, number>>;
   readonly lostSubmitResponses: number;
   readonly droppedCompletions: number;
   readonly delayedSubmissions: number;
@@ -43,6 +61,7 @@ export type FaultStats = {
 type MutableStats = { -readonly [K in keyof FaultStats]: FaultStats[K] } & {
   submitErrors: Record<string, number>;
   completionErrors: Record<string, number>;
+  streamErrors: Record<string, number>;
 };
 
 export class FaultConfigError extends Error {}
@@ -88,12 +107,28 @@ function codeRates(value: unknown, field: string): readonly CodeRate[] {
   });
 }
 
+function streamErrorRates(value: unknown): readonly StreamErrorRate[] {
+  if (!Array.isArray(value))
+    throw new FaultConfigError('streamErrors must be a list of {code, rate}');
+  return value.map((item: unknown, i) => {
+    const o = (item ?? {}) as { code?: unknown; rate?: unknown };
+    const code = STREAM_ERROR_CODES.find((c) => c === o.code);
+    if (code === undefined) {
+      throw new FaultConfigError(
+        `streamErrors[${i}].code must be one of ${STREAM_ERROR_CODES.join(', ')}`,
+      );
+    }
+    return { code, rate: rate(o.rate, `streamErrors[${i}].rate`) };
+  });
+}
+
 const KNOWN = new Set([
   'closeStreamsAfterMessages',
   'closeStreamsEveryMs',
   'refuseStreams',
   'submitErrors',
   'completionErrors',
+  'streamErrors',
   'loseSubmitResponseRate',
   'dropCompletionRate',
   'completionDelayMs',
@@ -131,6 +166,7 @@ export function parseFaults(body: unknown): Faults {
   if (b.submitErrors !== undefined) out.submitErrors = codeRates(b.submitErrors, 'submitErrors');
   if (b.completionErrors !== undefined)
     out.completionErrors = codeRates(b.completionErrors, 'completionErrors');
+  if (b.streamErrors !== undefined) out.streamErrors = streamErrorRates(b.streamErrors);
   if (b.loseSubmitResponseRate !== undefined)
     out.loseSubmitResponseRate = rate(b.loseSubmitResponseRate, 'loseSubmitResponseRate');
   if (b.dropCompletionRate !== undefined)
@@ -156,6 +192,7 @@ export class FaultInjector {
   readonly #stats: MutableStats = {
     submitErrors: {},
     completionErrors: {},
+    streamErrors: {},
     lostSubmitResponses: 0,
     droppedCompletions: 0,
     delayedSubmissions: 0,
@@ -191,6 +228,7 @@ export class FaultInjector {
       ...this.#stats,
       submitErrors: { ...this.#stats.submitErrors },
       completionErrors: { ...this.#stats.completionErrors },
+      streamErrors: { ...this.#stats.streamErrors },
     };
   }
 
@@ -206,7 +244,9 @@ export class FaultInjector {
     return true;
   }
 
-  #pick(rates: readonly CodeRate[] | undefined): CantonErrorCode | undefined {
+  #pick<C extends string>(
+    rates: readonly { readonly code: C; readonly rate: number }[] | undefined,
+  ): C | undefined {
     if (rates === undefined) return undefined;
     for (const r of rates) {
       if (r.rate > 0 && this.#random.next() < r.rate) return r.code;
@@ -234,6 +274,14 @@ export class FaultInjector {
     if (code === undefined) return undefined;
     this.#stats.completionErrors[code] = (this.#stats.completionErrors[code] ?? 0) + 1;
     return injected(code);
+  }
+
+  /** Whether an open update or completion stream ends now, and with what (streamErrors). */
+  streamError(nowMs: number): SandboxApiError | undefined {
+    const code = this.#pick(this.#faults.streamErrors);
+    if (code === undefined) return undefined;
+    this.#stats.streamErrors[code] = (this.#stats.streamErrors[code] ?? 0) + 1;
+    return streamAuthError(code, nowMs);
   }
 
   loseSubmitResponse(): boolean {
@@ -267,4 +315,14 @@ function injected(code: CantonErrorCode): SandboxApiError {
   return new SandboxApiError(code, `Injected by the sandbox's fault injection (${code})`, {
     definiteAnswer: code === 'DUPLICATE_COMMAND',
   });
+}
+
+/** Canton's causes: AuthorizationError.Expired's reason, StaleUserManagementBasedStreamClaims'. */
+function streamAuthError(code: StreamErrorCode, nowMs: number): SandboxApiError {
+  const now = instantString(nowMs);
+  const cause =
+    code === 'ACCESS_TOKEN_EXPIRED'
+      ? `Claims were valid until ${now}, current time is ${now}`
+      : 'Stale stream authorization. Retry quickly.';
+  return new SandboxApiError(code, cause, { category: 2 });
 }

@@ -1,4 +1,5 @@
 import type { Completion, JsTransaction } from '../../ledger/wire/wire-types.js';
+import { completionWithNulls, transactionWithNulls } from './canton-nulls.js';
 
 /** Java's Instant.toString: ISO-8601 UTC, no fraction when it is zero (NOTES.md §0.7). */
 export function instantString(ms: number): string {
@@ -6,8 +7,13 @@ export function instantString(ms: number): string {
   return iso.endsWith('.000Z') ? iso.slice(0, -5) + 'Z' : iso;
 }
 
+/** A JsTransaction as Canton prints it (absent optionals as null). */
+export function transactionJson(tx: JsTransaction): string {
+  return JSON.stringify(transactionWithNulls(tx));
+}
+
 export function transactionUpdate(tx: JsTransaction): string {
-  return `{"update":{"Transaction":{"value":${JSON.stringify(tx)}}}}`;
+  return `{"update":{"Transaction":{"value":${transactionJson(tx)}}}}`;
 }
 
 function checkpointValue(offset: number, synchronizerId: string, recordTime: string): string {
@@ -27,5 +33,5 @@ export function completionCheckpoint(
 }
 
 export function completionFrame(completion: Completion): string {
-  return `{"completionResponse":{"Completion":{"value":${JSON.stringify(completion)}}}}`;
+  return `{"completionResponse":{"Completion":{"value":${JSON.stringify(completionWithNulls(completion))}}}}`;
 }

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { EventFormat, TransactionFormat } from '../../ledger/wire/wire-types.js';
 import type { CommittedTransaction } from '../engine/committed-transaction.js';
+import { activeContractWithNulls, eventsByContractIdWithNulls } from './canton-nulls.js';
+import { transactionJson } from './frames.js';
 import { collectList } from './list-collector.js';
 import {
   asObject,
@@ -49,7 +51,7 @@ function lookupUpdate(
   if (tx === undefined || format === undefined) throw updateNotFound(what);
   const projected = s.engine.projectTransaction(tx, format);
   if (projected === null) throw updateNotFound(what);
-  return JSON.stringify(projected);
+  return transactionJson(projected);
 }
 
 /** The deprecated transaction lookups: requestingParties (wildcard, ACS_DELTA) or transactionFormat. */
@@ -148,10 +150,11 @@ export function readRoutes(s: SandboxContext): Record<string, Handler> {
       page.next === undefined
         ? undefined
         : encodePageToken({ o: offset, f: hash, c: page.next.offset, n: page.next.nodeId });
+    // The last page says so with `"nextPageToken": null` (an Option in Canton's codec).
     const body = {
-      activeContracts: page.activeContracts,
+      activeContracts: page.activeContracts.map(activeContractWithNulls),
       activeAtOffset: offset,
-      ...(nextToken === undefined ? {} : { nextPageToken: nextToken }),
+      nextPageToken: nextToken ?? null,
     };
     return { status: 200, json: JSON.stringify(body) };
   };
@@ -241,7 +244,7 @@ export function readRoutes(s: SandboxContext): Record<string, Handler> {
           },
         );
       }
-      return { status: 200, json: JSON.stringify(res) };
+      return { status: 200, json: JSON.stringify(eventsByContractIdWithNulls(res)) };
     },
     'GET /v2/state/ledger-end': () => ({ status: 200, json: `{"offset":${s.engine.ledgerEnd()}}` }),
     'GET /v2/state/latest-pruned-offsets': () => {

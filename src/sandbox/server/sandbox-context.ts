@@ -20,6 +20,11 @@ export type SandboxLimits = {
   /** Default and maximum page size of active-contracts-page. */
   readonly defaultPageSize: number;
   readonly maxPageSize: number;
+  /**
+   * pekko-http's server idle-timeout (60 s on Canton): a websocket with no frame either way for
+   * this long is closed, and so is an idle keep-alive connection. 0 turns it off.
+   */
+  readonly idleTimeoutMs: number;
 };
 
 /** Everything the route handlers and stream openers share. */

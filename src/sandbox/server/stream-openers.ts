@@ -1,4 +1,5 @@
 import type { EventFormat, TransactionFormat } from '../../ledger/wire/wire-types.js';
+import { activeContractWithNulls } from './canton-nulls.js';
 import { completionFrame } from './frames.js';
 import {
   asObject,
@@ -158,6 +159,8 @@ export function activeContractFrames(
   const format = parseAcsEventFormat(o);
   authorizeEventFormat(ctx, principal, format);
   checkOffset(ctx, offset, 'active_at_offset');
-  const frames = ctx.engine.activeContractsAt(offset, format).map((c) => JSON.stringify(c));
+  const frames = ctx.engine
+    .activeContractsAt(offset, format)
+    .map((c) => JSON.stringify(activeContractWithNulls(c)));
   return { offset, format, frames };
 }

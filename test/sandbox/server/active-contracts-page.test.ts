@@ -13,7 +13,8 @@ import {
 
 const routes = specRoutes('openapi-3.5');
 
-type Page = { activeContracts: unknown[]; activeAtOffset: number; nextPageToken?: string };
+// The last page has `"nextPageToken": null`, as Canton prints an absent Option.
+type Page = { activeContracts: unknown[]; activeAtOffset: number; nextPageToken: string | null };
 
 let sb: Sandbox;
 
@@ -55,7 +56,7 @@ async function allPages(party: string, size: number, offset: number): Promise<Pa
   for (let i = 0; i < 100; i++) {
     const p = await page(party, size, token, i === 0 ? offset : undefined);
     pages.push(p);
-    token = p.nextPageToken;
+    token = p.nextPageToken ?? undefined;
     if (token === undefined) return pages;
   }
   throw new Error('more than 100 pages');
@@ -181,12 +182,12 @@ describe('POST /v2/state/active-contracts-page', () => {
       userId: 'alice-bot',
     });
     const rest: unknown[] = [];
-    let token = first.nextPageToken;
+    let token = first.nextPageToken ?? undefined;
     for (let i = 0; i < 10 && token !== undefined; i++) {
       const p = await page(sb.parties.Alice!, 2, token);
       expect(p.activeAtOffset).toBe(end);
       rest.push(...p.activeContracts);
-      token = p.nextPageToken;
+      token = p.nextPageToken ?? undefined;
     }
     expect(token).toBeUndefined();
     expect([...first.activeContracts, ...rest]).toEqual(list);
@@ -195,7 +196,7 @@ describe('POST /v2/state/active-contracts-page', () => {
   it('rejects a token used with another event format or offset, and a malformed token', async () => {
     const end = await ledgerEnd();
     const first = await page(sb.parties.Alice!, 1, undefined, end);
-    expect(first.nextPageToken).toBeDefined();
+    expect(first.nextPageToken).toEqual(expect.any(String));
     const token = first.nextPageToken!;
     const body = (party: string, extra: Record<string, unknown>) => ({
       eventFormat: wildcard(party),

@@ -193,6 +193,7 @@ describe('faults', () => {
     expect(empty).toEqual({
       submitErrors: {},
       completionErrors: {},
+      streamErrors: {},
       lostSubmitResponses: 0,
       droppedCompletions: 0,
       delayedSubmissions: 0,
@@ -236,6 +237,7 @@ describe('faults', () => {
     expect(stats).toEqual({
       submitErrors: { SEQUENCER_BACKPRESSURE: rejected },
       completionErrors: { LOCAL_VERDICT_LOCKED_CONTRACTS: failedInCompletion },
+      streamErrors: {},
       lostSubmitResponses: 1,
       droppedCompletions: 2,
       delayedSubmissions: 1,
