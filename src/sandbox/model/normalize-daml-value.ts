@@ -52,6 +52,19 @@ export function formatTimestamp(epochMicros: bigint): string {
   return `${base}.${fraction.endsWith('000') ? fraction.slice(0, 3) : fraction}Z`;
 }
 
+/**
+ * Renders a Daml `Time` value as Canton's JSON codec does (`DateTimeFormatter.ISO_DATE_TIME`):
+ * seconds always, the fraction without trailing zeros (`.5`, `.12`), none when zero. Only
+ * top-level times (createdAt, effectiveAt, recordTime) use Instant.toString (formatTimestamp).
+ */
+export function formatDamlTime(epochMicros: bigint): string {
+  const ms = Number(epochMicros / 1000n);
+  const micros = Number(((epochMicros % 1_000_000n) + 1_000_000n) % 1_000_000n);
+  const base = new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19);
+  if (micros === 0) return `${base}Z`;
+  return `${base}.${String(micros).padStart(6, '0').replace(/0+$/, '')}Z`;
+}
+
 /** Microseconds since the epoch of a Daml Timestamp text; null when it is not one. */
 export function parseTimestamp(text: string): bigint | null {
   const m = TIMESTAMP_TEXT.exec(text);
@@ -85,8 +98,8 @@ function entriesOf(value: unknown): [string, unknown][] | null {
 
 /**
  * Checks `value` against `type` and returns its canonical Daml-LF JSON: Int64 and Numeric as
- * strings (Numeric padded to its scale), Date as yyyy-mm-dd, Timestamp as an Instant string,
- * Optional as value-or-null, records with fields in declaration order. Accepts both wire JSON and
+ * strings (Numeric padded to its scale), Date as yyyy-mm-dd, Timestamp as Canton prints values
+ * (formatDamlTime), Optional as value-or-null (nested Optionals as arrays), records with fields in declaration order. Accepts both wire JSON and
  * the values CEL produces (bigint, CelDecimal, Date, Map).
  */
 export function normalizeDamlValue(
@@ -140,15 +153,16 @@ export function normalizeDamlValue(
     }
     case 'Timestamp': {
       if (value instanceof Date)
-        return { ok: true, value: formatTimestamp(BigInt(value.getTime()) * 1000n) };
+        return { ok: true, value: formatDamlTime(BigInt(value.getTime()) * 1000n) };
       const micros = typeof value === 'string' ? parseTimestamp(value) : null;
-      return micros === null ? expected() : { ok: true, value: formatTimestamp(micros) };
+      return micros === null ? expected() : { ok: true, value: formatDamlTime(micros) };
     }
     case 'Enum':
       return typeof value === 'string' && type.constructors.includes(value)
         ? { ok: true, value }
         : expected();
     case 'Optional': {
+      if (type.of.kind === 'Optional') return nestedOptional(type, value, path, options);
       if (value === null || value === undefined) return { ok: true, value: null };
       return normalizeDamlValue(type.of, value, path, options);
     }
@@ -209,6 +223,28 @@ export function normalizeDamlValue(
       return { ok: true, value: out };
     }
   }
+}
+
+/**
+ * `Optional (Optional a)` in Canton's array form, at every level below it too: None `[]`,
+ * Some x `[x]` (so Some None is `[[]]`). A null (what CEL yields for None) is None.
+ */
+function nestedOptional(
+  type: DamlType & { readonly kind: 'Optional' },
+  value: unknown,
+  path: string,
+  options: NormalizeOptions,
+): Normalized {
+  if (value === null || value === undefined) return { ok: true, value: [] };
+  if (!Array.isArray(value)) {
+    return bad(path, `expected ${formatDamlType(type)}, got ${describe(value)}`);
+  }
+  if (value.length === 0) return { ok: true, value: [] };
+  const r =
+    type.of.kind === 'Optional'
+      ? nestedOptional(type.of, value[0], `${path}[0]`, options)
+      : normalizeDamlValue(type.of, value[0], `${path}[0]`, options);
+  return r.ok ? { ok: true, value: [r.value] } : r;
 }
 
 /** A canonical text for equality of normalised values (key lookup). */

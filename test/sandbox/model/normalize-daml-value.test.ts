@@ -36,13 +36,22 @@ describe('normalizeDamlValue', () => {
       ok: true,
       value: '2025-01-27T15:30:37Z',
     });
+    // Times inside values print as Canton's codec does (ISO_DATE_TIME): no trailing zeros.
     expect(strict('Time', '2025-01-27T15:30:37.2918Z')).toEqual({
       ok: true,
-      value: '2025-01-27T15:30:37.291800Z',
+      value: '2025-01-27T15:30:37.2918Z',
     });
     expect(strict('Time', '2025-01-27T15:30:37.120Z')).toEqual({
       ok: true,
-      value: '2025-01-27T15:30:37.120Z',
+      value: '2025-01-27T15:30:37.12Z',
+    });
+    expect(strict('Time', '2025-01-27T15:30:37.500000Z')).toEqual({
+      ok: true,
+      value: '2025-01-27T15:30:37.5Z',
+    });
+    expect(strict('Time', '2025-01-27T15:30:37.000Z')).toEqual({
+      ok: true,
+      value: '2025-01-27T15:30:37Z',
     });
     expect(strict('Time', '2025-01-27T16:30:37+01:00')).toEqual({
       ok: true,
@@ -66,6 +75,24 @@ describe('normalizeDamlValue', () => {
     ).toBe(false);
     expect(strict('Party', '').ok).toBe(false);
     expect(strict('Bool', 'true').ok).toBe(false);
+  });
+
+  it('keeps nested Optionals in the array form at every level', () => {
+    expect(strict('Optional (Optional Int64)', [])).toEqual({ ok: true, value: [] });
+    expect(strict('Optional (Optional Int64)', [[]])).toEqual({ ok: true, value: [[]] });
+    expect(strict('Optional (Optional Int64)', [['5']])).toEqual({ ok: true, value: [['5']] });
+    expect(strict('Optional (Optional (Optional Text))', [[['a']]])).toEqual({
+      ok: true,
+      value: [[['a']]],
+    });
+    // CEL's null is None.
+    expect(strict('Optional (Optional Int64)', null)).toEqual({ ok: true, value: [] });
+    expect(strict('Optional (Optional Int64)', '5').ok).toBe(false);
+    // Only directly nested Optionals are arrays.
+    expect(strict('Optional (List (Optional Text))', [null, 'a'])).toEqual({
+      ok: true,
+      value: [null, 'a'],
+    });
   });
 
   it('names missing and unexpected record fields like Canton', () => {
