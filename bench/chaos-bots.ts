@@ -14,6 +14,8 @@ import { BOT_USER, type ChaosLedger } from './chaos-ledger.js';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 export const EFFECT_RULE_ID = 'chaos-effect';
+/** The consuming rule: closes every Effect (a resubmission after a commit is CONTRACT_NOT_FOUND). */
+export const CLOSE_RULE_ID = 'chaos-close';
 /** The rule the reload adds: a replica that runs it has taken the edit. */
 export const RELOADED_RULE_ID = 'chaos-unrelated';
 
@@ -33,6 +35,21 @@ rules:
             amount: '\${{ event.createArgument.amount }}'
             currency: '\${{ event.createArgument.currency }}'
         actAs: [issuer]
+    retry: { maxAttempts: 60, initialDelay: 20ms, maxDelay: 500ms, deadline: 15m }
+    rateLimit: { perSecond: 5000, burst: 5000 }
+    concurrency: 64
+  - id: ${CLOSE_RULE_ID}
+    description: The issuer closes every Effect (a consuming exercise, leaving a Closed).
+    on:
+      created: '#chaos:Chaos:Effect'
+      party: issuer
+    then:
+      - exercise:
+          template: '#chaos:Chaos:Effect'
+          contractId: '\${{ event.contractId }}'
+          choice: Close
+        actAs: [issuer]
+        workflowId: 'ref:\${{ event.createArgument.reference }}'
     retry: { maxAttempts: 60, initialDelay: 20ms, maxDelay: 500ms, deadline: 15m }
     rateLimit: { perSecond: 5000, burst: 5000 }
     concurrency: 64
@@ -106,6 +123,8 @@ export type BotCounters = {
   succeeded: number;
   duplicate: number;
   deadLettered: number;
+  /** Intents settled succeeded by the earlier-commit lookup (a consuming command refused after it committed). */
+  earlierCommits: number;
 };
 
 const ZERO: BotCounters = {
@@ -119,6 +138,7 @@ const ZERO: BotCounters = {
   succeeded: 0,
   duplicate: 0,
   deadLettered: 0,
+  earlierCommits: 0,
 };
 
 /** The gauges of the live process: its store and its position in the stream. */
@@ -154,6 +174,7 @@ function parseMetrics(text: string): BotCounters {
     succeeded: state('succeeded'),
     duplicate: state('duplicate'),
     deadLettered: state('dead-lettered'),
+    earlierCommits: value(/^ledgerbot_earlier_commits_found_total (\S+)/m),
   };
 }
 

@@ -14,6 +14,8 @@ import type { FaultStats } from '../src/sandbox/server/fault-injector.js';
  */
 export const INVOICE = '#invoices:Invoice:Invoice';
 export const EFFECT = '#chaos:Chaos:Effect';
+/** What the consuming `Close` of an Effect leaves: one per reference once the run settled. */
+export const CLOSED = '#chaos:Chaos:Closed';
 /** Invoices in this currency trigger an effect the ledger refuses for good (the `ensure`). */
 export const REJECTED_CURRENCY = 'XXX';
 export const DRIVER_USER = 'driver';
@@ -21,6 +23,9 @@ export const BOT_USER = 'ledgerbot';
 
 // A create is not consuming, so a duplicate submission of the bot's command would leave a second
 // Effect with the same reference: counting them per reference is how the run sees "exactly once".
+// Closing an Effect is a consuming exercise: Canton interprets before it deduplicates, so a
+// resubmitted Close whose earlier attempt committed is refused as CONTRACT_NOT_FOUND, and only
+// the bot's earlier-commit lookup keeps such an intent from ending \`rejected\`.
 const CHAOS_MODEL = `package:
   name: chaos
   version: 1.0.0
@@ -34,6 +39,19 @@ templates:
       currency: Text
     signatories: [owner]
     ensure: 'this.currency != "${REJECTED_CURRENCY}"'
+    choices:
+      Close:
+        controllers: [owner]
+        body:
+          - create: Chaos:Closed
+            with:
+              owner: this.owner
+              reference: this.reference
+  Chaos:Closed:
+    fields:
+      owner: Party
+      reference: Text
+    signatories: [owner]
   Chaos:Unused:
     fields:
       owner: Party

@@ -67,10 +67,17 @@ function checks(r: ChaosResult): { rows: Check[]; failures: string[] } {
   check('references with more than one Effect (duplicates)', '0', few(l.duplicates));
   check('expected references without an Effect (missing)', '0', few(l.missing));
   check('Effects the scenario refused for good', '0', few(l.unexpected));
+  check('Effects closed (consuming exercise)', n(r.plan.events), n(l.closed));
+  check('Effects left open (their Close never landed)', '0', few(l.unclosed));
   for (const s of r.stores) {
     check(`replica ${s.replica}: intents not terminal`, '0', few(s.open));
     check(`replica ${s.replica}: intents ending otherwise than designed`, '0', few(s.wrongEnd));
     check(`replica ${s.replica}: references with two intents`, '0', few(s.doubleIntents));
+    check(
+      `replica ${s.replica}: intents rejected though their command committed`,
+      '0',
+      few(s.rejectedButCommitted),
+    );
     if (s.replica === 'a') {
       check(
         `replica a: designed rejections dead-lettered`,
@@ -122,8 +129,8 @@ function faultRows(r: ChaosResult): string[] {
     `| update and completion streams dropped | every ${plan.closeStreamsEveryMs / 1000} s | ${n(f.droppedStreams)} | bot reconnects: updates ${n(total('reconnectsUpdates'))}, completions ${n(total('reconnectsCompletions'))} (resumed at the checkpoint) | ${ok(f.droppedStreams)} |`,
     `| synchronous transient errors | ${rate(plan.submitErrors)} of submissions | ${n(sum(f.submitErrors))} (${perCode(f.submitErrors)}) | retried with backoff under the same commandId (bot retries ${n(total('retries'))}, all causes) | ${ok(sum(f.submitErrors))} |`,
     `| asynchronous rejections in the completion | ${rate(plan.completionErrors)} | ${n(sum(f.completionErrors))} (${perCode(f.completionErrors)}) | contention re-checked (the invoice is still there), then retried | ${ok(sum(f.completionErrors))} |`,
-    `| submit responses lost (connection cut after the command was processed) | ${plan.loseSubmitResponseRate * 100}% | ${n(f.lostSubmitResponses)} | resubmitted under the same commandId; the ledger answered DUPLICATE_COMMAND (bot intents ending \`duplicate\`: ${n(total('duplicate'))}, all causes) | ${ok(f.lostSubmitResponses)} |`,
-    `| completions dropped (committed, never reported) | ${plan.dropCompletionRate * 100}% | ${n(f.droppedCompletions)} | completion timeout (2 s), resubmitted, deduplicated by the ledger | ${ok(f.droppedCompletions)} |`,
+    `| submit responses lost (connection cut after the command was processed) | ${plan.loseSubmitResponseRate * 100}% | ${n(f.lostSubmitResponses)} | resubmitted under the same commandId: a create the ledger deduplicates (DUPLICATE_COMMAND; bot intents ending \`duplicate\`: ${n(total('duplicate'))}, all causes); a consuming Close is interpreted first and refused as CONTRACT_NOT_FOUND, and the bot finds its own earlier commit (the archiving transaction carries its commandId) and settles it \`succeeded\` (${n(total('earlierCommits'))} so found) | ${ok(f.lostSubmitResponses)} |`,
+    `| completions dropped (committed, never reported) | ${plan.dropCompletionRate * 100}% | ${n(f.droppedCompletions)} | completion timeout (2 s), resubmitted: deduplicated by the ledger (creates) or refused as CONTRACT_NOT_FOUND and found committed by its commandId (consuming Closes) | ${ok(f.droppedCompletions)} |`,
     `| submissions processed late | ${plan.completionDelayMs[0]}–${plan.completionDelayMs[1]} ms | ${n(f.delayedSubmissions)} | in flight meanwhile; completions matched by commandId | ${ok(f.delayedSubmissions)} |`,
     `| API requests delayed | ${plan.httpLatencyMs[0]}–${plan.httpLatencyMs[1]} ms | ${n(f.delayedRequests)} | — | ${ok(f.delayedRequests)} |`,
     `| bot processes SIGKILLed | ${r.plan.kills} at seeded points | ${n(r.timeline.filter((e) => e.what.startsWith('SIGKILL')).length)} | restart from the checkpoint; open intents resubmitted | ${ok(r.timeline.filter((e) => e.what.startsWith('SIGKILL')).length)} |`,
@@ -181,7 +188,7 @@ export function renderReliability(r: ChaosResult): { text: string; failures: str
     '',
     `- The sandbox (\`ledgerbot sandbox\`, its own process) with the invoices model and a \`chaos\` package whose \`Effect\` template refuses the currency ${'`XXX`'} (its \`ensure\`).`,
     `- The issuer creates ${n(r.total)} invoices in commands of 1 to 5 at ${r.plan.perSecond}/s: ${n(r.plan.events)} must each get exactly one \`Effect\`, ${r.plan.rejected} are in \`XXX\`, so their Effect is refused for good and must end as a dead letter.`,
-    '- The bot: `ledgerbot run` child processes (replica a from the start, replica b from halfway), each with its own state directory, the same rule (`chaos-effect`: on every Invoice, create an Effect with its reference) and the same user, so the ledger deduplicates between them.',
+    '- The bot: `ledgerbot run` child processes (replica a from the start, replica b from halfway), each with its own state directory, the same rules (`chaos-effect`: on every Invoice, create an Effect with its reference; `chaos-close`: on every Effect, exercise its consuming `Close`, which leaves a `Closed`) and the same user, so the ledger deduplicates between them.',
     `- Faults on from the first invoice until everything has settled (below); ${r.plan.kills} SIGKILL(s) with a restart 0.5–3 s later, at seeded random points; the rule file edited halfway (a rule added: the watchers reload), then SIGHUP to replica a.`,
     "- The end: faults off, each replica stopped with SIGTERM, then the ledger's active contracts and each replica's journal (read-only) are compared with the plan.",
     '',

@@ -1,6 +1,7 @@
 import { openSqliteStore } from '../src/store/open-sqlite-store.js';
 import { isTerminal, type IntentRecord, type IntentState } from '../src/store/store.js';
-import { activeContracts, EFFECT, INVOICE, type ChaosLedger } from './chaos-ledger.js';
+import { CLOSE_RULE_ID } from './chaos-bots.js';
+import { activeContracts, CLOSED, EFFECT, INVOICE, type ChaosLedger } from './chaos-ledger.js';
 
 /** What the ledger holds once the run has drained, compared with the plan. */
 export type LedgerVerdict = {
@@ -8,7 +9,13 @@ export type LedgerVerdict = {
   /** The offset of the newest invoice: a bot that has read past it has seen every trigger. */
   readonly lastInvoiceOffset: number;
   readonly duplicateInvoices: readonly string[];
+  /** Effects made, closed or not (an Effect and its Closed count as one effect). */
   readonly effects: number;
+  /** Effects closed by the consuming rule (a Closed contract each). */
+  readonly closed: number;
+  /** References whose Effect is still open at the end (its Close never landed). */
+  readonly unclosed: readonly string[];
+  /** References with more than one Effect or Closed. */
   readonly duplicates: readonly string[];
   readonly missing: readonly string[];
   /** Effects for a reference the plan did not expect one for (a designed rejection that landed). */
@@ -20,7 +27,7 @@ export async function ledgerVerdict(
   planned: readonly string[],
   rejected: ReadonlySet<string>,
 ): Promise<LedgerVerdict> {
-  const contracts = await activeContracts(l, [INVOICE, EFFECT]);
+  const contracts = await activeContracts(l, [INVOICE, EFFECT, CLOSED]);
   const per = (template: string): Map<string, number> => {
     const m = new Map<string, number>();
     for (const c of contracts) {
@@ -29,7 +36,11 @@ export async function ledgerVerdict(
     return m;
   };
   const invoices = per(INVOICE);
-  const effects = per(EFFECT);
+  const open = per(EFFECT);
+  const closed = per(CLOSED);
+  // An Effect, closed or not, is one effect: a double create would show as two.
+  const effects = new Map(open);
+  for (const [r, k] of closed) effects.set(r, (effects.get(r) ?? 0) + k);
   const plannedSet = new Set(planned);
   const many = (m: Map<string, number>): string[] =>
     [...m].filter(([, n]) => n > 1).map(([r]) => r);
@@ -40,6 +51,8 @@ export async function ledgerVerdict(
       .reduce((a, c) => Math.max(a, c.offset), 0),
     duplicateInvoices: many(invoices),
     effects: [...effects.values()].reduce((a, b) => a + b, 0),
+    closed: [...closed.values()].reduce((a, b) => a + b, 0),
+    unclosed: [...open.keys()],
     duplicates: many(effects),
     missing: planned.filter((r) => !rejected.has(r) && !effects.has(r)),
     unexpected: [...effects.keys()].filter((r) => rejected.has(r) || !plannedSet.has(r)),
@@ -71,8 +84,13 @@ export type StoreVerdict = {
   readonly open: readonly string[];
   /** Intents whose end is not the designed one (a designed rejection must be dead-lettered, every other intent must have succeeded). */
   readonly wrongEnd: readonly string[];
-  /** References with more than one intent of the effect rule. */
+  /** References with more than one intent of one rule. */
   readonly doubleIntents: readonly string[];
+  /**
+   * Intents settled `rejected` although their effect is on the ledger (an attempt committed):
+   * what a contention error after an unseen commit used to do to a consuming command.
+   */
+  readonly rejectedButCommitted: readonly string[];
   /** Designed rejections this store should hold as dead letters but does not (the first replica sees them all). */
   readonly missingDeadLetters: readonly string[];
 };
@@ -91,6 +109,10 @@ export function referenceOf(payload: unknown): string | undefined {
   }
   const o = payload as Record<string, unknown>;
   if (typeof o.reference === 'string') return o.reference;
+  // The close rule's exercise has no reference in its arguments; its workflowId carries it.
+  if (typeof o.workflowId === 'string' && o.workflowId.startsWith('ref:')) {
+    return o.workflowId.slice(4);
+  }
   for (const v of Object.values(o)) {
     const r = referenceOf(v);
     if (r !== undefined) return r;
@@ -104,6 +126,7 @@ export function storeVerdict(
   stateDir: string,
   rejected: ReadonlySet<string>,
   seesEveryEvent: boolean,
+  ledger?: LedgerLanded,
 ): StoreVerdict {
   const store = openSqliteStore({ dir: stateDir, readonly: true });
   try {
@@ -111,9 +134,14 @@ export function storeVerdict(
     const open: string[] = [];
     const wrongEnd: string[] = [];
     const refs = new Map<string, number>();
+    const rejectedButCommitted: string[] = [];
     for (const i of intents) {
       const ref = referenceOf(i.payload) ?? `?${i.commandId}`;
-      refs.set(ref, (refs.get(ref) ?? 0) + 1);
+      const key = `${i.ruleId} ${ref}`;
+      refs.set(key, (refs.get(key) ?? 0) + 1);
+      if (i.state === 'rejected' && ledger !== undefined && landed(ledger, i.ruleId, ref)) {
+        rejectedButCommitted.push(`${ref} ${i.commandId} ${i.ruleId}`);
+      }
       if (!isTerminal(i.state)) {
         open.push(`${ref} ${i.commandId} ${i.state}`);
         continue;
@@ -132,9 +160,27 @@ export function storeVerdict(
       open,
       wrongEnd,
       doubleIntents: [...refs].filter(([, n]) => n > 1).map(([r]) => r),
+      rejectedButCommitted,
       missingDeadLetters: seesEveryEvent ? [...rejected].filter((r) => !lettered.has(r)) : [],
     };
   } finally {
     store.close();
   }
+}
+
+/** The references whose effect, and whose Close, the ledger shows. */
+export type LedgerLanded = {
+  readonly effects: ReadonlySet<string>;
+  readonly closed: ReadonlySet<string>;
+};
+
+/** What the ledger shows for `ledgerVerdict`'s contracts, as sets for `storeVerdict`. */
+export async function ledgerLanded(l: ChaosLedger): Promise<LedgerLanded> {
+  const contracts = await activeContracts(l, [EFFECT, CLOSED]);
+  const closed = new Set(contracts.filter((c) => c.template === CLOSED).map((c) => c.reference));
+  return { effects: new Set(contracts.map((c) => c.reference)), closed };
+}
+
+function landed(ledger: LedgerLanded, ruleId: string, ref: string): boolean {
+  return ruleId === CLOSE_RULE_ID ? ledger.closed.has(ref) : ledger.effects.has(ref);
 }

@@ -18,7 +18,7 @@ import {
 } from './chaos-ledger.js';
 import { FULL_PLAN, killPoints, SMOKE_PLAN } from './chaos-plan.js';
 import { renderReliability, type ChaosResult, type TimelineEntry } from './chaos-report.js';
-import { ledgerVerdict, storeVerdict, type StoreVerdict } from './chaos-verdict.js';
+import { ledgerLanded, ledgerVerdict, storeVerdict, type StoreVerdict } from './chaos-verdict.js';
 
 /**
  * `npm run chaos [-- --smoke] [--seed N] [--keep]`: the reliability scenario of docs/reliability.md. The
@@ -169,7 +169,7 @@ try {
     await sleep(1000);
     // A read the faults break is simply tried again next round.
     const v = await ledgerVerdict(ledger, references, rejected).catch(() => undefined);
-    if (v === undefined || v.effects < plan.events) continue;
+    if (v === undefined || v.effects < plan.events || v.closed < plan.events) continue;
     const gauges = await Promise.all(bots.filter((b) => b.running).map((b) => b.scrape()));
     settled = gauges.every(
       (g) => g !== undefined && g.open === 0 && (g.processedOffset ?? 0) >= v.lastInvoiceOffset,
@@ -191,9 +191,10 @@ try {
   note(`replicas stopped (SIGTERM): ${JSON.stringify(stopCodes)}`);
   const faultsInjected = await faultStats(ledger);
   const ledgerResult = await ledgerVerdict(ledger, references, rejected);
+  const landed = await ledgerLanded(ledger);
   const stores: StoreVerdict[] = bots
     .filter((b) => b.processes > 0)
-    .map((b) => storeVerdict(b.name, b.stateDir, rejected, b === botA));
+    .map((b) => storeVerdict(b.name, b.stateDir, rejected, b === botA, landed));
 
   note('bad input');
   const badInput = await runBadInput(ledger, join(dir, 'bad-input'));

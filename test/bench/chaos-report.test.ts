@@ -24,6 +24,7 @@ function store(over: Partial<StoreVerdict> = {}): StoreVerdict {
     open: [],
     wrongEnd: [],
     doubleIntents: [],
+    rejectedButCommitted: [],
     missingDeadLetters: [],
     ...over,
   };
@@ -41,6 +42,7 @@ function result(over: Partial<ChaosResult> = {}): ChaosResult {
     succeeded: 500,
     duplicate: 0,
     deadLettered: 5,
+    earlierCommits: 12,
     warnings: 10,
     errors: 0,
   };
@@ -81,6 +83,8 @@ function result(over: Partial<ChaosResult> = {}): ChaosResult {
       lastInvoiceOffset: 700,
       duplicateInvoices: [],
       effects: 500,
+      closed: 500,
+      unclosed: [],
       duplicates: [],
       missing: [],
       unexpected: [],
@@ -105,6 +109,9 @@ describe('renderReliability: the checks that fail a chaos run', () => {
       { ledger: { ...result().ledger, effects: 499, missing: ['CH-9'] } },
       { stores: [store({ open: ['CH-3 lb-x submitted'] })] },
       { stores: [store({ wrongEnd: ['CH-4 lb-y dead-lettered'] })] },
+      // A consuming Close that committed, then was refused on a resubmission and settled rejected.
+      { stores: [store({ rejectedButCommitted: ['CH-5 lb-z chaos-close'] })] },
+      { ledger: { ...result().ledger, closed: 499, unclosed: ['CH-6'] } },
       { bots: [{ ...result().bots[0]!, unexpectedExits: ['bot-a-2 exited by itself'] }] },
       { settled: false },
       { badInputFailures: ['rules: x.yaml: exit code 0, not 2'] },

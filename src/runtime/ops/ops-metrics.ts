@@ -135,6 +135,15 @@ export function createOpsMetrics(options: OpsMetricsOptions): OpsMetrics {
     },
   });
   counter({
+    name: 'ledgerbot_earlier_commits_found_total',
+    help: 'Intents settled succeeded after a contention error: the transaction that archived their input carried their own commandId.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(m().earlierCommitsFound);
+    },
+  });
+  counter({
     name: 'ledgerbot_shadow_intents_total',
     help: 'Intents a shadow bot would have submitted.',
     registers: [registry],
