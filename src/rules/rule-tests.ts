@@ -11,6 +11,7 @@ import type {
   ExercisedEvent,
 } from '../ledger/wire/wire-types.js';
 import { CelDecimal } from './cel/cel-decimal.js';
+import { numberText } from './daml-number-text.js';
 import { closestMatch } from './closest-match.js';
 import type { RuleSet, SourcePos } from './compiled-rule.js';
 import { evaluate, type TransactionInfo } from './evaluate.js';
@@ -447,7 +448,7 @@ export function testPackageId(packageName: string): string {
  * turned into text the same way, so a rule that works in a test works against a ledger.
  */
 function wireValue(value: unknown): unknown {
-  if (typeof value === 'number') return String(value);
+  if (typeof value === 'number') return numberText(value) ?? String(value);
   if (Array.isArray(value)) return value.map(wireValue);
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, wireValue(v)]));

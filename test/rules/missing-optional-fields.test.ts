@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { evaluate } from '../../src/rules/evaluate.js';
 import { evaluateSlot } from '../../src/rules/evaluate-slot.js';
 import { loadRules } from '../../src/rules/load-rules.js';
+import { parseRuleTestFile, runRuleTests } from '../../src/rules/rule-tests.js';
 import type { PackageCatalogue } from '../../src/rules/package-catalogue.js';
 import { CONTEXT, PARTIES, created, exercised, input, rules } from './rule-fixtures.js';
 
@@ -312,5 +313,49 @@ rules:
 `);
     const r = evaluate(set, input({ CreatedEvent: created() }), CONTEXT);
     expect(r.intents.map((i) => i.ruleId)).toEqual(['typo']);
+  });
+});
+
+describe('rule tests (ledgerbot test) with left-out Optionals and Int fields', () => {
+  const set = rules(`
+version: 1
+rules:
+  - id: count-unnoted
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    when: event.createArgument.note == null
+    then:
+      - create:
+          template: "#invoices:Audit:Entry"
+          createArguments: { next: "\${{ int(event.createArgument.count) + 1 }}", fixed: 7 }
+        actAs: [payer]
+`);
+
+  it('a given event without the field fires == null; expected numbers match the text sent', () => {
+    const parsed = parseRuleTestFile(
+      't.test.yaml',
+      `
+rules: ../rules
+parties: { payer: "Payer::1220aaaa" }
+tests:
+  - name: no note
+    given:
+      - created: { template: "#invoices:Invoice:Invoice", createArgument: { count: 4 } }
+    expect:
+      - rule: count-unnoted
+        create: { createArguments: { next: 5, fixed: "7" } }
+        actAs: [payer]
+  - name: a note
+    given:
+      - created: { template: "#invoices:Invoice:Invoice", createArgument: { count: 4, note: hi } }
+    expect: []
+`,
+    );
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    const result = runRuleTests(parsed.file, set);
+    expect(result.cases.map((c) => c.failures)).toEqual([[], []]);
+    const command = result.cases[0]!.intents[0]!.command as {
+      CreateCommand: { createArguments: unknown };
+    };
+    expect(command.CreateCommand.createArguments).toEqual({ next: '5', fixed: '7' });
   });
 });
