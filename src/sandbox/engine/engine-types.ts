@@ -1,7 +1,12 @@
 import type { Clock } from '../../core/clock.js';
 import type { Random } from '../../core/random.js';
-import type { Completion, JsGetActiveContractsResponse } from '../../ledger/wire/wire-types.js';
+import type {
+  Completion,
+  JsCommands,
+  JsGetActiveContractsResponse,
+} from '../../ledger/wire/wire-types.js';
 import type { PackageModel } from '../model/model-types.js';
+import type { Interpreted } from './command-interpreter.js';
 import type { CommittedTransaction } from './committed-transaction.js';
 import type { EngineError } from './engine-error.js';
 
@@ -23,6 +28,18 @@ export type LedgerEngineOptions = {
 export type SubmitContext = {
   /** The user of the submission (the token's user or `commands.userId`). */
   readonly userId: string;
+};
+
+/**
+ * An interpreted submission, not yet committed: `commit` it right away (before anything else
+ * changes the ledger) or drop it. Lets the server deduplicate after interpretation, as Canton does.
+ */
+export type PendingTransaction = {
+  readonly offset: number;
+  readonly effectiveAt: string;
+  readonly commands: JsCommands;
+  readonly context: SubmitContext;
+  readonly interpreted: Interpreted;
 };
 
 export type SubmitOutcome =

@@ -10,10 +10,11 @@ import type {
   TransactionFormat,
   User,
 } from '../../ledger/wire/wire-types.js';
-import type { PackageModel } from '../model/model-types.js';
+import type { PackageModel, TemplateDef } from '../model/model-types.js';
 import type { CommittedTransaction } from './committed-transaction.js';
 import type { EngineError } from './engine-error.js';
 import { LedgerState } from './ledger-state.js';
+import type { ResolvedId } from './template-resolver.js';
 
 export type {
   ActiveContractsCursor,
@@ -22,6 +23,7 @@ export type {
   LedgerEngineOptions,
   LogEntry,
   LogListener,
+  PendingTransaction,
   Result,
   SubmitContext,
   SubmitOutcome,
@@ -33,6 +35,7 @@ import type {
   LedgerEngineOptions,
   LogEntry,
   LogListener,
+  PendingTransaction,
   Result,
   SubmitContext,
   SubmitOutcome,
@@ -138,6 +141,28 @@ export class LedgerEngine {
    */
   submit(commands: JsCommands, context: SubmitContext): SubmitOutcome {
     return this.#state.submit(commands, context);
+  }
+
+  /**
+   * `submit` in two steps, for a caller that decides between them whether to commit (the
+   * deduplicator): interpretation changes nothing; `commit` must follow at once.
+   */
+  interpret(commands: JsCommands, context: SubmitContext): Result<PendingTransaction> {
+    return this.#state.interpret(commands, context);
+  }
+
+  commit(pending: PendingTransaction): CommittedTransaction {
+    return this.#state.commit(pending);
+  }
+
+  /** A template or interface by id (package-id or `#package-name` form), for the JSON layer. */
+  resolveTemplate(templateId: string): ResolvedId | EngineError {
+    return this.#state.resolveTemplate(templateId);
+  }
+
+  /** The template of a known contract (active or archived), whoever may see it. */
+  contractTemplate(contractId: string): TemplateDef | undefined {
+    return this.#state.contractTemplate(contractId);
   }
 
   /** Appends a completion to the log (see CompletionInput for its offset) and notifies listeners. */

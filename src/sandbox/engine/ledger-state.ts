@@ -13,7 +13,9 @@ import type {
   TransactionFormat,
   User,
 } from '../../ledger/wire/wire-types.js';
+import { IllegalStateError } from '../../core/illegal-state-error.js';
 import type { PackageModel, TemplateDef } from '../model/model-types.js';
+import { formatTimestamp } from '../model/normalize-daml-value.js';
 import { CommandInterpreter, type InterpreterLedger } from './command-interpreter.js';
 import type {
   CommittedTransaction,
@@ -29,6 +31,7 @@ import type {
   LedgerEngineOptions,
   LogEntry,
   LogListener,
+  PendingTransaction,
   Result,
   SubmitContext,
   SubmitOutcome,
@@ -233,6 +236,11 @@ export class LedgerState implements InterpreterLedger {
     return this.#resolver.resolve(id);
   }
 
+  /** The template of a contract, active or not; undefined when unknown (or pruned). */
+  contractTemplate(contractId: string): TemplateDef | undefined {
+    return this.#contracts.get(contractId)?.record.template;
+  }
+
   activeContract(contractId: string): ContractRecord | undefined {
     return this.#active.has(contractId) ? this.#contracts.get(contractId)?.record : undefined;
   }
@@ -244,10 +252,26 @@ export class LedgerState implements InterpreterLedger {
   // ---- commands --------------------------------------------------------------------------------
 
   submit(commands: JsCommands, context: SubmitContext): SubmitOutcome {
+    const r = this.interpret(commands, context);
+    return r.ok ? { ok: true, transaction: this.commit(r.value) } : r;
+  }
+
+  interpret(commands: JsCommands, context: SubmitContext): Result<PendingTransaction> {
     const offset = this.ledgerEnd + 1;
-    const now = new Date(this.#clock.now()).toISOString();
+    const now = formatTimestamp(BigInt(this.#clock.now()) * 1000n);
     const r = CommandInterpreter.run(this, commands, now, offset);
     if (!r.ok) return r;
+    return ok({ offset, effectiveAt: now, commands, context, interpreted: r.value });
+  }
+
+  commit(pending: PendingTransaction): CommittedTransaction {
+    const { offset, commands, context, effectiveAt: now } = pending;
+    if (offset !== this.ledgerEnd + 1) {
+      throw new IllegalStateError(
+        `interpreted for offset ${offset}, but the ledger end moved to ${this.ledgerEnd}: commit right after interpret`,
+      );
+    }
+    const r = { value: pending.interpreted };
     const tx: CommittedTransaction = {
       updateId: this.#nextUpdateId(),
       offset,
@@ -295,7 +319,7 @@ export class LedgerState implements InterpreterLedger {
     this.#byOffset.set(offset, tx);
     this.#byUpdateId.set(tx.updateId, tx);
     this.#append({ kind: 'transaction', offset, transaction: tx });
-    return { ok: true, transaction: tx };
+    return tx;
   }
 
   recordCompletion(input: CompletionInput): Completion {
@@ -306,7 +330,7 @@ export class LedgerState implements InterpreterLedger {
       offset,
       synchronizerTime: {
         synchronizerId: this.synchronizerId,
-        recordTime: transaction?.effectiveAt ?? new Date(this.#clock.now()).toISOString(),
+        recordTime: transaction?.effectiveAt ?? formatTimestamp(BigInt(this.#clock.now()) * 1000n),
       },
     };
     this.#append({ kind: 'completion', offset, completion });

@@ -8,8 +8,9 @@ import type {
   JsTransaction,
   TransactionFormat,
 } from '../../ledger/wire/wire-types.js';
-import type { InterfaceDef, ValueExpr } from '../model/model-types.js';
+import type { DamlType, FieldDef, InterfaceDef, ValueExpr } from '../model/model-types.js';
 import { normalizeDamlValue } from '../model/normalize-daml-value.js';
+import { trimTrailingNones } from '../model/trim-trailing-nones.js';
 import type {
   CommittedTransaction,
   ContractRecord,
@@ -18,6 +19,32 @@ import type {
 import type { EventFilter, FilterMatch } from './event-filter.js';
 
 type JsInterfaceView = NonNullable<CreatedEvent['interfaceViews']>[number];
+
+const recordTypes = new WeakMap<readonly FieldDef[], DamlType>();
+
+/** One record type object per field list, so that per-type caches hit. */
+function recordType(fields: readonly FieldDef[]): DamlType {
+  let type = recordTypes.get(fields);
+  if (type === undefined) {
+    type = { kind: 'Record', fields };
+    recordTypes.set(fields, type);
+  }
+  return type;
+}
+
+const wireForms = new WeakMap<object, unknown>();
+
+/**
+ * A stored value as the wire shows it (trailing Nones left out, NOTES.md Corrections). Computed
+ * once per value object: a contract's argument is projected for every reader and every filter.
+ */
+function wireValue(type: DamlType, value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (wireForms.has(value)) return wireForms.get(value);
+  const wire = trimTrailingNones(type, value);
+  wireForms.set(value, wire);
+  return wire;
+}
 
 /**
  * The `createdEventBlob`: base64 of the contract's JSON. Not Canton's protobuf, but stable and it
@@ -66,7 +93,7 @@ function interfaceView(c: ContractRecord, iface: InterfaceDef): JsInterfaceView 
     return {
       interfaceId: iface.interfaceId,
       viewStatus: { code: 0, message: '', details: [] },
-      viewValue: r.value,
+      viewValue: trimTrailingNones(iface.viewType, r.value),
       implementationPackageId: c.template.packageId,
     };
   } catch (error) {
@@ -90,7 +117,7 @@ export function createdEvent(
       c.keyText === null
         ? ''
         : Buffer.from(sha256Hex(c.template.templateId + c.keyText), 'hex').toString('base64'),
-    createArgument: c.argument,
+    createArgument: wireValue(recordType(c.template.fields), c.argument),
     createdEventBlob: match.blob ? createdEventBlob(c) : '',
     interfaceViews: match.views.map((v) => interfaceView(c, v)),
     witnessParties: [...witnessParties],
@@ -101,7 +128,8 @@ export function createdEvent(
     representativePackageId: c.template.packageId,
     acsDelta,
   };
-  if (c.key !== null) event.contractKey = c.key;
+  if (c.key !== null && c.template.key !== null)
+    event.contractKey = wireValue(c.template.key.type, c.key);
   return event;
 }
 
@@ -129,18 +157,25 @@ function exercisedEvent(
   acsDelta: boolean,
   match: FilterMatch,
 ): ExercisedEvent {
+  const choice = node.contract.template.choices.get(node.choice);
   const event: ExercisedEvent = {
     offset: tx.offset,
     nodeId: node.nodeId,
     contractId: node.contract.contractId,
     templateId: node.contract.template.templateId,
     choice: node.choice,
-    choiceArgument: node.choiceArgument,
+    choiceArgument:
+      choice === undefined
+        ? node.choiceArgument
+        : wireValue(recordType(choice.argument), node.choiceArgument),
     actingParties: [...node.actingParties],
     consuming: node.consuming,
     witnessParties: [...witnessParties],
     lastDescendantNodeId: node.lastDescendantNodeId,
-    exerciseResult: node.exerciseResult,
+    exerciseResult:
+      choice?.returns === null || choice === undefined
+        ? node.exerciseResult
+        : wireValue(choice.returns, node.exerciseResult),
     packageName: node.contract.template.packageName,
     implementedInterfaces: match.views.map((v) => v.interfaceId),
     acsDelta,

@@ -17,6 +17,7 @@ import {
   parseDedupPeriod,
   type JsonObject,
 } from './request-parsing.js';
+import { CommandTranscoder } from './command-transcoder.js';
 import type { Principal, SandboxAuth } from './sandbox-auth.js';
 import { fromEngineError, type SandboxApiError } from './sandbox-api-error.js';
 
@@ -60,33 +61,31 @@ type Prepared = {
 };
 
 /**
- * The participant's submission path: validation and rights, dedup-period checks, the in-flight
- * tracker, fault injection, interpretation and commit, and the completion. Synchronous failures
- * throw; everything after acceptance ends in a completion (unless a fault drops it).
+ * The participant's submission path, in Canton's order: the JSON layer (body shape, then the Daml
+ * values: CommandTranscoder), the command service's validation and rights, interpretation (its
+ * errors are synchronous), the in-flight tracker, the deduplicator, commit and completion.
+ * Synchronous failures throw; everything after interpretation ends in a completion (unless a
+ * fault drops it). With a completion delay (a fault) everything from interpretation on happens
+ * later, and its errors go to the completion.
  */
 export class CommandPipeline {
   readonly #d: CommandPipelineDeps;
+  readonly #transcoder: CommandTranscoder;
 
   constructor(deps: CommandPipelineDeps) {
     this.#d = deps;
+    this.#transcoder = new CommandTranscoder(deps.engine);
   }
 
   submit(body: JsonObject, principal: Principal): Submission {
     const p = this.#prepare(body, principal);
     const injected = this.#d.faults.submitError();
     if (injected !== undefined) throw withCorrelation(injected, p.submissionId);
-    this.#d.dedup.begin(p.key, p.submissionId);
     const delay = this.#d.faults.completionDelayMs();
     if (delay <= 0) {
-      let outcome: SubmissionOutcome;
-      try {
-        outcome = this.#process(p, true);
-      } catch (err) {
-        this.#d.dedup.end(p.key);
-        throw err;
-      }
-      return { submissionId: p.submissionId, outcome: Promise.resolve(outcome) };
+      return { submissionId: p.submissionId, outcome: Promise.resolve(this.#process(p, true)) };
     }
+    this.#d.dedup.begin(p.key, p.submissionId);
     const outcome = new Promise<SubmissionOutcome>((resolve) => {
       this.#d.clock.setTimeout(() => resolve(this.#process(p, false)), delay);
     });
@@ -94,23 +93,21 @@ export class CommandPipeline {
   }
 
   #prepare(body: JsonObject, principal: Principal): Prepared {
+    // What tapir's decoder refuses (400 text/plain), before anything else.
     const commandId = body.commandId;
-    if (commandId === undefined || commandId === null || commandId === '')
-      throw missingField('command_id');
-    if (typeof commandId !== 'string')
+    if (commandId !== undefined && commandId !== null && typeof commandId !== 'string')
       throw new BodyDecodeError(`expected a string at 'commandId'`);
     const cmds = body.commands;
-    if (!Array.isArray(cmds)) {
-      if (cmds === undefined || cmds === null) throw missingField('commands');
+    if (cmds !== undefined && cmds !== null && !Array.isArray(cmds))
       throw new BodyDecodeError(`expected a list at 'commands'`);
-    }
-    if (cmds.length === 0) throw missingField('commands');
     const actAs = body.actAs;
-    if (!Array.isArray(actAs) || actAs.some((a) => typeof a !== 'string')) {
-      if (actAs === undefined || actAs === null) throw missingField('act_as');
+    if (
+      actAs !== undefined &&
+      actAs !== null &&
+      (!Array.isArray(actAs) || actAs.some((a) => typeof a !== 'string'))
+    ) {
       throw new BodyDecodeError(`expected a list of strings at 'actAs'`);
     }
-    if (actAs.length === 0) throw missingField('act_as');
     const readAs = body.readAs ?? [];
     if (!Array.isArray(readAs) || readAs.some((a) => typeof a !== 'string')) {
       throw new BodyDecodeError(`expected a list of strings at 'readAs'`);
@@ -119,16 +116,27 @@ export class CommandPipeline {
     if (given !== undefined && given !== null && typeof given !== 'string') {
       throw new BodyDecodeError(`expected a string at 'userId'`);
     }
+    const period = parseDedupPeriod(body.deduplicationPeriod);
+    // The JSON layer transcodes the Daml values before the command service sees the request.
+    const transcoded = Array.isArray(cmds) ? this.#transcoder.transcode(cmds) : [];
+    // The command service's validation.
+    if (commandId === undefined || commandId === null || commandId === '')
+      throw missingField('command_id');
+    if (transcoded.length === 0) throw missingField('commands');
+    if (!Array.isArray(actAs) || actAs.length === 0) throw missingField('act_as');
     const userId = given === undefined || given === null || given === '' ? principal.userId : given;
     if (userId === undefined || userId === '') throw missingField('user_id');
     this.#d.auth.requireUser(principal, userId);
     this.#d.auth.requireActAs(principal, actAs as string[]);
     this.#d.auth.requireReadAs(principal, readAs as string[]);
-    const period = parseDedupPeriod(body.deduplicationPeriod);
-    this.#d.dedup.validate(period);
     const sid = body.submissionId;
     const submissionId = typeof sid === 'string' && sid !== '' ? sid : this.#d.random.uuid();
-    const commands = { ...(body as JsCommands), userId, submissionId };
+    const commands = {
+      ...(body as JsCommands),
+      commands: transcoded as JsCommands['commands'],
+      userId,
+      submissionId,
+    };
     return {
       commands,
       userId,
@@ -139,9 +147,22 @@ export class CommandPipeline {
     };
   }
 
-  /** `sync`: interpretation errors are thrown (the submit call fails), as Canton does. */
+  /**
+   * `sync`: interpretation errors and SUBMISSION_ALREADY_IN_FLIGHT are thrown (the submit call
+   * fails), as Canton does; the change is then marked in flight here. Otherwise `submit` marked it.
+   */
   #process(p: Prepared, sync: boolean): SubmissionOutcome {
     const d = this.#d;
+    // Canton interprets before it deduplicates: a resubmitted exercise whose contract the first
+    // attempt archived fails here with CONTRACT_NOT_FOUND, not as a duplicate.
+    const interpreted = d.engine.interpret(p.commands, { userId: p.userId });
+    if (!interpreted.ok) {
+      const err = fromEngineError(interpreted.error, true);
+      if (sync) throw withCorrelation(err, p.submissionId);
+      d.dedup.end(p.key);
+      return this.#reject(p, err, undefined);
+    }
+    if (sync) d.dedup.begin(p.key, p.submissionId);
     const check = d.dedup.check(p.key, p.period, d.clock.now(), {
       offset: d.engine.prunedUpToInclusive(),
       atMs: d.prunedAtMs(),
@@ -159,14 +180,7 @@ export class CommandPipeline {
       d.dedup.end(p.key);
       return this.#reject(p, injected, check.reportedOffset);
     }
-    const result = d.engine.submit(p.commands, { userId: p.userId });
-    if (!result.ok) {
-      const err = fromEngineError(result.error, true);
-      if (sync) throw withCorrelation(err, p.submissionId);
-      d.dedup.end(p.key);
-      return this.#reject(p, err, check.reportedOffset);
-    }
-    const tx = result.transaction;
+    const tx = d.engine.commit(interpreted.value);
     d.dedup.end(p.key, { offset: tx.offset, atMs: d.clock.now(), submissionId: p.submissionId });
     if (d.faults.dropCompletion())
       return { kind: 'accepted', transaction: tx, completion: undefined };

@@ -30,7 +30,8 @@ export function changeIdKey(userId: string, actAs: readonly string[], commandId:
 /**
  * Command deduplication as a participant does it: one in-flight submission per change id, and a
  * change accepted within the requested period makes later submissions duplicates. Only accepted
- * completions count; rejections leave no trace.
+ * completions count; rejections leave no trace. A period longer than the maximum is not refused
+ * (Canton 3.5 does not check it synchronously either); it is only as good as the history kept.
  */
 export class DedupTracker {
   readonly #entries = new Map<string, Entry>();
@@ -42,17 +43,6 @@ export class DedupTracker {
 
   get maxDedupMs(): number {
     return this.#maxMs;
-  }
-
-  /** Synchronous validation: a period longer than the maximum is rejected before anything runs. */
-  validate(period: RequestedDedup): void {
-    if (period.kind === 'duration' && period.ms > this.#maxMs) {
-      throw new SandboxApiError(
-        'INVALID_DEDUPLICATION_PERIOD',
-        `The submitted command had an invalid deduplication period: The given deduplication duration of ${formatSeconds(period.ms)} exceeds the maximum deduplication duration of ${formatSeconds(this.#maxMs)}`,
-        { context: { longest_duration: formatSeconds(this.#maxMs) }, definiteAnswer: true },
-      );
-    }
   }
 
   /** Marks the change in flight; SUBMISSION_ALREADY_IN_FLIGHT if another submission holds it. */

@@ -177,3 +177,30 @@ describe('speed', () => {
     expect(l.engine.ledgerEnd()).toBe(500 + n);
   });
 });
+
+describe('interpret, then commit', () => {
+  it('interpretation changes nothing; a commit right after it lands, a stale one is refused', () => {
+    const l = invoiceLedger();
+    const cmd = (reference: string) =>
+      commands(
+        [l.issuer],
+        [
+          {
+            CreateCommand: {
+              templateId: '#invoices:Invoice:Invoice',
+              createArguments: invoiceArgs(l, { reference }),
+            },
+          },
+        ],
+      );
+    const pending = l.engine.interpret(cmd('I-1'), { userId: 'u' });
+    if (!pending.ok) throw new Error(pending.error.cause);
+    expect(l.engine.ledgerEnd()).toBe(0);
+    const stale = l.engine.interpret(cmd('I-2'), { userId: 'u' });
+    const tx = l.engine.commit(pending.value);
+    expect(tx.offset).toBe(1);
+    expect(l.engine.ledgerEnd()).toBe(1);
+    if (!stale.ok) throw new Error(stale.error.cause);
+    expect(() => l.engine.commit(stale.value)).toThrow(/ledger end moved/);
+  });
+});

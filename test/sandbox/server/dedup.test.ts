@@ -6,6 +6,7 @@ import {
   call,
   createInvoiceCommands,
   keylessCommands,
+  PKG,
   startTestSandbox,
   wsCollect,
 } from './sandbox-fixture.js';
@@ -46,7 +47,7 @@ describe('command deduplication', () => {
   it('rejects a duplicate in its completion with DUPLICATE_COMMAND and completion_offset', async () => {
     sb = await startTestSandbox();
     const begin = await ledgerEnd(sb);
-    const cmd = createInvoiceCommands(sb, 'D-1', { deduplicationPeriod: offsetPeriod(begin) });
+    const cmd = keylessCommands(sb, { deduplicationPeriod: offsetPeriod(begin) });
     expect(
       (await call(sb, 'POST', '/v2/commands/async/submit', { ...cmd, submissionId: 's1' })).status,
     ).toBe(200);
@@ -84,7 +85,7 @@ describe('command deduplication', () => {
 
   it('submit-and-wait answers a duplicate with 409 DUPLICATE_COMMAND (context completion_offset)', async () => {
     sb = await startTestSandbox();
-    const cmd = createInvoiceCommands(sb, 'D-2');
+    const cmd = keylessCommands(sb);
     const ok = await call(sb, 'POST', '/v2/commands/submit-and-wait', cmd);
     const dup = await call(sb, 'POST', '/v2/commands/submit-and-wait', cmd);
     expect(dup.status).toBe(409);
@@ -166,19 +167,28 @@ describe('command deduplication', () => {
     expect((await call(sb, 'POST', '/v2/commands/submit-and-wait', cmd)).status).toBe(200);
   });
 
-  it('a period longer than --max-dedup is INVALID_DEDUPLICATION_PERIOD, synchronously', async () => {
+  it('a period longer than --max-dedup is not refused synchronously (3.5 does not check it)', async () => {
     sb = await startTestSandbox({ maxDedup: '1h' });
+    const cmd = keylessCommands(sb, { deduplicationPeriod: durationPeriod(3601) });
+    const r = await call(sb, 'POST', '/v2/commands/submit-and-wait', cmd);
+    expect(r.status).toBe(200);
+    // It still deduplicates over the whole period asked for.
+    const again = await call(sb, 'POST', '/v2/commands/submit-and-wait', cmd);
+    expect((again.body as ErrorBody).code).toBe('DUPLICATE_COMMAND');
+  });
+
+  it('a negative duration is INVALID_FIELD (category 8), synchronously', async () => {
+    sb = await startTestSandbox();
     const r = await call(
       sb,
       'POST',
       '/v2/commands/async/submit',
-      createInvoiceCommands(sb, 'D-6', { deduplicationPeriod: durationPeriod(3601) }),
+      keylessCommands(sb, { deduplicationPeriod: durationPeriod(-1) }),
     );
     expect(r.status).toBe(400);
     const body = r.body as ErrorBody;
-    expect(body.code).toBe('INVALID_DEDUPLICATION_PERIOD');
-    expect(body.errorCategory).toBe(9);
-    expect(body.context.longest_duration).toBe('PT1H');
+    expect(body.code).toBe('INVALID_FIELD');
+    expect(body.errorCategory).toBe(8);
     expect(await ledgerEnd(sb)).toBe(0);
   });
 
@@ -208,6 +218,130 @@ describe('command deduplication', () => {
         : [f.completionResponse.Completion.value.status.code],
     );
     expect(codes).toEqual([0, 9]);
+  });
+
+  it('interpretation comes first: resubmitting a consuming exercise that landed is CONTRACT_NOT_FOUND (404), synchronously', async () => {
+    sb = await startTestSandbox();
+    const created = await call(sb, 'POST', '/v2/commands/submit-and-wait-for-transaction', {
+      commands: createInvoiceCommands(sb, 'D-8'),
+    });
+    const cid = (
+      created.body as { transaction: { events: { CreatedEvent: { contractId: string } }[] } }
+    ).transaction.events[0]!.CreatedEvent.contractId;
+    const cancel = {
+      commands: [
+        {
+          ExerciseCommand: {
+            templateId: `${PKG}:Invoice:Invoice`,
+            contractId: cid,
+            choice: 'Cancel',
+            choiceArgument: {},
+          },
+        },
+      ],
+      commandId: 'cancel-D-8',
+      actAs: [sb.parties.Alice],
+      userId: 'alice-bot',
+    };
+    expect((await call(sb, 'POST', '/v2/commands/submit-and-wait', cancel)).status).toBe(200);
+    const end = await ledgerEnd(sb);
+    const again = await call(sb, 'POST', '/v2/commands/async/submit', {
+      ...cancel,
+      submissionId: 'retry',
+    });
+    expect(again.status).toBe(404);
+    const body = again.body as ErrorBody & { resources: [string, string][] };
+    expect(body.code).toBe('CONTRACT_NOT_FOUND');
+    expect(body.errorCategory).toBe(11);
+    expect(body.resources).toEqual([['ErrorResource(CONTRACT_ID)', cid]]);
+    // A synchronous failure leaves no completion.
+    expect(await ledgerEnd(sb)).toBe(end);
+  });
+
+  it('commands that still interpret reach the deduplicator: a non-consuming exercise, a createAndExercise consuming its own contract', async () => {
+    sb = await startTestSandbox();
+    const created = await call(sb, 'POST', '/v2/commands/submit-and-wait-for-transaction', {
+      commands: createInvoiceCommands(sb, 'D-9'),
+    });
+    const cid = (
+      created.body as { transaction: { events: { CreatedEvent: { contractId: string } }[] } }
+    ).transaction.events[0]!.CreatedEvent.contractId;
+    const remind = {
+      commands: [
+        {
+          ExerciseCommand: {
+            templateId: `${PKG}:Invoice:Invoice`,
+            contractId: cid,
+            choice: 'Remind',
+            choiceArgument: {},
+          },
+        },
+      ],
+      commandId: 'remind-D-9',
+      actAs: [sb.parties.Alice],
+      userId: 'alice-bot',
+    };
+    expect((await call(sb, 'POST', '/v2/commands/submit-and-wait', remind)).status).toBe(200);
+    const dupRemind = await call(sb, 'POST', '/v2/commands/submit-and-wait', remind);
+    expect(dupRemind.status).toBe(409);
+    expect((dupRemind.body as ErrorBody).code).toBe('DUPLICATE_COMMAND');
+    const createAndArchive = {
+      commands: [
+        {
+          CreateAndExerciseCommand: {
+            templateId: `${PKG}:Automation:InvoiceAcceptor`,
+            createArguments: { payer: sb.parties.Alice },
+            choice: 'Archive',
+            choiceArgument: {},
+          },
+        },
+      ],
+      commandId: 'create-and-archive',
+      actAs: [sb.parties.Alice],
+      userId: 'alice-bot',
+    };
+    expect((await call(sb, 'POST', '/v2/commands/submit-and-wait', createAndArchive)).status).toBe(
+      200,
+    );
+    const dup = await call(sb, 'POST', '/v2/commands/submit-and-wait', createAndArchive);
+    expect(dup.status).toBe(409);
+    expect((dup.body as ErrorBody).code).toBe('DUPLICATE_COMMAND');
+  });
+
+  it('completion statuses name resources bare (ResourceInfo CONTRACT_ID)', async () => {
+    sb = await startTestSandbox();
+    await call(sb, 'POST', '/sandbox/faults', { completionDelayMs: [10, 10] });
+    const begin = await ledgerEnd(sb);
+    const gone = '00' + 'ab'.repeat(33);
+    const r = await call(sb, 'POST', '/v2/commands/async/submit', {
+      commands: [
+        {
+          ExerciseCommand: {
+            templateId: `${PKG}:Invoice:Invoice`,
+            contractId: gone,
+            choice: 'Cancel',
+            choiceArgument: {},
+          },
+        },
+      ],
+      commandId: 'cancel-gone',
+      actAs: [sb.parties.Alice],
+      userId: 'alice-bot',
+    });
+    expect(r.status).toBe(200);
+    const { frames } = await wsCollect(
+      sb,
+      '/v2/commands/completions',
+      { userId: 'alice-bot', parties: [sb.parties.Alice], beginExclusive: begin },
+      { count: 1 },
+    );
+    const status = (frames as CompletionFrame[])[0]!.completionResponse.Completion!.value.status;
+    expect(status.code).toBe(5);
+    const info = status.details.find((d) => d.typeUrl.endsWith('google.rpc.ResourceInfo'))!;
+    const decoded = Buffer.from(info.value, 'base64').toString('latin1');
+    expect(decoded).toContain('CONTRACT_ID');
+    expect(decoded).not.toContain('ErrorResource');
+    expect(decoded).toContain(gone);
   });
 
   it('a second submission while the first is in flight gets SUBMISSION_ALREADY_IN_FLIGHT (409) at once', async () => {
