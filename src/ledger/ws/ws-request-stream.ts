@@ -6,10 +6,10 @@ import { needsFreshToken } from '../classify.js';
 import { isJsCantonError, parseJsCantonError } from '../js-canton-error.js';
 import { LedgerApiError } from '../ledger-api-error.js';
 import { LedgerTransportError } from '../ledger-transport-error.js';
-import { LedgerUsageError } from '../ledger-usage-error.js';
 import { parseWireJson } from '../wire/parse-wire-json.js';
 import type { StreamContext } from './stream-context.js';
 import { DEFAULT_PING_INTERVAL_MS, WsKeepAlive } from './ws-keep-alive.js';
+import { safeOrigin, wsUrl } from './ws-url.js';
 
 /** The subprotocol Canton answers with; it must always be offered (NOTES.md §1.2). */
 export const DAML_WS_PROTOCOL = 'daml.ws.auth';
@@ -395,36 +395,6 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
     this.#delivered = true;
     if (error !== undefined) return Promise.reject(error);
     return Promise.resolve({ value: undefined, done: true });
-  }
-}
-
-/** http→ws and https→wss, keeping any path prefix of the base URL. */
-export function wsUrl(base: string, path: string): string {
-  const url = URL.canParse(base) ? new URL(base) : undefined;
-  const scheme = url === undefined ? undefined : SCHEMES[url.protocol];
-  if (url === undefined || scheme === undefined) {
-    throw new LedgerUsageError(
-      'The ledger URL must start with http://, https://, ws:// or wss://.',
-    );
-  }
-  url.protocol = scheme;
-  url.pathname = url.pathname.replace(/\/+$/, '') + path;
-  return url.toString();
-}
-
-const SCHEMES: Readonly<Record<string, string>> = {
-  'http:': 'ws:',
-  'https:': 'wss:',
-  'ws:': 'ws:',
-  'wss:': 'wss:',
-};
-
-function safeOrigin(base: string): string {
-  try {
-    const url = new URL(base);
-    return `${url.protocol}//${url.host}`;
-  } catch {
-    return 'the configured URL';
   }
 }
 

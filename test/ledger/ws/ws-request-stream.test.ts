@@ -9,7 +9,8 @@ import { LedgerApiError } from '../../../src/ledger/ledger-api-error.js';
 import { LedgerTransportError } from '../../../src/ledger/ledger-transport-error.js';
 import { LedgerUsageError } from '../../../src/ledger/ledger-usage-error.js';
 import { streamContext } from '../../../src/ledger/ws/stream-context.js';
-import { WsRequestStream, wsUrl } from '../../../src/ledger/ws/ws-request-stream.js';
+import { WsRequestStream } from '../../../src/ledger/ws/ws-request-stream.js';
+import { wsUrl } from '../../../src/ledger/ws/ws-url.js';
 import { FakeWsServer } from '../../support/fake-ws-server.js';
 import { specValidator } from '../../support/spec-validator.js';
 import {
