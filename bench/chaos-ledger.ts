@@ -186,8 +186,8 @@ export type DriverStats = {
 
 /**
  * Submits one driver command until the ledger has it: an error or a lost answer is retried with
- * the same commandId (deduplicated from `anchor`), and DUPLICATE_COMMAND means an earlier attempt
- * landed. Gives up after `maxAttempts` (the run then fails: its expected set is not on the ledger).
+ * the same commandId (deduplicated from `anchor`), and DUPLICATE_COMMAND, or DUPLICATE_CONTRACT_KEY
+ * after a lost answer, means an earlier attempt landed. Gives up after `maxAttempts` (the run then fails: its expected set is not on the ledger).
  */
 export async function driveCommand(
   l: ChaosLedger,
@@ -215,7 +215,12 @@ export async function driveCommand(
     actAs: [l.issuer],
     deduplicationPeriod: { DeduplicationOffset: { value: anchor } },
   };
-  const count = (k: string): void => void stats.outcomes.set(k, (stats.outcomes.get(k) ?? 0) + 1);
+  const mine = new Map<string, number>();
+  const count = (k: string): void => {
+    stats.outcomes.set(k, (stats.outcomes.get(k) ?? 0) + 1);
+    mine.set(k, (mine.get(k) ?? 0) + 1);
+  };
+  let lastAnswer = '';
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     if (attempt > 1) {
       stats.retries += 1;
@@ -236,12 +241,23 @@ export async function driveCommand(
     }
     const code = /"code"\s*:\s*"([A-Z_]+)"/.exec(answer.text)?.[1] ?? `HTTP ${answer.status}`;
     count(code);
+    lastAnswer = `${answer.status} ${answer.text.slice(0, 300)}`;
     if (code === 'DUPLICATE_COMMAND') {
       stats.commands += 1;
       return;
     }
+    // Canton interprets before it deduplicates: once an attempt whose answer was lost created
+    // the invoices, a resubmission fails on their keys (issuer, reference) before it could be
+    // called a duplicate. The references are unique to this command, so the keys are its own.
+    if (code === 'DUPLICATE_CONTRACT_KEY' && (mine.get('lost or timed out') ?? 0) > 0) {
+      stats.commands += 1;
+      return;
+    }
   }
-  throw new Error(`the driver gave up on ${c.commandId} after ${maxAttempts} attempts`);
+  throw new Error(
+    `the driver gave up on ${c.commandId} after ${maxAttempts} attempts ` +
+      `(${[...mine].map(([k, v]) => `${k} ${v}`).join(', ')}; last answer: ${lastAnswer})`,
+  );
 }
 
 export type ActiveContract = {
