@@ -2,6 +2,7 @@ import { eventFormat, transactionFormat, updateFormat } from '../ledger/filters.
 import { LedgerApiError } from '../ledger/ledger-api-error.js';
 import type { CallOptions } from '../ledger/http-transport.js';
 import type { BotLedger } from './bot-ledger.js';
+import { prunedUpTo } from './prune-recovery.js';
 import type { SubmissionPayload } from './submission-payload.js';
 
 /** What `findEarlierCommit` reads of the ledger. */
@@ -38,6 +39,11 @@ export type EarlierCommit =
       readonly contractId: string;
       /** The archiving transaction, when one was read. */
       readonly archivedBy?: { readonly updateId: string; readonly offset: number };
+      /**
+       * The participant knows no events of the contract (category 11): never visible to the
+       * parties, or pruned, in which case its archiving may have been ours (see `lostToPruning`).
+       */
+      readonly unseen?: true;
     }
   | { readonly kind: 'active' }
   | { readonly kind: 'unknown'; readonly contractId: string; readonly error: unknown };
@@ -84,7 +90,7 @@ async function lookUp(
     // Canton sends `"archived": null` for an active contract: null and missing alike.
     const archived = res.archived as typeof res.archived | null;
     if (archived == null) {
-      return res.created == null ? { kind: 'gone', contractId } : { kind: 'active' };
+      return res.created == null ? { kind: 'gone', contractId, unseen: true } : { kind: 'active' };
     }
     const offset = (archived.archivedEvent as { offset?: unknown } | null | undefined)?.offset;
     if (typeof offset !== 'number') {
@@ -95,7 +101,7 @@ async function lookUp(
     rethrowAbort(err, options);
     // Category 11: unknown to the participant or not visible to the parties (never ours to see).
     if (err instanceof LedgerApiError && err.error.errorCategory === 11) {
-      return { kind: 'gone', contractId };
+      return { kind: 'gone', contractId, unseen: true };
     }
     return { kind: 'unknown', contractId, error: err };
   }
@@ -122,6 +128,27 @@ async function lookUp(
     rethrowAbort(err, options);
     // Even NOT_FOUND here is no answer: the archive was visible, so its transaction should be.
     return { kind: 'unknown', contractId, error: err };
+  }
+}
+
+/**
+ * Whether a `gone` answer may hide our own commit because the participant pruned the history
+ * that would show it: the contract is unknown to it and it has pruned at or past the intent's
+ * justifying offset (the contract existed then: it triggered the intent or was read for it).
+ * Undefined when the pruning offset cannot be read.
+ */
+export async function lostToPruning(
+  ledger: Pick<BotLedger, 'latestPrunedOffsets'>,
+  found: EarlierCommit,
+  intentOffset: number,
+  options: CallOptions = {},
+): Promise<boolean | undefined> {
+  if (found.kind !== 'gone' || found.unseen !== true) return false;
+  try {
+    return (await prunedUpTo(ledger, options)) >= intentOffset;
+  } catch (err) {
+    rethrowAbort(err, options);
+    return undefined;
   }
 }
 

@@ -17,7 +17,12 @@ import {
   completionOffsetOf,
   isDefinite,
 } from './classify-for-submission.js';
-import { contractIdsToCheck, findEarlierCommit, type EarlierCommit } from './earlier-commit.js';
+import {
+  contractIdsToCheck,
+  findEarlierCommit,
+  lostToPruning,
+  type EarlierCommit,
+} from './earlier-commit.js';
 import { errorRecord, type ErrorRecord } from './error-record.js';
 import { intentFields, logIntent } from './intent-log.js';
 import {
@@ -518,6 +523,7 @@ export class SubmissionTracker {
     t.phase = 'checking';
     const seq = ++t.seq;
     let found: EarlierCommit;
+    let pruned: boolean | undefined = false;
     try {
       found = await findEarlierCommit(
         this.#o.ledger,
@@ -528,12 +534,33 @@ export class SubmissionTracker {
         },
         { signal: this.#abort.signal },
       );
+      // Only an intent one of whose attempts may have committed can have archived it itself.
+      if (t.record.inDoubt === true) {
+        pruned = await lostToPruning(this.#o.ledger, found, t.record.offset, {
+          signal: this.#abort.signal,
+        });
+      }
     } catch {
       return; // aborted: the bot is stopping
     }
     // A completion that settled the intent meanwhile (success of any attempt) wins.
     if (t.seq !== seq || !this.#tracked.has(t.commandId)) return;
     this.#notifyIdle();
+    if (pruned === true && found.kind === 'gone') {
+      // The ledger can no longer say who archived it; `rejected` could bury our own success, and
+      // a retry would be refused the same way for ever: an operator decides (docs/runtime.md).
+      t.lastError = {
+        ...t.lastError,
+        code: 'EARLIER_COMMIT_UNKNOWN',
+        message: `the contract ${found.contractId} is unknown to the participant, which has pruned past the intent's offset ${t.record.offset}: an earlier attempt of this command may have archived it, and the ledger can no longer tell. Check the ledger, then drop or requeue the dead letter.`,
+      };
+      this.#deadLetter(t, 'final');
+      return;
+    }
+    if (pruned === undefined && found.kind === 'gone') {
+      // Whether it was pruned cannot be read now: as for any failed lookup, retry.
+      found = { kind: 'unknown', contractId: found.contractId, error: undefined };
+    }
     switch (found.kind) {
       case 'ours':
         this.#o.metrics.earlierCommitsFound += 1;

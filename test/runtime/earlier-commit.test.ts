@@ -238,6 +238,37 @@ describe('SubmissionTracker: a contention error after an earlier attempt committ
     expect(states(f)).toEqual(['submitted', 'pending', 'submitted', 'succeeded']);
   });
 
+  it('an intent in doubt whose contract the participant pruned is dead-lettered, not rejected', async () => {
+    f = trackerFixture();
+    f.ledger.submitScript.push(lostResponse, contractNotFound());
+    // The contract's events are gone (unknown to the participant), and it pruned past offset 49.
+    f.ledger.prunedUpTo = 80;
+    await f.track(newIntent(49));
+    await f.clock.advance(0);
+    await f.clock.advance(1_000);
+    expect(f.intent('lb-accept-49').state).toBe('dead-lettered');
+    expect(f.store.getDeadLetter('lb-accept-49')?.error).toMatchObject({
+      code: 'EARLIER_COMMIT_UNKNOWN',
+      reason: 'final',
+    });
+    expect(states(f)).not.toContain('rejected');
+  });
+
+  it('a contract unknown without pruning, or to an intent never in doubt, is rejected not-needed', async () => {
+    f = trackerFixture();
+    f.ledger.submitScript.push(lostResponse, contractNotFound());
+    await f.track(newIntent(50));
+    await f.clock.advance(0);
+    await f.clock.advance(1_000);
+    expect(f.intent('lb-accept-50').lastError).toMatchObject({ reason: 'not-needed' });
+    // Every attempt definitely refused: no attempt of ours can have committed, pruned or not.
+    f.ledger.prunedUpTo = 80;
+    f.ledger.submitScript.push(contractNotFound());
+    await f.track(newIntent(51));
+    await f.clock.advance(0);
+    expect(f.intent('lb-accept-51')).toMatchObject({ state: 'rejected' });
+  });
+
   it('still retries when every contract is active (null-for-absent wire form)', async () => {
     f = trackerFixture();
     f.ledger.nullForAbsent = true;
