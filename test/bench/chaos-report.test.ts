@@ -67,6 +67,7 @@ function result(over: Partial<ChaosResult> = {}): ChaosResult {
       delayedRequests: 900,
       droppedStreams: 12,
       refusedStreams: 0,
+      streamErrors: {},
     },
     bots: [
       {
