@@ -1,4 +1,4 @@
-import { LedgerApiError } from '../ledger/ledger-api-error.js';
+import { isValueTranscodingFailure } from '../ledger/classify.js';
 import type { ErrorRecord } from './error-record.js';
 import type { SubmissionPayload } from './submission-payload.js';
 
@@ -13,12 +13,11 @@ export const INTERNAL_ERROR_CODE = 'LEDGER_API_INTERNAL_ERROR';
 
 /**
  * A synchronous LEDGER_API_INTERNAL_ERROR on submit: on Canton 3.5 that is what every
- * value-transcoding failure looks like (NOTES.md, Corrections: a value of the wrong kind, an
- * Int64 as a JSON number, a Date given as a timestamp, an unknown enum constructor), HTTP 500,
- * category 4, `definiteAnswer: false`. Completions never carry it.
+ * value-transcoding failure looks like (see `isValueTranscodingFailure`). Completions never
+ * carry it: the command did not get that far.
  */
 export function isInternalSubmitError(err: unknown, fromCompletion: boolean): boolean {
-  return !fromCompletion && err instanceof LedgerApiError && err.error.code === INTERNAL_ERROR_CODE;
+  return !fromCompletion && isValueTranscodingFailure(err);
 }
 
 /** The dead letter's error: what the participant said, and what it most likely means. */
