@@ -2,6 +2,7 @@ import { eventFormat, transactionFormat, updateFormat } from '../ledger/filters.
 import { LedgerApiError } from '../ledger/ledger-api-error.js';
 import type { CallOptions } from '../ledger/http-transport.js';
 import type { BotLedger } from './bot-ledger.js';
+import type { ErrorRecord } from './error-record.js';
 import { prunedUpTo } from './prune-recovery.js';
 import type { SubmissionPayload } from './submission-payload.js';
 
@@ -150,6 +151,22 @@ export async function lostToPruning(
     rethrowAbort(err, options);
     return undefined;
   }
+}
+
+/** The dead letter's error when pruning hid whether an earlier attempt committed. */
+export function earlierCommitUnknown(
+  contractId: string,
+  intentOffset: number,
+  last: ErrorRecord | undefined,
+): ErrorRecord {
+  return {
+    ...last,
+    code: 'EARLIER_COMMIT_UNKNOWN',
+    message:
+      `the contract ${contractId} is unknown to the participant, which has pruned past the ` +
+      `intent's offset ${intentOffset}: an earlier attempt of this command may have archived it, ` +
+      'and the ledger can no longer tell. Check the ledger, then drop or requeue the dead letter.',
+  };
 }
 
 function rethrowAbort(err: unknown, options: CallOptions): void {

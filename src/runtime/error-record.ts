@@ -45,3 +45,18 @@ export function errorRecord(err: unknown): ErrorRecord {
 export function errorCode(err: unknown): string {
   return errorRecord(err).code;
 }
+
+/** An ErrorRecord read back from the journal (JSON), or undefined if it is not one. */
+export function errorRecordOf(value: unknown): ErrorRecord | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const v = value as { code?: unknown; message?: unknown };
+  return typeof v.code === 'string' && typeof v.message === 'string'
+    ? (value as ErrorRecord)
+    : undefined;
+}
+
+/** The log fields of an error: its stable code and message. */
+export function errorFields(err: unknown): Record<string, unknown> {
+  const r = errorRecord(err);
+  return { errorCode: r.code, error: r.message };
+}

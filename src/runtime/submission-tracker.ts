@@ -19,11 +19,12 @@ import {
 } from './classify-for-submission.js';
 import {
   contractIdsToCheck,
+  earlierCommitUnknown,
   findEarlierCommit,
   lostToPruning,
   type EarlierCommit,
 } from './earlier-commit.js';
-import { errorRecord, type ErrorRecord } from './error-record.js';
+import { errorFields, errorRecord, errorRecordOf, type ErrorRecord } from './error-record.js';
 import { intentFields, logIntent } from './intent-log.js';
 import {
   buildSubmission,
@@ -549,11 +550,7 @@ export class SubmissionTracker {
     if (pruned === true && found.kind === 'gone') {
       // The ledger can no longer say who archived it; `rejected` could bury our own success, and
       // a retry would be refused the same way for ever: an operator decides (docs/runtime.md).
-      t.lastError = {
-        ...t.lastError,
-        code: 'EARLIER_COMMIT_UNKNOWN',
-        message: `the contract ${found.contractId} is unknown to the participant, which has pruned past the intent's offset ${t.record.offset}: an earlier attempt of this command may have archived it, and the ledger can no longer tell. Check the ledger, then drop or requeue the dead letter.`,
-      };
+      t.lastError = earlierCommitUnknown(found.contractId, t.record.offset, t.lastError);
       this.#deadLetter(t, 'final');
       return;
     }
@@ -713,17 +710,4 @@ function isBusy(phase: Phase): boolean {
 
 function optionalOffset(offset: number | undefined): { completionOffset?: number } {
   return offset === undefined ? {} : { completionOffset: offset };
-}
-
-function errorRecordOf(value: unknown): ErrorRecord | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  const v = value as { code?: unknown; message?: unknown };
-  return typeof v.code === 'string' && typeof v.message === 'string'
-    ? (value as ErrorRecord)
-    : undefined;
-}
-
-function errorFields(err: unknown): Record<string, unknown> {
-  const r = errorRecord(err);
-  return { errorCode: r.code, error: r.message };
 }
