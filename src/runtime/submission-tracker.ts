@@ -556,7 +556,11 @@ export class SubmissionTracker {
     }
     if (pruned === undefined && found.kind === 'gone') {
       // Whether it was pruned cannot be read now: as for any failed lookup, retry.
-      found = { kind: 'unknown', contractId: found.contractId, error: undefined };
+      found = {
+        kind: 'unknown',
+        contractId: found.contractId,
+        error: new Error('the participant did not say how far it has pruned'),
+      };
     }
     switch (found.kind) {
       case 'ours':
