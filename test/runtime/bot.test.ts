@@ -292,7 +292,7 @@ rules:
 rules:
   - id: accept
     on: { created: '#invoices:Invoice:Invoice', party: payer }
-    when: event.createArgument.missing == "x"
+    when: decimal(event.createArgument.currency) > decimal("1")
     then:
       - exercise: { template: '#invoices:Invoice:Invoice', contractId: '\${{ event.contractId }}', choice: Accept }
         actAs: [payer]
