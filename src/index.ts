@@ -10,7 +10,13 @@ export { IllegalStateError } from './core/illegal-state-error.js';
 export { AbortError } from './core/abort-error.js';
 export { parseDuration, formatDuration, DurationSyntaxError } from './core/duration.js';
 export type { Classification } from './ledger/classify.js';
-export { classify, retryDelayHintMs } from './ledger/classify.js';
+export {
+  classify,
+  isStreamAuthExpiry,
+  isValueTranscodingFailure,
+  needsFreshToken,
+  retryDelayHintMs,
+} from './ledger/classify.js';
 export { parseCompletionStatus, completionError } from './ledger/completion-status.js';
 export type { AuthProvider } from './ledger/auth/auth-provider.js';
 export type { AuthErrorCode } from './ledger/auth/auth-error.js';
@@ -92,7 +98,12 @@ export type {
 export type { RuleProblem, RuleProblemCode } from './rules/rule-problem.js';
 export { formatRuleProblem } from './rules/rule-problem.js';
 export { RuleError } from './rules/rule-error.js';
-export type { CatalogueTemplate, PackageCatalogue } from './rules/package-catalogue.js';
+export type {
+  CatalogueField,
+  CatalogueTemplate,
+  CatalogueType,
+  PackageCatalogue,
+} from './rules/package-catalogue.js';
 export { RULES_SCHEMA } from './rules/rules-schema.js';
 export type { CommandIdInput, TriggerKey } from './rules/command-id.js';
 export { commandIdFor } from './rules/command-id.js';

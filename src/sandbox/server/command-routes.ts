@@ -79,7 +79,6 @@ export function bareTransaction(tx: CommittedTransaction): JsTransaction {
     offset: tx.offset,
     synchronizerId: tx.synchronizerId,
     recordTime: tx.effectiveAt,
-    paidTrafficCost: 0,
   };
 }
 
