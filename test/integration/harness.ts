@@ -41,11 +41,15 @@ export type TestLedger = {
   close(): Promise<void>;
 };
 
-export async function startTestLedger(seed: number): Promise<TestLedger> {
+export async function startTestLedger(
+  seed: number,
+  options: { readonly idleTimeout?: string } = {},
+): Promise<TestLedger> {
   const sandbox = await startSandbox({
     models: [INVOICES_MODEL, AUDIT_MODEL],
     parties: ['issuer', 'payer'],
     seed,
+    ...options,
   });
   const client = await LedgerClient.create({ url: sandbox.url });
   const post = async (path: string, method: string, body?: unknown): Promise<void> => {
@@ -307,14 +311,19 @@ export type InProcessBotOptions = {
   readonly seed: number;
   readonly rules?: RuleSet;
   readonly logger?: Logger;
+  /** The client's websocket ping interval (default: the client's, 25 s). */
+  readonly pingIntervalMs?: number;
 } & Partial<Omit<BotOptions, 'ledger' | 'store' | 'rules' | 'parties' | 'random'>>;
 
 export async function startInProcessBot(
   ledger: TestLedger,
   options: InProcessBotOptions,
 ): Promise<InProcessBot> {
-  const { stateDir, seed, rules, ...rest } = options;
-  const client = await LedgerClient.create({ url: ledger.url });
+  const { stateDir, seed, rules, pingIntervalMs, ...rest } = options;
+  const client = await LedgerClient.create({
+    url: ledger.url,
+    ...(pingIntervalMs === undefined ? {} : { pingIntervalMs }),
+  });
   const store = openSqliteStore({ dir: stateDir });
   const submitOutcomes = new Map<string, number>();
   const count = (key: string): void => {
