@@ -8,8 +8,9 @@ import type {
   JsTransaction,
   TransactionFormat,
 } from '../../ledger/wire/wire-types.js';
-import type { DamlType, FieldDef, InterfaceDef, ValueExpr } from '../model/model-types.js';
+import type { DamlType, InterfaceDef, ValueExpr } from '../model/model-types.js';
 import { normalizeDamlValue } from '../model/normalize-daml-value.js';
+import { recordType } from '../model/record-type.js';
 import { trimTrailingNones } from '../model/trim-trailing-nones.js';
 import type {
   CommittedTransaction,
@@ -19,18 +20,6 @@ import type {
 import type { EventFilter, FilterMatch } from './event-filter.js';
 
 type JsInterfaceView = NonNullable<CreatedEvent['interfaceViews']>[number];
-
-const recordTypes = new WeakMap<readonly FieldDef[], DamlType>();
-
-/** One record type object per field list, so that per-type caches hit. */
-function recordType(fields: readonly FieldDef[]): DamlType {
-  let type = recordTypes.get(fields);
-  if (type === undefined) {
-    type = { kind: 'Record', fields };
-    recordTypes.set(fields, type);
-  }
-  return type;
-}
 
 const wireForms = new WeakMap<object, unknown>();
 

@@ -1,7 +1,8 @@
 import type { LedgerEngine } from '../engine/ledger-engine.js';
 import type { ResolvedId } from '../engine/template-resolver.js';
 import { decodeWireValue, scalaSet, type WireValueFailure } from '../model/decode-wire-value.js';
-import type { ChoiceDef, DamlType, FieldDef, TemplateDef } from '../model/model-types.js';
+import type { ChoiceDef, DamlType, TemplateDef } from '../model/model-types.js';
+import { recordType } from '../model/record-type.js';
 import type { JsonObject } from './request-parsing.js';
 import { fromEngineError, SandboxApiError } from './sandbox-api-error.js';
 
@@ -37,17 +38,6 @@ export function wireValueError(failure: WireValueFailure): SandboxApiError {
         context: { throwableO: `Some(${failure.exception}: ${failure.message})` },
       });
   }
-}
-
-const recordTypes = new WeakMap<readonly FieldDef[], DamlType>();
-
-function recordType(fields: readonly FieldDef[]): DamlType {
-  let type = recordTypes.get(fields);
-  if (type === undefined) {
-    type = { kind: 'Record', fields };
-    recordTypes.set(fields, type);
-  }
-  return type;
 }
 
 function decoded(type: DamlType, json: unknown): unknown {
