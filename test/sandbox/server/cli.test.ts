@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { INVOICES_MODEL } from './sandbox-fixture.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -79,6 +80,42 @@ describe('ledgerbot sandbox', () => {
     );
   }, 30_000);
 
+  it('--idle-timeout closes a websocket that stays quiet that long', async () => {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'sandbox', '--port', '0', '--model', INVOICES_MODEL, '--idle-timeout', '400ms'],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      let out = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ready line: ${out}`)), 15_000);
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString('utf8');
+          const m = /sandbox ready (http:\/\/\S+)/.exec(out);
+          if (m !== null) {
+            clearTimeout(timer);
+            resolve(m[1]!);
+          }
+        });
+      });
+      // A socket that never sends its request: nothing flows either way.
+      const ws = new WebSocket(`${url.replace('http', 'ws')}/v2/updates`, ['daml.ws.auth']);
+      const opened = Date.now();
+      const code = await new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('still open after 10 s')), 10_000);
+        ws.on('close', (c: number) => {
+          clearTimeout(timer);
+          resolve(c);
+        });
+      });
+      expect(code).toBe(1006);
+      expect(Date.now() - opened).toBeGreaterThanOrEqual(350);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 30_000);
+
   it('exits 2 for a bad flag or a bad --auth', () => {
     const a = spawnSync(process.execPath, [BIN, 'sandbox', '--nope'], {
       encoding: 'utf8',
@@ -95,6 +132,7 @@ describe('ledgerbot sandbox', () => {
       ['--port', 'abc', /--port abc: expected a whole number from 0 to 65535/],
       ['--seed', 'x', /--seed x: expected a whole number/],
       ['--max-dedup', '7x', /--max-dedup 7x: "7x" is not a duration/],
+      ['--idle-timeout', 'soon', /--idle-timeout soon: "soon" is not a duration/],
     ] as const) {
       const r = spawnSync(process.execPath, [BIN, 'sandbox', flag, value], {
         encoding: 'utf8',
