@@ -56,6 +56,11 @@ export type CompletionInput = Omit<Completion, 'offset' | 'synchronizerTime'> & 
    * transaction's offset, as on Canton. A rejection (no transaction) gets an offset of its own.
    */
   readonly transaction?: CommittedTransaction;
+  /**
+   * Fault injection: the completion is in the log (reads from an earlier offset and the list
+   * endpoint find it, as Canton's index would) but never reached the streams open at the time.
+   */
+  readonly lostInTransit?: boolean;
 };
 
 /** One element of the ledger's log, in offset order. */
@@ -65,7 +70,13 @@ export type LogEntry =
       readonly offset: number;
       readonly transaction: CommittedTransaction;
     }
-  | { readonly kind: 'completion'; readonly offset: number; readonly completion: Completion };
+  | {
+      readonly kind: 'completion';
+      readonly offset: number;
+      readonly completion: Completion;
+      /** See CompletionInput.lostInTransit: live streams skip it. */
+      readonly lostInTransit?: true;
+    };
 
 export type LogListener = (entry: LogEntry) => void;
 

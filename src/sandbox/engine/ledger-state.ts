@@ -323,7 +323,7 @@ export class LedgerState implements InterpreterLedger {
   }
 
   recordCompletion(input: CompletionInput): Completion {
-    const { transaction, ...rest } = input;
+    const { transaction, lostInTransit, ...rest } = input;
     const offset = transaction?.offset ?? this.ledgerEnd + 1;
     const completion: Completion = {
       ...rest,
@@ -333,7 +333,12 @@ export class LedgerState implements InterpreterLedger {
         recordTime: transaction?.effectiveAt ?? formatTimestamp(BigInt(this.#clock.now()) * 1000n),
       },
     };
-    this.#append({ kind: 'completion', offset, completion });
+    this.#append({
+      kind: 'completion',
+      offset,
+      completion,
+      ...(lostInTransit === true ? { lostInTransit: true } : {}),
+    });
     return completion;
   }
 

@@ -182,8 +182,9 @@ export class CommandPipeline {
     }
     const tx = d.engine.commit(interpreted.value);
     d.dedup.end(p.key, { offset: tx.offset, atMs: d.clock.now(), submissionId: p.submissionId });
-    if (d.faults.dropCompletion())
-      return { kind: 'accepted', transaction: tx, completion: undefined };
+    // A dropped completion is lost on its way to the clients (and to submit-and-wait), not
+    // from the participant's index: a later read from an earlier offset finds it, as on Canton.
+    const lost = d.faults.dropCompletion();
     const completion = d.engine.recordCompletion({
       commandId: p.commands.commandId,
       status: OK_STATUS,
@@ -194,8 +195,9 @@ export class CommandPipeline {
       deduplicationPeriod: { DeduplicationOffset: { value: check.reportedOffset } },
       paidTrafficCost: 0,
       transaction: tx,
+      ...(lost ? { lostInTransit: true } : {}),
     });
-    return { kind: 'accepted', transaction: tx, completion };
+    return { kind: 'accepted', transaction: tx, completion: lost ? undefined : completion };
   }
 
   #reject(p: Prepared, error: SandboxApiError, dedupOffset: number | undefined): SubmissionOutcome {

@@ -192,7 +192,7 @@ export class StreamHub {
         if (entry.kind !== 'transaction' || s.format === undefined) continue;
         frame = this.#cache.frame(entry.transaction, s.format, s.formatKey);
       } else {
-        if (entry.kind !== 'completion') continue;
+        if (entry.kind !== 'completion' || entry.lostInTransit === true) continue;
         const c = completionFor(entry.completion, s.userId, s.parties);
         if (c === undefined) continue;
         frame =

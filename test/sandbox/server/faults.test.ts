@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import type { Sandbox } from '../../../src/sandbox/start-sandbox.js';
 import { specValidator } from '../../support/spec-validator.js';
 import { call, keylessCommands, startTestSandbox, wildcard, wsCollect } from './sandbox-fixture.js';
@@ -117,26 +118,48 @@ describe('faults', () => {
     expect(await completions(sb)).toEqual([{ code: 0 }]);
   });
 
-  it('dropCompletionRate: the transaction commits, no completion is ever emitted', async () => {
+  it('dropCompletionRate: the transaction commits; its completion never reaches the open streams, but a later read finds it', async () => {
     sb = await startTestSandbox();
-    await call(sb, 'POST', '/sandbox/faults', { dropCompletionRate: 1 });
-    expect((await call(sb, 'POST', '/v2/commands/async/submit', keylessCommands(sb))).status).toBe(
+    const s = sb;
+    // A completions stream open before the submission: what a client following them sees live.
+    const live: unknown[] = [];
+    const ws = new WebSocket(s.url.replace('http', 'ws') + '/v2/commands/completions', [
+      'daml.ws.auth',
+    ]);
+    await new Promise<void>((resolve, reject) => {
+      ws.on('open', () => {
+        ws.send(
+          JSON.stringify({ userId: 'alice-bot', parties: [s.parties.Alice], beginExclusive: 0 }),
+        );
+        resolve();
+      });
+      ws.on('error', reject);
+    });
+    ws.on('message', (data: Buffer) => live.push(JSON.parse(data.toString('utf8'))));
+    await call(s, 'POST', '/sandbox/faults', { dropCompletionRate: 1 });
+    expect((await call(s, 'POST', '/v2/commands/async/submit', keylessCommands(s))).status).toBe(
       200,
     );
-    const end = await ledgerEnd(sb);
+    const end = await ledgerEnd(s);
     expect(end).toBe(1);
-    const updates = await call(sb, 'POST', '/v2/updates', {
+    const updates = await call(s, 'POST', '/v2/updates', {
       beginExclusive: 0,
       endInclusive: end,
       updateFormat: {
         includeTransactions: {
-          eventFormat: wildcard(sb.parties.Alice!),
+          eventFormat: wildcard(s.parties.Alice!),
           transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
         },
       },
     });
     expect(updates.body).toHaveLength(1);
-    expect(await completions(sb)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 300));
+    ws.close();
+    expect(live.filter((f) => (f as Frame).completionResponse?.Completion !== undefined)).toEqual(
+      [],
+    );
+    // The participant's index has it: the list (or a stream from an earlier offset) reads it.
+    expect(await completions(s)).toEqual([{ code: 0 }]);
   });
 
   it('completionDelayMs: the completion comes after the delay', async () => {
