@@ -1,5 +1,6 @@
 import type { ActiveContractsOptions, ActiveContractsRequest } from '../ledger/active-contracts.js';
 import type { CallOptions } from '../ledger/http-transport.js';
+import type { ListOptions } from '../ledger/ledger-client.js';
 import type {
   CompletionElement,
   StreamCompletionsRequest,
@@ -7,6 +8,8 @@ import type {
 import type { StreamOptions } from '../ledger/ws/stream-context.js';
 import type { StreamUpdatesRequest, UpdateElement } from '../ledger/ws/update-stream.js';
 import type {
+  CompletionStreamRequest,
+  CompletionStreamResponse,
   GetEventsByContractIdRequest,
   GetLatestPrunedOffsetsResponse,
   GetUpdateByOffsetRequest,
@@ -41,6 +44,15 @@ export type BotLedger = {
     request: GetUpdateByOffsetRequest,
     options?: CallOptions,
   ): Promise<JsGetUpdateResponse>;
+  /**
+   * After a contention error on a command with no archived input to look at (a keyed create
+   * refused as DUPLICATE_CONTRACT_KEY): the user's completions after the intent's offset, in
+   * pages, to find a success of its commandId.
+   */
+  listCompletions(
+    request: CompletionStreamRequest,
+    options?: ListOptions,
+  ): Promise<CompletionStreamResponse[]>;
   /** After a PARTICIPANT_PRUNED_DATA_ACCESSED: how far the participant pruned. */
   latestPrunedOffsets(options?: CallOptions): Promise<GetLatestPrunedOffsetsResponse>;
   /** After a PARTICIPANT_PRUNED_DATA_ACCESSED: the contracts created in the pruned range. */

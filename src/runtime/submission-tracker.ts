@@ -33,6 +33,7 @@ import {
   type SubmissionPayload,
 } from './submission-payload.js';
 import type { TokenBucket } from './token-bucket.js';
+import { findCommittedCompletion, type CompletionLookup } from './completion-lookup.js';
 import { prunedUpTo } from './prune-recovery.js';
 import {
   INTERNAL_ERROR_CODE,
@@ -76,7 +77,12 @@ export type GiveUpReason =
 export type TrackerOptions = {
   readonly ledger: Pick<
     BotLedger,
-    'submit' | 'eventsByContractId' | 'updateByOffset' | 'latestPrunedOffsets'
+    | 'submit'
+    | 'eventsByContractId'
+    | 'updateByOffset'
+    | 'latestPrunedOffsets'
+    | 'ledgerEnd'
+    | 'listCompletions'
   >;
   readonly store: Store;
   readonly clock: Clock;
@@ -525,6 +531,7 @@ export class SubmissionTracker {
     const seq = ++t.seq;
     let found: EarlierCommit;
     let pruned: boolean | undefined = false;
+    let completed: CompletionLookup | undefined;
     try {
       found = await findEarlierCommit(
         this.#o.ledger,
@@ -541,12 +548,51 @@ export class SubmissionTracker {
           signal: this.#abort.signal,
         });
       }
+      if (found.kind === 'active' && isKeyConflict(err)) {
+        // No archived input tells whose command it was: a keyed create refused because its key
+        // is taken, maybe by its own earlier attempt. Its completion says.
+        completed = await findCommittedCompletion(
+          this.#o.ledger,
+          {
+            userId: t.record.userId,
+            actAs: t.payload.actAs,
+            commandId: t.commandId,
+            afterOffset: t.record.offset,
+          },
+          this.#o.logger,
+          { signal: this.#abort.signal },
+        );
+      }
     } catch {
       return; // aborted: the bot is stopping
     }
     // A completion that settled the intent meanwhile (success of any attempt) wins.
     if (t.seq !== seq || !this.#tracked.has(t.commandId)) return;
     this.#notifyIdle();
+    if (completed?.kind === 'ours') {
+      this.#o.metrics.earlierCommitsFound += 1;
+      this.#o.logger.info(
+        {
+          ...this.#ids(t),
+          completionUpdateId: completed.updateId,
+          completionOffset: completed.offset,
+          errorCode: t.lastError?.code,
+        },
+        'an earlier attempt of this command committed (its successful completion was found); settling it succeeded',
+      );
+      this.#settle(t, {
+        to: 'succeeded',
+        completionOffset: completed.offset,
+        updateId: completed.updateId,
+      });
+      return;
+    }
+    if (completed?.kind === 'unknown') {
+      this.#o.logger.warn(
+        { ...this.#ids(t), ...errorFields(completed.error) },
+        'cannot tell whether an earlier attempt committed (reading the completions failed); retrying later',
+      );
+    }
     if (pruned === true && found.kind === 'gone') {
       // The ledger can no longer say who archived it; `rejected` could bury our own success, and
       // a retry would be refused the same way for ever: an operator decides (docs/runtime.md).
@@ -714,4 +760,14 @@ function isBusy(phase: Phase): boolean {
 
 function optionalOffset(offset: number | undefined): { completionOffset?: number } {
   return offset === undefined ? {} : { completionOffset: offset };
+}
+
+/** Contention on a contract key: the key is taken, possibly by the intent's own earlier create. */
+const KEY_CONFLICT_CODES: ReadonlySet<string> = new Set([
+  'DUPLICATE_CONTRACT_KEY',
+  'INCONSISTENT_CONTRACT_KEY',
+]);
+
+function isKeyConflict(err: unknown): boolean {
+  return err instanceof LedgerApiError && KEY_CONFLICT_CODES.has(err.error.code);
 }

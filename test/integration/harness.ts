@@ -347,6 +347,7 @@ export async function startInProcessBot(
     completions: (req, opts) => client.completions(req, opts),
     eventsByContractId: (req, opts) => client.eventsByContractId(req, opts),
     updateByOffset: (req, opts) => client.updateByOffset(req, opts),
+    listCompletions: (req, opts) => client.listCompletions(req, opts),
     latestPrunedOffsets: (opts) => client.latestPrunedOffsets(opts),
     activeContracts: (req, opts) => client.activeContracts(req, opts),
   };

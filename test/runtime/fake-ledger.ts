@@ -1,5 +1,6 @@
 import { AbortError } from '../../src/core/abort-error.js';
 import type { CallOptions } from '../../src/ledger/http-transport.js';
+import type { ListOptions } from '../../src/ledger/ledger-client.js';
 import { LedgerApiError } from '../../src/ledger/ledger-api-error.js';
 import { parseJsCantonError } from '../../src/ledger/js-canton-error.js';
 import type {
@@ -13,6 +14,9 @@ import type {
   ActiveContractsRequest,
 } from '../../src/ledger/active-contracts.js';
 import type {
+  Completion,
+  CompletionStreamRequest,
+  CompletionStreamResponse,
   GetEventsByContractIdRequest,
   GetLatestPrunedOffsetsResponse,
   GetUpdateByOffsetRequest,
@@ -273,6 +277,35 @@ export class FakeLedger implements BotLedger {
     };
     if (!this.nullForAbsent) openapi.assert('JsGetUpdateResponse', res);
     return Promise.resolve(res as unknown as JsGetUpdateResponse);
+  }
+
+  /**
+   * The user's completions, as `listCompletions` pages through them: every entry after
+   * `beginExclusive`, at most `limit`. Entries are `completion(...)` elements of the test.
+   */
+  readonly completionLog: { offset: number; completion: Completion }[] = [];
+  readonly completionListRequests: { request: CompletionStreamRequest; limit?: number }[] = [];
+  /** Errors the next listCompletions calls throw (one per call). */
+  readonly completionListErrors: Error[] = [];
+
+  listCompletions(
+    request: CompletionStreamRequest,
+    options?: ListOptions,
+  ): Promise<CompletionStreamResponse[]> {
+    openapi.assert('CompletionStreamRequest', request);
+    this.completionListRequests.push({
+      request,
+      ...(options?.limit === undefined ? {} : { limit: options.limit }),
+    });
+    const failure = this.completionListErrors.shift();
+    if (failure !== undefined) return Promise.reject(failure);
+    const page = this.completionLog
+      .filter((c) => c.offset > (request.beginExclusive ?? 0))
+      .sort((a, b) => a.offset - b.offset)
+      .slice(0, options?.limit ?? 200)
+      .map((c) => ({ completionResponse: { Completion: { value: c.completion } } }));
+    for (const r of page) openapi.assert('CompletionStreamResponse', r);
+    return Promise.resolve(page);
   }
 
   latestPrunedOffsets(): Promise<GetLatestPrunedOffsetsResponse> {

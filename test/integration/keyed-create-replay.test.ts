@@ -1,0 +1,128 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventFormat } from '../../src/ledger/filters.js';
+import {
+  allTerminal,
+  invoicePlan,
+  issueInvoices,
+  loadFixtureRules,
+  ROOT,
+  startInProcessBot,
+  startTestLedger,
+  tempDir,
+  waitFor,
+  type InProcessBot,
+  type TempDir,
+  type TestLedger,
+} from './harness.js';
+
+// A create of a keyed template, resubmitted after its first attempt committed, is refused at
+// interpretation with DUPLICATE_CONTRACT_KEY (the key is taken, by itself): there is no archived
+// input to look at, so the bot finds its own success in the user's completions.
+
+const STAMP = '#audit:Audit:Stamp';
+const KEYED_RULES = join(ROOT, 'test/integration/fixtures/keyed-rules');
+
+let ledger: TestLedger | undefined;
+const bots: InProcessBot[] = [];
+const temps: TempDir[] = [];
+
+afterEach(async () => {
+  for (const b of bots.splice(0)) await b.stop();
+  await ledger?.close();
+  for (const t of temps.splice(0)) t.cleanup();
+  ledger = undefined;
+});
+
+function replica(l: TestLedger, seed: number): Promise<InProcessBot> {
+  const t = tempDir();
+  temps.push(t);
+  return startInProcessBot(l, {
+    stateDir: t.dir,
+    seed,
+    start: { kind: 'begin' },
+    rules: loadFixtureRules(l.parties, KEYED_RULES),
+    submission: { maxInFlight: 32, completionTimeoutMs: 400 },
+  });
+}
+
+/** Stamps on the ledger per reference. */
+async function stamps(l: TestLedger): Promise<Map<string, number>> {
+  const refs = new Map<string, number>();
+  for await (const element of l.client.activeContracts({
+    activeAtOffset: await l.client.ledgerEnd(),
+    eventFormat: eventFormat({ parties: [l.parties.issuer], templates: [STAMP] }),
+  })) {
+    const entry = element.contractEntry;
+    if (entry === undefined || !('JsActiveContract' in entry)) continue;
+    const ref = (entry.JsActiveContract.createdEvent.createArgument as { reference: string })
+      .reference;
+    refs.set(ref, (refs.get(ref) ?? 0) + 1);
+  }
+  return refs;
+}
+
+const unsettled = (b: InProcessBot): unknown[] =>
+  b.store.listIntents({ states: ['rejected', 'dead-lettered'] }).map((r) => ({
+    commandId: r.commandId,
+    state: r.state,
+    lastError: r.lastError,
+  }));
+
+describe('keyed creates resubmitted after they committed', () => {
+  it(
+    'under lost responses and dropped completions, and on a replica replaying from the beginning, every stamp once and every intent succeeded',
+    { timeout: 90_000 },
+    async () => {
+      const seed = 3201;
+      ledger = await startTestLedger(seed);
+      const l = ledger;
+      const plan = invoicePlan(40, seed);
+      await issueInvoices(l, plan, 3);
+      await l.faults({
+        loseSubmitResponseRate: 0.3,
+        dropCompletionRate: 0.3,
+        completionDelayMs: [0, 150],
+      });
+
+      const a = await replica(l, 41);
+      bots.push(a);
+      await waitFor(
+        () => stamps(l),
+        (s) => s.size === plan.length,
+        45_000,
+        'a stamp each',
+      );
+      const aStates = await waitFor(
+        () => a.states(),
+        (s) => allTerminal(s) && s.succeeded + s.duplicate + s.rejected + s['dead-lettered'] >= 40,
+        20_000,
+        'replica a terminal',
+      );
+      expect(unsettled(a)).toEqual([]);
+      expect(aStates.succeeded + aStates.duplicate).toBe(plan.length);
+      // Its own repeats met their key (synchronously, or in the completion of a delayed one)
+      // and were found committed.
+      expect(a.bot.metrics.earlierCommitsFound).toBeGreaterThan(0);
+
+      // Replica b: everything it derives, a has committed; each repeat is refused on its key.
+      const b = await replica(l, 42);
+      bots.push(b);
+      const bStates = await waitFor(
+        () => b.states(),
+        (s) => allTerminal(s) && s.succeeded + s.duplicate + s.rejected + s['dead-lettered'] >= 40,
+        30_000,
+        'replica b terminal',
+      );
+      expect(unsettled(b)).toEqual([]);
+      expect(bStates.succeeded + bStates.duplicate).toBe(plan.length);
+      expect(b.bot.metrics.earlierCommitsFound).toBeGreaterThan(0);
+
+      await l.clearFaults();
+      await new Promise((r) => setTimeout(r, 300));
+      const final = await stamps(l);
+      expect(final.size).toBe(plan.length);
+      expect([...final.values()].every((n) => n === 1)).toBe(true);
+    },
+  );
+});
