@@ -74,14 +74,17 @@ export const runCommand: CliCommand = {
     };
     const onHup = (): void => reloadNow('SIGHUP');
     process.on('SIGHUP', onHup);
+    // Watched before the bot reads its rules: an edit saved while it starts (which takes a
+    // while against a slow participant) is reloaded once it runs, not missed.
+    const stopWatching = watchRuleFiles(config.rules, () => reloadNow('file change'), logger);
     try {
       running = await startBot(config, logger, { shadow });
     } catch (err) {
       process.off('SIGHUP', onHup);
+      stopWatching();
       throw err;
     }
     if (reloadPending) void running.reload();
-    const stopWatching = watchRuleFiles(config.rules, () => reloadNow('file change'), logger);
     const signal = await Promise.race([stopSignal, running.bot.done.then(() => undefined)]);
     process.off('SIGHUP', onHup);
     stopWatching();
