@@ -1,11 +1,17 @@
 import type { Logger } from '../core/logger.js';
 import { completionError } from '../ledger/completion-status.js';
 import type { CallOptions } from '../ledger/http-transport.js';
+import { LedgerApiError } from '../ledger/ledger-api-error.js';
 import { decodeCompletion } from '../ledger/ws/completion-stream.js';
 import type { BotLedger } from './bot-ledger.js';
+import type { ErrorRecord } from './error-record.js';
+import { prunedUpTo } from './prune-recovery.js';
 
 /** What `findCommittedCompletion` reads of the ledger. */
-export type CompletionLookupLedger = Pick<BotLedger, 'ledgerEnd' | 'listCompletions'>;
+export type CompletionLookupLedger = Pick<
+  BotLedger,
+  'ledgerEnd' | 'listCompletions' | 'latestPrunedOffsets'
+>;
 
 export type CompletionLookupQuery = {
   readonly userId: string;
@@ -20,22 +26,31 @@ export type CompletionLookupQuery = {
  * - `ours`: a successful completion of this commandId (any attempt, run or replica of the same
  *   user) at `offset`, for the transaction `updateId`;
  * - `none`: every completion up to the ledger end was read, and none is a success of it;
+ * - `pruned`: the participant pruned the completions after `afterOffset` up to `prunedUpTo`;
+ *   those after it were read and none is a success of it, so a success can only hide in the
+ *   pruned range;
  * - `unknown`: the read failed or was cut short, so a success can be neither seen nor ruled out.
  */
 export type CompletionLookup =
   | { readonly kind: 'ours'; readonly updateId: string; readonly offset: number }
   | { readonly kind: 'none' }
+  | { readonly kind: 'pruned'; readonly prunedUpTo: number }
   | { readonly kind: 'unknown'; readonly error: unknown };
 
 /** The list endpoint's maximum page (a larger `limit` is refused with 413, NOTES.md §3). */
 const PAGE = 200;
 /**
- * At most this many pages (10,000 completions) per lookup. Stopping early answers `unknown`, and
- * the intent is retried under dedup rather than settled on a guess, so the bound costs at most a
- * dead letter an operator can retry; without it one lookup on a busy participant could read its
- * whole history.
+ * At most this many pages (10,000 completions) per lookup. Safe because stopping early answers
+ * `unknown`, never `none` or `ours`: the tracker then retries under the same commandId (the key,
+ * and deduplication where the command reaches it, keep the effect single) and looks again, so
+ * the bound can cost a dead letter after max-attempts an operator can requeue, never a wrong
+ * verdict. Without it one lookup on a busy participant could read its whole history, once per
+ * attempt of every contended intent. Only the last page waits for the node's idle cut-off
+ * (500 ms by default, NOTES.md §3): a full page returns as soon as it is full.
  */
 const MAX_PAGES = 50;
+
+const PRUNED = 'PARTICIPANT_PRUNED_DATA_ACCESSED';
 
 /**
  * Whether an attempt of the intent committed, read from the user's completions after the intent's
@@ -54,12 +69,25 @@ export async function findCommittedCompletion(
   try {
     const end = await ledger.ledgerEnd(options);
     let from = query.afterOffset;
+    let prunedAt: number | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      if (from >= end) return { kind: 'none' };
-      const responses = await ledger.listCompletions(
-        { userId: query.userId, parties: [...query.actAs], beginExclusive: from },
-        { ...options, limit: PAGE },
-      );
+      if (from >= end) return nothingAfter(prunedAt);
+      let responses: unknown[];
+      try {
+        responses = await ledger.listCompletions(
+          { userId: query.userId, parties: [...query.actAs], beginExclusive: from },
+          { ...options, limit: PAGE },
+        );
+      } catch (err) {
+        if (!(err instanceof LedgerApiError && err.error.code === PRUNED)) throw err;
+        // The completions before the pruning offset are gone; those after it can still show
+        // our success. Read on from there, and remember that the rest cannot be read.
+        const pruned = await prunedUpTo(ledger, options);
+        if (pruned <= from) throw err;
+        from = pruned;
+        prunedAt = pruned;
+        continue;
+      }
       const before = from;
       for (const response of responses) {
         const element = decodeCompletion(response, logger);
@@ -72,7 +100,7 @@ export async function findCommittedCompletion(
         return { kind: 'ours', updateId: c.updateId ?? '', offset: element.offset };
       }
       // The list answers once its stream is idle: no progress means nothing more to read.
-      if (from === before) return { kind: 'none' };
+      if (from === before) return nothingAfter(prunedAt);
     }
     return {
       kind: 'unknown',
@@ -84,4 +112,25 @@ export async function findCommittedCompletion(
     if (options.signal?.aborted === true) throw err;
     return { kind: 'unknown', error: err };
   }
+}
+
+function nothingAfter(prunedAt: number | undefined): CompletionLookup {
+  return prunedAt === undefined ? { kind: 'none' } : { kind: 'pruned', prunedUpTo: prunedAt };
+}
+
+/** The dead letter's error when pruning hid whether an earlier attempt's completion succeeded. */
+export function completionsPruned(
+  intentOffset: number,
+  prunedUpToOffset: number,
+  last: ErrorRecord | undefined,
+): ErrorRecord {
+  return {
+    ...last,
+    code: 'EARLIER_COMMIT_UNKNOWN',
+    message:
+      `the participant has pruned its completions up to ${prunedUpToOffset}, past the intent's ` +
+      `offset ${intentOffset}, and none after it is a success of this command: an earlier ` +
+      'attempt may have committed in the pruned range, and the ledger can no longer tell. Check ' +
+      'the ledger, then drop or requeue the dead letter.',
+  };
 }

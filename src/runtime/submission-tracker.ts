@@ -33,7 +33,11 @@ import {
   type SubmissionPayload,
 } from './submission-payload.js';
 import type { TokenBucket } from './token-bucket.js';
-import { findCommittedCompletion, type CompletionLookup } from './completion-lookup.js';
+import {
+  completionsPruned,
+  findCommittedCompletion,
+  type CompletionLookup,
+} from './completion-lookup.js';
 import { prunedUpTo } from './prune-recovery.js';
 import {
   INTERNAL_ERROR_CODE,
@@ -532,13 +536,14 @@ export class SubmissionTracker {
     let found: EarlierCommit;
     let pruned: boolean | undefined = false;
     let completed: CompletionLookup | undefined;
+    const contractIds = contractIdsToCheck(t.payload, err);
     try {
       found = await findEarlierCommit(
         this.#o.ledger,
         {
           commandId: t.commandId,
           parties: [...new Set([...t.payload.actAs, ...t.payload.readAs])],
-          contractIds: contractIdsToCheck(t.payload, err),
+          contractIds,
         },
         { signal: this.#abort.signal },
       );
@@ -548,9 +553,10 @@ export class SubmissionTracker {
           signal: this.#abort.signal,
         });
       }
-      if (found.kind === 'active' && isKeyConflict(err)) {
-        // No archived input tells whose command it was: a keyed create refused because its key
-        // is taken, maybe by its own earlier attempt. Its completion says.
+      if (found.kind === 'active' && (contractIds.length === 0 || isKeyConflict(err))) {
+        // No archived input tells whose command it was: a keyed create (or createAndExercise)
+        // refused because its key is taken, maybe by its own earlier attempt, or a refusal that
+        // names no contract at all. Its completion says.
         completed = await findCommittedCompletion(
           this.#o.ledger,
           {
@@ -585,6 +591,14 @@ export class SubmissionTracker {
         completionOffset: completed.offset,
         updateId: completed.updateId,
       });
+      return;
+    }
+    if (completed?.kind === 'pruned' && t.record.inDoubt === true) {
+      // One of our attempts may have committed, and its completion may be in the pruned range:
+      // a retry would be refused the same way (the key stays taken), so an operator decides, as
+      // for a pruned archive (docs/runtime.md). Never in doubt: none of ours committed, retry.
+      t.lastError = completionsPruned(t.record.offset, completed.prunedUpTo, t.lastError);
+      this.#deadLetter(t, 'final');
       return;
     }
     if (completed?.kind === 'unknown') {

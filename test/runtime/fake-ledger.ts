@@ -299,8 +299,21 @@ export class FakeLedger implements BotLedger {
     });
     const failure = this.completionListErrors.shift();
     if (failure !== undefined) return Promise.reject(failure);
+    const begin = request.beginExclusive ?? 0;
+    if (begin < this.prunedUpTo) {
+      // As the sandbox and Canton refuse a completions read that starts before the pruning point.
+      return Promise.reject(
+        apiError(
+          'PARTICIPANT_PRUNED_DATA_ACCESSED',
+          9,
+          9,
+          `begin_exclusive (${begin}) is before the pruning offset (${this.prunedUpTo})`,
+          { earliest_offset: String(this.prunedUpTo) },
+        ),
+      );
+    }
     const page = this.completionLog
-      .filter((c) => c.offset > (request.beginExclusive ?? 0))
+      .filter((c) => c.offset > begin)
       .sort((a, b) => a.offset - b.offset)
       .slice(0, options?.limit ?? 200)
       .map((c) => ({ completionResponse: { Completion: { value: c.completion } } }));
@@ -308,7 +321,11 @@ export class FakeLedger implements BotLedger {
     return Promise.resolve(page);
   }
 
+  /** When set, latestPrunedOffsets fails with it. */
+  prunedOffsetsError: Error | undefined;
+
   latestPrunedOffsets(): Promise<GetLatestPrunedOffsetsResponse> {
+    if (this.prunedOffsetsError !== undefined) return Promise.reject(this.prunedOffsetsError);
     const res = {
       participantPrunedUpToInclusive: this.prunedUpTo,
       allDivulgedContractsPrunedUpToInclusive: this.prunedUpTo,
