@@ -1,6 +1,26 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { specRoutes } from './spec-routes.js';
-import { CANTON_NULLABLE_FIELDS, specValidator } from './spec-validator.js';
+import {
+  CANTON_NULLABLE_FIELDS,
+  SHARED_AVAILABLE,
+  SHARED_LEDGER_API_DIR,
+  SPEC_DIR,
+  SPEC_FILES,
+  specValidator,
+} from './spec-validator.js';
+
+// The official specs are the oracle: the committed copies must be exactly ../shared's. A clone
+// without ../shared cannot compare (CI always has it: .ci/run refuses to run without it).
+describe.skipIf(!SHARED_AVAILABLE)('the committed spec copies (needs ../shared/ledger-api)', () => {
+  for (const file of Object.values(SPEC_FILES)) {
+    it(`${file} is byte for byte ../shared's`, () => {
+      expect(readFileSync(SPEC_DIR + file, 'utf8')).toBe(
+        readFileSync(SHARED_LEDGER_API_DIR + file, 'utf8'),
+      );
+    });
+  }
+});
 
 describe('specValidator', () => {
   const v = specValidator('openapi-3.5');

@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { parse } from 'yaml';
 
 /**
- * Validates wire payloads against the official JSON Ledger API specs in ../shared/ledger-api.
+ * Validates wire payloads against the official JSON Ledger API specs: verbatim copies of those in
+ * ../shared/ledger-api, committed in ./ledger-api-specs so that a clone of the repository alone
+ * tests the same (spec-validator.test.ts fails when a copy differs from ../shared's).
  *
  * The specs never set `additionalProperties: false`, so a misspelled field would pass a plain
  * validation. In `strict` mode (the default) every object schema that lists `properties` is closed,
@@ -17,7 +19,13 @@ export const SHARED_LEDGER_API_DIR = fileURLToPath(
   new URL('../../../shared/ledger-api/', import.meta.url),
 );
 
-const FILES: Record<SpecName, string> = {
+/** Whether ../shared is beside the clone (always in CI; a user's clone has none). */
+export const SHARED_AVAILABLE = existsSync(SHARED_LEDGER_API_DIR);
+
+/** The committed copies of the specs the validator reads. */
+export const SPEC_DIR = fileURLToPath(new URL('./ledger-api-specs/', import.meta.url));
+
+export const SPEC_FILES: Record<SpecName, string> = {
   'openapi-3.5': 'openapi-3.5.x.yaml',
   'asyncapi-3.5': 'asyncapi-3.5.x.yaml',
   'openapi-3.4': 'openapi-3.4.x.yaml',
@@ -87,7 +95,7 @@ export class SpecValidator {
   readonly spec: Record<string, unknown>;
 
   constructor(name: SpecName, options: { strict?: boolean } = {}) {
-    const raw = parse(readFileSync(SHARED_LEDGER_API_DIR + FILES[name], 'utf8')) as {
+    const raw = parse(readFileSync(SPEC_DIR + SPEC_FILES[name], 'utf8')) as {
       components: { schemas: Record<string, Json> };
     };
     this.spec = raw;
