@@ -178,20 +178,13 @@ export function contractIdsToCheck(payload: SubmissionPayload, err: unknown): st
   const ids = new Set<string>();
   if (err instanceof LedgerApiError) {
     for (const [type, name] of err.error.resources) {
-      if (isContractIdResource(type)) ids.add(name);
+      // The client reads `ErrorResource(CONTRACT_ID)` (errors that came through gRPC) as the
+      // bare type, so one form is checked here.
+      if (type === 'CONTRACT_ID' || type === 'contract-id') ids.add(name);
     }
   }
   for (const command of payload.commands) {
     if ('ExerciseCommand' in command) ids.add(command.ExerciseCommand.contractId);
   }
   return [...ids].slice(0, 10);
-}
-
-/**
- * Errors that came through gRPC name the resource type `ErrorResource(CONTRACT_ID)` (the case
- * class's toString), those made in the JSON layer `CONTRACT_ID`; the client normalizes the
- * first, and both are accepted here in case one gets through.
- */
-function isContractIdResource(type: string): boolean {
-  return type === 'CONTRACT_ID' || type === 'contract-id' || type === 'ErrorResource(CONTRACT_ID)';
 }
