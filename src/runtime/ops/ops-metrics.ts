@@ -33,6 +33,13 @@ export type OpsMetrics = {
   close(): void;
 };
 
+/** prom-client's default gauges whose names end in `_total` (dropped: see below). */
+export const NON_COUNTER_TOTALS = [
+  'ledgerbot_nodejs_active_handles_total',
+  'ledgerbot_nodejs_active_requests_total',
+  'ledgerbot_nodejs_active_resources_total',
+] as const;
+
 /** Seconds; from well under the completion of a healthy submission to a long retry chain. */
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800];
 
@@ -262,6 +269,10 @@ export function createOpsMetrics(options: OpsMetricsOptions): OpsMetrics {
 
   if (options.processMetrics !== false) {
     collectDefaultMetrics({ register: registry, prefix: 'ledgerbot_' });
+    // prom-client names these three gauges `…_total`, which Prometheus keeps for counters
+    // (`promtool check metrics` fails on them). Each is the sum of the gauge of the same name
+    // without `_total`, by type (`sum(ledgerbot_nodejs_active_handles)`), so nothing is lost.
+    for (const name of NON_COUNTER_TOTALS) registry.removeSingleMetric(name);
   }
   return {
     registry,
