@@ -7,11 +7,8 @@ import { completionError } from '../../src/ledger/completion-status.js';
 import { parseJsCantonError } from '../../src/ledger/js-canton-error.js';
 import { LedgerApiError } from '../../src/ledger/ledger-api-error.js';
 import { LedgerTransportError } from '../../src/ledger/ledger-transport-error.js';
-import {
-  SHARED_AVAILABLE,
-  SHARED_LEDGER_API_DIR,
-  specValidator,
-} from '../support/spec-validator.js';
+import { SHARED_LEDGER_API_DIR, skipWithoutShared } from '../support/shared-files.js';
+import { specValidator } from '../support/spec-validator.js';
 import { cantonStatus, completion, retryInfo, specForm } from './status-samples.js';
 
 const spec = specValidator('openapi-3.5');
@@ -140,8 +137,8 @@ function apiError(b: unknown, status?: number): LedgerApiError {
 
 describe('classify: every code of NOTES.md §8.4', () => {
   // NOTES.md is not committed: a clone without ../shared skips this (CI always has it).
-  it.skipIf(!SHARED_AVAILABLE)(
-    'has one row for every code NOTES.md §8.4 names, and no other',
+  it.skipIf(skipWithoutShared('ledger-api/NOTES.md'))(
+    'has one row for every code NOTES.md §8.4 names, and no other (reads ../shared/ledger-api/NOTES.md; skipped without it)',
     () => {
       const notes = readFileSync(`${SHARED_LEDGER_API_DIR}NOTES.md`, 'utf8');
       const section = notes.slice(notes.indexOf('### 8.4'), notes.indexOf('### 8.5'));

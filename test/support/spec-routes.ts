@@ -6,14 +6,6 @@ import { specValidator, type SpecValidator } from './spec-validator.js';
  * by the sandbox's conformance suite, so a payload is checked against the operation it belongs to,
  * not against a schema name a test author picked.
  */
-type SchemaRef = { $ref?: string; type?: string; items?: SchemaRef };
-type MediaMap = Record<string, { schema?: SchemaRef }>;
-type Operation = {
-  operationId?: string;
-  requestBody?: { content?: MediaMap };
-  responses?: Record<string, { content?: MediaMap }>;
-};
-
 export type SpecOperation = {
   readonly method: string;
   readonly template: string;
@@ -24,39 +16,24 @@ export type SpecOperation = {
   readonly responseSchema: string | { arrayOf: string } | undefined;
 };
 
-function refName(ref: string | undefined): string | undefined {
-  return ref?.startsWith('#/components/schemas/') === true
-    ? ref.slice('#/components/schemas/'.length)
-    : undefined;
-}
-
 export class SpecRoutes {
   readonly #ops: (SpecOperation & { regex: RegExp })[] = [];
   readonly validator: SpecValidator;
 
   constructor(validator: SpecValidator) {
     this.validator = validator;
-    const paths = (validator.spec.paths ?? {}) as Record<string, Record<string, Operation>>;
-    for (const [template, methods] of Object.entries(paths)) {
-      for (const [method, op] of Object.entries(methods)) {
-        const req = op.requestBody?.content?.['application/json']?.schema;
-        const res = op.responses?.['200']?.content?.['application/json']?.schema;
-        const responseSchema =
-          res?.type === 'array'
-            ? { arrayOf: refName(res.items?.$ref) ?? 'unknown' }
-            : refName(res?.$ref);
-        const regex = new RegExp(
-          '^' + template.replace(/\{[^}]+\}/g, '[^/]+').replace(/\//g, '\\/') + '$',
-        );
-        this.#ops.push({
-          method: method.toUpperCase(),
-          template,
-          operationId: op.operationId ?? `${method} ${template}`,
-          requestSchema: refName(req?.$ref),
-          responseSchema,
-          regex,
-        });
-      }
+    for (const op of validator.spec.operations ?? []) {
+      const regex = new RegExp(
+        '^' + op.template.replace(/\{[^}]+\}/g, '[^/]+').replace(/\//g, '\\/') + '$',
+      );
+      this.#ops.push({
+        method: op.method,
+        template: op.template,
+        operationId: op.operationId,
+        requestSchema: op.request,
+        responseSchema: op.response,
+        regex,
+      });
     }
     // Literal segments must win over path parameters (/v2/parties/participant-id vs /v2/parties/{party}).
     this.#ops.sort((a, b) => paramCount(a.template) - paramCount(b.template));

@@ -1,25 +1,36 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { skipWithoutShared } from './shared-files.js';
 import { specRoutes } from './spec-routes.js';
-import {
-  CANTON_NULLABLE_FIELDS,
-  SHARED_AVAILABLE,
-  SHARED_LEDGER_API_DIR,
-  SPEC_DIR,
-  SPEC_FILES,
-  specValidator,
-} from './spec-validator.js';
+import { CANTON_NULLABLE_FIELDS, bundledSpec, specValidator } from './spec-validator.js';
 
-// The official specs are the oracle: the committed copies must be exactly ../shared's. A clone
-// without ../shared cannot compare (CI always has it: .ci/run refuses to run without it).
-describe.skipIf(!SHARED_AVAILABLE)('the committed spec copies (needs ../shared/ledger-api)', () => {
-  for (const file of Object.values(SPEC_FILES)) {
-    it(`${file} is byte for byte ../shared's`, () => {
-      expect(readFileSync(SPEC_DIR + file, 'utf8')).toBe(
-        readFileSync(SHARED_LEDGER_API_DIR + file, 'utf8'),
-      );
-    });
-  }
+// The official specs are the oracle: the committed bundle (and the wire types) must be exactly what
+// `npm run gen:wire` makes of ../shared's specs. A clone without ../shared cannot compare.
+describe.skipIf(skipWithoutShared('ledger-api/openapi-3.5.x.yaml'))(
+  'the committed spec bundle (compared with ../shared/ledger-api; skipped without it)',
+  () => {
+    it('is what gen:wire generates from the official specs', () => {
+      const root = fileURLToPath(new URL('../../', import.meta.url));
+      const out = execFileSync(process.execPath, ['scripts/gen-wire-types.mjs', '--check'], {
+        cwd: root,
+        encoding: 'utf8',
+      });
+      expect(out).toMatch(/up to date/);
+    }, 60_000);
+  },
+);
+
+describe('the spec bundle', () => {
+  it('holds every spec with its schemas, and the operations or channels', () => {
+    for (const name of ['openapi-3.5', 'openapi-3.4'] as const) {
+      expect(Object.keys(bundledSpec(name).schemas).length).toBeGreaterThan(100);
+      expect(bundledSpec(name).operations?.length).toBeGreaterThan(40);
+    }
+    for (const name of ['asyncapi-3.5', 'asyncapi-3.4'] as const) {
+      expect(Object.keys(bundledSpec(name).channels ?? {})).toContain('/v2/updates');
+    }
+  });
 });
 
 describe('specValidator', () => {
@@ -70,18 +81,15 @@ describe('specValidator', () => {
     ).not.toEqual([]);
     // Every listed field exists in the 3.5 specs (a typo would silently allow nothing).
     for (const spec of [v, specValidator('asyncapi-3.5')]) {
-      const schemas = (
-        spec.spec as { components: { schemas: Record<string, { properties?: object }> } }
-      ).components.schemas;
+      const schemas = spec.spec.schemas as Record<string, { properties?: object }>;
       for (const [name, fields] of Object.entries(CANTON_NULLABLE_FIELDS)) {
         const props = schemas[name]?.properties;
         if (props === undefined) continue;
         for (const f of fields) expect(Object.keys(props), `${name}.${f}`).toContain(f);
       }
     }
-    const openapi = v.spec as { components: { schemas: Record<string, unknown> } };
     for (const name of Object.keys(CANTON_NULLABLE_FIELDS)) {
-      expect(openapi.components.schemas[name], name).toBeDefined();
+      expect(v.spec.schemas[name], name).toBeDefined();
     }
   });
 

@@ -1,12 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { parse } from 'yaml';
 
 /**
- * Validates wire payloads against the official JSON Ledger API specs: verbatim copies of those in
- * ../shared/ledger-api, committed in ./ledger-api-specs so that a clone of the repository alone
- * tests the same (spec-validator.test.ts fails when a copy differs from ../shared's).
+ * Validates wire payloads against the official JSON Ledger API specs, as bundled by
+ * `npm run gen:wire` into src/ledger/wire/ledger-api-specs.json (their component schemas, the
+ * OpenAPI operations and the AsyncAPI channels), so that a clone of the repository alone tests the
+ * same; spec-validator.test.ts checks the bundle against ../shared's specs wherever they are.
  *
  * The specs never set `additionalProperties: false`, so a misspelled field would pass a plain
  * validation. In `strict` mode (the default) every object schema that lists `properties` is closed,
@@ -15,22 +14,35 @@ import { parse } from 'yaml';
  */
 export type SpecName = 'openapi-3.5' | 'asyncapi-3.5' | 'openapi-3.4' | 'asyncapi-3.4';
 
-export const SHARED_LEDGER_API_DIR = fileURLToPath(
-  new URL('../../../shared/ledger-api/', import.meta.url),
+/** One operation of an OpenAPI spec: its JSON request schema and 200 response schema, by name. */
+export type BundledOperation = {
+  readonly method: string;
+  readonly template: string;
+  readonly operationId: string;
+  readonly request?: string;
+  readonly response?: string | { readonly arrayOf: string };
+};
+
+/** What the bundle holds of one spec. */
+export type BundledSpec = {
+  readonly source: string;
+  readonly schemas: Record<string, Json>;
+  readonly operations?: readonly BundledOperation[];
+  readonly channels?: Record<string, { subscribe?: string; publish?: string }>;
+};
+
+export const SPEC_BUNDLE_PATH = new URL(
+  '../../src/ledger/wire/ledger-api-specs.json',
+  import.meta.url,
 );
 
-/** Whether ../shared is beside the clone (always in CI; a user's clone has none). */
-export const SHARED_AVAILABLE = existsSync(SHARED_LEDGER_API_DIR);
+let bundle: Record<SpecName, BundledSpec> | undefined;
 
-/** The committed copies of the specs the validator reads. */
-export const SPEC_DIR = fileURLToPath(new URL('./ledger-api-specs/', import.meta.url));
-
-export const SPEC_FILES: Record<SpecName, string> = {
-  'openapi-3.5': 'openapi-3.5.x.yaml',
-  'asyncapi-3.5': 'asyncapi-3.5.x.yaml',
-  'openapi-3.4': 'openapi-3.4.x.yaml',
-  'asyncapi-3.4': 'asyncapi-3.4.x.yaml',
-};
+/** The committed bundle, read once. */
+export function bundledSpec(name: SpecName): BundledSpec {
+  bundle ??= JSON.parse(readFileSync(SPEC_BUNDLE_PATH, 'utf8')) as Record<SpecName, BundledSpec>;
+  return bundle[name];
+}
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -92,18 +104,15 @@ export class SpecValidator {
   readonly #ajv: Ajv;
   readonly #cache = new Map<string, ValidateFunction>();
   readonly #schemas: Record<string, Json>;
-  readonly spec: Record<string, unknown>;
+  readonly spec: BundledSpec;
 
   constructor(name: SpecName, options: { strict?: boolean } = {}) {
-    const raw = parse(readFileSync(SPEC_DIR + SPEC_FILES[name], 'utf8')) as {
-      components: { schemas: Record<string, Json> };
-    };
-    this.spec = raw;
+    this.spec = bundledSpec(name);
     // Both branches copy, so allowCantonNulls can patch in place.
     const schemas =
       options.strict === false
-        ? structuredClone(raw.components.schemas)
-        : (closeObjects(raw.components.schemas) as Record<string, Json>);
+        ? structuredClone(this.spec.schemas)
+        : (closeObjects(this.spec.schemas) as Record<string, Json>);
     allowCantonNulls(schemas);
     this.#schemas = schemas;
     this.#ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
