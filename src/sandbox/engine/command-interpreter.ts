@@ -681,7 +681,7 @@ export class CommandInterpreter {
     }
     let result: unknown = {};
     if (choice.result !== null) {
-      const value = this.#eval(choice.result, scope);
+      const value = this.#evalValue(choice.result, scope);
       result =
         choice.returns === null
           ? celToJson(value)

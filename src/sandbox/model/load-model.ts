@@ -481,26 +481,11 @@ class ModelCompiler {
       observers,
       argument,
       body,
+      // Like `with:`: a CEL expression, or a YAML map of values (a record), or a constant.
       result:
-        raw.result === undefined
-          ? null
-          : this.#valueAsExpr(raw.result, [...path, 'result'], stepScope),
+        raw.result === undefined ? null : this.#value(raw.result, [...path, 'result'], stepScope),
       returns: raw.returns === undefined ? null : this.#type(raw.returns, [...path, 'returns']),
     };
-  }
-
-  /** Results are single expressions; a record of expressions is compiled to one CEL map. */
-  #valueAsExpr(raw: RawValue, path: Path, variables: readonly string[]): ModelExpr {
-    if (raw !== null && typeof raw === 'object') {
-      throw new ModelError(
-        this.#at.pos(path),
-        'write the result as one CEL expression, e.g. {"payment": payment}',
-      );
-    }
-    const v = this.#value(raw, path, variables);
-    if (v.kind !== 'cel')
-      throw new ModelError(this.#at.pos(path), 'the result must be one CEL expression');
-    return v.expr;
   }
 
   #step(raw: RawStep, path: Path, scope: readonly string[], names: ReadonlySet<string>): Step {

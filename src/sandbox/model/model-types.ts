@@ -83,8 +83,8 @@ export type ChoiceDef = {
   readonly observers: readonly PartiesExpr[];
   readonly argument: readonly FieldDef[];
   readonly body: readonly Step[];
-  /** null: the choice returns Unit (`{}`). */
-  readonly result: ModelExpr | null;
+  /** null: the choice returns Unit (`{}`). A value like `with:` (an expression or a record). */
+  readonly result: ValueExpr | null;
   /** The declared return type, used to normalise the result; null: as evaluated. */
   readonly returns: DamlType | null;
 };
