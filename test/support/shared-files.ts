@@ -18,11 +18,15 @@ const required = process.env.LEDGERBOT_REQUIRE_SHARED === '1';
 
 /**
  * Whether a test that reads `relativePath` (under ../shared) must skip: true only when the file is
- * missing and ../shared is not required. When it is required and missing, throws, so the test file
- * fails to load with the path in the message.
+ * missing and ../shared is not required, and then it says so in one line on the test's output.
+ * When it is required and missing, throws, so the test file fails to load with the path in the
+ * message.
  */
 export function skipWithoutShared(relativePath: string): boolean {
   if (existsSync(SHARED_DIR + relativePath)) return false;
+  if (!required) {
+    console.warn(`skipped: needs ../shared/${relativePath}, which is not beside this clone`);
+  }
   if (required) {
     throw new Error(
       `LEDGERBOT_REQUIRE_SHARED=1 but ${SHARED_DIR}${relativePath} is missing: CI needs ../shared beside the clone`,
