@@ -10,7 +10,9 @@ import { UsageError } from './usage-error.js';
 
 const USAGE = `Usage: ledgerbot sandbox [options]
 
-Starts the embedded participant (JSON Ledger API v2 on HTTP and websockets).
+Starts the embedded participant (JSON Ledger API v2 on HTTP and websockets). Prints
+\`sandbox ready URL participant=ID\` once it listens, then \`party ALIAS ID\` for each party
+allocated (--party, and the parties of --user).
 
 Options:
   --port N             port to listen on (default 7575; 0 picks a free one)
@@ -88,7 +90,10 @@ export const sandboxCommand: CliCommand = {
       if (err instanceof LedgerbotError) throw new UsageError(err.message, { cause: err });
       throw err;
     }
+    // The ready line comes first and stays as it is: scripts wait for it. Then one line per
+    // allocated party (from --party and --user), so a client knows the ids to act as.
     io.out(`sandbox ready ${sandbox.url} participant=${sandbox.participantId}\n`);
+    for (const [alias, id] of Object.entries(sandbox.parties)) io.out(`party ${alias} ${id}\n`);
     await untilSignal();
     await sandbox.stop();
     return 0;

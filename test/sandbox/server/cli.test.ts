@@ -60,7 +60,10 @@ describe('ledgerbot sandbox', () => {
     const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
-    expect(out.trim().split('\n')).toHaveLength(1);
+    // After the ready line, one line per party: --party Alice (also --user alice-bot's party).
+    const parties = out.trim().split('\n').slice(1);
+    expect(parties).toHaveLength(1);
+    expect(parties[0]).toMatch(/^party Alice Alice::1220[0-9a-f]{64}$/);
   }, 30_000);
 
   it('exits 2 with file:line:col for a bad model file', () => {
