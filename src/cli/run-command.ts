@@ -19,7 +19,7 @@ import { readConfig } from './read-config.js';
 import { untilSignal } from './until-signal.js';
 import { UsageError } from './usage-error.js';
 
-const HELP = `Usage: ledgerbot run --config bot.config.yaml [--shadow]
+const HELP = `Usage: ledgerbot run --config bot.config.yaml [--shadow] [--reset-checkpoint]
 
 Runs the bot: follows the ledger's updates, evaluates the rules and submits what they call for,
 exactly once. Logs are JSON lines on stdout (log.pretty: true, or a terminal while log.pretty
@@ -34,6 +34,9 @@ Options:
   --config FILE  the bot config (default ./bot.config.yaml)
   --shadow       evaluate live traffic and log the intents, but submit nothing and write nothing
                  to the state store (give it its own state.dir while the real bot runs)
+  --reset-checkpoint
+                 ignore the stored checkpoint and begin at the config's \`start\` (stored at
+                 once); for one start only, never in a service definition (docs/runtime.md)
   -h, --help     show this help
 
 Exit status: 0 after a signal, 1 when the bot fails, 2 for config or rule errors.
@@ -48,6 +51,7 @@ export const runCommand: CliCommand = {
       options: {
         config: { type: 'string', default: 'bot.config.yaml' },
         shadow: { type: 'boolean' },
+        'reset-checkpoint': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -78,7 +82,10 @@ export const runCommand: CliCommand = {
     // while against a slow participant) is reloaded once it runs, not missed.
     const stopWatching = watchRuleFiles(config.rules, () => reloadNow('file change'), logger);
     try {
-      running = await startBot(config, logger, { shadow });
+      running = await startBot(config, logger, {
+        shadow,
+        resetCheckpoint: values['reset-checkpoint'] === true,
+      });
     } catch (err) {
       process.off('SIGHUP', onHup);
       stopWatching();
@@ -118,7 +125,7 @@ export type RunningBot = {
 export async function startBot(
   config: BotConfig,
   logger: PinoLogger,
-  options: { readonly shadow?: boolean } = {},
+  options: { readonly shadow?: boolean; readonly resetCheckpoint?: boolean } = {},
 ): Promise<RunningBot> {
   const shadow = options.shadow === true;
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -153,6 +160,7 @@ export async function startBot(
       ledger: client,
       store,
       start: config.start,
+      resetCheckpoint: options.resetCheckpoint === true,
       submission: {
         maxInFlight: config.submission.maxInFlight,
         completionTimeoutMs: config.submission.completionTimeoutMs,

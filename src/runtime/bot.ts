@@ -27,6 +27,7 @@ import type { BotLedger } from './bot-ledger.js';
 import { BotMetrics } from './bot-metrics.js';
 import type { DedupConfig, StartPosition } from './config/bot-config.js';
 import { errorRecord } from './error-record.js';
+import { startOffsetOf } from './start-offset.js';
 import { RuntimeError } from './runtime-error.js';
 import { payloadOf, type SubmissionPayload } from './submission-payload.js';
 import { planSubscription, type SubscriptionPlan } from './subscription-plan.js';
@@ -72,8 +73,16 @@ export type BotOptions = {
   readonly store: Store;
   /** Close the store on stop (default true). */
   readonly closeStore?: boolean;
-  /** Default: the checkpoint, or the ledger end when there is none. */
+  /**
+   * Where a bot without a checkpoint begins (default: the ledger end). With a checkpoint the bot
+   * resumes from it, whatever `start` says, unless `resetCheckpoint`.
+   */
   readonly start?: StartPosition;
+  /**
+   * Ignore the stored checkpoint and begin at `start` (`run --reset-checkpoint`); the new
+   * position is stored at once. Events already in the journal are not submitted again.
+   */
+  readonly resetCheckpoint?: boolean;
   readonly submission?: BotSubmissionOptions;
   /** How long `stop()` waits for submissions already out (default 10 s). */
   readonly stopGraceMs?: number;
@@ -691,18 +700,30 @@ class TriggerBot implements Bot {
     }
   }
 
+  /**
+   * See startOffsetOf: the stored checkpoint, else (or with `resetCheckpoint`) `start:`. A start
+   * that did not come from the checkpoint is stored as the checkpoint at once, so a restart
+   * before any event resumes there (not at a newer ledger end, nor at the checkpoint a reset
+   * replaced).
+   */
   #startOffset(ledgerEnd: number): number {
     const start = this.#o.start ?? { kind: 'checkpoint' };
-    switch (start.kind) {
-      case 'checkpoint':
-        return this.checkpoint() ?? ledgerEnd;
-      case 'ledger-end':
-        return ledgerEnd;
-      case 'begin':
-        return 0;
-      case 'offset':
-        return start.offset;
+    const decision = startOffsetOf(
+      start,
+      this.checkpoint(),
+      ledgerEnd,
+      this.#o.resetCheckpoint === true,
+    );
+    if (decision.from !== 'checkpoint' && !this.shadow) {
+      this.#o.store.resetCheckpoint(decision.offset);
     }
+    if (decision.from === 'reset') {
+      this.#log.warn(
+        { previousCheckpoint: decision.previous, startOffset: decision.offset, start },
+        `checkpoint reset: the stored checkpoint ${decision.previous} is replaced by ${decision.offset} (start: ${start.kind === 'offset' ? start.offset : start.kind})`,
+      );
+    }
+    return decision.offset;
   }
 
   stop(): Promise<void> {

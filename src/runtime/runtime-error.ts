@@ -24,7 +24,9 @@ export type RuntimeErrorCode =
   /** An action a shadow bot does not take (it submits nothing). */
   | 'SHADOW'
   /** The updates stream was refused as pruned, but the participant reports no such pruning. */
-  | 'PRUNING_OFFSET_UNCLEAR';
+  | 'PRUNING_OFFSET_UNCLEAR'
+  /** At start without a checkpoint, `start:` names an offset beyond the ledger end. */
+  | 'START_BEYOND_LEDGER_END';
 
 /** A failure of the trigger runtime itself (not of one ledger call). */
 export class RuntimeError extends LedgerbotError {

@@ -51,8 +51,9 @@ export type TlsFiles = {
 };
 
 /**
- * Where the updates stream starts: the stored checkpoint (falling back to the ledger end when
- * there is none), the ledger end, the beginning, or a given offset (exclusive).
+ * Where a bot without a checkpoint begins (see runtime/start-offset.ts): the ledger end
+ * (`checkpoint` is the older name of `ledger-end`), the beginning, or after a given offset. A bot
+ * with a checkpoint resumes from it, unless it is reset (`run --reset-checkpoint`).
  */
 export type StartPosition =
   | { readonly kind: 'checkpoint' }
