@@ -9,6 +9,7 @@ import { loadModel } from '../sandbox/model/load-model.js';
 import type { CliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
 import { readConfig } from './read-config.js';
+import { idleRuleSetWarning, noRuleFilesMessage } from './rule-set-notes.js';
 import { UsageError } from './usage-error.js';
 
 const HELP = `Usage: ledgerbot validate [--config bot.config.yaml] [--model model.yaml]... [--format text|json] [paths...]
@@ -62,6 +63,8 @@ export const validateCommand: CliCommand = {
         ? positionals
         : (config?.rules.map((p) => relative(process.cwd(), p) || '.') ?? [join('.', 'rules')]);
     const files = await readRuleFiles(paths);
+    // As `run` does: nothing to load is an error, not an empty valid set.
+    if (files.length === 0) throw new UsageError(noRuleFilesMessage(paths));
     // An embedded sandbox's models are the package list the rules will run against.
     const packages = await readCatalogue([...(values.model ?? []), ...(embedded?.models ?? [])]);
     const parties =
@@ -82,6 +85,9 @@ export const validateCommand: CliCommand = {
     }
     const errors = problems.filter((p) => p.severity === 'error').length;
     const warnings = problems.length - errors;
+    // No enabled rule is valid (`run` starts idle) but worth a warning.
+    const idle = errors === 0 ? idleRuleSetWarning(ruleSet, files.length) : undefined;
+    if (idle !== undefined) notes.push(idle);
     if (format === 'json') {
       io.out(
         `${JSON.stringify(
@@ -100,7 +106,10 @@ export const validateCommand: CliCommand = {
       );
     } else {
       for (const p of problems) io.out(`${formatRuleProblem(p)}\n`);
-      for (const note of notes) io.err(`note: ${note}\n`);
+      for (const note of notes) {
+        if (note === idle) io.out(`warning: ${note}\n`);
+        else io.err(`note: ${note}\n`);
+      }
       io.out(
         errors === 0
           ? `${files.length} file(s), ${ruleSet.rules.length} rule(s): valid${warnings > 0 ? ` (${warnings} warning(s))` : ''}\n`
