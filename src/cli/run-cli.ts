@@ -6,6 +6,7 @@ import { backtestCommand } from './backtest-command.js';
 import { deadLettersCommand } from './dead-letters-command.js';
 import { demoCommand } from './demo-command.js';
 import { explainCommand } from './explain-command.js';
+import { initCommand } from './init-command.js';
 import { runCommand } from './run-command.js';
 import { runSlotCommand } from './run-slot-command.js';
 import { sandboxCommand } from './sandbox-command.js';
@@ -23,6 +24,7 @@ const commands: readonly CliCommand[] = [
   runCommand,
   demoCommand,
   sandboxCommand,
+  initCommand,
   validateCommand,
   testCommand,
   scheduleCommand,
