@@ -6,6 +6,7 @@ import { SQLITE_MIGRATIONS, type SqliteMigration } from './sqlite-migrations.js'
 import { SqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
 import { StoreError } from './store-error.js';
+import { acquireStoreLock, type StoreLock } from './store-lock.js';
 
 /** The file name inside a state directory. */
 export const SQLITE_STORE_FILE = 'ledgerbot.sqlite';
@@ -26,9 +27,10 @@ export type SqliteStoreOptions = (
   /** How long a statement waits for another connection's lock; default 5000 ms. */
   readonly busyTimeoutMs?: number;
   /**
-   * Hold SQLite's lock for the connection's lifetime, so a second process pointed at the same
-   * state directory fails to open it (STORE_OPEN_FAILED) instead of working on shared state.
-   * Default false, so that operator tools can read a running bot's store.
+   * Hold the store's single-writer lock (see `acquireStoreLock`) until `close`, so a second
+   * writer pointed at the same state directory fails to open it (STORE_LOCKED) instead of
+   * working on shared state. Readers (`readonly`) are not kept out: they read the WAL's last
+   * commit while the writer goes on. Default false.
    */
   readonly exclusive?: boolean;
   /**
@@ -57,6 +59,7 @@ export type SqliteStoreOptions = (
 export function openSqliteStore(options: SqliteStoreOptions): Store {
   const path = options.path ?? join(options.dir, SQLITE_STORE_FILE);
   let db: Database.Database | undefined;
+  let lock: StoreLock | undefined;
   try {
     if (options.readonly === true) {
       db = new Database(path, {
@@ -67,8 +70,9 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       return new SqliteStore(db, options.clock ?? systemClock);
     }
     if (options.dir !== undefined) mkdirSync(options.dir, { recursive: true });
+    // Before the store is opened: a second writer must not even migrate it.
+    if (options.exclusive === true) lock = acquireStoreLock(path);
     db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
-    if (options.exclusive === true) db.pragma('locking_mode = EXCLUSIVE');
     const mode = db.pragma('journal_mode = WAL', { simple: true }) as string;
     if (mode.toLowerCase() !== 'wal') {
       throw new Error(`the file system does not support WAL mode (got ${mode})`);
@@ -76,21 +80,43 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     db.pragma('foreign_keys = ON');
     migrate(db, options.migrations ?? SQLITE_MIGRATIONS, options.clock ?? systemClock);
-    // In exclusive mode the lock is taken by the first write and then kept until close.
-    if (options.exclusive === true) db.exec('BEGIN EXCLUSIVE; COMMIT');
-    return new SqliteStore(
-      db,
-      options.clock ?? systemClock,
-      groupCommitScheduler(options.groupCommit),
-    );
+    const clock = options.clock ?? systemClock;
+    const scheduler = groupCommitScheduler(options.groupCommit);
+    return lock === undefined
+      ? new SqliteStore(db, clock, scheduler)
+      : new LockedSqliteStore(db, clock, scheduler, lock);
   } catch (err) {
     db?.close();
+    lock?.release();
     if (err instanceof StoreError) throw err;
     throw new StoreError(
       'STORE_OPEN_FAILED',
       `cannot open the state store ${path}: ${(err as Error).message}; check that it is a ledgerbot state file, that the directory is writable, and that no other ledgerbot uses it`,
       { cause: err },
     );
+  }
+}
+
+/** A store that holds the writer's lock, and lets it go once the store is closed. */
+class LockedSqliteStore extends SqliteStore {
+  readonly #lock: StoreLock;
+
+  constructor(
+    db: Database.Database,
+    clock: Clock,
+    scheduler: ((commit: () => void) => void) | undefined,
+    lock: StoreLock,
+  ) {
+    super(db, clock, scheduler);
+    this.#lock = lock;
+  }
+
+  override close(): void {
+    try {
+      super.close();
+    } finally {
+      this.#lock.release();
+    }
   }
 }
 

@@ -2,6 +2,8 @@ import { LedgerbotError } from '../core/ledgerbot-error.js';
 
 export type StoreErrorCode =
   | 'STORE_OPEN_FAILED'
+  /** Another process (a running bot, a writing CLI command) holds the store's writer lock. */
+  | 'STORE_LOCKED'
   | 'STORE_SCHEMA_TOO_NEW'
   | 'STORE_CLOSED'
   | 'STORE_UNKNOWN_INTENT'

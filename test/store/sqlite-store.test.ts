@@ -130,12 +130,25 @@ describe('opening', () => {
     expect(() => openSqliteStore({ path, clock })).toThrow(`cannot open the state store ${path}`);
   });
 
-  it('in exclusive mode, a second opener of the same directory fails instead of sharing it', () => {
+  it('in exclusive mode, a second writer of the same directory fails instead of sharing it; readers read', () => {
     store.close();
     store = openSqliteStore({ dir, clock, exclusive: true });
-    expect(() => openSqliteStore({ dir, clock, busyTimeoutMs: 50 })).toThrow(
-      expect.objectContaining({ code: 'STORE_OPEN_FAILED' }),
+    store.recordIntents([eventIntent(1)]);
+    expect(() => openSqliteStore({ dir, clock, exclusive: true })).toThrow(
+      expect.objectContaining({ code: 'STORE_LOCKED' }),
     );
+    const reader = openSqliteStore({ dir, clock, readonly: true });
+    try {
+      expect(reader.getIntent(eventIntent(1).commandId)?.state).toBe('pending');
+      store.recordIntents([eventIntent(2)]);
+      expect(reader.listIntents()).toHaveLength(2);
+    } finally {
+      reader.close();
+    }
+    // Closing lets the lock go: the next writer gets it.
+    store.close();
+    store = openSqliteStore({ dir, clock, exclusive: true });
+    expect(store.listIntents()).toHaveLength(2);
   });
 
   it('throws STORE_CLOSED after close, and close is idempotent', () => {
