@@ -1,0 +1,375 @@
+import { spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), 'ledgerbot-init-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+afterEach(() => vi.unstubAllEnvs());
+
+let dirs = 0;
+/** A path for a project directory that does not exist yet. */
+function newDir(): string {
+  return join(tmp, `project-${++dirs}`);
+}
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, {
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
+  });
+  return { code, out, err };
+}
+
+/** Every file below `dir`, relative and sorted. */
+function filesIn(dir: string, prefix = ''): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) =>
+      e.isDirectory() ? filesIn(join(dir, e.name), `${prefix}${e.name}/`) : [`${prefix}${e.name}`],
+    )
+    .sort();
+}
+
+const EMBEDDED_FILES = [
+  '.gitignore',
+  'bot.config.yaml',
+  'models/starter.yaml',
+  'rules/approve-small-claims.yaml',
+  'schema/rules.schema.json',
+  'tests/approve-small-claims.test.yaml',
+];
+
+describe('ledgerbot init --embedded', () => {
+  it('writes a project that validate and test accept (exit 0), creating the directory', async () => {
+    const dir = newDir();
+    const init = await cli(['init', dir, '--embedded']);
+    expect(init.err).toBe('');
+    expect(init.code).toBe(0);
+    expect(filesIn(dir)).toEqual(EMBEDDED_FILES);
+    for (const f of EMBEDDED_FILES) expect(init.out).toContain(f);
+    expect(init.out).toContain('npx ledgerbot validate --config bot.config.yaml');
+
+    const validate = await cli(['validate', '--config', join(dir, 'bot.config.yaml')]);
+    // Checked against the starter model too: the embedded config names it.
+    expect(validate.err).toBe('');
+    expect(validate.out).toBe('1 file(s), 1 rule(s): valid\n');
+    expect(validate.code).toBe(0);
+
+    const test = await cli(['test', join(dir, 'tests')]);
+    expect(test.out).toContain('3 passed, 0 failed');
+    expect(test.code).toBe(0);
+  });
+
+  it('comments the config, and puts the schema line on the rule pointing at a file that exists', async () => {
+    const dir = newDir();
+    expect((await cli(['init', dir, '--embedded'])).code).toBe(0);
+    const config = readFileSync(join(dir, 'bot.config.yaml'), 'utf8');
+    expect(config).toMatch(/^# ledgerbot configuration/);
+    expect(config).toContain('embedded:');
+    expect(config).toContain('models: [models/starter.yaml]');
+    expect(config).toContain('${LEDGER_TOKEN}'); // how to move to a participant, in a comment
+    // ledgerbot ships no config schema, so the config gets no modeline.
+    expect(existsSync(join(ROOT, 'schema/bot-config.schema.json'))).toBe(false);
+    expect(config).not.toContain('yaml-language-server');
+
+    const rule = readFileSync(join(dir, 'rules/approve-small-claims.yaml'), 'utf8');
+    const modeline = /^# yaml-language-server: \$schema=(\S+)\n/.exec(rule);
+    expect(modeline).not.toBeNull();
+    const schema = resolve(join(dir, 'rules'), modeline![1]!);
+    expect(readFileSync(schema, 'utf8')).toBe(
+      readFileSync(join(ROOT, 'schema/rules.schema.json'), 'utf8'),
+    );
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toMatch(/^\.state\/$/m);
+    expect(config).toMatch(/^ {2}dir: \.state$/m);
+  });
+
+  it('writes into the current directory without DIR', async () => {
+    const dir = newDir();
+    mkdirSync(dir);
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      const init = await cli(['init', '--embedded']);
+      expect(init.code).toBe(0);
+      expect(init.out).toContain('Wrote a ledgerbot project in .:');
+      expect(init.out).not.toContain('cd ');
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(filesIn(dir)).toEqual(EMBEDDED_FILES);
+  });
+});
+
+describe('ledgerbot init --url', () => {
+  it('writes a participant config that validate accepts with LEDGER_TOKEN set', async () => {
+    const dir = newDir();
+    const init = await cli([
+      'init',
+      dir,
+      '--url',
+      'https://participant.example.com/',
+      '--party',
+      'approver=Approver::1220abcd',
+      '--party',
+      'ops=${OPS_PARTY}',
+    ]);
+    expect(init.err).toBe('');
+    expect(init.code).toBe(0);
+    expect(init.out).toContain('export LEDGER_TOKEN=...');
+    expect(init.out).not.toContain('APPROVER_PARTY');
+    expect(filesIn(dir)).toEqual(EMBEDDED_FILES.filter((f) => f !== 'models/starter.yaml'));
+    const config = readFileSync(join(dir, 'bot.config.yaml'), 'utf8');
+    expect(config).toContain("url: 'https://participant.example.com'");
+    expect(config).toContain('token: ${LEDGER_TOKEN}');
+    expect(config).toContain("approver: 'Approver::1220abcd'");
+    expect(config).toContain("ops: '${OPS_PARTY}'");
+
+    // Whether validate reads the token is the config loader's business; the test sets it.
+    vi.stubEnv('LEDGER_TOKEN', 'a-token');
+    vi.stubEnv('OPS_PARTY', 'Ops::1220ef');
+    const validate = await cli(['validate', '--config', join(dir, 'bot.config.yaml')]);
+    expect(validate.out).toBe('1 file(s), 1 rule(s): valid\n');
+    expect(validate.code).toBe(0);
+    expect((await cli(['test', join(dir, 'tests')])).code).toBe(0);
+  });
+
+  it('without --party reads the example alias from APPROVER_PARTY, and says so', async () => {
+    const dir = newDir();
+    const init = await cli(['init', dir]);
+    expect(init.code).toBe(0);
+    expect(init.out).toContain('export APPROVER_PARTY=...');
+    expect(init.out).toContain('APPROVER_PARTY');
+    const config = readFileSync(join(dir, 'bot.config.yaml'), 'utf8');
+    expect(config).toContain("url: 'http://127.0.0.1:7575'");
+    expect(config).toContain('approver: ${APPROVER_PARTY}');
+    vi.stubEnv('LEDGER_TOKEN', 'a-token');
+    vi.stubEnv('APPROVER_PARTY', 'Approver::1220abcd');
+    expect((await cli(['validate', '--config', join(dir, 'bot.config.yaml')])).code).toBe(0);
+  });
+});
+
+describe('ledgerbot init on an existing project', () => {
+  it('exits 2 naming every file that exists, writes nothing, and overwrites with --force', async () => {
+    const dir = newDir();
+    expect((await cli(['init', dir, '--embedded'])).code).toBe(0);
+    const rule = join(dir, 'rules/approve-small-claims.yaml');
+    writeFileSync(rule, '# my own rule\n');
+
+    const again = await cli(['init', dir, '--embedded']);
+    expect(again.code).toBe(2);
+    for (const f of EMBEDDED_FILES.filter((f) => f !== '.gitignore')) {
+      expect(again.err).toContain(f);
+    }
+    expect(again.err).toContain('--force');
+    expect(readFileSync(rule, 'utf8')).toBe('# my own rule\n');
+
+    // One existing file is enough to refuse, and only it is named.
+    const other = newDir();
+    mkdirSync(join(other, 'tests'), { recursive: true });
+    writeFileSync(join(other, 'tests/approve-small-claims.test.yaml'), 'mine\n');
+    const one = await cli(['init', other, '--embedded']);
+    expect(one.code).toBe(2);
+    expect(one.err).toMatch(/already has tests\/approve-small-claims\.test\.yaml; nothing/);
+    expect(filesIn(other)).toEqual(['tests/approve-small-claims.test.yaml']);
+
+    const forced = await cli(['init', dir, '--embedded', '--force']);
+    expect(forced.code).toBe(0);
+    expect(readFileSync(rule, 'utf8')).toMatch(/^# yaml-language-server/);
+    expect((await cli(['test', join(dir, 'tests')])).code).toBe(0);
+  });
+
+  it('adds the state directory to an existing .gitignore instead of replacing it', async () => {
+    const dir = newDir();
+    mkdirSync(dir);
+    writeFileSync(join(dir, '.gitignore'), 'dist/');
+    expect((await cli(['init', dir, '--embedded'])).code).toBe(0);
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toBe(
+      "dist/\n# ledgerbot's state directory\n.state/\n",
+    );
+    expect((await cli(['init', dir, '--embedded', '--force'])).code).toBe(0);
+    // Already there: not added twice.
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toBe(
+      "dist/\n# ledgerbot's state directory\n.state/\n",
+    );
+  });
+});
+
+describe('ledgerbot init usage errors exit 2 and write nothing', () => {
+  const cases: [string, string[], RegExp][] = [
+    ['--party without =', ['--party', 'approver'], /--party approver: expected alias=party-id/],
+    ['a bad alias', ['--party', '1st=A::1220ab'], /the alias "1st" must start with a letter/],
+    ['an alias twice', ['--party', 'a=A::12ab', '--party', 'a=B::12ab'], /"a" is given twice/],
+    ['a bad party id', ['--party', 'a=Alice'], /"Alice" is not a party id/],
+    ['an empty party id', ['--party', 'a='], /"" is not a party id/],
+    ['a URL that is not one', ['--url', 'participant:7575'], /--url participant:7575: must start/],
+    ['no URL at all', ['--url', 'not a url'], /--url not a url: not a URL/],
+    ['another scheme', ['--url', 'ftp://p.example.com'], /must start with http:\/\/ or https:\/\//],
+    ['credentials in the URL', ['--url', 'https://u:pw@p.example.com'], /must not carry a user/],
+    ['--embedded with --url', ['--embedded', '--url', 'http://x.example.com'], /leave out --url/],
+    ['--embedded with --party', ['--embedded', '--party', 'a=A::12ab'], /leave out --url/],
+    ['an unknown flag', ['--bogus'], /Unknown option '--bogus'/],
+    ['two directories', ['other'], /init takes one directory, not 2/],
+  ];
+  it.each(cases)('%s', async (_name, flags, message) => {
+    const dir = newDir();
+    const { code, err, out } = await cli(['init', dir, ...flags]);
+    expect(err).toMatch(message);
+    expect(err).toMatch(/^ledgerbot: /);
+    expect(out).toBe('');
+    expect(code).toBe(2);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('DIR that is a file', async () => {
+    const file = join(tmp, 'a-file');
+    writeFileSync(file, 'x');
+    const { code, err } = await cli(['init', file, '--embedded']);
+    expect(code).toBe(2);
+    expect(err).toContain('exists and is not a directory');
+  });
+
+  it('--help exits 0 and lists the flags; the command is in ledgerbot --help', async () => {
+    const help = await cli(['init', '--help']);
+    expect(help.code).toBe(0);
+    for (const flag of ['--embedded', '--url URL', '--party alias=id', '--force']) {
+      expect(help.out).toContain(flag);
+    }
+    expect((await cli(['--help'])).out).toMatch(/^ {2}init\s+start a project/m);
+  });
+});
+
+describe('ledgerbot run on an init --embedded project (child process)', () => {
+  it('gets ready, fires the example rule on a new claim, and stops on SIGTERM with exit 0', async () => {
+    const dir = newDir();
+    expect((await cli(['init', dir, '--embedded'])).code).toBe(0);
+    const bot = spawnRun(join(dir, 'bot.config.yaml'));
+    try {
+      const ready = await bot.waitFor((l) => l.msg === 'embedded sandbox ready', 'the sandbox');
+      await bot.waitFor((l) => l.msg === 'bot state changed' && l.state === 'running', 'running');
+      const { url, parties } = ready as unknown as {
+        url: string;
+        parties: { employee: string; approver: string };
+      };
+      // Something happens: the employee files a small claim, through the JSON Ledger API.
+      const res = await fetch(`${url}/v2/commands/submit-and-wait`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          commands: [
+            {
+              CreateCommand: {
+                templateId: '#starter:Expenses:Claim',
+                createArguments: {
+                  employee: parties.employee,
+                  approver: parties.approver,
+                  amount: '42.00',
+                  currency: 'CHF',
+                  description: 'Train ticket',
+                },
+              },
+            },
+          ],
+          commandId: 'file-claim-1',
+          userId: 'employee-app',
+          actAs: [parties.employee],
+        }),
+      });
+      expect(res.status).toBe(200);
+      await res.body?.cancel();
+      const done = await bot.waitFor(
+        (l) => l.msg === 'intent state changed' && l.state === 'succeeded',
+        'the example rule to fire',
+      );
+      expect(done.ruleId).toBe('approve-small-claims');
+      bot.child.kill('SIGTERM');
+      expect(await bot.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      bot.child.kill('SIGKILL');
+    }
+  }, 60_000);
+});
+
+type LogLine = { msg?: string; [field: string]: unknown };
+
+/**
+ * `ledgerbot run` from the TypeScript sources (tsx), so the test needs no build of dist/; the
+ * log is JSON lines on stdout, since stdout is not a terminal.
+ */
+function spawnRun(config: string) {
+  const entry = join(dirname(config), 'run-entry.mjs');
+  writeFileSync(
+    entry,
+    `const { runCli } = await import(${JSON.stringify(join(ROOT, 'src/cli/run-cli.ts'))});\n` +
+      'process.exitCode = await runCli(process.argv.slice(2));\n',
+  );
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, 'run', '--config', config], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: LogLine[] = [];
+  const other: string[] = [];
+  let buffered = '';
+  const waiters = new Set<() => void>();
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+      const text = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      try {
+        lines.push(JSON.parse(text) as LogLine);
+      } catch {
+        other.push(text);
+      }
+    }
+    for (const w of waiters) w();
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => other.push(chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
+    child.on('exit', (code, signal) => {
+      for (const w of waiters) w();
+      done({ code, signal });
+    });
+  });
+  const waitFor = (match: (l: LogLine) => boolean, what: string): Promise<LogLine> =>
+    new Promise((done, fail) => {
+      const finish = (): void => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      const check = (): void => {
+        const line = lines.find(match);
+        if (line !== undefined) {
+          finish();
+          done(line);
+        } else if (child.exitCode !== null || child.signalCode !== null) {
+          finish();
+          fail(new Error(`the bot exited while waiting for ${what}:\n${other.join('\n')}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        finish();
+        fail(new Error(`timed out waiting for ${what}:\n${other.join('\n')}`));
+      }, 45_000);
+      waiters.add(check);
+      check();
+    });
+  return { child, exited, waitFor };
+}
