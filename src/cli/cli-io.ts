@@ -2,9 +2,14 @@
 export type CliIo = {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
+  /** Whether `out` is a terminal: colour is only used then (see colour.ts). Absent: no. */
+  readonly isTTY?: boolean;
 };
 
 export const processIo: CliIo = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
+  get isTTY() {
+    return process.stdout.isTTY === true;
+  },
 };

@@ -1,42 +1,56 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parse } from 'yaml';
 import { loadRules } from '../rules/load-rules.js';
 import { formatRuleProblem } from '../rules/rule-problem.js';
 import { formatRuleTestResult, parseRuleTestFile, runRuleTests } from '../rules/rule-tests.js';
 import type { CliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
+import { colourFor, NO_COLOR_HELP, NO_COLOR_OPTION, paintProblems, type Colour } from './colour.js';
+import { readConfig } from './read-config.js';
 import { UsageError } from './usage-error.js';
 import { readRuleFiles } from './validate-command.js';
 
-const HELP = `Usage: ledgerbot test [--verbose] [paths...]
+const HELP = `Usage: ledgerbot test [--config bot.config.yaml] [--verbose] [--no-color] [paths...]
 
 Runs rule unit tests: given these events (or a schedule slot and its contracts), expect these
-commands, none, or these rule errors. A path is a test file (*.test.yaml, *.test.yml) or a
-directory searched for them; without paths, the current directory is searched. See
-docs/rules.md, "Testing rules".
+commands, none, or these rule errors. See docs/rules.md, "Testing rules".
+
+Without paths it runs the tests of the config's project: the files and directories of its
+\`tests:\` entry (default tests/, relative to the config file). A path is a test file or a
+directory searched for *.test.yaml files. Rule test files are recognised by their content
+(\`rules:\` and \`tests:\`); other YAML (a Prometheus rule test, a rule file) is skipped with a
+note.
 
 Options:
-  --verbose   also print why each rule did or did not fire, for passing tests too
-  -h, --help  show this help
+  --config FILE  the bot config whose \`tests:\` to run (default ./bot.config.yaml; without
+                 it and without paths, the current directory is searched)
+  --verbose      also print why each rule did or did not fire, for passing tests too
+${NO_COLOR_HELP}
+  -h, --help     show this help
 
 Exit status: 0 when every test passes, 1 when a test fails, 2 when a test file (or the rules
-it names) has errors.
+it names) has errors, or there is no test to run.
 `;
 
 const TEST_FILE = /\.test\.ya?ml$/;
+const YAML_FILE = new Set(['.yaml', '.yml']);
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'coverage']);
 /** Directory levels searched for test files; deeper trees are not test layouts. */
 const MAX_DEPTH = 8;
+const DEFAULT_CONFIG = 'bot.config.yaml';
 
 export const testCommand: CliCommand = {
   name: 'test',
-  summary: 'run rule unit tests (*.test.yaml) and report like a test runner',
+  summary: "run rule unit tests (the config's tests/, or the paths given)",
   run: async (args: string[], io: CliIo) => {
     const { values, positionals } = parseArgs({
       args,
       options: {
+        config: { type: 'string' },
         verbose: { type: 'boolean', default: false },
+        ...NO_COLOR_OPTION,
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: true,
@@ -46,62 +60,175 @@ export const testCommand: CliCommand = {
       io.out(HELP);
       return 0;
     }
-    const paths = await findTestFiles(positionals.length > 0 ? positionals : ['.']);
+    const colour = colourFor(io, values['no-color']);
+    const where = await testLocations(positionals, values.config, io);
+    const candidates = await findCandidates(where.paths, where.anyYaml);
+    const paths: string[] = [];
+    for (const path of candidates) {
+      const text = await readFile(path, 'utf8');
+      const why = notARuleTest(path, text);
+      if (why === undefined) paths.push(path);
+      else io.err(`note: skipped ${path}: ${why}\n`);
+    }
     if (paths.length === 0) {
       throw new UsageError(
-        `no test files (*.test.yaml) found in ${positionals.join(', ') || 'the current directory'}`,
+        `no rule test files found in ${where.paths.map((p) => relative(process.cwd(), p) || '.').join(', ')}${where.from === undefined ? '' : ` (${where.from})`}`,
       );
     }
     let passed = 0;
     let failed = 0;
     let broken = 0;
     for (const path of paths) {
-      const outcome = await runFile(path, values.verbose === true, io);
+      const outcome = await runFile(path, values.verbose === true, io, colour);
       if (outcome === 'broken') broken++;
       else {
         passed += outcome.passed;
         failed += outcome.failed;
       }
     }
-    const summary = `${passed} passed, ${failed} failed${broken > 0 ? `, ${broken} file(s) with errors` : ''}`;
+    const summary = [
+      colour.green(`${passed} passed`),
+      failed > 0 ? colour.red(`${failed} failed`) : `${failed} failed`,
+      ...(broken > 0 ? [colour.red(`${broken} file(s) with errors`)] : []),
+    ].join(', ');
     io.out(`\n${summary}\n`);
     return broken > 0 ? 2 : failed > 0 ? 1 : 0;
   },
 };
 
+type TestLocations = {
+  readonly paths: readonly string[];
+  /** The config's `tests:` entry: every YAML file below it is a candidate, not only *.test.yaml. */
+  readonly anyYaml: boolean;
+  /** Where the paths came from, for messages. */
+  readonly from?: string;
+};
+
+/**
+ * Paths given win. Otherwise the config's `tests:` (with --config, or ./bot.config.yaml when it
+ * exists); with neither, the current directory.
+ */
+async function testLocations(
+  positionals: readonly string[],
+  configPath: string | undefined,
+  io: CliIo,
+): Promise<TestLocations> {
+  if (positionals.length > 0) return { paths: positionals, anyYaml: false };
+  if (configPath === undefined && !(await exists(DEFAULT_CONFIG))) {
+    io.err(`note: no ${DEFAULT_CONFIG} here: searching the current directory for *.test.yaml\n`);
+    return { paths: ['.'], anyYaml: false, from: 'the current directory' };
+  }
+  const file = configPath ?? DEFAULT_CONFIG;
+  const config = await readConfig(file);
+  const paths = config.tests.map((p) => relative(process.cwd(), p) || '.');
+  for (const path of paths) {
+    if (!(await exists(path))) {
+      throw new UsageError(
+        `no rule tests: ${path} does not exist (\`tests:\` of ${file}, default tests/ beside it); write rule tests there, set \`tests:\`, or pass paths`,
+      );
+    }
+  }
+  return {
+    paths,
+    anyYaml: true,
+    from: `\`tests:\` of ${file}, default tests/ beside it`,
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why `text` is not a rule test file (a note for the user), or undefined when it is one: a
+ * mapping with `tests:` and `rules:` or `parties:` (or, in a file named *.test.yaml, `tests:`
+ * alone, so a test file missing its `rules:` is reported, not skipped). Text that is not YAML
+ * counts as a test file when so named, so its syntax errors are reported.
+ */
+export function notARuleTest(path: string, text: string): string | undefined {
+  const named = TEST_FILE.test(path);
+  let doc: unknown;
+  try {
+    doc = parse(text, { maxAliasCount: 100, prettyErrors: false });
+  } catch {
+    return named ? undefined : 'not valid YAML';
+  }
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+    return 'not a rule test file (not a mapping with `rules:` and `tests:`)';
+  }
+  const has = (key: string): boolean => Object.hasOwn(doc, key);
+  if (has('rule_files') || has('evaluation_interval')) {
+    return 'a Prometheus rule test (`rule_files:`), not a rule test file; run it with `promtool test rules`';
+  }
+  if (has('version') && has('rules') && !has('tests')) return 'a rule file, not a rule test file';
+  if (has('tests') && (has('rules') || has('parties') || named)) return undefined;
+  return 'not a rule test file (it has no `rules:` and `tests:`)';
+}
+
 async function runFile(
   path: string,
   verbose: boolean,
   io: CliIo,
+  colour: Colour,
 ): Promise<'broken' | { passed: number; failed: number }> {
+  const heading = colour.bold(path);
   const parsed = parseRuleTestFile(path, await readFile(path, 'utf8'));
   if (!parsed.ok) {
-    io.out(`${path}\n`);
-    for (const p of parsed.problems) io.out(`${formatRuleProblem(p)}\n`);
+    io.out(`${heading}\n`);
+    for (const p of parsed.problems) io.out(`${paintProblems(formatRuleProblem(p), colour)}\n`);
     return 'broken';
   }
   const file = parsed.file;
-  const where = `${file.rulesPos.file}:${file.rulesPos.line}:${file.rulesPos.col}`;
+  const where = colour.cyan(`${file.rulesPos.file}:${file.rulesPos.line}:${file.rulesPos.col}:`);
   let ruleFiles;
   try {
     ruleFiles = await readRuleFiles(file.rules.map((r) => join(dirname(path), r)));
   } catch (error) {
-    io.out(`${path}\n${where}: ${(error as Error).message}\n`);
+    io.out(`${heading}\n${where} ${colour.red((error as Error).message)}\n`);
     return 'broken';
   }
   const { ruleSet, problems } = loadRules(ruleFiles, { parties: file.parties });
   const errors = problems.filter((p) => p.severity === 'error');
   if (errors.length > 0) {
-    io.out(`${path}\n${where}: the rules this file tests have errors:\n`);
-    for (const p of errors) io.out(`${formatRuleProblem(p)}\n`);
+    io.out(`${heading}\n${where} ${colour.red('the rules this file tests have errors:')}\n`);
+    for (const p of errors) io.out(`${paintProblems(formatRuleProblem(p), colour)}\n`);
     return 'broken';
   }
   const result = runRuleTests(file, ruleSet);
-  io.out(formatRuleTestResult(result, { verbose }));
+  io.out(paintReport(formatRuleTestResult(result, { verbose }), colour));
   return { passed: result.passed, failed: result.failed };
 }
 
-async function findTestFiles(paths: readonly string[]): Promise<string[]> {
+/** Colours formatRuleTestResult's text: the file, ✓ and ✗ lines, locations, expected/actual. */
+function paintReport(text: string, c: Colour): string {
+  if (!c.enabled) return text;
+  const lines = text.split('\n');
+  return lines
+    .map((line, i) => {
+      if (i === 0) return c.bold(line);
+      let m = /^(\s*)✓ (.*)$/.exec(line);
+      if (m !== null) return `${m[1]}${c.green('✓')} ${m[2]}`;
+      m = /^(\s*)✗ (.*)$/.exec(line);
+      if (m !== null) return `${m[1]}${c.red(`✗ ${m[2]}`)}`;
+      m = /^(\s*)at (\S+:\d+:\d+)$/.exec(line);
+      if (m !== null) return `${m[1]}at ${c.cyan(m[2]!)}`;
+      m = /^(\s*)([-+]) (.*)$/.exec(line);
+      if (m !== null) return `${m[1]}${(m[2] === '-' ? c.red : c.green)(`${m[2]} ${m[3]}`)}`;
+      return line;
+    })
+    .join('\n');
+}
+
+/**
+ * The files to look at: a file path as given; a directory searched for *.test.yaml files, or
+ * (`anyYaml`, for the config's `tests:`) for every YAML file, each then recognised by content.
+ */
+async function findCandidates(paths: readonly string[], anyYaml: boolean): Promise<string[]> {
   const found: string[] = [];
   for (const path of paths) {
     let isDirectory: boolean;
@@ -110,13 +237,13 @@ async function findTestFiles(paths: readonly string[]): Promise<string[]> {
     } catch (error) {
       throw new UsageError(`cannot read ${path}: no such file or directory`, { cause: error });
     }
-    if (isDirectory) await walk(path, 0, found);
+    if (isDirectory) await walk(path, 0, anyYaml, found);
     else found.push(path);
   }
   return found;
 }
 
-async function walk(dir: string, depth: number, found: string[]): Promise<void> {
+async function walk(dir: string, depth: number, anyYaml: boolean, found: string[]): Promise<void> {
   if (depth > MAX_DEPTH) return;
   const entries = await readdir(dir, { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -124,9 +251,9 @@ async function walk(dir: string, depth: number, found: string[]): Promise<void> 
     const full = join(dir, entry.name);
     if (entry.isDirectory()) {
       if (!entry.name.startsWith('.') && !SKIPPED_DIRS.has(entry.name)) {
-        await walk(full, depth + 1, found);
+        await walk(full, depth + 1, anyYaml, found);
       }
-    } else if (TEST_FILE.test(entry.name)) {
+    } else if (anyYaml ? YAML_FILE.has(extname(entry.name)) : TEST_FILE.test(entry.name)) {
       found.push(full);
     }
   }

@@ -117,7 +117,7 @@ describe('ledgerbot test', () => {
     const empty = join(tmp, 'empty');
     mkdirSync(empty, { recursive: true });
     const { code, err } = await run([empty]);
-    expect(err).toMatch(/no test files \(\*\.test\.yaml\) found/);
+    expect(err).toMatch(/no rule test files found in /);
     expect(code).toBe(2);
   });
 });

@@ -20,6 +20,7 @@ export const BOT_CONFIG_DEFAULTS = {
   apiVersion: '3.5',
   pingInterval: '25s',
   stateDir: '.state',
+  testsDir: 'tests',
   retention: '7d',
   start: 'checkpoint',
   maxInFlight: 32,
@@ -127,6 +128,10 @@ export const BOT_CONFIG_SCHEMA = {
       default: {},
     },
     rules: {
+      anyOf: [text, { type: 'array', minItems: 1, items: text }],
+    },
+    // Where `ledgerbot test` (with no paths) finds the rule tests; default tests/.
+    tests: {
       anyOf: [text, { type: 'array', minItems: 1, items: text }],
     },
     state: {

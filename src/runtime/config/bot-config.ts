@@ -12,6 +12,8 @@ export type BotConfig = {
   readonly parties: Readonly<Record<string, string>>;
   /** Rule files or directories of rule files, absolute. */
   readonly rules: readonly string[];
+  /** Rule test files or directories of them (`ledgerbot test` without paths), absolute. */
+  readonly tests: readonly string[];
   /** The SQLite store's directory, and how long finished intents stay in its journal. */
   readonly state: { readonly dir: string; readonly retentionMs: number };
   readonly start: StartPosition;

@@ -63,6 +63,7 @@ type RawConfig = {
   };
   parties: Record<string, string>;
   rules: string | string[];
+  tests?: string | string[];
   state: { dir: string; retention: string };
   start: string | number;
   submission: {
@@ -305,6 +306,7 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
     },
     parties: raw.parties,
     rules: (Array.isArray(raw.rules) ? raw.rules : [raw.rules]).map(abs),
+    tests: [raw.tests ?? BOT_CONFIG_DEFAULTS.testsDir].flat().map(abs),
     state: { dir: abs(raw.state.dir), retentionMs: parseDuration(raw.state.retention) },
     start: start!,
     submission: {

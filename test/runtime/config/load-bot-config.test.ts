@@ -35,6 +35,7 @@ describe('defaults and conversion', () => {
       },
       parties: {},
       rules: ['/etc/ledgerbot/rules'],
+      tests: ['/etc/ledgerbot/tests'],
       state: { dir: '/etc/ledgerbot/.state', retentionMs: 7 * 86_400_000 },
       start: { kind: 'checkpoint' },
       submission: {
@@ -77,6 +78,7 @@ describe('defaults and conversion', () => {
         '  tls: {caFile: ca.pem, certFile: /abs/client.pem, keyFile: client.key}',
         'parties: {payer: "Payer::1220bb"}',
         'rules: [a.yaml, more/]',
+        'tests: t',
         'state: {dir: /var/lib/ledgerbot, retention: 2d12h}',
         'start: 1200',
         'submission:',
@@ -102,6 +104,7 @@ describe('defaults and conversion', () => {
     });
     expect(config.parties).toEqual({ payer: 'Payer::1220bb' });
     expect(config.rules).toEqual(['/etc/ledgerbot/a.yaml', '/etc/ledgerbot/more']);
+    expect(config.tests).toEqual(['/etc/ledgerbot/t']);
     expect(config.state).toEqual({ dir: '/var/lib/ledgerbot', retentionMs: 60 * 3600_000 });
     expect(config.start).toEqual({ kind: 'offset', offset: 1200 });
     expect(config.submission).toEqual({
@@ -206,7 +209,7 @@ describe('environment interpolation', () => {
   it('does not interpolate keys', () => {
     const e = errorOf(`${BASE}\${KEY}: 1\n`, { KEY: 'log' });
     expect(e.message).toBe(
-      `${FILE}:5:1: unknown key "\${KEY}" in the top level\n    hint: allowed here: ledger, parties, rules, state, start, submission, http, log`,
+      `${FILE}:5:1: unknown key "\${KEY}" in the top level\n    hint: allowed here: ledger, parties, rules, tests, state, start, submission, http, log`,
     );
   });
 
