@@ -38,6 +38,7 @@ import { schemaProblems } from './schema-problems.js';
 import { hasTemplate, splitTemplate } from './split-template.js';
 import { fieldTrieOf } from './field-reads.js';
 import { unknownFieldReads, valueRootTypes, type ValueRootTypes } from './unknown-field-reads.js';
+import { eventShapeOf, unknownEventFieldReads, type EventShape } from './event-fields.js';
 
 /** One rule file's contents; `path` is only used in messages. */
 export type RuleFile = { readonly path: string; readonly text: string };
@@ -395,6 +396,8 @@ class RuleCompiler {
   readonly #reads: ReadPath[] = [];
   /** The catalogue's types of the Daml values the rule reads; null when unknown. */
   #valueTypes: ValueRootTypes | null = null;
+  /** What `event` (or `contract`) holds, from the trigger; null when unknown or absent. */
+  #eventShape: EventShape | null = null;
 
   constructor(raw: Record<string, unknown>, path: YamlPath, at: YamlLocator, ctx: FileContext) {
     this.#raw = raw;
@@ -406,7 +409,10 @@ class RuleCompiler {
   compile(): CompiledRule | null {
     const raw = this.#raw;
     const trigger = this.#trigger();
-    if (trigger !== null) this.#valueTypes = valueRootTypes(trigger, this.#triggerEntries(trigger));
+    if (trigger !== null) {
+      this.#valueTypes = valueRootTypes(trigger, this.#triggerEntries(trigger));
+      this.#eventShape = eventShapeOf(trigger);
+    }
     // From the raw shape, so expressions are checked even when the trigger has errors.
     const kind: RuleKind = isRecord(raw.on)
       ? 'event'
@@ -446,6 +452,16 @@ class RuleCompiler {
 
   /** Reports the fields an expression reads that its template does not have (by the catalogue). */
   #checkFieldReads(reads: readonly ReadPath[], path: YamlPath, offset: number): void {
+    if (this.#eventShape !== null) {
+      for (const problem of unknownEventFieldReads(reads, this.#eventShape)) {
+        this.#error(
+          this.#at.valuePos(path, offset + problem.offset),
+          'UNKNOWN_EVENT_FIELD',
+          problem.message,
+          problem.hint,
+        );
+      }
+    }
     if (this.#valueTypes === null) return;
     for (const problem of unknownFieldReads(reads, this.#valueTypes)) {
       this.#error(

@@ -31,6 +31,7 @@ export type RuleProblemCode =
   | 'UNKNOWN_TEMPLATE'
   | 'UNKNOWN_CHOICE'
   | 'UNKNOWN_FIELD'
+  | 'UNKNOWN_EVENT_FIELD'
   | 'UNKNOWN_PARTY'
   | 'BAD_CRON'
   | 'BAD_TIMEZONE'

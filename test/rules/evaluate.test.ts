@@ -463,7 +463,7 @@ version: 1
 rules:
   - id: reach-out
     on: { created: "#invoices:Invoice:Invoice", party: payer }
-    when: 'event.constructor == null || event["__proto__"] == null'
+    when: 'dyn(event).constructor == null || dyn(event)["__proto__"] == null'
     then:
       - exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }
         actAs: [payer]
