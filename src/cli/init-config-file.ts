@@ -147,7 +147,9 @@ function common(embedded: boolean): string {
   // a checkpoint from an earlier run points past the new, empty ledger's end.
   const sandboxNote = embedded
     ? `  # The embedded sandbox starts with an empty ledger on every run, while this directory
-  # keeps the previous run's checkpoint: delete it (rm -r ${STATE_DIR}) before running again.
+  # keeps the previous run's checkpoint, past the new ledger's end. Run it again with
+  #   npx ledgerbot run --config bot.config.yaml --reset-checkpoint
+  # or delete the directory (rm -r ${STATE_DIR}) first.
 `
     : '';
   return `# The rule files: every *.yaml file in this folder. Rule tests live in tests/, not here.

@@ -59,7 +59,8 @@ rules:
     description: The approver approves expense claims of 100 or less
     on:
       # A template reference: '#package-name:Module:Template'. Quote it: YAML reads an
-      # unquoted # as the start of a comment.
+      # unquoted # as the start of a comment. The embedded sandbox's models/starter.yaml
+      # defines this one; on a participant, name a template of your own Daml package.
       created: '#starter:Expenses:Claim'
       # Whose view of the ledger the rule reads: a party alias from bot.config.yaml.
       party: ${EXAMPLE_ACTING_ALIAS}
