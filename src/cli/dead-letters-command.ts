@@ -10,6 +10,7 @@ import { StoreError } from '../store/store-error.js';
 import type { CliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
 import { formatTable } from './format-table.js';
+import { openStoreForWriting } from './open-store-for-writing.js';
 import { OpsApiError, opsClientFor, opsErrorOf, type OpsClient } from './ops-client.js';
 import { readConfig } from './read-config.js';
 import { UsageError } from './usage-error.js';
@@ -19,7 +20,9 @@ const HELP = `Usage: ledgerbot dead-letters list|show ID|retry ID|drop ID --conf
 
 Works on the dead letters of a bot: intents it gave up on (retries exhausted, deadline passed,
 or a final rejection it could not act on). Through the running bot's ops API (the config's
-http section) when it answers; otherwise directly on the state store in state.dir.
+http section) when it answers; otherwise directly on the state store in state.dir: list and
+show read it (also while a bot without http runs), retry and drop need the bot to be stopped
+(a running bot is the one writer of its store; with http it does them itself).
 
   list       the dead letters, oldest first
   show ID    one dead letter: its error, the commands, the triggering event
@@ -34,8 +37,8 @@ Options:
   --json          print JSON
   -h, --help      show this help
 
-Exit status: 0 done, 1 when it cannot be done (no such dead letter, store locked, bot not
-answering), 2 for usage and config errors.
+Exit status: 0 done, 1 when it cannot be done (no such dead letter, a running bot without
+http holds the store, bot not answering), 2 for usage and config errors.
 `;
 
 /** A dead letter as the ops API (docs/operations-api.md) and this command show it. */
@@ -113,6 +116,7 @@ export const deadLettersCommand: CliCommand = {
         { limit, rule: values.rule },
         values.json === true,
         io,
+        values.config,
       );
     } finally {
       target.close();
@@ -127,6 +131,7 @@ async function perform(
   filter: { limit: number; rule: string | undefined },
   json: boolean,
   io: CliIo,
+  configArg: string,
 ): Promise<number> {
   const missing = (): number => {
     io.err(
@@ -162,7 +167,9 @@ async function perform(
     case 'show': {
       const d = await target.show(id);
       if (d === undefined) return missing();
-      io.out(json ? `${JSON.stringify(d, null, 2)}\n` : formatDeadLetter(d, target.where));
+      io.out(
+        json ? `${JSON.stringify(d, null, 2)}\n` : formatDeadLetter(d, target.where, configArg),
+      );
       return 0;
     }
     case 'retry': {
@@ -227,31 +234,22 @@ function apiTarget(client: OpsClient): Target {
 
 function storeTarget(config: BotConfig, action: Action, httpConfigured: boolean): Target {
   const dir = config.state.dir;
-  if (!existsSync(join(dir, SQLITE_STORE_FILE))) {
-    throw new StoreError(
-      'STORE_OPEN_FAILED',
-      `there is no state store in ${dir} (state.dir of ${config.file}): the bot has not run with this config yet`,
-    );
-  }
   let store: Store;
-  try {
-    // Reads leave the file alone; a short busy timeout, since a running bot holds it for good.
-    store = openSqliteStore({
-      dir,
-      busyTimeoutMs: 250,
-      readonly: action === 'list' || action === 'show',
-    });
-  } catch (err) {
-    if (err instanceof StoreError && causeCode(err) === 'SQLITE_BUSY') {
+  if (action === 'list' || action === 'show') {
+    if (!existsSync(join(dir, SQLITE_STORE_FILE))) {
       throw new StoreError(
         'STORE_OPEN_FAILED',
-        httpConfigured
-          ? `the state store in ${dir} is locked by a running ledgerbot, and its ops API does not answer at http.host/http.port of ${config.file}: is the bot using another config? Stop it, or fix the http section`
-          : `the state store in ${dir} is locked by a running ledgerbot, and ${config.file} has no http section, so the CLI cannot ask the bot: add http: { port: 9464 } and restart the bot, or stop it and run this again`,
-        { cause: err },
+        `there is no state store in ${dir} (state.dir of ${config.file}): the bot has not run with this config yet`,
       );
     }
-    throw err;
+    // Read-only: it sees the store's last commit, also while a running bot writes it.
+    store = openSqliteStore({ dir, readonly: true });
+  } else {
+    // A write takes the single-writer lock: refused while a bot holds it (see the helper).
+    store = openStoreForWriting(config, `dead-letters ${action}`, {
+      httpTried: httpConfigured,
+      mustExist: true,
+    });
   }
   const view = (d: DeadLetter, full: boolean): DeadLetterView => viewOf(d, full);
   return {
@@ -309,7 +307,8 @@ export function viewOf(d: DeadLetter, full: boolean): DeadLetterView {
   };
 }
 
-function formatDeadLetter(d: DeadLetterView, where: string): string {
+/** `configArg`: the --config value as given, so the printed commands work when pasted. */
+function formatDeadLetter(d: DeadLetterView, where: string, configArg: string): string {
   const lines = [
     `dead letter ${d.commandId} (${where})`,
     `  rule        ${d.ruleId} (revision ${d.revision})`,
@@ -324,10 +323,18 @@ function formatDeadLetter(d: DeadLetterView, where: string): string {
   if (d.payload !== undefined)
     lines.push('  payload (what is submitted again on retry):', indentJson(d.payload, 4));
   if (d.event !== undefined) lines.push('  triggering event:', indentJson(d.event, 4));
+  const config = `--config ${shellWord(configArg)}`;
+  const id = shellWord(d.commandId);
   lines.push(
-    `retry: ledgerbot dead-letters retry ${d.commandId}; drop: ledgerbot dead-letters drop ${d.commandId}`,
+    `retry: ledgerbot dead-letters retry ${id} ${config}`,
+    `drop:  ledgerbot dead-letters drop ${id} ${config}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** `text` as one word for a POSIX shell: as it is when that is safe, else single-quoted. */
+export function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 function errorText(error: unknown): string {
@@ -337,13 +344,4 @@ function errorText(error: unknown): string {
   const reason = typeof e.reason === 'string' ? ` [${e.reason}]` : '';
   const message = typeof e.message === 'string' ? `: ${e.message}` : '';
   return `${code}${reason}${message}`.slice(0, 200);
-}
-
-function causeCode(err: unknown): string | undefined {
-  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('SQLITE_')) return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
 }

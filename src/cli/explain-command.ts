@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { eventFormat, transactionFormat, updateFormat } from '../ledger/filters.js';
 import { LedgerApiError } from '../ledger/ledger-api-error.js';
-import type { Event, JsTransaction } from '../ledger/wire/wire-types.js';
+import type { Event, JsTransaction, UpdateFormat } from '../ledger/wire/wire-types.js';
 import { evaluate } from '../rules/evaluate.js';
 import { formatRuleEvaluationError, type Intent } from '../rules/evaluation-result.js';
 import { formatExplanation } from '../rules/format-explanation.js';
@@ -11,7 +11,7 @@ import { openReplayContext, type ReplayContext } from './open-replay-context.js'
 import { UsageError } from './usage-error.js';
 import { indentJson, wouldSubmit } from './would-submit.js';
 
-const HELP = `Usage: ledgerbot explain --config FILE --update-id ID
+const HELP = `Usage: ledgerbot explain --config FILE (--update-id ID | --offset N)
 
 Fetches one update from the participant, with the bot's own subscription filter, and evaluates
 it through the rules exactly as the bot does (CEL \`now\` is the update's record time). Prints,
@@ -21,6 +21,7 @@ commands it would submit. Submits nothing and writes nothing.
 Options:
   --config FILE     the bot config (default ./bot.config.yaml)
   --update-id ID    the update (transaction) to explain
+  --offset N        or the update at this ledger offset (the \`offset\` of a log line)
   -h, --help        show this help
 
 Exit status: 0 when explained, 1 when the update cannot be read, 2 for usage and config errors.
@@ -35,6 +36,7 @@ export const explainCommand: CliCommand = {
       options: {
         config: { type: 'string', default: 'bot.config.yaml' },
         'update-id': { type: 'string' },
+        offset: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -43,15 +45,10 @@ export const explainCommand: CliCommand = {
       io.out(HELP);
       return 0;
     }
-    const updateId = values['update-id'];
-    if (updateId === undefined || updateId.trim() === '') {
-      throw new UsageError(
-        '--update-id ID is required (the update id from a log line or the ledger)',
-      );
-    }
+    const which = selector(values['update-id'], values.offset);
     const ctx = await openReplayContext(values.config, 'explain');
     try {
-      const tx = await fetchTransaction(ctx, updateId, io);
+      const tx = await fetchTransaction(ctx, which, io);
       if (tx === undefined) return 1;
       explainTransaction(ctx, tx, io);
       return 0;
@@ -61,25 +58,59 @@ export const explainCommand: CliCommand = {
   },
 };
 
+/** Which update to explain: by its id, or by its offset. */
+type Selector = { readonly updateId: string } | { readonly offset: number };
+
+function selector(updateId: string | undefined, offset: string | undefined): Selector {
+  if (updateId !== undefined && offset !== undefined) {
+    throw new UsageError('pass --update-id ID or --offset N, not both');
+  }
+  if (offset !== undefined) {
+    const n = Number(offset);
+    if (offset.trim() === '' || !Number.isSafeInteger(n) || n < 1) {
+      throw new UsageError(`--offset must be a positive whole number, not "${offset}"`);
+    }
+    return { offset: n };
+  }
+  if (updateId === undefined || updateId.trim() === '') {
+    throw new UsageError(
+      '--update-id ID or --offset N is required (the update id or offset from a log line or the ledger)',
+    );
+  }
+  return { updateId };
+}
+
+function describeSelector(which: Selector): string {
+  return 'updateId' in which ? `update ${which.updateId}` : `the update at offset ${which.offset}`;
+}
+
+/** The update through `format`; UPDATE_NOT_FOUND is thrown as it comes. */
+function readUpdate(ctx: ReplayContext, which: Selector, format: UpdateFormat) {
+  return 'updateId' in which
+    ? ctx.ledger.client.updateById({ updateId: which.updateId, updateFormat: format })
+    : ctx.ledger.client.updateByOffset({ offset: which.offset, updateFormat: format });
+}
+
 /** The transaction as the bot's filter shows it, or undefined after printing why there is none. */
 async function fetchTransaction(
   ctx: ReplayContext,
-  updateId: string,
+  which: Selector,
   io: CliIo,
 ): Promise<JsTransaction | undefined> {
+  const what = describeSelector(which);
   let response;
   try {
-    response = await ctx.ledger.client.updateById({ updateId, updateFormat: ctx.updateFormat });
+    response = await readUpdate(ctx, which, ctx.updateFormat);
   } catch (err) {
     if (!(err instanceof LedgerApiError) || err.error.code !== 'UPDATE_NOT_FOUND') throw err;
     // Tell "the bot's filter hides every event of it" apart from "no such update".
-    if (await visibleToReaders(ctx, updateId)) {
+    if (await visibleToReaders(ctx, which)) {
       io.err(
-        `ledgerbot: update ${updateId} exists, but none of its events passes the bot's subscription filter: no enabled rule watches its templates as a party that sees them, so the bot never evaluates it\n`,
+        `ledgerbot: ${what} exists, but none of its events passes the bot's subscription filter: no enabled rule watches its templates as a party that sees them, so the bot never evaluates it\n`,
       );
     } else {
       io.err(
-        `ledgerbot: update ${updateId} was not found, or none of the rules' parties (${ctx.plan.readParties.join(', ')}) can see it; check the id, and that ledger.url is the participant the bot runs against\n`,
+        `ledgerbot: ${what} was not found, or none of the rules' parties (${ctx.plan.readParties.join(', ')}) can see it; check the ${'updateId' in which ? 'id' : 'offset'}, and that ledger.url is the participant the bot runs against\n`,
       );
     }
     return undefined;
@@ -87,13 +118,13 @@ async function fetchTransaction(
   const update = response.update;
   if (update === undefined || !('Transaction' in update)) {
     const kind = update === undefined ? 'empty' : (Object.keys(update)[0] ?? 'unknown');
-    io.out(`update ${updateId} is not a transaction (${kind}); rules react to transactions only\n`);
+    io.out(`${what} is not a transaction (${kind}); rules react to transactions only\n`);
     return undefined;
   }
   return update.Transaction.value;
 }
 
-async function visibleToReaders(ctx: ReplayContext, updateId: string): Promise<boolean> {
+async function visibleToReaders(ctx: ReplayContext, which: Selector): Promise<boolean> {
   try {
     const format = updateFormat({
       transactions: transactionFormat(
@@ -101,7 +132,7 @@ async function visibleToReaders(ctx: ReplayContext, updateId: string): Promise<b
         ctx.plan.shape,
       ),
     });
-    await ctx.ledger.client.updateById({ updateId, updateFormat: format });
+    await readUpdate(ctx, which, format);
     return true;
   } catch (err) {
     if (err instanceof LedgerApiError && err.error.code === 'UPDATE_NOT_FOUND') return false;

@@ -31,8 +31,11 @@ export type OpsResponse = { readonly status: number; readonly body: unknown };
 /** The ops API of the bot a config describes (its `http` section), as the CLI talks to it. */
 export type OpsClient = {
   readonly baseUrl: string;
-  /** Any answer with a JSON body (also 4xx/5xx: the caller reads the error body). */
-  request(method: string, path: string): Promise<OpsResponse>;
+  /**
+   * Any answer with a JSON body (also 4xx/5xx: the caller reads the error body). `timeoutMs`:
+   * how long to wait for it (default 5 s).
+   */
+  request(method: string, path: string, timeoutMs?: number): Promise<OpsResponse>;
 };
 
 const TIMEOUT_MS = 5_000;
@@ -57,7 +60,7 @@ export function createOpsClient(http: Pick<HttpConfig, 'host' | 'port' | 'token'
   const baseUrl = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${http.port}`;
   return {
     baseUrl,
-    request: async (method, path) => {
+    request: async (method, path, timeoutMs = TIMEOUT_MS) => {
       let res: Response;
       try {
         res = await fetch(`${baseUrl}${path}`, {
@@ -66,7 +69,7 @@ export function createOpsClient(http: Pick<HttpConfig, 'host' | 'port' | 'token'
             accept: 'application/json',
             ...(http.token === undefined ? {} : { authorization: `Bearer ${http.token}` }),
           },
-          signal: AbortSignal.timeout(TIMEOUT_MS),
+          signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (err) {
         const code = causeCode(err);
@@ -80,7 +83,7 @@ export function createOpsClient(http: Pick<HttpConfig, 'host' | 'port' | 'token'
         if ((err as Error).name === 'TimeoutError') {
           throw new OpsApiError(
             'timeout',
-            `the bot at ${baseUrl} did not answer within ${TIMEOUT_MS} ms`,
+            `the bot at ${baseUrl} did not answer within ${timeoutMs} ms`,
             { cause: err },
           );
         }
@@ -113,6 +116,35 @@ export function createOpsClient(http: Pick<HttpConfig, 'host' | 'port' | 'token'
       return { status: res.status, body };
     },
   };
+}
+
+/**
+ * The ops client of a command that needs the running bot (pause, resume, reload): a config
+ * without `http` is a usage error (exit 2), since the bot serves no API to ask.
+ */
+export function requireOpsClient(config: BotConfig, command: string): OpsClient {
+  const client = opsClientFor(config);
+  if (client === undefined) {
+    throw new UsageError(
+      `${config.file} has no http section, so the running bot serves no ops API for \`${command}\`; add http: { port: 9464 } (and http.token) and restart the bot`,
+    );
+  }
+  return client;
+}
+
+/**
+ * One request to the running bot that must answer with `ok`: the body, or an OpsApiError (not
+ * reachable, refused token, or the API's own error, e.g. 404 NOT_FOUND for an unknown rule).
+ */
+export async function callOps(
+  client: OpsClient,
+  method: string,
+  path: string,
+  ok: number,
+): Promise<unknown> {
+  const response = await client.request(method, path);
+  if (response.status !== ok) throw opsErrorOf(method, path, response);
+  return response.body;
 }
 
 /** `{error: {code, message}}` of an error answer, as an OpsApiError. */

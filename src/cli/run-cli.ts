@@ -7,6 +7,8 @@ import { deadLettersCommand } from './dead-letters-command.js';
 import { demoCommand } from './demo-command.js';
 import { explainCommand } from './explain-command.js';
 import { initCommand } from './init-command.js';
+import { pauseCommand, resumeCommand } from './pause-resume-command.js';
+import { reloadCommand } from './reload-command.js';
 import { runCommand } from './run-command.js';
 import { runSlotCommand } from './run-slot-command.js';
 import { sandboxCommand } from './sandbox-command.js';
@@ -30,6 +32,9 @@ const commands: readonly CliCommand[] = [
   scheduleCommand,
   runSlotCommand,
   statusCommand,
+  pauseCommand,
+  resumeCommand,
+  reloadCommand,
   deadLettersCommand,
   explainCommand,
   backtestCommand,

@@ -7,13 +7,15 @@ import { ledgerSlotSource } from '../runtime/ledger-slot-source.js';
 import { formatSlot } from '../schedule/format-slot.js';
 import { runSlot, type SlotIntentSink } from '../schedule/run-slot.js';
 import { previousSlot } from '../schedule/slots-between.js';
-import { openSqliteStore } from '../store/open-sqlite-store.js';
 import { isTerminal, type IntentRecord, type Store } from '../store/store.js';
 import type { CliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
 import { loadConfigRules } from './config-rules.js';
 import { openConfigLedger } from './open-config-ledger.js';
+import { openStoreForWriting } from './open-store-for-writing.js';
+import { opsClientFor } from './ops-client.js';
 import { parseTimeOption } from './parse-time-option.js';
+import { formatIntent, runSlotViaBot, type PrintedIntent } from './run-slot-via-bot.js';
 import { readConfig } from './read-config.js';
 import { UsageError } from './usage-error.js';
 
@@ -24,6 +26,10 @@ reads the ledger end, the rule's forEach contracts there, evaluates the rule and
 intents. Without --dry-run it submits them through the bot's pipeline (journal, retries, dead
 letters) with the state store of the config, and waits for their outcomes. Running the same
 slot again submits nothing new.
+
+While the bot runs, the slot is run by the bot itself, through its ops API (the config's http
+section, with http.token): the bot is the one process that writes its store. A running bot
+without http is refused (exit 1): add http, or stop the bot. --dry-run works either way.
 
 Options:
   --config FILE   the bot config (required)
@@ -84,12 +90,31 @@ export const runSlotCommand: CliCommand = {
       );
     }
     const dryRun = values['dry-run'] === true;
+    let store: Store | undefined;
     io.out(
       `rule ${rule.id}: slot ${formatSlot(slot, trigger.timezone)} (${new Date(slot).toISOString()})${dryRun ? ', dry run' : ''}\n`,
     );
     if (!rule.enabled) io.out(`note: rule ${rule.id} is disabled, so it fires nothing\n`);
 
-    const ledger = await openConfigLedger(config);
+    if (!dryRun) {
+      // http.port 0 (a free port at each start): the bot's API cannot be found, only locked out.
+      const client = config.http?.port === 0 ? undefined : opsClientFor(config);
+      const viaBot =
+        client === undefined ? undefined : await runSlotViaBot(client, rule.id, at, waitMs, io);
+      if (viaBot !== undefined) return viaBot;
+      // No bot answers: this process writes the store, holding its writer lock throughout.
+      store = openStoreForWriting(config, 'run-slot', {
+        httpTried: client !== undefined,
+        mustExist: false,
+      });
+    }
+    let ledger;
+    try {
+      ledger = await openConfigLedger(config);
+    } catch (err) {
+      store?.close();
+      throw err;
+    }
     try {
       if (ledger.sandbox !== undefined) {
         io.out('note: the ledger is an embedded sandbox started just now, so it is empty\n');
@@ -98,7 +123,7 @@ export const runSlotCommand: CliCommand = {
       const printed: Intent[] = [];
       const printer: SlotIntentSink = {
         submitIntents: (intents) => {
-          for (const intent of intents) io.out(formatIntent(intent));
+          for (const intent of intents) io.out(formatIntent(printable(intent)));
           printed.push(...intents);
           return Promise.resolve();
         },
@@ -112,7 +137,8 @@ export const runSlotCommand: CliCommand = {
         io.out(summary(result));
         return 0;
       }
-      const store = openSqliteStore({ dir: config.state.dir });
+      if (store === undefined) throw new Error('unreachable: no store for a run-slot');
+      const journal = store;
       const bot = createBot({
         rules: { rules: [rule], warnings: [] },
         parties: ledger.parties,
@@ -137,11 +163,11 @@ export const runSlotCommand: CliCommand = {
         const result = await runSlot(rule, slot, {
           source,
           sink,
-          journal: store,
+          journal,
           parties: ledger.parties,
         });
         io.out(summary(result));
-        const records = await waitForOutcomes(store, printed, waitMs);
+        const records = await waitForOutcomes(journal, printed, waitMs);
         const counts = new Map<string, number>();
         for (const r of records) counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
         io.out(
@@ -153,16 +179,21 @@ export const runSlotCommand: CliCommand = {
         await bot.stop();
       }
     } finally {
+      store?.close();
       await ledger.close();
     }
   },
 };
 
-function formatIntent(intent: Intent): string {
+function printable(intent: Intent): PrintedIntent {
   const trigger = intent.triggerKey;
-  const contract =
-    trigger.kind === 'slot' && trigger.contractId !== null ? ` contract ${trigger.contractId}` : '';
-  return `intent ${intent.commandId}${contract}\n  ${JSON.stringify(intent.command)}\n  actAs ${intent.actAs.join(', ')}, dedup from offset ${intent.offset}\n`;
+  return {
+    commandId: intent.commandId,
+    contractId: trigger.kind === 'slot' ? trigger.contractId : null,
+    command: intent.command,
+    actAs: intent.actAs,
+    offset: intent.offset,
+  };
 }
 
 function summary(result: Awaited<ReturnType<typeof runSlot>>): string {

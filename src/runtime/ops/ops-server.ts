@@ -8,6 +8,7 @@ import type { DeadLetter, Store, TriggerKey } from '../../store/store.js';
 import type { BotLedger } from '../bot-ledger.js';
 import type { Bot } from '../bot.js';
 import type { RuleSetDiff } from '../rule-set-diff.js';
+import { SlotRequestError, type ManualSlotOutcome } from './manual-slot.js';
 import { notReadyReason } from './not-ready-reason.js';
 import { createOpsMetrics } from './ops-metrics.js';
 
@@ -31,6 +32,8 @@ export type OpsServerOptions = {
   readonly processMetrics?: boolean;
   /** `POST /rules/reload`: re-reads the rule files (the CLI passes its reload); absent: 404. */
   readonly reload?: () => Promise<ReloadOutcome>;
+  /** `POST /rules/{id}/run-slot`: runs a slot in the bot (see `manualSlotRunner`); absent: 404. */
+  readonly runSlot?: (ruleId: string, at: number) => Promise<ManualSlotOutcome>;
   readonly clock?: Clock;
   readonly logger?: Logger;
 };
@@ -227,6 +230,55 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       handle: ([id, action]) => {
         const rule = action === 'pause' ? bot.pauseRule(id!) : bot.resumeRule(id!);
         return { status: 200, body: { rule: ruleBody(rule) } };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/rules\/([^/]+)\/run-slot$/,
+      auth: true,
+      handle: async ([id], url) => {
+        if (options.runSlot === undefined) throw notFound('run-slot is not available here');
+        const atText = url.searchParams.get('at');
+        const at = atText === null ? clock.now() : Date.parse(atText);
+        if (!Number.isFinite(at)) {
+          throw new HttpProblem(400, 'BAD_REQUEST', 'at must be an ISO 8601 time');
+        }
+        try {
+          const outcome = await options.runSlot(id!, at);
+          log.info(
+            { ruleId: id, slot: iso(outcome.slot), intents: outcome.intentCount },
+            'slot run by hand',
+          );
+          return { status: 200, body: { ...outcome, slot: iso(outcome.slot) } };
+        } catch (err) {
+          if (err instanceof SlotRequestError) {
+            throw new HttpProblem(err.status, err.code, err.message);
+          }
+          throw err;
+        }
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/intents\/([^/]+)$/,
+      auth: true,
+      handle: ([id]) => {
+        const i = store.getIntent(id!);
+        if (i === undefined) throw notFound(`no intent with commandId "${id}"`);
+        return {
+          status: 200,
+          body: {
+            intent: {
+              commandId: i.commandId,
+              ruleId: i.ruleId,
+              state: i.state,
+              attempts: i.attempts,
+              offset: i.offset,
+              updatedAt: iso(i.updatedAt),
+              ...(i.lastError === undefined ? {} : { error: i.lastError }),
+            },
+          },
+        };
       },
     },
     {
