@@ -119,6 +119,8 @@ export const BOT_CONFIG_SCHEMA = {
           default: BOT_CONFIG_DEFAULTS.apiVersion,
         },
         pingInterval: { ...duration, default: BOT_CONFIG_DEFAULTS.pingInterval },
+        // No default: the bot waits for the participant at start until it answers.
+        startTimeout: duration,
       },
     },
     parties: {

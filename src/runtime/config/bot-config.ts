@@ -32,6 +32,11 @@ export type LedgerConfig = {
   readonly apiVersion: ApiVersion;
   /** Websocket keep-alive ping period (Canton closes a socket idle for 60 s); 0: no pings. */
   readonly pingIntervalMs: number;
+  /**
+   * How long `run` waits at start for a participant that does not answer (retrying with
+   * backoff) before it exits 1; absent: until it answers or the bot is stopped.
+   */
+  readonly startTimeoutMs?: number;
 };
 
 export type ApiVersion = '3.4' | '3.5';

@@ -60,6 +60,7 @@ type RawConfig = {
     tls?: TlsFiles;
     apiVersion: ApiVersion;
     pingInterval: string;
+    startTimeout?: string;
   };
   parties: Record<string, string>;
   rules: string | string[];
@@ -303,6 +304,9 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
           }),
       apiVersion: raw.ledger.apiVersion,
       pingIntervalMs: parseDuration(raw.ledger.pingInterval),
+      ...(raw.ledger.startTimeout === undefined
+        ? {}
+        : { startTimeoutMs: parseDuration(raw.ledger.startTimeout) }),
     },
     parties: raw.parties,
     rules: (Array.isArray(raw.rules) ? raw.rules : [raw.rules]).map(abs),
