@@ -1,23 +1,20 @@
 import { parseArgs } from 'node:util';
-import { redactSecrets } from '../core/redact-secrets.js';
-import { batchedWriter } from './batched-writer.js';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
+import { AbortError } from '../core/abort-error.js';
 import { LedgerbotError } from '../core/ledgerbot-error.js';
-import { createBot, type Bot } from '../runtime/bot.js';
+import { redactSecrets } from '../core/redact-secrets.js';
 import type { BotConfig, LogConfig } from '../runtime/config/bot-config.js';
-import type { Sandbox } from '../sandbox/start-sandbox.js';
-import { openSqliteStore } from '../store/open-sqlite-store.js';
-import type { Store } from '../store/store.js';
-import { startOpsServer, type OpsServer, type ReloadOutcome } from '../runtime/ops/ops-server.js';
-import { ruleReloader, watchRuleFiles } from './rule-reloader.js';
+import { batchedWriter } from './batched-writer.js';
 import type { CliCommand } from './cli-command.js';
-import { loadConfigRules } from './config-rules.js';
-import { openConfigLedger } from './open-config-ledger.js';
 import type { CliIo } from './cli-io.js';
 import { readConfig } from './read-config.js';
+import { watchRuleFiles } from './rule-reloader.js';
+import { startBot, type RunningBot } from './start-bot.js';
 import { untilSignal } from './until-signal.js';
 import { UsageError } from './usage-error.js';
+
+export { startBot, type RunningBot, type StartBotOptions } from './start-bot.js';
 
 const HELP = `Usage: ledgerbot run --config bot.config.yaml [--shadow] [--reset-checkpoint]
 
@@ -25,6 +22,8 @@ Runs the bot: follows the ledger's updates, evaluates the rules and submits what
 exactly once. Logs are JSON lines on stdout (log.pretty: true, or a terminal while log.pretty
 is unset: one readable line each).
 SIGINT or SIGTERM stop intake, wait for submissions already out, save the checkpoint and exit 0.
+It runs until stopped, also with no rule enabled (idle, ready) and while the participant does
+not answer at start (retried with backoff, for at most ledger.startTimeout when set).
 
 With \`http\` in the config it serves /livez, /readyz, /metrics, /status, pause and resume, and
 dead letters (docs/operations-api.md). SIGHUP, or saving a rule file, reloads the rules: all of
@@ -39,7 +38,11 @@ Options:
                  once); for one start only, never in a service definition (docs/runtime.md)
   -h, --help     show this help
 
-Exit status: 0 after a signal, 1 when the bot fails, 2 for config or rule errors.
+Exit status (the reason is on stderr and in the log):
+  0  stopped by SIGINT or SIGTERM
+  1  runtime failure: the bot failed, the participant refused it, or ledger.startTimeout passed
+  2  usage or config error: a bad option, config or rule file, no rule files, an unknown party
+     or user (restarting will not help: fix it; \`ledgerbot validate\` lists rule problems)
 `;
 
 export const runCommand: CliCommand = {
@@ -60,151 +63,95 @@ export const runCommand: CliCommand = {
       io.out(HELP);
       return 0;
     }
-    const shadow = values.shadow === true;
     const config = await readConfig(values.config);
     const logger = rootLogger(config.log, io, process.stdout.isTTY === true);
-    // Signals are caught before anything starts: a SIGTERM or SIGHUP that arrives while the bot
-    // is starting must not take the process down with the default action.
-    const stopSignal = untilSignal();
-    let running: RunningBot | undefined;
-    let reloadPending = false;
-    const reloadNow = (trigger: string): void => {
-      logger.info({ trigger }, 'reloading the rules');
-      if (running === undefined) {
-        reloadPending = true;
-        return;
-      }
-      void running.reload();
-    };
-    const onHup = (): void => reloadNow('SIGHUP');
-    process.on('SIGHUP', onHup);
-    // Watched before the bot reads its rules: an edit saved while it starts (which takes a
-    // while against a slow participant) is reloaded once it runs, not missed.
-    const stopWatching = watchRuleFiles(config.rules, () => reloadNow('file change'), logger);
-    try {
-      running = await startBot(config, logger, {
-        shadow,
-        resetCheckpoint: values['reset-checkpoint'] === true,
-      });
-    } catch (err) {
-      process.off('SIGHUP', onHup);
-      stopWatching();
-      throw err;
-    }
-    if (reloadPending) void running.reload();
-    const signal = await Promise.race([stopSignal, running.bot.done.then(() => undefined)]);
-    process.off('SIGHUP', onHup);
-    stopWatching();
-    if (signal !== undefined) logger.info({ signal }, 'signal received, stopping');
-    await running.close();
-    if (running.bot.state === 'failed') {
-      const err = running.bot.error;
-      io.err(`ledgerbot: the bot failed: ${(err as Error).message ?? String(err)}\n`);
-      return 1;
-    }
-    return 0;
+    return runUntilStopped(config, logger, io, {
+      shadow: values.shadow === true,
+      resetCheckpoint: values['reset-checkpoint'] === true,
+    });
   },
 };
 
-export type RunningBot = {
-  readonly bot: Bot;
-  readonly sandbox: Sandbox | undefined;
-  /** The ops HTTP server, when the config has `http`. */
-  readonly ops: OpsServer | undefined;
-  /** Re-reads the rule files and swaps them in if all are valid (see `ruleReloader`). */
-  reload(): Promise<ReloadOutcome>;
-  /** Stops the bot, then closes the client, the store and the sandbox. */
-  close(): Promise<void>;
-};
-
 /**
- * Builds everything `run` needs from the config and starts the bot: the sandbox in embedded mode
- * (with the aliases allocated and a user that can act as them), the auth provider, the client,
- * the store and the rules. Rule errors are UsageErrors (exit 2).
+ * Starts the bot and keeps the process up until a signal stops it or the bot fails; returns the
+ * exit code. Every way out says why, on stderr and in the log.
  */
-export async function startBot(
+async function runUntilStopped(
   config: BotConfig,
   logger: PinoLogger,
-  options: { readonly shadow?: boolean; readonly resetCheckpoint?: boolean } = {},
-): Promise<RunningBot> {
-  const shadow = options.shadow === true;
-  const cleanups: (() => Promise<void> | void)[] = [];
-  const cleanup = async (): Promise<void> => {
-    for (const fn of cleanups.reverse()) {
-      try {
-        await fn();
-      } catch (err) {
-        logger.warn({ error: (err as Error).message }, 'cleanup failed');
-      }
-    }
+  io: CliIo,
+  options: { readonly shadow: boolean; readonly resetCheckpoint: boolean },
+): Promise<number> {
+  // Signal listeners do not keep Node's event loop alive, and the bot need not either: an idle
+  // one (no rule enabled: no stream, no socket) or one waiting for the participant at start
+  // (its retry timers are unref'd) has nothing pending, and Node would end the process as soon
+  // as the loop empties (exit 13, "unsettled top-level await", without a word). A daemon stays
+  // up until it is told to stop: this handle holds the loop until run returns.
+  const hold = setInterval(() => undefined, 0x7fff_ffff);
+  // Signals are caught before anything starts: a SIGTERM or SIGHUP that arrives while the bot
+  // is starting must not take the process down with the default action.
+  const stopSignal = untilSignal();
+  const stopping = new AbortController();
+  let signal: NodeJS.Signals | undefined;
+  void stopSignal.then((s) => {
+    signal = s;
+    logger.info({ signal: s }, 'signal received, stopping');
+    stopping.abort(new AbortError(`stopped by ${s}`));
+  });
+  const exit = (code: number, why: string, fields: Record<string, unknown> = {}): number => {
+    io.err(`ledgerbot: ${why}\n`);
+    const line = { ...fields, exitCode: code };
+    if (code === 0) logger.info(line, `exiting: ${why}`);
+    else logger.error(line, `exiting: ${why}`);
+    return code;
   };
+  let running: RunningBot | undefined;
+  let reloadPending = false;
+  const reloadNow = (trigger: string): void => {
+    logger.info({ trigger }, 'reloading the rules');
+    if (running === undefined) {
+      reloadPending = true;
+      return;
+    }
+    void running.reload();
+  };
+  const onHup = (): void => reloadNow('SIGHUP');
+  process.on('SIGHUP', onHup);
+  // Watched before the bot reads its rules: an edit saved while it starts (which takes a
+  // while against a slow participant) is reloaded once it runs, not missed.
+  const stopWatching = watchRuleFiles(config.rules, () => reloadNow('file change'), logger);
   try {
-    // Rules first: a mistake in them exits 2 before anything is started.
-    const ruleSet = await loadConfigRules(config, (warning) =>
-      logger.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message),
-    );
-    const ledger = await openConfigLedger(config, logger);
-    cleanups.push(() => ledger.close());
-    const { client, parties, sandbox } = ledger;
-    // A shadow bot writes nothing, so it need not lock the state out from operator tools.
-    const store: Store = openSqliteStore({
-      dir: config.state.dir,
-      exclusive: !shadow,
-      groupCommit: true,
-    });
-    cleanups.push(() => store.close());
-    const bot = createBot({
-      rules: ruleSet,
-      parties,
-      userId: config.ledger.userId,
-      ledger: client,
-      store,
-      start: config.start,
-      resetCheckpoint: options.resetCheckpoint === true,
-      submission: {
-        maxInFlight: config.submission.maxInFlight,
-        completionTimeoutMs: config.submission.completionTimeoutMs,
-        dedup: config.submission.dedup,
-      },
-      logger,
-      shadow,
-      retentionMs: config.state.retentionMs,
-    });
-    await bot.start();
-    cleanups.push(() => bot.stop());
-    const reload = ruleReloader(config, bot, logger);
-    let ops: OpsServer | undefined;
-    if (config.http !== undefined) {
-      ops = await startOpsServer({
-        bot,
-        store,
-        ledger: client,
-        host: config.http.host,
-        port: config.http.port,
-        readyMaxLag: config.http.readyMaxLag,
-        ...(config.http.token === undefined ? {} : { token: config.http.token }),
-        reload,
-        logger,
-      });
-      const server = ops;
-      cleanups.push(() => server.close());
+    try {
+      running = await startBot(config, logger, { ...options, signal: stopping.signal });
+    } catch (err) {
+      if (signal !== undefined && stopping.signal.aborted) {
+        return exit(0, `stopped by ${signal} before the bot started`, { signal });
+      }
+      const message = (err as Error).message ?? String(err);
+      const code = err instanceof UsageError ? 2 : 1;
+      logger.error(
+        {
+          exitCode: code,
+          error: message,
+          ...(err instanceof LedgerbotError ? { code: err.code } : {}),
+        },
+        'exiting: the bot could not start',
+      );
+      throw err; // the CLI prints it and exits with its code
     }
-    return {
-      bot,
-      sandbox,
-      ops,
-      reload,
-      close: async () => {
-        await bot.stop();
-        await cleanup();
-      },
-    };
-  } catch (err) {
-    await cleanup();
-    if (err instanceof LedgerbotError && err.code === 'UNKNOWN_PARTY') {
-      throw new UsageError(err.message, { cause: err });
+    if (reloadPending) void running.reload();
+    await Promise.race([stopSignal, running.bot.done]);
+    await running.close();
+    if (running.bot.state === 'failed') {
+      const err = running.bot.error;
+      return exit(1, `the bot failed: ${(err as Error).message ?? String(err)}`);
     }
-    throw err;
+    if (signal !== undefined) return exit(0, `stopped by ${signal}`, { signal });
+    return exit(1, `the bot stopped by itself (state ${running.bot.state})`);
+  } finally {
+    clearInterval(hold);
+    process.off('SIGHUP', onHup);
+    stopWatching();
   }
 }
 

@@ -25,6 +25,12 @@ export type RuntimeErrorCode =
   | 'SHADOW'
   /** The updates stream was refused as pruned, but the participant reports no such pruning. */
   | 'PRUNING_OFFSET_UNCLEAR'
+  /** At start, the participant did not answer within `ledger.startTimeout`. */
+  | 'PARTICIPANT_UNREACHABLE'
+  /** At start, the participant refused the bot in a way retrying cannot fix (auth, wrong URL). */
+  | 'PARTICIPANT_REFUSED'
+  /** At start, the participant has no user `ledger.userId`. */
+  | 'UNKNOWN_USER'
   /** At start without a checkpoint, `start:` names an offset beyond the ledger end. */
   | 'START_BEYOND_LEDGER_END';
 

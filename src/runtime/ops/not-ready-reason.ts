@@ -6,6 +6,8 @@ export type LedgerEndReading = { readonly offset: number } | { readonly error: s
 /** What `/readyz` decides on. */
 export type ReadinessProbe = {
   readonly botState: BotState;
+  /** Why the bot has not started yet, while it waits for the participant at start. */
+  readonly waitingFor?: string | undefined;
   /** Whether the rules read events at all (schedule rules only: no updates stream to wait for). */
   readonly streamExpected: boolean;
   /** A websocket of the updates stream is open now (not inferred from traffic). */
@@ -24,7 +26,7 @@ export type ReadinessProbe = {
  * offset processed) is at most `maxLag`. The reasons are plain text for `/readyz` answers.
  */
 export async function notReadyReason(p: ReadinessProbe): Promise<string | undefined> {
-  if (p.botState !== 'running') return `bot is ${p.botState}`;
+  if (p.botState !== 'running') return p.waitingFor ?? `bot is ${p.botState}`;
   if (!p.streamExpected) return undefined;
   if (!p.updatesConnected) return 'updates stream disconnected';
   const end = await p.readLedgerEnd();

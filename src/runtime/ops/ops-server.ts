@@ -30,6 +30,11 @@ export type OpsServerOptions = {
   readonly ledgerEndTtlMs?: number;
   /** prom-client's process metrics (default true). */
   readonly processMetrics?: boolean;
+  /**
+   * Why the bot has not started yet (the participant does not answer), for `/readyz`; the
+   * server runs before the bot reaches the ledger so probes see that reason.
+   */
+  readonly waitingFor?: () => string | undefined;
   /** `POST /rules/reload`: re-reads the rule files (the CLI passes its reload); absent: 404. */
   readonly reload?: () => Promise<ReloadOutcome>;
   /** `POST /rules/{id}/run-slot`: runs a slot in the bot (see `manualSlotRunner`); absent: 404. */
@@ -123,6 +128,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const readiness = (): Promise<string | undefined> =>
     notReadyReason({
       botState: bot.state,
+      waitingFor: options.waitingFor?.(),
       streamExpected: bot.plan.updateFormat !== null,
       updatesConnected: bot.metrics.updatesConnected,
       processedOffset: () => bot.processedOffset(),

@@ -46,6 +46,15 @@ describe('notReadyReason', () => {
     }
   });
 
+  it('says why a bot that waits for the participant at start has not started', async () => {
+    const waitingFor = 'waiting for the participant at http://p:1 (attempt 3 failed: refused)';
+    const p = probe({ botState: 'created', waitingFor });
+    expect(await notReadyReason(p.probe)).toBe(waitingFor);
+    expect(p.endReads()).toBe(0);
+    // Once it runs, the reason no longer applies.
+    expect(await notReadyReason(probe({ waitingFor }).probe)).toBeUndefined();
+  });
+
   it('is not ready while the updates stream is disconnected, without reading the ledger end', async () => {
     const p = probe({ updatesConnected: false });
     expect(await notReadyReason(p.probe)).toBe('updates stream disconnected');

@@ -1,0 +1,150 @@
+import type { Logger as PinoLogger } from 'pino';
+import { LedgerbotError } from '../core/ledgerbot-error.js';
+import { awaitParticipant } from '../runtime/await-participant.js';
+import { createBot, type Bot } from '../runtime/bot.js';
+import type { BotConfig } from '../runtime/config/bot-config.js';
+import { manualSlotRunner } from '../runtime/ops/manual-slot.js';
+import { startOpsServer, type OpsServer, type ReloadOutcome } from '../runtime/ops/ops-server.js';
+import type { Sandbox } from '../sandbox/start-sandbox.js';
+import { openSqliteStore } from '../store/open-sqlite-store.js';
+import type { Store } from '../store/store.js';
+import { loadConfigRules } from './config-rules.js';
+import { openConfigLedger } from './open-config-ledger.js';
+import { ruleReloader } from './rule-reloader.js';
+import { UsageError } from './usage-error.js';
+
+export type RunningBot = {
+  readonly bot: Bot;
+  readonly sandbox: Sandbox | undefined;
+  /** The ops HTTP server, when the config has `http`. */
+  readonly ops: OpsServer | undefined;
+  /** Re-reads the rule files and swaps them in if all are valid (see `ruleReloader`). */
+  reload(): Promise<ReloadOutcome>;
+  /** Stops the bot, then closes the client, the store and the sandbox. */
+  close(): Promise<void>;
+};
+
+export type StartBotOptions = {
+  readonly shadow?: boolean;
+  /** `run --reset-checkpoint`: begin at the config's `start`, not at the stored checkpoint. */
+  readonly resetCheckpoint?: boolean;
+  /** Aborts the start (the process is told to stop while it waits for the participant). */
+  readonly signal?: AbortSignal;
+};
+
+/** Errors that name a mistake in the config: exit 2, not 1 (see `startBot`). */
+const CONFIG_MISTAKES: ReadonlySet<string> = new Set(['UNKNOWN_PARTY', 'UNKNOWN_USER']);
+
+/**
+ * Builds everything `run` needs from the config and starts the bot: the sandbox in embedded mode
+ * (with the aliases allocated and a user that can act as them), the auth provider, the client,
+ * the store, the rules and the ops server. The ops server is up before the participant is
+ * reached: while the participant does not answer (refused, DNS, 503), the start is retried
+ * with backoff (`awaitParticipant`) for up to `ledger.startTimeout` (default: until it answers
+ * or `signal` aborts) and `/readyz` says why. Rule errors and an unknown party or user are
+ * UsageErrors (exit 2); a refusal or the timeout are RuntimeErrors (exit 1).
+ */
+export async function startBot(
+  config: BotConfig,
+  logger: PinoLogger,
+  options: StartBotOptions = {},
+): Promise<RunningBot> {
+  const shadow = options.shadow === true;
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const cleanup = async (): Promise<void> => {
+    for (const fn of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        logger.warn({ error: (err as Error).message }, 'cleanup failed');
+      }
+    }
+  };
+  try {
+    // Rules first: a mistake in them exits 2 before anything is started.
+    const ruleSet = await loadConfigRules(
+      config,
+      (warning) =>
+        logger.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message),
+      (idle) => logger.warn({ rules: config.rules }, idle),
+    );
+    const ledger = await openConfigLedger(config, logger);
+    cleanups.push(() => ledger.close());
+    const { client, parties, sandbox } = ledger;
+    // A shadow bot writes nothing, so it need not lock the state out from operator tools.
+    const store: Store = openSqliteStore({
+      dir: config.state.dir,
+      exclusive: !shadow,
+      groupCommit: true,
+    });
+    cleanups.push(() => store.close());
+    const bot = createBot({
+      rules: ruleSet,
+      parties,
+      userId: config.ledger.userId,
+      ledger: client,
+      store,
+      start: config.start,
+      resetCheckpoint: options.resetCheckpoint === true,
+      submission: {
+        maxInFlight: config.submission.maxInFlight,
+        completionTimeoutMs: config.submission.completionTimeoutMs,
+        dedup: config.submission.dedup,
+      },
+      logger,
+      shadow,
+      retentionMs: config.state.retentionMs,
+    });
+    const reload = ruleReloader(config, bot, logger);
+    let waitingFor: string | undefined;
+    let ops: OpsServer | undefined;
+    if (config.http !== undefined) {
+      ops = await startOpsServer({
+        bot,
+        store,
+        ledger: client,
+        host: config.http.host,
+        port: config.http.port,
+        readyMaxLag: config.http.readyMaxLag,
+        ...(config.http.token === undefined ? {} : { token: config.http.token }),
+        waitingFor: () => waitingFor,
+        reload,
+        // run-slot while the bot runs: the bot runs the slot, so the store keeps one writer.
+        runSlot: manualSlotRunner({ bot, ledger: client, parties, journal: store }),
+        logger,
+      });
+      const server = ops;
+      cleanups.push(() => server.close());
+    }
+    await awaitParticipant({
+      ledger: client,
+      userId: config.ledger.userId,
+      checkUser: config.ledger.auth.type !== 'none',
+      url: client.connection.url,
+      ...(config.ledger.startTimeoutMs === undefined
+        ? {}
+        : { timeoutMs: config.ledger.startTimeoutMs }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      onWaiting: (reason) => (waitingFor = reason),
+      logger,
+    });
+    cleanups.push(() => bot.stop());
+    await bot.start();
+    return {
+      bot,
+      sandbox,
+      ops,
+      reload,
+      close: async () => {
+        await bot.stop();
+        await cleanup();
+      },
+    };
+  } catch (err) {
+    await cleanup();
+    if (err instanceof LedgerbotError && CONFIG_MISTAKES.has(err.code)) {
+      throw new UsageError(err.message, { cause: err });
+    }
+    throw err;
+  }
+}

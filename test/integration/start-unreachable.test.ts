@@ -1,0 +1,243 @@
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { SignJWT } from 'jose';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LedgerClient } from '../../src/ledger/ledger-client.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/start-sandbox.js';
+import { ensureBuilt, spawnBot, type ChildBot, type LogLine } from './child-bot.js';
+import {
+  AUDIT_MODEL,
+  expectedEffects,
+  INVOICES_MODEL,
+  invoicePlan,
+  issueInvoices,
+  RULES_DIR,
+  tempDir,
+  waitFor,
+  waitForEffects,
+  type TempDir,
+  type TestLedger,
+} from './harness.js';
+
+// `ledgerbot run` started while the participant is down: it waits (retrying with backoff),
+// /readyz says why, and it proceeds once the participant answers; ledger.startTimeout bounds the
+// wait; what retrying cannot fix ends the process at once.
+
+let temp: TempDir | undefined;
+const sandboxes: Sandbox[] = [];
+const clients: LedgerClient[] = [];
+const children: ChildBot[] = [];
+
+beforeAll(ensureBuilt, 150_000);
+
+afterEach(async () => {
+  for (const c of children.splice(0)) await c.kill('SIGKILL');
+  for (const c of clients.splice(0)) await c.close();
+  for (const s of sandboxes.splice(0)) await s.stop();
+  temp?.cleanup();
+  temp = undefined;
+});
+
+/** A port on 127.0.0.1 that nobody listens on (taken, then released). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const SEED = 7201;
+
+async function sandboxOn(
+  port: number,
+  more: Partial<Parameters<typeof startSandbox>[0]> = {},
+): Promise<Sandbox> {
+  const sandbox = await startSandbox({
+    port,
+    models: [INVOICES_MODEL, AUDIT_MODEL],
+    parties: ['issuer', 'payer'],
+    seed: SEED,
+    ...more,
+  });
+  sandboxes.push(sandbox);
+  return sandbox;
+}
+
+/** The TestLedger the harness helpers need, over a sandbox this test started. */
+async function testLedger(sandbox: Sandbox): Promise<TestLedger> {
+  const client = await LedgerClient.create({ url: sandbox.url });
+  clients.push(client);
+  const unused = (): Promise<void> => Promise.reject(new Error('not used here'));
+  return {
+    sandbox,
+    url: sandbox.url,
+    client,
+    parties: { issuer: sandbox.parties.issuer!, payer: sandbox.parties.payer! },
+    faults: unused,
+    clearFaults: unused,
+    prune: unused,
+    close: () => Promise.resolve(),
+  };
+}
+
+function writeConfig(dir: string, lines: { ledger: string[]; parties?: string[] }): string {
+  const path = join(dir, 'bot.config.yaml');
+  writeFileSync(
+    path,
+    [
+      'ledger:',
+      ...lines.ledger.map((l) => `  ${l}`),
+      'parties:',
+      ...(lines.parties ?? ["  issuer: 'issuer::x'", "  payer: 'payer::x'"]),
+      `rules: ['${RULES_DIR}']`,
+      `state: { dir: '${join(dir, 'state')}' }`,
+      'submission:',
+      '  retry: { maxAttempts: 20, initialDelay: 20ms, maxDelay: 200ms, deadline: 2m }',
+      'http: { port: 0 }',
+      'log: { level: info, pretty: false }',
+      '',
+    ].join('\n'),
+  );
+  return path;
+}
+
+function start(config: string): ChildBot {
+  const bot = spawnBot(config);
+  children.push(bot);
+  return bot;
+}
+
+const retrying = (l: LogLine): boolean => l.msg === 'the participant does not answer; retrying';
+
+async function opsUrl(bot: ChildBot): Promise<string> {
+  const line = await bot.waitForLine(
+    (l) => l.msg === 'ops server listening',
+    20_000,
+    'the ops server',
+  );
+  return String(line.url);
+}
+
+async function get(url: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(url);
+  return { status: res.status, body: await res.text() };
+}
+
+describe('ledgerbot run with the participant down at start', () => {
+  it(
+    'waits with /readyz 503 and the reason, then runs once the participant answers',
+    { timeout: 90_000 },
+    async () => {
+      temp = tempDir();
+      // The party ids a sandbox with this seed allocates, for the config; then the port is free.
+      const probe = await sandboxOn(0);
+      const parties = { issuer: probe.parties.issuer!, payer: probe.parties.payer! };
+      await probe.stop();
+      sandboxes.splice(0);
+      const port = await freePort();
+      const config = writeConfig(temp.dir, {
+        ledger: [`url: http://127.0.0.1:${port}`, 'userId: ledgerbot'],
+        parties: [`  issuer: '${parties.issuer}'`, `  payer: '${parties.payer}'`],
+      });
+      const bot = start(config);
+      const ops = await opsUrl(bot);
+      await bot.waitForLine(retrying, 20_000, 'a retry of the participant');
+      const ready = await get(`${ops}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(ready.body).toMatch(
+        new RegExp(
+          `^waiting for the participant at http://127\\.0\\.0\\.1:${port} \\(attempt \\d+ failed: .+\\)\\n$`,
+        ),
+      );
+      expect((await get(`${ops}/livez`)).status).toBe(200);
+      // Still waiting, several attempts later (backoff, not a give-up).
+      let retries = 0;
+      await bot.waitForLine((l) => retrying(l) && ++retries >= 2, 20_000, 'two more retries');
+      expect(bot.child.exitCode).toBeNull();
+
+      const sandbox = await sandboxOn(port);
+      expect(sandbox.parties).toMatchObject(parties);
+      await bot.waitForLine(
+        (l) => l.msg === 'bot state changed' && l.state === 'running',
+        30_000,
+        'the bot running',
+      );
+      expect(bot.lines.some((l) => l.msg === 'the participant answers; starting')).toBe(true);
+      await waitFor(
+        () => get(`${ops}/readyz`),
+        (r) => r.status === 200,
+        20_000,
+        '/readyz 200',
+      );
+
+      // It works: every invoice gets its audit record, small ones are accepted and settled.
+      const ledger = await testLedger(sandbox);
+      const plan = invoicePlan(6, SEED);
+      await issueInvoices(ledger, plan);
+      const expected = expectedEffects(plan);
+      expect(await waitForEffects(ledger, expected, 30_000)).toMatchObject({
+        ...expected,
+        duplicates: [],
+      });
+
+      bot.child.kill('SIGTERM');
+      expect((await bot.exited).code).toBe(0);
+    },
+  );
+
+  it('exits 1 once ledger.startTimeout has passed, saying so', { timeout: 60_000 }, async () => {
+    temp = tempDir();
+    const port = await freePort();
+    const config = writeConfig(temp.dir, {
+      ledger: [`url: http://127.0.0.1:${port}`, 'userId: ledgerbot', 'startTimeout: 2s'],
+    });
+    const bot = start(config);
+    const exit = await bot.exited;
+    expect(exit.code).toBe(1);
+    const stderr = bot.other.join('');
+    expect(stderr).toContain(`the participant at http://127.0.0.1:${port} did not answer`);
+    expect(stderr).toContain('within 2s (ledger.startTimeout');
+    expect(bot.lines.some(retrying)).toBe(true);
+    expect(
+      bot.lines.some((l) => l.msg === 'exiting: the bot could not start' && l.exitCode === 1),
+    ).toBe(true);
+  });
+
+  it('exits 1 at once when the participant rejects the token', { timeout: 60_000 }, async () => {
+    temp = tempDir();
+    const sandbox = await sandboxOn(0, { auth: { hs256: 'test-secret' } });
+    const config = writeConfig(temp.dir, {
+      ledger: [`url: ${sandbox.url}`, 'userId: ledgerbot', 'auth: { type: static, token: nope }'],
+    });
+    const bot = start(config);
+    const exit = await bot.exited;
+    expect(exit.code).toBe(1);
+    // Canton redacts it (NA, a security-sensitive error): the hint names what to check.
+    expect(bot.other.join('')).toMatch(/refused the bot: .*check ledger\.auth/);
+    expect(bot.lines.some(retrying)).toBe(false);
+  });
+
+  it('exits 2 at once when the participant has no such user', { timeout: 60_000 }, async () => {
+    temp = tempDir();
+    const secret = 'test-secret';
+    const sandbox = await sandboxOn(0, {
+      auth: { hs256: secret },
+      users: [{ id: 'admin', admin: true }],
+    });
+    const token = await new SignJWT({ scope: 'daml_ledger_api' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('admin')
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(secret));
+    const config = writeConfig(temp.dir, {
+      ledger: [`url: ${sandbox.url}`, 'userId: ghost', `auth: { type: static, token: '${token}' }`],
+    });
+    const bot = start(config);
+    const exit = await bot.exited;
+    expect(exit.code).toBe(2);
+    expect(bot.other.join('')).toContain('has no user "ghost"');
+    expect(bot.lines.some(retrying)).toBe(false);
+  });
+});
