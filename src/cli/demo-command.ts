@@ -13,8 +13,15 @@ import { openSqliteStore } from '../store/open-sqlite-store.js';
 import { INTENT_STATES, type IntentState } from '../store/store.js';
 import type { CliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
+import { colourFor, noColorHelp, NO_COLOR_OPTION, type Colour } from './colour.js';
 import { DemoDriver } from './demo-driver.js';
-import { clockText, DemoAccount, verifyDemoEffects, type EffectsVerdict } from './demo-report.js';
+import {
+  clockText,
+  DemoAccount,
+  paintState,
+  verifyDemoEffects,
+  type EffectsVerdict,
+} from './demo-report.js';
 import { readConfig } from './read-config.js';
 import { rootLogger, startBot, type RunningBot } from './run-command.js';
 import { durationOption, integerOption, portOption } from './cli-options.js';
@@ -33,6 +40,7 @@ Options:
   --pace D       time between two business actions (default 800ms)
   --seed N       seeds the business activity and the sandbox (default 1)
   --state-dir D  the bot's state directory and log (default: a new temporary directory)
+${noColorHelp(17)}
   -h, --help     show this help
 `;
 
@@ -57,6 +65,7 @@ export const demoCommand: CliCommand = {
         pace: { type: 'string', default: '800ms' },
         seed: { type: 'string', default: '1' },
         'state-dir': { type: 'string' },
+        ...NO_COLOR_OPTION,
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -73,6 +82,7 @@ export const demoCommand: CliCommand = {
         paceMs: durationOption('--pace', values.pace),
         seed: integerOption('--seed', values.seed),
         stateDir: values['state-dir'],
+        colour: colourFor(io, values['no-color']),
       },
       io,
     );
@@ -85,6 +95,7 @@ type DemoOptions = {
   readonly paceMs: number;
   readonly seed: number;
   readonly stateDir: string | undefined;
+  readonly colour: Colour;
 };
 
 async function runDemo(o: DemoOptions, io: CliIo): Promise<number> {
@@ -143,7 +154,7 @@ async function runDemo(o: DemoOptions, io: CliIo): Promise<number> {
       paceMs: o.paceMs,
       say: (text) => say(`${'business'.padEnd(26)} ${text}`),
     });
-    const account = new DemoAccount(driverClient, issuer, driver.invoices);
+    const account = new DemoAccount(driverClient, issuer, driver.invoices, o.colour);
 
     io.out(
       [
@@ -193,7 +204,12 @@ async function runDemo(o: DemoOptions, io: CliIo): Promise<number> {
       driverClient,
       Math.min(CATCH_UP_MS, stopSignals.graceMs()),
     );
-    const verdict = await verifyDemoEffects(driverClient, issuer, driver.invoices.values());
+    const verdict = await verifyDemoEffects(
+      driverClient,
+      issuer,
+      driver.invoices.values(),
+      o.colour,
+    );
     const metrics = bot.metrics.snapshot();
     await running.close();
     const failed = bot.state === 'failed' ? bot.error : undefined;
@@ -212,6 +228,7 @@ async function runDemo(o: DemoOptions, io: CliIo): Promise<number> {
         invoices: driver.invoices.size,
         logPath,
         failed,
+        colour: o.colour,
       }),
     );
     return verdict.ok && failed === undefined ? 0 : 1;
@@ -313,13 +330,16 @@ type SummaryInput = {
   readonly invoices: number;
   readonly logPath: string;
   readonly failed: unknown;
+  readonly colour: Colour;
 };
 
 function summary(s: SummaryInput): string {
   const states =
     s.states === undefined
       ? 'unknown (the store could not be read)'
-      : INTENT_STATES.map((k) => `${k} ${s.states![k]}`).join(', ');
+      : INTENT_STATES.map((k) =>
+          s.states![k] === 0 ? `${k} 0` : paintState(k, `${k} ${s.states![k]}`, s.colour),
+        ).join(', ');
   return [
     '',
     `Summary after ${formatDuration(Math.round(s.elapsedMs / 1000) * 1000)}`,
@@ -328,9 +348,9 @@ function summary(s: SummaryInput): string {
     `  intents           ${states}`,
     ...[...s.outcomesByRule].map(
       ([rule, byState]) =>
-        `    ${rule.padEnd(26)} ${[...byState].map(([state, n]) => `${n} ${state}`).join(', ')}`,
+        `    ${rule.padEnd(26)} ${[...byState].map(([state, n]) => paintState(state, `${n} ${state}`, s.colour)).join(', ')}`,
     ),
-    `  ledger effects    ${s.verdict.ok ? 'verified' : 'NOT as expected'} (active contracts read from the ledger):`,
+    `  ledger effects    ${s.verdict.ok ? s.colour.green('verified') : s.colour.red('NOT as expected')} (active contracts read from the ledger):`,
     ...s.verdict.lines.map((l) => `    ${l}`),
     ...(s.caughtUp ? [] : ['  (the bot had not caught up with the ledger when the demo stopped)']),
     ...(s.failed === undefined

@@ -2,7 +2,9 @@ import { eventFormat } from '../ledger/filters.js';
 import type { LedgerClient } from '../ledger/ledger-client.js';
 import type { Command } from '../ledger/wire/wire-types.js';
 import type { IntentEvent } from '../runtime/submission-tracker.js';
+import type { IntentState } from '../store/store.js';
 import { parsePayload } from '../runtime/submission-payload.js';
+import { NO_COLOUR, type Colour } from './colour.js';
 import { DEMO_INVOICE_TEMPLATE, type DemoInvoice } from './demo-driver.js';
 
 const PAYMENT = '#invoices:Payment:Payment';
@@ -22,16 +24,23 @@ export class DemoAccount {
   readonly #issuer: string;
   readonly #invoices: ReadonlyMap<string, DemoInvoice>;
   readonly #subjects = new Map<string, Promise<string>>();
+  readonly #colour: Colour;
 
-  constructor(client: LedgerClient, issuer: string, invoices: ReadonlyMap<string, DemoInvoice>) {
+  constructor(
+    client: LedgerClient,
+    issuer: string,
+    invoices: ReadonlyMap<string, DemoInvoice>,
+    colour: Colour = NO_COLOUR,
+  ) {
     this.#client = client;
     this.#issuer = issuer;
     this.#invoices = invoices;
+    this.#colour = colour;
   }
 
   /** The line for a terminal state change or a retry; undefined for the steps in between. */
   async line(event: IntentEvent): Promise<string | undefined> {
-    const result = resultText(event);
+    const result = resultText(event, this.#colour);
     if (result === undefined) return undefined;
     let command: Command | undefined;
     try {
@@ -81,19 +90,36 @@ export class DemoAccount {
   }
 }
 
-function resultText(event: IntentEvent): string | undefined {
+/** An intent state in its colour: finished ones green, failed ones red, open ones yellow. */
+export function paintState(state: IntentState, text: string, c: Colour): string {
+  switch (state) {
+    case 'succeeded':
+    case 'duplicate':
+      return c.green(text);
+    case 'rejected':
+    case 'dead-lettered':
+      return c.red(text);
+    default:
+      return c.yellow(text);
+  }
+}
+
+/** The result column (the last, so colour does not upset the padding). */
+function resultText(event: IntentEvent, c: Colour): string | undefined {
   const code = event.error?.code;
   switch (event.to) {
     case 'succeeded':
-      return 'done';
+      return c.green('done');
     case 'duplicate':
-      return 'done (already on the ledger)';
+      return c.green('done (already on the ledger)');
     case 'rejected':
-      return `rejected${code === undefined ? '' : `: ${code}`}`;
+      return c.red(`rejected${code === undefined ? '' : `: ${code}`}`);
     case 'dead-lettered':
-      return `DEAD-LETTERED${code === undefined ? '' : `: ${code}`}`;
+      return c.bold(c.red(`DEAD-LETTERED${code === undefined ? '' : `: ${code}`}`));
     case 'pending':
-      return event.from !== null && code !== undefined ? `retrying after ${code}` : undefined;
+      return event.from !== null && code !== undefined
+        ? c.yellow(`retrying after ${code}`)
+        : undefined;
     case 'submitted':
       return undefined;
   }
@@ -122,6 +148,7 @@ export async function verifyDemoEffects(
   client: LedgerClient,
   issuer: string,
   invoices: Iterable<DemoInvoice>,
+  colour: Colour = NO_COLOUR,
 ): Promise<EffectsVerdict> {
   const offset = await client.ledgerEnd();
   const receipts = new Map<string, number>();
@@ -187,7 +214,7 @@ export async function verifyDemoEffects(
   ];
   const lines: string[] = [];
   for (const c of checks) {
-    lines.push(`${c.ok ? '✓' : '✗'} ${c.text}`);
+    lines.push(`${c.ok ? colour.green('✓') : colour.red('✗')} ${c.text}`);
     for (const b of c.bad.slice(0, 5)) lines.push(`    ${b}`);
     if (c.bad.length > 5) lines.push(`    … and ${c.bad.length - 5} more`);
   }

@@ -7,7 +7,7 @@ import { formatRuleProblem } from '../rules/rule-problem.js';
 import { formatRuleTestResult, parseRuleTestFile, runRuleTests } from '../rules/rule-tests.js';
 import type { CliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
-import { colourFor, NO_COLOR_HELP, NO_COLOR_OPTION, paintProblems, type Colour } from './colour.js';
+import { colourFor, noColorHelp, NO_COLOR_OPTION, paintProblems, type Colour } from './colour.js';
 import { readConfig } from './read-config.js';
 import { UsageError } from './usage-error.js';
 import { readRuleFiles } from './validate-command.js';
@@ -27,7 +27,7 @@ Options:
   --config FILE  the bot config whose \`tests:\` to run (default ./bot.config.yaml; without
                  it and without paths, the current directory is searched)
   --verbose      also print why each rule did or did not fire, for passing tests too
-${NO_COLOR_HELP}
+${noColorHelp(17)}
   -h, --help     show this help
 
 Exit status: 0 when every test passes, 1 when a test fails, 2 when a test file (or the rules

@@ -8,6 +8,7 @@ import { formatRuleProblem } from '../rules/rule-problem.js';
 import { loadModel } from '../sandbox/model/load-model.js';
 import type { CliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
+import { colourFor, noColorHelp, NO_COLOR_OPTION, paintProblems } from './colour.js';
 import { readConfig } from './read-config.js';
 import { idleRuleSetWarning, noRuleFilesMessage } from './rule-set-notes.js';
 import { UsageError } from './usage-error.js';
@@ -23,6 +24,7 @@ Options:
                    and embedded aliases, templates against its embedded models
   --model FILE     sandbox model: unknown templates and choices are reported (repeatable)
   --format FORMAT  text (default) or json
+${noColorHelp(19)}
   -h, --help       show this help
 
 Exit status: 0 when every file is valid (warnings allowed), 2 otherwise.
@@ -41,6 +43,7 @@ export const validateCommand: CliCommand = {
         config: { type: 'string' },
         model: { type: 'string', multiple: true },
         format: { type: 'string', default: 'text' },
+        ...NO_COLOR_OPTION,
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: true,
@@ -105,15 +108,16 @@ export const validateCommand: CliCommand = {
         )}\n`,
       );
     } else {
-      for (const p of problems) io.out(`${formatRuleProblem(p)}\n`);
+      const c = colourFor(io, values['no-color']);
+      for (const p of problems) io.out(`${paintProblems(formatRuleProblem(p), c)}\n`);
       for (const note of notes) {
-        if (note === idle) io.out(`warning: ${note}\n`);
+        if (note === idle) io.out(`${c.yellow('warning:')} ${note}\n`);
         else io.err(`note: ${note}\n`);
       }
       io.out(
         errors === 0
-          ? `${files.length} file(s), ${ruleSet.rules.length} rule(s): valid${warnings > 0 ? ` (${warnings} warning(s))` : ''}\n`
-          : `${files.length} file(s): ${errors} error(s), ${warnings} warning(s)\n`,
+          ? `${files.length} file(s), ${ruleSet.rules.length} rule(s): ${c.green('valid')}${warnings > 0 ? ` (${c.yellow(`${warnings} warning(s)`)})` : ''}\n`
+          : `${files.length} file(s): ${c.red(`${errors} error(s)`)}, ${warnings} warning(s)\n`,
       );
     }
     return errors === 0 ? 0 : 2;
