@@ -37,6 +37,6 @@ function typeOf(type: DamlType): CatalogueType {
     case 'TextMap':
       return { kind: 'textMap', of: typeOf(type.of) };
     default:
-      return { kind: 'other' };
+      return { kind: 'other', daml: type.kind };
   }
 }

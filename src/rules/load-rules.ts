@@ -5,7 +5,8 @@ import { parseDuration } from '../core/duration.js';
 import { YamlLocator, type YamlPath } from '../core/yaml-locator.js';
 import { CelCompileError } from './cel/cel-compile-error.js';
 import { CelEnvironment } from './cel/cel-environment.js';
-import type { ReadPath } from './cel/read-paths.js';
+import type { NumberOperand, ReadPath } from './cel/read-paths.js';
+import { celHint, type RuleKind, type Variables } from './cel-hint.js';
 import { closestMatch } from './closest-match.js';
 import { numberText, yamlNumberText } from './daml-number-text.js';
 import {
@@ -37,7 +38,12 @@ import { COMMAND_KINDS, RULE_LIMITS, RULES_SCHEMA, TRIGGER_KINDS } from './rules
 import { schemaProblems } from './schema-problems.js';
 import { hasTemplate, splitTemplate } from './split-template.js';
 import { fieldTrieOf } from './field-reads.js';
-import { unknownFieldReads, valueRootTypes, type ValueRootTypes } from './unknown-field-reads.js';
+import {
+  numberTextOperands,
+  unknownFieldReads,
+  valueRootTypes,
+  type ValueRootTypes,
+} from './unknown-field-reads.js';
 import { eventShapeOf, unknownEventFieldReads, type EventShape } from './event-fields.js';
 
 /** One rule file's contents; `path` is only used in messages. */
@@ -88,27 +94,6 @@ const DAML_VALUE_FIELDS: ReadonlySet<string> = new Set([
 
 /** Where `${{ }}` may appear: the arguments and workflowId/disclosedContracts of an action. */
 const TEMPLATE_FIELDS = new Set(['createArguments', 'choiceArgument', 'contractId', 'contractKey']);
-
-const KNOWN_FUNCTIONS = [
-  'decimal',
-  'date',
-  'timestamp',
-  'duration',
-  'size',
-  'has',
-  'int',
-  'uint',
-  'double',
-  'string',
-  'bool',
-  'bytes',
-  'dyn',
-  'type',
-  'matches',
-  'contains',
-  'startsWith',
-  'endsWith',
-];
 
 /**
  * Parses, validates and compiles rule files (language version 1). Pure: takes the files' text,
@@ -376,9 +361,6 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-type Variables = readonly string[];
-/** Event rule, schedule rule with forEach, schedule rule without (once per slot). */
-type RuleKind = 'event' | 'schedule' | 'slot';
 const VARIABLES: Readonly<Record<RuleKind, Variables>> = {
   event: EVENT_RULE_VARIABLES,
   schedule: SCHEDULE_RULE_VARIABLES,
@@ -467,6 +449,19 @@ class RuleCompiler {
       this.#error(
         this.#at.valuePos(path, offset + problem.offset),
         'UNKNOWN_FIELD',
+        problem.message,
+        problem.hint,
+      );
+    }
+  }
+
+  /** Reports Numeric and Int64 fields (text in CEL) used with number literals, by the catalogue. */
+  #checkNumberOperands(operands: readonly NumberOperand[], path: YamlPath, offset: number): void {
+    if (this.#valueTypes === null) return;
+    for (const problem of numberTextOperands(operands, this.#valueTypes)) {
+      this.#error(
+        this.#at.valuePos(path, offset + problem.offset),
+        'NUMERIC_AS_NUMBER',
         problem.message,
         problem.hint,
       );
@@ -730,6 +725,7 @@ class RuleCompiler {
       });
       this.#reads.push(...program.reads);
       this.#checkFieldReads(program.reads, path, offset);
+      this.#checkNumberOperands(program.numberOperands, path, offset);
       return { source, program, pos };
     } catch (error) {
       if (!(error instanceof CelCompileError)) throw error;
@@ -972,37 +968,4 @@ class RuleCompiler {
       concurrency: typeof this.#raw.concurrency === 'number' ? this.#raw.concurrency : 4,
     };
   }
-}
-
-function celHint(summary: string, variables: Variables, kind: RuleKind): string | undefined {
-  const unknownVar = /^Unknown variable: (\S+)/.exec(summary)?.[1];
-  if (unknownVar !== undefined) {
-    if (unknownVar === 'event' && kind !== 'event') {
-      return kind === 'slot'
-        ? 'schedule rules have no `event`; add `forEach:` to iterate over contracts (as `contract`)'
-        : 'schedule rules have no `event`: use `contract`, the active contract of this iteration';
-    }
-    if (unknownVar === 'contract') {
-      return kind !== 'event'
-        ? '`contract` exists only in schedule rules with `forEach:`'
-        : '`contract` exists only in schedule rules with `forEach:`; an event rule uses `event`';
-    }
-    const guess = closestMatch(unknownVar, variables);
-    return guess !== undefined
-      ? `did you mean "${guess}"?`
-      : `the variables here are ${variables.join(', ')}; text values need quotes ("...")`;
-  }
-  if (summary.includes('Unexpected character: ='))
-    return 'compare with == (a single = is not an operator)';
-  const fn = /no matching overload for '([A-Za-z_]\w*)\(/.exec(summary)?.[1];
-  if (fn !== undefined && !KNOWN_FUNCTIONS.includes(fn)) {
-    const guess = closestMatch(fn, KNOWN_FUNCTIONS);
-    return guess !== undefined
-      ? `"${fn}" is not a function; did you mean "${guess}"?`
-      : `"${fn}" is not a function; available: ${KNOWN_FUNCTIONS.join(', ')}`;
-  }
-  if (summary.includes('no such overload') && summary.includes('Decimal')) {
-    return 'compare and compute decimals with decimals: decimal(event.createArgument.amount) < decimal("1000")';
-  }
-  return undefined;
 }

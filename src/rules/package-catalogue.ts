@@ -40,4 +40,8 @@ export type CatalogueField = { readonly name: string; readonly type: CatalogueTy
 export type CatalogueType =
   | { readonly kind: 'record'; readonly fields: readonly CatalogueField[] }
   | { readonly kind: 'optional' | 'list' | 'textMap'; readonly of: CatalogueType }
-  | { readonly kind: 'other' };
+  | {
+      readonly kind: 'other';
+      /** The Daml type's name when known: Numeric, Int64, Text, Timestamp, Date, Party, … */
+      readonly daml?: string;
+    };

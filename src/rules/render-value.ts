@@ -83,7 +83,7 @@ export function run(
 
 /** The one-line reason of an evaluation failure, without the expression text. */
 export function errorSummary(error: unknown): string {
-  if (error instanceof CelEvaluationError) return withNullHint(error.summary);
+  if (error instanceof CelEvaluationError) return withNumberTextHint(withNullHint(error.summary));
   // The library can still throw plain errors (a stack overflow on absurd input, say): they are
   // this event's problem, never the bot's, so they are reported the same way.
   if (error instanceof Error) return error.message;
@@ -97,6 +97,19 @@ export function errorSummary(error: unknown): string {
 function withNullHint(summary: string): string {
   return /\bnull\b/.test(summary)
     ? `${summary} (an empty Optional, or a field the record leaves out, reads null: check it with != null first)`
+    : summary;
+}
+
+/**
+ * Daml Numeric and Int64 values arrive as text, so `event.createArgument.amount >= 1000` fails
+ * with the library's "no such overload: dyn<string> >= int", which does not say why.
+ */
+const TEXT_AS_NUMBER =
+  /no such overload: (?:(?:dyn<)?string>? [-+*/%<>=!]{1,2} (?:dyn<)?(?:int|uint|double|Decimal)>?|(?:dyn<)?(?:int|uint|double|Decimal)>? [-+*/%<>=!]{1,2} (?:dyn<)?string>?|-(?:dyn<)?string>?)(?:$|\s)/;
+
+function withNumberTextHint(summary: string): string {
+  return TEXT_AS_NUMBER.test(summary)
+    ? `${summary} (Daml Numeric and Int64 values are text: compute and compare them with decimal(…), e.g. decimal(event.createArgument.amount) >= decimal("1000"), or int(…) for an Int64)`
     : summary;
 }
 

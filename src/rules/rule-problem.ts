@@ -32,6 +32,7 @@ export type RuleProblemCode =
   | 'UNKNOWN_CHOICE'
   | 'UNKNOWN_FIELD'
   | 'UNKNOWN_EVENT_FIELD'
+  | 'NUMERIC_AS_NUMBER'
   | 'UNKNOWN_PARTY'
   | 'BAD_CRON'
   | 'BAD_TIMEZONE'

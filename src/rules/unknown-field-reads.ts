@@ -1,4 +1,9 @@
-import { EVERY_ITEM, type ReadPath, type ReadSegment } from './cel/read-paths.js';
+import {
+  EVERY_ITEM,
+  type NumberOperand,
+  type ReadPath,
+  type ReadSegment,
+} from './cel/read-paths.js';
 import { closestMatch } from './closest-match.js';
 import type { Trigger } from './compiled-rule.js';
 import { valueRootLength } from './field-reads.js';
@@ -127,4 +132,79 @@ function check(
     what = `field "${segment.name}"`;
   }
   return null;
+}
+
+/**
+ * The Daml types at the end of `segments`, below `start`; null when the path leaves what the
+ * catalogue describes (an unknown field, a variant, ...).
+ */
+function typesAt(
+  segments: readonly ReadSegment[],
+  start: readonly CatalogueType[],
+): CatalogueType[] | null {
+  let types = [...start];
+  for (const segment of segments) {
+    const unwrapped = types.map(unwrapOptional);
+    if (segment.name === EVERY_ITEM) {
+      if (!unwrapped.every((t) => t.kind === 'list' || t.kind === 'textMap')) return null;
+      types = unwrapped.map((t) => (t as { of: CatalogueType }).of);
+      continue;
+    }
+    if (!unwrapped.every((t) => t.kind === 'record')) return null;
+    const fields = unwrapped.flatMap((t) => (t as { fields: readonly CatalogueField[] }).fields);
+    const matching = fields.filter((f) => f.name === segment.name);
+    if (matching.length === 0) return null;
+    types = matching.map((f) => f.type);
+  }
+  return types.map(unwrapOptional);
+}
+
+/**
+ * Daml Numeric and Int64 values are text in CEL, so a field of those types compared or computed
+ * with a number literal fails at run time ("no such overload: dyn<string> >= int"), or, with
+ * `==` and `!=`, is quietly always false (true). Found where the catalogue knows the type.
+ */
+export function numberTextOperands(
+  operands: readonly NumberOperand[],
+  known: ValueRootTypes,
+): UnknownFieldRead[] {
+  const out: UnknownFieldRead[] = [];
+  const seen = new Set<number>();
+  for (const { path, op } of operands) {
+    if (path.variable !== known.variable || valueRootLength(path.segments) !== 1) continue;
+    const root = known.roots.get(path.segments[0]!.name);
+    if (root === undefined) continue;
+    const types = typesAt(path.segments.slice(1), root.types);
+    if (types === null || types.length === 0) continue;
+    const names = new Set(types.map((t) => (t.kind === 'other' ? t.daml : undefined)));
+    if (![...names].every((n) => n === 'Numeric' || n === 'Int64')) continue;
+    const daml = names.has('Numeric') ? 'Numeric' : 'Int64';
+    const last = path.segments[path.segments.length - 1]!;
+    if (seen.has(last.offset)) continue;
+    seen.add(last.offset);
+    const text = [path.variable, ...path.segments.map((s) => s.name)]
+      .join('.')
+      .replaceAll(`.${EVERY_ITEM}`, '[…]');
+    const what =
+      op === '==' || op === '!='
+        ? `so \`${op}\` with a number is always ${op === '==' ? 'false' : 'true'}`
+        : `so \`${op}\` with a number fails on every event ("no such overload")`;
+    out.push({
+      offset: last.offset,
+      message: `${subject(path.segments)} is a Daml ${daml}, which arrives as text, ${what}`,
+      hint:
+        daml === 'Numeric'
+          ? `compare it as a decimal: decimal(${text}) ${op} decimal("…")`
+          : `convert it: int(${text}) ${op} …, or decimal(${text}) ${op} decimal("…")`,
+    });
+  }
+  return out;
+}
+
+/** `field "amount"`, or `an item of field "counts"` for a list item. */
+function subject(segments: readonly ReadSegment[]): string {
+  const named = [...segments].reverse().find((s) => s.name !== EVERY_ITEM)?.name ?? '';
+  return segments[segments.length - 1]?.name === EVERY_ITEM
+    ? `an item of field "${named}"`
+    : `field "${named}"`;
 }

@@ -11,7 +11,7 @@ import { CelCompileError } from './cel-compile-error.js';
 import { CelDecimal } from './cel-decimal.js';
 import { CelEvaluationError } from './cel-evaluation-error.js';
 import type { CelProgram } from './cel-program.js';
-import { readPaths } from './read-paths.js';
+import { readPathsAndNumberOperands } from './read-paths.js';
 
 const TIMESTAMP = 'google.protobuf.Timestamp';
 const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -242,9 +242,11 @@ export class CelEnvironment {
       const error = checked.error;
       throw new CelCompileError(source, errorOffset(error), error.summary, { cause: error });
     }
+    const { reads, numberOperands } = readPathsAndNumberOperands(parsed.ast);
     return {
       source,
-      reads: Object.freeze(readPaths(parsed.ast)),
+      reads: Object.freeze(reads),
+      numberOperands: Object.freeze(numberOperands),
       evaluate(values: Readonly<Record<string, unknown>>): unknown {
         try {
           return parsed(values) as unknown;

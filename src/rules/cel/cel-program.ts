@@ -1,4 +1,4 @@
-import type { ReadPath } from './read-paths.js';
+import type { NumberOperand, ReadPath } from './read-paths.js';
 
 /**
  * A compiled CEL expression: parse and type-check once, evaluate many times. Evaluation is pure
@@ -9,5 +9,7 @@ export interface CelProgram {
   readonly source: string;
   /** The field paths it reads, from its AST (see read-paths.ts). */
   readonly reads: readonly ReadPath[];
+  /** The paths it compares or computes with a number literal (see read-paths.ts). */
+  readonly numberOperands: readonly NumberOperand[];
   evaluate(variables: Readonly<Record<string, unknown>>): unknown;
 }

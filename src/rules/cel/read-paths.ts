@@ -21,6 +21,17 @@ export type ReadPath = {
   readonly segments: readonly ReadSegment[];
 };
 
+/**
+ * A path used as an operand of an arithmetic or comparison operator whose other operand is a
+ * number literal (`event.createArgument.amount >= 1000`): wrong when the field is a Daml Numeric
+ * or Int64, which arrive as text (see unknown-field-reads.ts).
+ */
+export type NumberOperand = {
+  readonly path: ReadPath;
+  readonly op: string;
+  readonly literal: 'int' | 'double';
+};
+
 type AstNode = { readonly op: string; readonly args: unknown; readonly pos?: number };
 
 function isNode(x: unknown): x is AstNode {
@@ -42,10 +53,28 @@ const MAX_DEPTH = 500;
  * Prefixes of a path are reported too; callers merge them.
  */
 export function readPaths(ast: unknown): ReadPath[] {
-  const out: ReadPath[] = [];
-  walk(ast, new Map(), out, 0);
-  return out;
+  return readPathsAndNumberOperands(ast).reads;
 }
+
+/** readPaths, and the paths compared or computed with a number literal, in one walk. */
+export function readPathsAndNumberOperands(ast: unknown): {
+  reads: ReadPath[];
+  numberOperands: NumberOperand[];
+} {
+  const reads: ReadPath[] = [];
+  const numberOperands: NumberOperand[] = [];
+  walk(ast, new Map(), { reads, numberOperands }, 0);
+  return { reads, numberOperands };
+}
+
+const NUMBER_OPERATORS = new Set(['<', '<=', '>', '>=', '==', '!=', '+', '-', '*', '/', '%']);
+
+function numberLiteral(x: unknown): 'int' | 'double' | null {
+  if (!isNode(x) || x.op !== 'value') return null;
+  return typeof x.args === 'bigint' ? 'int' : typeof x.args === 'number' ? 'double' : null;
+}
+
+type Found = { readonly reads: ReadPath[]; readonly numberOperands: NumberOperand[] };
 
 function pathOf(node: AstNode, scope: Scope): Binding {
   if (node.op === 'id' && typeof node.args === 'string') {
@@ -70,7 +99,7 @@ function pathOf(node: AstNode, scope: Scope): Binding {
   return { variable: base.variable, segments: [...base.segments, { name, offset }] };
 }
 
-function walk(node: unknown, scope: Scope, out: ReadPath[], depth: number): void {
+function walk(node: unknown, scope: Scope, out: Found, depth: number): void {
   if (depth > MAX_DEPTH) return;
   if (Array.isArray(node)) {
     for (const child of node) walk(child, scope, out, depth + 1);
@@ -79,7 +108,18 @@ function walk(node: unknown, scope: Scope, out: ReadPath[], depth: number): void
   if (!isNode(node)) return;
   if (node.op === '.' || node.op === '[]') {
     const path = pathOf(node, scope);
-    if (path !== null && path.segments.length > 0) out.push(path);
+    if (path !== null && path.segments.length > 0) out.reads.push(path);
+  }
+  if (NUMBER_OPERATORS.has(node.op) && Array.isArray(node.args) && node.args.length === 2) {
+    const sides = node.args as unknown[];
+    sides.forEach((side, i) => {
+      const literal = numberLiteral(sides[1 - i]);
+      if (literal === null || !isNode(side)) return;
+      const path = pathOf(side, scope);
+      if (path !== null && path.segments.length > 0) {
+        out.numberOperands.push({ path, op: node.op, literal });
+      }
+    });
   }
   if (node.op === 'rcall' && Array.isArray(node.args)) {
     const [name, receiver, params] = node.args as [unknown, unknown, unknown];
