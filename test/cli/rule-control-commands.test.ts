@@ -4,6 +4,7 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { shellWord } from '../../src/cli/dead-letters-command.js';
 import { runCli } from '../../src/cli/run-cli.js';
 
 // pause, resume and reload against a stand-in ops API (their real bot is in
@@ -230,5 +231,15 @@ describe('explain --offset', () => {
     }
     const both = await cli(['explain', '--offset', '3', '--update-id', 'u']);
     expect(both.err).toContain('not both');
+  });
+});
+
+describe('the command lines dead-letters show prints', () => {
+  it('quote a --config path only when the shell needs it', () => {
+    expect(shellWord('/etc/ledgerbot/bot.config.yaml')).toBe('/etc/ledgerbot/bot.config.yaml');
+    expect(shellWord('lb-rule-0123abc')).toBe('lb-rule-0123abc');
+    expect(shellWord('my configs/bot.yaml')).toBe("'my configs/bot.yaml'");
+    expect(shellWord("it's.yaml")).toBe("'it'\\''s.yaml'");
+    expect(shellWord('$HOME/x')).toBe("'$HOME/x'");
   });
 });

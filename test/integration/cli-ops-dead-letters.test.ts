@@ -140,6 +140,13 @@ describe('ledgerbot dead-letters, on the store while the bot is down', () => {
     expect(r.out).toContain('SEQUENCER_BACKPRESSURE');
     expect(r.out).toContain('"CreateCommand"');
     expect(r.out).toContain('triggering event:');
+    // The suggested commands work when pasted: --config as given.
+    expect(r.out).toContain(
+      `retry: ledgerbot dead-letters retry ${first!.commandId} --config ${config}\n`,
+    );
+    expect(r.out).toContain(
+      `drop:  ledgerbot dead-letters drop ${first!.commandId} --config ${config}\n`,
+    );
     const json = await cli([
       'dead-letters',
       'show',
@@ -157,13 +164,21 @@ describe('ledgerbot dead-letters, on the store while the bot is down', () => {
     expect(view.payload).toMatchObject({ version: 1, actAs: [ledger.parties.issuer] });
   });
 
-  it('is refused while a bot holds the store, naming the missing http section', async () => {
+  it('while a bot holds the store: list and show read it, retry and drop are refused naming the missing http section', async () => {
     const held = openSqliteStore({ dir: stateDir, exclusive: true });
     try {
       const r = await cli(['dead-letters', 'list', '--config', config]);
-      expect(r.code).toBe(1);
-      expect(r.err).toContain('locked by a running ledgerbot');
-      expect(r.err).toContain('has no http section');
+      expect(r.err).toBe('');
+      expect(r.out).toContain(`2 dead letter(s) (store ${stateDir})`);
+      const [first] = await deadLetters();
+      for (const action of ['retry', 'drop']) {
+        const w = await cli(['dead-letters', action, first!.commandId, '--config', config]);
+        expect(w.code, action).toBe(1);
+        expect(w.err).toContain('in use by a running ledgerbot');
+        expect(w.err).toContain('has no http section');
+        expect(w.err).toContain('[STORE_LOCKED]');
+      }
+      expect(await deadLetters()).toHaveLength(2);
     } finally {
       held.close();
     }

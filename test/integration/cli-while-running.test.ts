@@ -1,0 +1,394 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeadLetterView } from '../../src/cli/dead-letters-command.js';
+import { runCli } from '../../src/cli/run-cli.js';
+import { loadRulesOrThrow } from '../../src/rules/load-rules.js';
+import { ensureBuilt, spawnBot, type ChildBot } from './child-bot.js';
+import {
+  allTerminal,
+  countContracts,
+  issueInvoices,
+  startInProcessBot,
+  startTestLedger,
+  tempDir,
+  waitFor,
+  type TempDir,
+  type TestLedger,
+} from './harness.js';
+
+// Every CLI command against a real `ledgerbot run` (a child process) on a real sandbox and a
+// real SQLite state directory: the read-only ones read the store the bot is writing, the
+// writing ones go through its ops API (or are refused, saying why, when it has none), and
+// without a running bot the writing ones work on the store themselves.
+
+const AUDIT_RULE = `version: 1
+rules:
+  - id: audit-invoices
+    on: { created: '#invoices:Invoice:Invoice', party: issuer }
+    then:
+      - create:
+          template: '#audit:Audit:Seen'
+          createArguments:
+            owner: '\${{ parties.issuer }}'
+            reference: '\${{ event.createArgument.reference }}'
+            amount: '\${{ event.createArgument.amount }}'
+        actAs: [issuer]
+    retry: { maxAttempts: 2, initialDelay: 20ms, maxDelay: 50ms, deadline: 2m }
+`;
+
+/** Once a year, so the driver never runs it during the test: only run-slot does. */
+const SLOT_RULE = `version: 1
+rules:
+  - id: yearly-audit
+    schedule: { cron: '0 3 1 1 *', timezone: UTC, catchUp: none }
+    forEach: { activeContracts: '#invoices:Invoice:Invoice', party: issuer }
+    then:
+      - create:
+          template: '#audit:Audit:Seen'
+          createArguments:
+            owner: '\${{ parties.issuer }}'
+            reference: 'at \${{ now }} \${{ contract.createArgument.reference }}'
+            amount: '\${{ contract.createArgument.amount }}'
+        actAs: [issuer]
+`;
+const TOKEN = 'while-running-ops-token';
+
+let ledger: TestLedger;
+let temp: TempDir;
+let withHttp: string;
+let withoutHttp: string;
+let stateDir: string;
+let port: number;
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(args, {
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
+  });
+  return { code, out, err };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+function writeConfig(name: string, http: string): string {
+  const path = join(temp.dir, name);
+  writeFileSync(
+    path,
+    [
+      'ledger:',
+      `  url: ${ledger.url}`,
+      '  userId: ledgerbot',
+      '  auth: { type: none }',
+      'parties:',
+      `  issuer: '${ledger.parties.issuer}'`,
+      `  payer: '${ledger.parties.payer}'`,
+      'rules: rules/',
+      'state: { dir: state }',
+      http,
+      'log: { level: info, pretty: false }',
+      '',
+    ].join('\n'),
+  );
+  return path;
+}
+
+/** `ledgerbot run` with `config`, once it runs (and its ops API listens, with http). */
+async function startChild(config: string, http: boolean): Promise<ChildBot> {
+  const bot = spawnBot(config);
+  try {
+    await bot.waitForLine(
+      (l) => l.msg === 'bot state changed' && l.state === 'running',
+      30_000,
+      'the bot running',
+    );
+    if (http) await bot.waitForLine((l) => l.msg === 'ops server listening', 10_000, 'ops');
+  } catch (err) {
+    await bot.kill();
+    throw err;
+  }
+  return bot;
+}
+
+async function stopChild(bot: ChildBot): Promise<void> {
+  await bot.kill('SIGTERM');
+  expect((await bot.exited).code).toBe(0);
+}
+
+async function deadLetters(config: string): Promise<DeadLetterView[]> {
+  const r = await cli(['dead-letters', 'list', '--config', config, '--json']);
+  expect(r.err).toBe('');
+  return JSON.parse(r.out) as DeadLetterView[];
+}
+
+beforeAll(async () => {
+  const built = ensureBuilt();
+  ledger = await startTestLedger(7404);
+  temp = tempDir('ledgerbot-cli-while-running-');
+  stateDir = join(temp.dir, 'state');
+  mkdirSync(join(temp.dir, 'rules'));
+  const auditFile = join(temp.dir, 'rules', 'audit.yaml');
+  writeFileSync(auditFile, AUDIT_RULE);
+  port = await freePort();
+  withHttp = writeConfig('http.config.yaml', `http: { port: ${port}, token: ${TOKEN} }`);
+  withoutHttp = writeConfig('no-http.config.yaml', '');
+  // Two dead letters in the store: every submission is turned away until retries run out.
+  await issueInvoices(ledger, [
+    { reference: 'D-1', amount: '10.00', currency: 'USD' },
+    { reference: 'D-2', amount: '20.00', currency: 'USD' },
+  ]);
+  await ledger.faults({ submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 1 }] });
+  const seeding = await startInProcessBot(ledger, {
+    stateDir,
+    seed: 4,
+    rules: loadRulesOrThrow([{ path: auditFile, text: readFileSync(auditFile, 'utf8') }], {
+      parties: ledger.parties,
+    }),
+    start: { kind: 'begin' },
+  });
+  try {
+    await waitFor(
+      () => seeding.states(),
+      (s) => allTerminal(s) && s['dead-lettered'] === 2,
+      20_000,
+      'two dead letters',
+    );
+  } finally {
+    await seeding.bot.stop();
+    await ledger.clearFaults();
+  }
+  writeFileSync(join(temp.dir, 'rules', 'slot.yaml'), SLOT_RULE);
+  await built;
+}, 180_000);
+
+afterAll(async () => {
+  await ledger?.close();
+  temp?.cleanup();
+});
+
+describe('while the bot runs, with http in its config', () => {
+  let bot: ChildBot;
+  beforeAll(async () => {
+    bot = await startChild(withHttp, true);
+  }, 60_000);
+  afterAll(async () => {
+    await stopChild(bot);
+  }, 30_000);
+
+  it('status', async () => {
+    const r = await cli(['status', '--config', withHttp]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^bot +running/m);
+  });
+
+  it('schedule reads the store the bot holds (it failed with "database is locked")', async () => {
+    const r = await cli(['schedule', '--config', withHttp]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('yearly-audit');
+    expect(r.out).toContain('last completed: never');
+  });
+
+  it('explain, by update id and by offset; backtest', async () => {
+    const [first] = await deadLetters(withHttp);
+    const trigger = first!.trigger as { updateId: string };
+    for (const selector of [
+      ['--update-id', trigger.updateId],
+      ['--offset', String(first!.offset)],
+    ]) {
+      const r = await cli(['explain', '--config', withHttp, ...selector]);
+      expect(r.err, selector.join(' ')).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.out).toContain(`update ${trigger.updateId} at offset ${first!.offset}`);
+      expect(r.out).toContain('1 rule(s) fired, 1 command(s) would be submitted');
+    }
+    const end = await ledger.client.ledgerEnd();
+    const b = await cli(['backtest', '--config', withHttp, '--from', '1', '--to', String(end)]);
+    expect(b.err).toBe('');
+    expect(b.code).toBe(0);
+    expect(b.out).toContain('audit-invoices');
+  });
+
+  it('run-slot: the bot runs the slot; the same slot again adds nothing', async () => {
+    const before = (await countContracts(ledger)).seen;
+    const args = ['run-slot', '--config', withHttp, '--rule', 'yearly-audit'];
+    const at = ['--at', '2026-06-01T00:00:00Z', '--wait', '30000'];
+    const r = await cli([...args, ...at]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(
+      'rule yearly-audit: slot 2026-01-01 Thu 03:00:00 +00:00 (2026-01-01T03:00:00.000Z)',
+    );
+    expect(r.out).toContain(`run by the running bot at http://127.0.0.1:${port}`);
+    expect(r.out).toContain('2 contract(s) read, 2 intent(s)');
+    expect(r.out).toContain('outcomes: 2 succeeded');
+    expect((await countContracts(ledger)).seen).toBe(before + 2);
+    const again = await cli([...args, ...at]);
+    expect(again.code).toBe(0);
+    expect(again.out).toContain('outcomes: 2 succeeded');
+    const counts = await countContracts(ledger);
+    expect(counts.seen).toBe(before + 2);
+    expect(counts.duplicates).toEqual([]);
+    // The store the bot holds says so too, read while it runs.
+    const s = await cli(['schedule', '--config', withHttp]);
+    expect(s.out).toContain('2026-01-01T03:00:00.000Z');
+    // A mistake is still a usage error, found before the bot is asked.
+    const unknown = await cli(['run-slot', '--config', withHttp, '--rule', 'nope']);
+    expect(unknown.code).toBe(2);
+  }, 60_000);
+
+  it('dead-letters: list and show (the retry line names --config), retry and drop', async () => {
+    const letters = await deadLetters(withHttp);
+    expect(letters).toHaveLength(2);
+    const [retried, dropped] = letters as [DeadLetterView, DeadLetterView];
+    const show = await cli(['dead-letters', 'show', retried.commandId, '--config', withHttp]);
+    expect(show.code).toBe(0);
+    expect(show.out).toContain('via the running bot');
+    expect(show.out).toContain(
+      `retry: ledgerbot dead-letters retry ${retried.commandId} --config ${withHttp}\n`,
+    );
+    const before = (await countContracts(ledger)).seen;
+    const r = await cli(['dead-letters', 'retry', retried.commandId, '--config', withHttp]);
+    expect(r.err).toBe('');
+    expect(r.out).toContain('the running bot resubmits it under the same commandId now');
+    await waitFor(
+      () => countContracts(ledger),
+      (c) => c.seen === before + 1,
+      20_000,
+      'retried',
+    );
+    const d = await cli(['dead-letters', 'drop', dropped.commandId, '--config', withHttp]);
+    expect(d.code).toBe(0);
+    expect(await deadLetters(withHttp)).toEqual([]);
+    expect((await countContracts(ledger)).duplicates).toEqual([]);
+  }, 60_000);
+
+  it('pause, resume, reload', async () => {
+    const p = await cli(['pause', 'audit-invoices', '--config', withHttp]);
+    expect(p.err).toBe('');
+    expect(p.out).toContain('rule audit-invoices is paused');
+    const status = JSON.parse((await cli(['status', '--config', withHttp, '--json'])).out) as {
+      rules: { id: string; state: string }[];
+    };
+    expect(status.rules.find((x) => x.id === 'audit-invoices')?.state).toBe('paused');
+    const r = await cli(['resume', 'audit-invoices', '--config', withHttp]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/rule audit-invoices is (resuming|active)/);
+    const missing = await cli(['pause', 'nope', '--config', withHttp]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('no rule with id "nope"');
+    const same = await cli(['reload', '--config', withHttp]);
+    expect(same.err).toBe('');
+    expect(same.out).toBe('rules reloaded: no change (2 rule(s))\n');
+    const bad = join(temp.dir, 'rules', 'bad.yaml');
+    writeFileSync(bad, 'version: 1\nrules:\n  - id: broken\n    on: { created: 3 }\n');
+    try {
+      const refused = await cli(['reload', '--config', withHttp]);
+      expect(refused.code).toBe(1);
+      expect(refused.err).toContain('the old ones keep running');
+      expect(refused.err).toContain('bad.yaml');
+    } finally {
+      rmSync(bad);
+    }
+    expect([...p.out, ...r.out, ...same.out].join('')).not.toContain(TOKEN);
+  }, 30_000);
+});
+
+describe('while the bot runs without http', () => {
+  let bot: ChildBot;
+  beforeAll(async () => {
+    bot = await startChild(withoutHttp, false);
+  }, 60_000);
+  afterAll(async () => {
+    await stopChild(bot);
+  }, 30_000);
+
+  it('the read-only commands read its store and the ledger', async () => {
+    const s = await cli(['schedule', '--config', withoutHttp]);
+    expect(s.err).toBe('');
+    expect(s.out).toContain('last completed: 2026-01-01');
+    const l = await cli(['dead-letters', 'list', '--config', withoutHttp]);
+    expect(l.err).toBe('');
+    expect(l.out).toContain(`0 dead letter(s) (store ${stateDir})`);
+    const e = await cli(['explain', '--config', withoutHttp, '--offset', '1']);
+    expect(e.code).toBe(0);
+    // The last transaction is one of the bot's own creates, which its filter does not show.
+    const end = await ledger.client.ledgerEnd();
+    const hidden = await cli(['explain', '--config', withoutHttp, '--offset', String(end)]);
+    expect(hidden.code).toBe(1);
+    expect(hidden.err).toContain(`the update at offset ${end} exists, but none of its events`);
+    const beyond = await cli(['explain', '--config', withoutHttp, '--offset', String(end + 1000)]);
+    expect(beyond.code).toBe(1);
+    expect(beyond.err).toContain('ledgerbot: ');
+  });
+
+  it('the writing ones are refused (exit 1), naming the missing http section; the store is untouched', async () => {
+    const before = await ledger.client.ledgerEnd();
+    for (const args of [
+      ['run-slot', '--rule', 'yearly-audit', '--at', '2025-06-01T00:00:00Z'],
+      ['dead-letters', 'retry', 'lb-whatever'],
+      ['dead-letters', 'drop', 'lb-whatever'],
+    ]) {
+      const r = await cli([...args, '--config', withoutHttp]);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.err).toContain('in use by a running ledgerbot');
+      expect(r.err).toContain('has no http section');
+      expect(r.err).toContain('[STORE_LOCKED]');
+    }
+    expect(await ledger.client.ledgerEnd()).toBe(before);
+    // The API-only commands are usage errors without http.
+    for (const args of [['pause', 'audit-invoices'], ['reload'], ['status']]) {
+      const r = await cli([...args, '--config', withoutHttp]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err).toContain('no http section');
+    }
+  });
+});
+
+describe('without a running bot', () => {
+  it('run-slot and dead-letters work on the store; the API-only commands say the bot is not running', async () => {
+    const r = await cli([
+      'run-slot',
+      '--config',
+      withHttp,
+      '--rule',
+      'yearly-audit',
+      '--at',
+      '2025-06-01T00:00:00Z',
+      '--wait',
+      '30000',
+    ]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).not.toContain('run by the running bot');
+    expect(r.out).toContain('outcomes: 2 succeeded');
+    expect((await countContracts(ledger)).duplicates).toEqual([]);
+    const l = await cli(['dead-letters', 'list', '--config', withHttp]);
+    expect(l.out).toContain(`(store ${stateDir})`);
+    for (const args of [
+      ['pause', 'audit-invoices'],
+      ['resume', 'audit-invoices'],
+      ['reload'],
+      ['status'],
+    ]) {
+      const x = await cli([...args, '--config', withHttp]);
+      expect(x.code, args.join(' ')).toBe(1);
+      expect(x.err).toContain(`not reachable at http://127.0.0.1:${port}`);
+    }
+  }, 60_000);
+});
