@@ -205,6 +205,19 @@ describe('ledgerbot run with the participant down at start', () => {
     ).toBe(true);
   });
 
+  it('stops with exit 0 on SIGTERM while it waits', { timeout: 60_000 }, async () => {
+    temp = tempDir();
+    const port = await freePort();
+    const config = writeConfig(temp.dir, {
+      ledger: [`url: http://127.0.0.1:${port}`, 'userId: ledgerbot'],
+    });
+    const bot = start(config);
+    await bot.waitForLine(retrying, 20_000, 'a retry of the participant');
+    bot.child.kill('SIGTERM');
+    expect((await bot.exited).code).toBe(0);
+    expect(bot.other.join('')).toContain('ledgerbot: stopped by SIGTERM before the bot started');
+  });
+
   it('exits 1 at once when the participant rejects the token', { timeout: 60_000 }, async () => {
     temp = tempDir();
     const sandbox = await sandboxOn(0, { auth: { hs256: 'test-secret' } });
