@@ -3,6 +3,7 @@ import { LedgerbotError } from '../core/ledgerbot-error.js';
 import type { CliCommand } from './cli-command.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { backtestCommand } from './backtest-command.js';
+import { completionCommand } from './completion-command.js';
 import { deadLettersCommand } from './dead-letters-command.js';
 import { demoCommand } from './demo-command.js';
 import { explainCommand } from './explain-command.js';
@@ -38,6 +39,7 @@ const commands: readonly CliCommand[] = [
   deadLettersCommand,
   explainCommand,
   backtestCommand,
+  completionCommand(() => commands),
 ];
 
 export function helpText(): string {
