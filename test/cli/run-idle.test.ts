@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -9,12 +9,15 @@ import {
   type LogLine,
 } from '../integration/child-bot.js';
 import { startTestLedger, tempDir, type TempDir, type TestLedger } from '../integration/harness.js';
+import { readConfig } from '../../src/cli/read-config.js';
+import { rootLogger, startBot, type RunningBot } from '../../src/cli/run-command.js';
 
 // `ledgerbot run` as a real process with nothing to do: its only rule is disabled and there is
 // no `http` section, so no stream, socket or server of its own is open. It used to end by itself
 // a second after `running` (Node's exit 13, "unsettled top-level await", no message).
 
 let ledger: TestLedger | undefined;
+let inProcess: RunningBot | undefined;
 let temp: TempDir | undefined;
 const children: ChildBot[] = [];
 
@@ -22,6 +25,8 @@ beforeAll(ensureBuilt, 150_000);
 
 afterEach(async () => {
   for (const c of children.splice(0)) await c.kill('SIGKILL');
+  await inProcess?.close();
+  inProcess = undefined;
   await ledger?.close();
   temp?.cleanup();
   ledger = undefined;
@@ -78,5 +83,29 @@ describe('ledgerbot run with no rule enabled', () => {
     expect(bot.lines.some((l) => l.msg === 'exiting: stopped by SIGTERM' && l.exitCode === 0)).toBe(
       true,
     );
+  });
+
+  it('is ready (/readyz 200) and logs why it does nothing', { timeout: 30_000 }, async () => {
+    ledger = await startTestLedger(7102);
+    temp = tempDir();
+    const rules = join(temp.dir, 'rules');
+    mkdirSync(rules);
+    writeFileSync(join(rules, 'audit.yaml'), DISABLED);
+    const path = writeBotConfig(ledger, temp.dir, { stateDir: join(temp.dir, 'state'), rules });
+    writeFileSync(path, `${readFileSync(path, 'utf8')}http: { port: 0 }\n`);
+    const lines: string[] = [];
+    const logger = rootLogger(
+      { level: 'info', pretty: false },
+      { out: (t) => void lines.push(t), err: () => undefined },
+    );
+    inProcess = await startBot(await readConfig(path), logger);
+    expect(inProcess.bot.state).toBe('running');
+    const res = await fetch(`${inProcess.ops!.url}/readyz`);
+    expect({ status: res.status, body: await res.text() }).toEqual({
+      status: 200,
+      body: 'ready\n',
+    });
+    await new Promise((r) => setImmediate(r)); // the log lines of this turn are written
+    expect(lines.join('')).toContain('no rule is enabled: all 1 rule(s) of the 1 rule file(s)');
   });
 });
