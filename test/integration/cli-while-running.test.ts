@@ -252,6 +252,31 @@ describe('while the bot runs, with http in its config', () => {
     expect(unknown.code).toBe(2);
   }, 60_000);
 
+  it('the run-slot endpoint refuses what it cannot run; GET /intents/{id}', async () => {
+    const call = (method: string, path: string, token = TOKEN): Promise<Response> =>
+      fetch(`http://127.0.0.1:${port}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}` },
+      });
+    const answers = [
+      await call('POST', '/rules/audit-invoices/run-slot'),
+      await call('POST', '/rules/nope/run-slot'),
+      await call('POST', '/rules/yearly-audit/run-slot?at=soon'),
+      await call('POST', '/rules/yearly-audit/run-slot', 'wrong'),
+      await call('GET', '/intents/lb-nope'),
+    ];
+    const bodies = await Promise.all(answers.map((a) => a.json()));
+    expect(answers.map((a) => a.status)).toEqual([409, 404, 400, 401, 404]);
+    expect(bodies[0]).toMatchObject({ error: { code: 'CONFLICT' } });
+    expect(JSON.stringify(bodies[0])).toContain('is an event rule');
+    const [letter] = await deadLetters(withHttp);
+    const intent = await call('GET', `/intents/${letter!.commandId}`);
+    expect(intent.status).toBe(200);
+    expect(await intent.json()).toMatchObject({
+      intent: { commandId: letter!.commandId, ruleId: 'audit-invoices', state: 'dead-lettered' },
+    });
+  });
+
   it('dead-letters: list and show (the retry line names --config), retry and drop', async () => {
     const letters = await deadLetters(withHttp);
     expect(letters).toHaveLength(2);
