@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { BotConfig } from '../runtime/config/bot-config.js';
 import { ConfigError } from '../runtime/config/config-error.js';
-import { loadBotConfig } from '../runtime/config/load-bot-config.js';
+import { loadBotConfig, type LoadBotConfigOptions } from '../runtime/config/load-bot-config.js';
 import { UsageError } from './usage-error.js';
 
 /** Config files larger than this are refused before parsing (a config is a few KB). */
@@ -15,6 +15,7 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
 export async function readConfig(
   path: string,
   env: Readonly<Record<string, string | undefined>> = process.env,
+  options: Pick<LoadBotConfigOptions, 'onUnsetSecret'> = {},
 ): Promise<BotConfig> {
   let text: string;
   try {
@@ -42,7 +43,7 @@ export async function readConfig(
     );
   }
   try {
-    return loadBotConfig({ path, text, env });
+    return loadBotConfig({ path, text, env, ...options });
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message, { cause: err });
     throw err;

@@ -9,6 +9,7 @@ import { loadModel } from '../sandbox/model/load-model.js';
 import type { CliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
 import { colourFor, noColorHelp, NO_COLOR_OPTION, paintProblems } from './colour.js';
+import type { ConfigProblem } from '../runtime/config/config-error.js';
 import { readConfig } from './read-config.js';
 import { idleRuleSetWarning, noRuleFilesMessage } from './rule-set-notes.js';
 import { UsageError } from './usage-error.js';
@@ -24,6 +25,9 @@ Options:
                    and embedded aliases, templates against its embedded models
   --model FILE     sandbox model: unknown templates and choices are reported (repeatable)
   --format FORMAT  text (default) or json
+  --strict-env     an unset environment variable in a secret field of the config (ledger.auth,
+                   ledger.tls, http.token) is an error too; without it, a note (validate needs
+                   no credentials; run does)
 ${noColorHelp(19)}
   -h, --help       show this help
 
@@ -43,6 +47,7 @@ export const validateCommand: CliCommand = {
         config: { type: 'string' },
         model: { type: 'string', multiple: true },
         format: { type: 'string', default: 'text' },
+        'strict-env': { type: 'boolean' },
         ...NO_COLOR_OPTION,
         help: { type: 'boolean', short: 'h' },
       },
@@ -58,7 +63,16 @@ export const validateCommand: CliCommand = {
       throw new UsageError(`--format must be text or json, not "${format}"`);
     }
     // The real config loader: a broken config is reported (exit 2) before the rules are checked.
-    const config = values.config === undefined ? undefined : await readConfig(values.config);
+    // Credentials are for `run`: an unset secret is a note unless --strict-env.
+    const unsetSecrets: ConfigProblem[] = [];
+    const config =
+      values.config === undefined
+        ? undefined
+        : await readConfig(
+            values.config,
+            process.env,
+            values['strict-env'] === true ? {} : { onUnsetSecret: (p) => unsetSecrets.push(p) },
+          );
     const embedded =
       config?.ledger.endpoint.kind === 'embedded' ? config.ledger.endpoint : undefined;
     const paths =
@@ -79,7 +93,10 @@ export const validateCommand: CliCommand = {
       ...(packages === undefined ? {} : { packages }),
       ...(config === undefined ? {} : { defaultRetry: config.submission.retry }),
     });
-    const notes: string[] = [];
+    const notes: string[] = unsetSecrets.map(
+      (p) =>
+        `${p.file}:${p.line}:${p.col}: ${p.message} (${p.path}): not needed to validate, \`run\` needs it (--strict-env makes it an error)`,
+    );
     if (config === undefined) {
       notes.push('party aliases were not checked: pass --config bot.config.yaml to check them');
     }

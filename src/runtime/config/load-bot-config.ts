@@ -36,7 +36,22 @@ export type LoadBotConfigOptions = {
   readonly text: string;
   /** The environment for `${VAR}` interpolation (the CLI passes process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * When given, an unset variable in a secret field (see isSecretPath: `ledger.auth`,
+   * `ledger.tls`, `http.token`) is not an error but handed to this callback, and nothing else is
+   * reported about that field's value: `validate` needs no credentials. `run` leaves it out.
+   */
+  readonly onUnsetSecret?: (problem: ConfigProblem) => void;
 };
+
+/**
+ * Fields that hold credentials, or point at them: the ledger's auth (tokens, client secrets,
+ * token files), its TLS files, and the ops server's token.
+ */
+export function isSecretPath(path: readonly (string | number)[]): boolean {
+  const [a, b] = path;
+  return (a === 'ledger' && (b === 'auth' || b === 'tls')) || (a === 'http' && b === 'token');
+}
 
 const configValidator = lazyValidator(
   {
@@ -110,6 +125,8 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
   });
   const at = new YamlLocator(file, options.text, doc, lines);
   const problems: ConfigProblem[] = [];
+  /** Secret fields whose variables are unset, with onUnsetSecret: their values are moot. */
+  const unsetSecrets = new Set<string>();
   const report = (
     pos: { line: number; col: number },
     path: YamlPath,
@@ -117,6 +134,7 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
     message: string,
     hint?: string,
   ): void => {
+    if (unsetSecrets.has(path.join('/'))) return;
     problems.push({
       file,
       line: pos.line,
@@ -149,7 +167,21 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
 
   const env = interpolateEnv(parsed ?? null, options.env ?? {});
   for (const p of env.problems) {
-    report(at.valuePos(p.path, p.offset), p.path, p.code, p.message, p.hint);
+    const pos = at.valuePos(p.path, p.offset);
+    if (p.code === 'MISSING_ENV' && options.onUnsetSecret !== undefined && isSecretPath(p.path)) {
+      unsetSecrets.add(p.path.join('/'));
+      options.onUnsetSecret({
+        file,
+        line: pos.line,
+        col: pos.col,
+        path: fieldPath(p.path),
+        code: p.code,
+        message: p.message,
+        ...(p.hint === undefined ? {} : { hint: p.hint }),
+      });
+      continue;
+    }
+    report(pos, p.path, p.code, p.message, p.hint);
   }
   if (problems.length > 0) fail();
 
@@ -165,7 +197,8 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
         problem.hint,
       );
     }
-    fail();
+    // Every problem may be about an unset secret (onUnsetSecret): those are not errors here.
+    if (problems.length > 0) fail();
   }
   const raw = data as RawConfig;
   const baseDir = dirname(resolve(file));
