@@ -1,9 +1,21 @@
-// Writes schema/rules.schema.json from src/rules/rules-schema.ts (the single source of truth).
-// Run with `npm run gen:schema` after changing the rule language; a test fails while it is stale.
+// Writes the published JSON Schemas from their single sources of truth:
+//   schema/rules.schema.json       src/rules/rules-schema.ts
+//   schema/rule-tests.schema.json  src/rules/rule-tests.ts (the test file schema)
+//   schema/bot-config.schema.json  src/runtime/config/bot-config-schema.ts
+// Run with `npm run gen:schema` after changing one; a test fails while a file is stale.
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { renderRuleTestsSchema } from '../src/rules/render-rule-tests-schema.js';
 import { renderRulesSchema } from '../src/rules/render-rules-schema.js';
+import { renderBotConfigSchema } from '../src/runtime/config/render-bot-config-schema.js';
 
-const target = fileURLToPath(new URL('../schema/rules.schema.json', import.meta.url));
-await writeFile(target, renderRulesSchema());
-process.stdout.write(`wrote ${target}\n`);
+const schemas: [string, string][] = [
+  ['rules.schema.json', renderRulesSchema()],
+  ['rule-tests.schema.json', renderRuleTestsSchema()],
+  ['bot-config.schema.json', renderBotConfigSchema()],
+];
+for (const [name, text] of schemas) {
+  const target = fileURLToPath(new URL(`../schema/${name}`, import.meta.url));
+  await writeFile(target, text);
+  process.stdout.write(`wrote ${target}\n`);
+}
