@@ -211,7 +211,10 @@ describe('supported Node.js versions', () => {
       .filter(([location, entry]) => entry.optional !== true || existsSync(join(ROOT, location)))
       .map(([location]) => location)
       .sort();
-    expect(packages.map((p) => p.location).sort()).toEqual(fromLock);
+    expect(
+      packages.map((p) => p.location).sort(),
+      'node_modules differs from package-lock.json: run npm ci',
+    ).toEqual(fromLock);
   });
 
   it('the lowest supported version satisfies the engines of every production dependency', () => {
