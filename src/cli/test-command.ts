@@ -3,6 +3,7 @@ import { dirname, extname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { loadRules } from '../rules/load-rules.js';
+import type { PackageCatalogue } from '../rules/package-catalogue.js';
 import { formatRuleProblem } from '../rules/rule-problem.js';
 import { formatRuleTestResult, parseRuleTestFile, runRuleTests } from '../rules/rule-tests.js';
 import type { CliCommand } from './cli-command.js';
@@ -10,9 +11,9 @@ import type { CliIo } from './cli-io.js';
 import { colourFor, noColorHelp, NO_COLOR_OPTION, paintProblems, type Colour } from './colour.js';
 import { readConfig } from './read-config.js';
 import { UsageError } from './usage-error.js';
-import { readRuleFiles } from './validate-command.js';
+import { readCatalogue, readRuleFiles } from './validate-command.js';
 
-const HELP = `Usage: ledgerbot test [--config bot.config.yaml] [--verbose] [--no-color] [paths...]
+const HELP = `Usage: ledgerbot test [--config bot.config.yaml] [--model model.yaml]... [--verbose] [--no-color] [paths...]
 
 Runs rule unit tests: given these events (or a schedule slot and its contracts), expect these
 commands, none, or these rule errors. See docs/rules.md, "Testing rules".
@@ -26,6 +27,8 @@ note.
 Options:
   --config FILE  the bot config whose \`tests:\` to run (default ./bot.config.yaml; without
                  it and without paths, the current directory is searched)
+  --model FILE   sandbox model (repeatable): expected values are compared by the Daml types
+                 of its templates (Numeric by value, Time by instant, Text as written)
   --verbose      also print why each rule did or did not fire, for passing tests too
 ${noColorHelp(17)}
   -h, --help     show this help
@@ -50,6 +53,7 @@ export const testCommand: CliCommand = {
       options: {
         config: { type: 'string' },
         verbose: { type: 'boolean', default: false },
+        model: { type: 'string', multiple: true },
         ...NO_COLOR_OPTION,
         help: { type: 'boolean', short: 'h' },
       },
@@ -75,11 +79,12 @@ export const testCommand: CliCommand = {
         `no rule test files found in ${where.paths.map((p) => relative(process.cwd(), p) || '.').join(', ')}${where.from === undefined ? '' : ` (${where.from})`}`,
       );
     }
+    const packages = await readCatalogue(values.model ?? []);
     let passed = 0;
     let failed = 0;
     let broken = 0;
     for (const path of paths) {
-      const outcome = await runFile(path, values.verbose === true, io, colour);
+      const outcome = await runFile(path, values.verbose === true, io, colour, packages);
       if (outcome === 'broken') broken++;
       else {
         passed += outcome.passed;
@@ -119,7 +124,8 @@ async function testLocations(
     return { paths: ['.'], anyYaml: false, from: 'the current directory' };
   }
   const file = configPath ?? DEFAULT_CONFIG;
-  const config = await readConfig(file);
+  // Rule tests need no credentials: an unset variable in a secret field is ignored here.
+  const config = await readConfig(file, process.env, { onUnsetSecret: () => undefined });
   const paths = config.tests.map((p) => relative(process.cwd(), p) || '.');
   for (const path of paths) {
     if (!(await exists(path))) {
@@ -175,6 +181,7 @@ async function runFile(
   verbose: boolean,
   io: CliIo,
   colour: Colour,
+  packages: PackageCatalogue | undefined,
 ): Promise<'broken' | { passed: number; failed: number }> {
   const heading = colour.bold(path);
   const parsed = parseRuleTestFile(path, await readFile(path, 'utf8'));
@@ -199,7 +206,7 @@ async function runFile(
     for (const p of errors) io.out(`${paintProblems(formatRuleProblem(p), colour)}\n`);
     return 'broken';
   }
-  const result = runRuleTests(file, ruleSet);
+  const result = runRuleTests(file, ruleSet, packages === undefined ? {} : { packages });
   io.out(paintReport(formatRuleTestResult(result, { verbose }), colour));
   return { passed: result.passed, failed: result.failed };
 }

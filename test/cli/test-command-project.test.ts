@@ -121,6 +121,18 @@ describe('ledgerbot test without paths', () => {
     expect(code).toBe(1);
   });
 
+  it('needs no credentials: an unset secret variable in the config is ignored', async () => {
+    const dir = project(
+      'secret',
+      { 'tests/a.test.yaml': ruleTest('5000', '[]') },
+      `${CONFIG}http:\n  port: 9464\n  token: \${LEDGERBOT_TEST_UNSET_TOKEN_X}\n`,
+    );
+    process.chdir(dir);
+    const { code, out } = await run([]);
+    expect(out).toContain('✓ invoice of 5000');
+    expect(code).toBe(0);
+  });
+
   it('exits 2 when the tests directory is missing, naming it and the config', async () => {
     const dir = project('no-tests', {});
     process.chdir(dir);
