@@ -162,7 +162,10 @@ export async function readRuleFiles(paths: readonly string[]): Promise<RuleFile[
   return files;
 }
 
-async function readCatalogue(models: readonly string[]): Promise<PackageCatalogue | undefined> {
+/** The templates of sandbox model files, as the rule loader's catalogue (`--model`). */
+export async function readCatalogue(
+  models: readonly string[],
+): Promise<PackageCatalogue | undefined> {
   if (models.length === 0) return undefined;
   const templates: CatalogueTemplate[] = [];
   for (const path of models) {

@@ -10,8 +10,9 @@ import type {
   Event,
   ExercisedEvent,
 } from '../ledger/wire/wire-types.js';
-import { CelDecimal } from './cel/cel-decimal.js';
 import { numberText } from './daml-number-text.js';
+import { commandFieldType, fieldType, sameDamlScalar, valueKind } from './daml-value-match.js';
+import type { CatalogueType, PackageCatalogue } from './package-catalogue.js';
 import { closestMatch } from './closest-match.js';
 import type { RuleSet, SourcePos } from './compiled-rule.js';
 import { evaluate, type TransactionInfo } from './evaluate.js';
@@ -164,7 +165,7 @@ const commandFields = obj(
   [],
 );
 
-export const TEST_FILE_SCHEMA = obj(
+const TEST_FILE_SCHEMA = obj(
   {
     rules: stringList,
     parties: { type: 'object', additionalProperties: { type: 'string', minLength: 1 } },
@@ -620,10 +621,22 @@ export type RuleTestFileResult = {
   readonly failed: number;
 };
 
+export type RunRuleTestsOptions = {
+  /**
+   * The templates' field types (a model): expected values are then compared by their Daml type
+   * (Numeric by value, Time by instant, Text as written). See daml-value-match.ts.
+   */
+  readonly packages?: PackageCatalogue;
+};
+
 /** Runs every case of a parsed test file against loaded rules. */
-export function runRuleTests(file: RuleTestFile, ruleSet: RuleSet): RuleTestFileResult {
+export function runRuleTests(
+  file: RuleTestFile,
+  ruleSet: RuleSet,
+  options: RunRuleTestsOptions = {},
+): RuleTestFileResult {
   const index = indexRules(ruleSet);
-  const cases = file.cases.map((c) => runCase(c, file, ruleSet, index));
+  const cases = file.cases.map((c) => runCase(c, file, ruleSet, index, options.packages));
   const passed = cases.filter((c) => c.passed).length;
   return { path: file.path, cases, passed, failed: cases.length - passed };
 }
@@ -633,6 +646,7 @@ function runCase(
   file: RuleTestFile,
   ruleSet: RuleSet,
   index: ReturnType<typeof indexRules>,
+  packages: PackageCatalogue | undefined,
 ): RuleTestCaseResult {
   const results: EvaluationResult[] = [];
   const failures: string[][] = [];
@@ -674,7 +688,9 @@ function runCase(
   const errors = results.flatMap((r) => r.errors);
   const explanations = results.flatMap((r) => r.explanations);
 
-  if (c.expect !== null) failures.push(...compareCommands(c.expect, intents, explanations));
+  if (c.expect !== null) {
+    failures.push(...compareCommands(c.expect, intents, explanations, packages));
+  }
   failures.push(...compareErrors(c.expectErrors, errors));
   return {
     name: c.name,
@@ -687,13 +703,22 @@ function runCase(
   };
 }
 
-type Mismatch = { readonly path: string; readonly expected: unknown; readonly actual: unknown };
+type Mismatch = {
+  readonly path: string;
+  readonly expected: unknown;
+  readonly actual: unknown;
+  /** The Daml type, when the catalogue knows it. */
+  readonly type?: CatalogueType;
+};
 
 function compareCommands(
   expected: readonly ExpectedCommand[],
   intents: readonly Intent[],
   explanations: readonly Explanation[],
+  packages: PackageCatalogue | undefined,
 ): string[][] {
+  const commandMismatches = (exp: ExpectedCommand, intent: Intent): Mismatch[] =>
+    mismatchesOf(exp, intent, packages);
   const failures: string[][] = [];
   const used = new Set<number>();
   // Match exact ones first, so a near miss never steals the intent an exact expectation needs.
@@ -735,10 +760,7 @@ function compareCommands(
     failures.push([
       head,
       `  closest: rule ${closest.ruleId}, then[${closest.actionIndex}] (- expected, + actual)`,
-      ...best.mismatches.flatMap((m) => [
-        `  - ${m.path}: ${show(m.expected)}`,
-        `  + ${m.path}: ${show(m.actual)}`,
-      ]),
+      ...best.mismatches.flatMap(showMismatch),
     ]);
   }
   intents.forEach((intent, i) => {
@@ -754,7 +776,36 @@ function compareCommands(
   return failures;
 }
 
-function commandMismatches(exp: ExpectedCommand, intent: Intent): Mismatch[] {
+/**
+ * `- path: expected` and `+ path: actual`; when the two are of different kinds (a number and a
+ * text, a timestamp and a date), each line says which, and the Daml type when it is known.
+ */
+function showMismatch(m: Mismatch): string[] {
+  const a = valueKind(m.expected);
+  const b = valueKind(m.actual);
+  const daml = m.type === undefined ? undefined : damlTypeName(m.type);
+  const kinds = a !== b;
+  const tag = (kind: string): string =>
+    kinds ? ` (${kind}${daml === undefined ? '' : `; the field is a Daml ${daml}`})` : '';
+  return [
+    `  - ${m.path}: ${show(m.expected)}${tag(a)}`,
+    `  + ${m.path}: ${show(m.actual)}${tag(b)}`,
+  ];
+}
+
+function damlTypeName(type: CatalogueType): string | undefined {
+  if (type.kind === 'optional') {
+    const inner = damlTypeName(type.of);
+    return inner === undefined ? undefined : `Optional ${inner}`;
+  }
+  return type.kind === 'other' ? type.daml : undefined;
+}
+
+function mismatchesOf(
+  exp: ExpectedCommand,
+  intent: Intent,
+  packages: PackageCatalogue | undefined,
+): Mismatch[] {
   const out: Mismatch[] = [];
   if (exp.rule !== null && exp.rule !== intent.ruleId) {
     out.push({ path: 'rule', expected: exp.rule, actual: intent.ruleId });
@@ -770,7 +821,8 @@ function commandMismatches(exp: ExpectedCommand, intent: Intent): Mismatch[] {
     } else {
       for (const [key, value] of Object.entries(exp.command.fields)) {
         const actual = key === 'template' ? body.templateId : body[key];
-        partial(value, actual, `${exp.command.kind}.${key}`, out);
+        const type = commandFieldType(packages, body.templateId, key, body.choice);
+        partial(value, actual, `${exp.command.kind}.${key}`, out, type);
       }
     }
   }
@@ -794,42 +846,35 @@ function commandMismatches(exp: ExpectedCommand, intent: Intent): Mismatch[] {
  * match item by item and must have the same length. A number matches text of the same decimal
  * value ("999.99" and 999.99), since Daml numbers travel as text.
  */
-function partial(expected: unknown, actual: unknown, path: string, out: Mismatch[]): void {
+function partial(
+  expected: unknown,
+  actual: unknown,
+  path: string,
+  out: Mismatch[],
+  type?: CatalogueType,
+): void {
+  const mismatch = (): void => {
+    out.push({ path, expected, actual, ...(type === undefined ? {} : { type }) });
+  };
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual) || actual.length !== expected.length) {
-      out.push({ path, expected, actual });
+      mismatch();
       return;
     }
-    expected.forEach((e, i) => partial(e, actual[i], `${path}[${i}]`, out));
+    expected.forEach((e, i) => partial(e, actual[i], `${path}[${i}]`, out, fieldType(type, i)));
     return;
   }
   if (expected !== null && typeof expected === 'object') {
     if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) {
-      out.push({ path, expected, actual });
+      mismatch();
       return;
     }
     for (const [k, v] of Object.entries(expected)) {
-      partial(v, (actual as Raw)[k], `${path}.${k}`, out);
+      partial(v, (actual as Raw)[k], `${path}.${k}`, out, fieldType(type, k));
     }
     return;
   }
-  if (!sameScalar(expected, actual)) out.push({ path, expected, actual });
-}
-
-function sameScalar(expected: unknown, actual: unknown): boolean {
-  if (expected === actual) return true;
-  const numeric = (x: unknown): CelDecimal | null =>
-    typeof x === 'number'
-      ? CelDecimal.fromNumber(x)
-      : typeof x === 'string'
-        ? CelDecimal.parse(x)
-        : null;
-  if (typeof expected === 'number' || typeof actual === 'number') {
-    const a = numeric(expected);
-    const b = numeric(actual);
-    return a !== null && b !== null && a.compare(b) === 0;
-  }
-  return false;
+  if (!sameDamlScalar(expected, actual, type)) mismatch();
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
