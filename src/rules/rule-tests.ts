@@ -165,7 +165,7 @@ const commandFields = obj(
   [],
 );
 
-const TEST_FILE_SCHEMA = obj(
+export const TEST_FILE_SCHEMA = obj(
   {
     rules: stringList,
     parties: { type: 'object', additionalProperties: { type: 'string', minLength: 1 } },
