@@ -4,12 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
-import type { DeadLetter, Store, TriggerKey } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import type { BotLedger } from '../bot-ledger.js';
 import type { Bot } from '../bot.js';
 import type { RuleSetDiff } from '../rule-set-diff.js';
-import { SlotRequestError, type ManualSlotOutcome } from './manual-slot.js';
+import { journalRoutes } from './journal-routes.js';
+import type { ManualSlotOutcome } from './manual-slot.js';
 import { notReadyReason } from './not-ready-reason.js';
+import { HttpProblem, iso, notFound, type Answer, type Route } from './ops-http.js';
 import { createOpsMetrics } from './ops-metrics.js';
 
 export type OpsServerOptions = {
@@ -57,28 +59,6 @@ export type OpsServer = {
 };
 
 const RECENT = 50;
-const MAX_LIST = 1000;
-
-/** A failed request, answered as `{error: {code, message}}`. */
-class HttpProblem extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly headers: Readonly<Record<string, string>> = {},
-  ) {
-    super(message);
-  }
-}
-
-type Route = {
-  readonly method: string;
-  readonly pattern: RegExp;
-  readonly auth: boolean;
-  readonly handle: (params: string[], url: URL) => Promise<Answer> | Answer;
-};
-
-type Answer = { status: number; body: unknown; type?: 'json' | 'text' | 'metrics' };
 
 /**
  * The ops endpoints of a running bot (docs/operations-api.md): health, readiness, Prometheus
@@ -238,119 +218,13 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
         return { status: 200, body: { rule: ruleBody(rule) } };
       },
     },
-    {
-      method: 'POST',
-      pattern: /^\/rules\/([^/]+)\/run-slot$/,
-      auth: true,
-      handle: async ([id], url) => {
-        if (options.runSlot === undefined) throw notFound('run-slot is not available here');
-        const atText = url.searchParams.get('at');
-        const at = atText === null ? clock.now() : Date.parse(atText);
-        if (!Number.isFinite(at)) {
-          throw new HttpProblem(400, 'BAD_REQUEST', 'at must be an ISO 8601 time');
-        }
-        try {
-          const outcome = await options.runSlot(id!, at);
-          log.info(
-            { ruleId: id, slot: iso(outcome.slot), intents: outcome.intentCount },
-            'slot run by hand',
-          );
-          return { status: 200, body: { ...outcome, slot: iso(outcome.slot) } };
-        } catch (err) {
-          if (err instanceof SlotRequestError) {
-            throw new HttpProblem(err.status, err.code, err.message);
-          }
-          throw err;
-        }
-      },
-    },
-    {
-      method: 'GET',
-      pattern: /^\/intents\/([^/]+)$/,
-      auth: true,
-      handle: ([id]) => {
-        const i = store.getIntent(id!);
-        if (i === undefined) throw notFound(`no intent with commandId "${id}"`);
-        return {
-          status: 200,
-          body: {
-            intent: {
-              commandId: i.commandId,
-              ruleId: i.ruleId,
-              state: i.state,
-              attempts: i.attempts,
-              offset: i.offset,
-              updatedAt: iso(i.updatedAt),
-              ...(i.lastError === undefined ? {} : { error: i.lastError }),
-            },
-          },
-        };
-      },
-    },
-    {
-      method: 'GET',
-      pattern: /^\/dead-letters$/,
-      auth: true,
-      handle: (_params, url) => {
-        const limitText = url.searchParams.get('limit');
-        const limit = limitText === null ? 100 : Number(limitText);
-        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST) {
-          throw new HttpProblem(400, 'BAD_REQUEST', `limit must be a whole number 1..${MAX_LIST}`);
-        }
-        const ruleId = url.searchParams.get('ruleId');
-        const list = store.listDeadLetters({ limit, ...(ruleId === null ? {} : { ruleId }) });
-        return { status: 200, body: { deadLetters: list.map(deadLetterSummary) } };
-      },
-    },
-    {
-      method: 'GET',
-      pattern: /^\/dead-letters\/([^/]+)$/,
-      auth: true,
-      handle: ([id]) => {
-        const d = store.getDeadLetter(id!);
-        if (d === undefined) throw notFound(`no dead letter with commandId "${id}"`);
-        return {
-          status: 200,
-          body: {
-            deadLetter: {
-              ...deadLetterSummary(d),
-              payload: d.intent.payload,
-              ...(d.event === undefined ? {} : { event: d.event }),
-            },
-          },
-        };
-      },
-    },
-    {
-      method: 'POST',
-      pattern: /^\/dead-letters\/([^/]+)\/retry$/,
-      auth: true,
-      handle: ([id]) => {
-        const record = bot.retryDeadLetter(id!);
-        log.info({ commandId: record.commandId, ruleId: record.ruleId }, 'dead letter retried');
-        return {
-          status: 202,
-          body: {
-            intent: {
-              commandId: record.commandId,
-              ruleId: record.ruleId,
-              state: record.state,
-              attempts: record.attempts,
-            },
-          },
-        };
-      },
-    },
-    {
-      method: 'DELETE',
-      pattern: /^\/dead-letters\/([^/]+)$/,
-      auth: true,
-      handle: ([id]) => {
-        if (!store.purgeDeadLetter(id!)) throw notFound(`no dead letter with commandId "${id}"`);
-        log.info({ commandId: id }, 'dead letter dropped');
-        return { status: 200, body: { deleted: true } };
-      },
-    },
+    ...journalRoutes({
+      bot,
+      store,
+      clock,
+      log,
+      ...(options.runSlot === undefined ? {} : { runSlot: options.runSlot }),
+    }),
   ];
 
   const authorised = (req: IncomingMessage): boolean => {
@@ -469,16 +343,8 @@ function toProblem(err: unknown): HttpProblem {
   return new HttpProblem(500, 'INTERNAL', (err as Error).message ?? String(err));
 }
 
-function notFound(message: string): HttpProblem {
-  return new HttpProblem(404, 'NOT_FOUND', message);
-}
-
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }
 
 function safe<T>(fn: () => T): T | undefined {
@@ -493,28 +359,5 @@ function ruleBody(r: ReturnType<Bot['ruleStatus']>[number]): Record<string, unkn
   return {
     ...r,
     ...(r.pausedAt === undefined ? {} : { pausedAt: iso(r.pausedAt) }),
-  };
-}
-
-function triggerBody(t: TriggerKey): Record<string, unknown> {
-  if (t.kind === 'contract')
-    return { kind: 'contract', contractId: t.contractId, nodeId: t.nodeId };
-  return t.kind === 'event'
-    ? { kind: 'event', updateId: t.updateId, nodeId: t.nodeId }
-    : { kind: 'slot', slot: iso(t.slot), contractId: t.contractId };
-}
-
-function deadLetterSummary(d: DeadLetter): Record<string, unknown> {
-  const i = d.intent;
-  return {
-    commandId: i.commandId,
-    ruleId: i.ruleId,
-    revision: i.revision,
-    actAs: i.actAs,
-    offset: i.offset,
-    trigger: triggerBody(i.trigger),
-    attempts: i.attempts,
-    error: d.error ?? null,
-    deadLetteredAt: iso(d.deadLetteredAt),
   };
 }

@@ -1,0 +1,164 @@
+import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { DeadLetter, Store, TriggerKey } from '../../store/store.js';
+import type { Bot } from '../bot.js';
+import { SlotRequestError, type ManualSlotOutcome } from './manual-slot.js';
+import { HttpProblem, iso, notFound, type Route } from './ops-http.js';
+
+const MAX_LIST = 1000;
+
+export type JournalRoutesDeps = {
+  readonly bot: Bot;
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Absent: `POST /rules/{id}/run-slot` answers 404. */
+  readonly runSlot?: (ruleId: string, at: number) => Promise<ManualSlotOutcome>;
+};
+
+/**
+ * The ops routes that work on the bot's journal (docs/operations-api.md): running a schedule
+ * slot by hand, an intent's state, and the dead letters. Everything that writes goes through
+ * the bot (or its store, which only the bot writes), so the store keeps one writer.
+ */
+export function journalRoutes(deps: JournalRoutesDeps): Route[] {
+  const { bot, store, clock, log } = deps;
+  return [
+    {
+      method: 'POST',
+      pattern: /^\/rules\/([^/]+)\/run-slot$/,
+      auth: true,
+      handle: async ([id], url) => {
+        if (deps.runSlot === undefined) throw notFound('run-slot is not available here');
+        const atText = url.searchParams.get('at');
+        const at = atText === null ? clock.now() : Date.parse(atText);
+        if (!Number.isFinite(at)) {
+          throw new HttpProblem(400, 'BAD_REQUEST', 'at must be an ISO 8601 time');
+        }
+        try {
+          const outcome = await deps.runSlot(id!, at);
+          log.info(
+            { ruleId: id, slot: iso(outcome.slot), intents: outcome.intentCount },
+            'slot run by hand',
+          );
+          return { status: 200, body: { ...outcome, slot: iso(outcome.slot) } };
+        } catch (err) {
+          if (err instanceof SlotRequestError) {
+            throw new HttpProblem(err.status, err.code, err.message);
+          }
+          throw err;
+        }
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/intents\/([^/]+)$/,
+      auth: true,
+      handle: ([id]) => {
+        const i = store.getIntent(id!);
+        if (i === undefined) throw notFound(`no intent with commandId "${id}"`);
+        return {
+          status: 200,
+          body: {
+            intent: {
+              commandId: i.commandId,
+              ruleId: i.ruleId,
+              state: i.state,
+              attempts: i.attempts,
+              offset: i.offset,
+              updatedAt: iso(i.updatedAt),
+              ...(i.lastError === undefined ? {} : { error: i.lastError }),
+            },
+          },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/dead-letters$/,
+      auth: true,
+      handle: (_params, url) => {
+        const limitText = url.searchParams.get('limit');
+        const limit = limitText === null ? 100 : Number(limitText);
+        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST) {
+          throw new HttpProblem(400, 'BAD_REQUEST', `limit must be a whole number 1..${MAX_LIST}`);
+        }
+        const ruleId = url.searchParams.get('ruleId');
+        const list = store.listDeadLetters({ limit, ...(ruleId === null ? {} : { ruleId }) });
+        return { status: 200, body: { deadLetters: list.map(deadLetterSummary) } };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/dead-letters\/([^/]+)$/,
+      auth: true,
+      handle: ([id]) => {
+        const d = store.getDeadLetter(id!);
+        if (d === undefined) throw notFound(`no dead letter with commandId "${id}"`);
+        return {
+          status: 200,
+          body: {
+            deadLetter: {
+              ...deadLetterSummary(d),
+              payload: d.intent.payload,
+              ...(d.event === undefined ? {} : { event: d.event }),
+            },
+          },
+        };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/dead-letters\/([^/]+)\/retry$/,
+      auth: true,
+      handle: ([id]) => {
+        const record = bot.retryDeadLetter(id!);
+        log.info({ commandId: record.commandId, ruleId: record.ruleId }, 'dead letter retried');
+        return {
+          status: 202,
+          body: {
+            intent: {
+              commandId: record.commandId,
+              ruleId: record.ruleId,
+              state: record.state,
+              attempts: record.attempts,
+            },
+          },
+        };
+      },
+    },
+    {
+      method: 'DELETE',
+      pattern: /^\/dead-letters\/([^/]+)$/,
+      auth: true,
+      handle: ([id]) => {
+        if (!store.purgeDeadLetter(id!)) throw notFound(`no dead letter with commandId "${id}"`);
+        log.info({ commandId: id }, 'dead letter dropped');
+        return { status: 200, body: { deleted: true } };
+      },
+    },
+  ];
+}
+
+function triggerBody(t: TriggerKey): Record<string, unknown> {
+  if (t.kind === 'contract')
+    return { kind: 'contract', contractId: t.contractId, nodeId: t.nodeId };
+  return t.kind === 'event'
+    ? { kind: 'event', updateId: t.updateId, nodeId: t.nodeId }
+    : { kind: 'slot', slot: iso(t.slot), contractId: t.contractId };
+}
+
+function deadLetterSummary(d: DeadLetter): Record<string, unknown> {
+  const i = d.intent;
+  return {
+    commandId: i.commandId,
+    ruleId: i.ruleId,
+    revision: i.revision,
+    actAs: i.actAs,
+    offset: i.offset,
+    trigger: triggerBody(i.trigger),
+    attempts: i.attempts,
+    error: d.error ?? null,
+    deadLetteredAt: iso(d.deadLetteredAt),
+  };
+}
