@@ -361,6 +361,18 @@ describe('the packed package, installed into an empty project', () => {
     expect(r.stdout).toMatch(/Summary after/);
   });
 
+  it('the README\'s "Start a project of your own" works: init, then validate and test in it', () => {
+    const npx = (step: string, cwd: string, args: readonly string[]): void => {
+      const r = run(step, 'npx', ['--no', '--', 'ledgerbot', ...args], { cwd, timeoutMs: 60_000 });
+      expect(r.status, `${step}: ${outcome(r)}`).toBe(0);
+    };
+    npx('npx ledgerbot init my-bot --embedded', project, ['init', 'my-bot', '--embedded']);
+    const bot = join(project, 'my-bot');
+    expect(existsSync(join(bot, 'schema', 'rules.schema.json'))).toBe(true);
+    npx('npx ledgerbot validate (init project)', bot, ['validate', '--config', 'bot.config.yaml']);
+    npx('npx ledgerbot test (init project)', bot, ['test', 'tests']);
+  });
+
   it('the library loads: the entry and every dist module, with production dependencies only', () => {
     writeFileSync(join(project, 'smoke.mjs'), SMOKE);
     const r = run('node smoke.mjs', process.execPath, ['smoke.mjs'], {
