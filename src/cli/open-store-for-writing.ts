@@ -38,10 +38,10 @@ export function openStoreForWriting(
     throw new StoreError(
       'STORE_LOCKED',
       ask !== undefined
-        ? `the state store in ${dir} is in use by a running ledgerbot, and ${ask}`
+        ? `the state store in ${dir} is in use by a running ledgerbot (or another command writing to it), and ${ask}`
         : options.httpTried
-          ? `the state store in ${dir} is in use by a running ledgerbot, and its ops API does not answer at the http.host/http.port of ${config.file}: is the bot running with another config? Fix the http section, or stop the bot, and run \`${command}\` again`
-          : `the state store in ${dir} is in use by a running ledgerbot, and ${config.file} has no http section, so \`${command}\` cannot ask the bot to do it: add http: { port: 9464 } and restart the bot, or stop the bot and run this again`,
+          ? `the state store in ${dir} is in use by a running ledgerbot (or another command writing to it), and its ops API does not answer at the http.host/http.port of ${config.file}: is the bot running with another config? Fix the http section, or stop the bot, and run \`${command}\` again`
+          : `the state store in ${dir} is in use by a running ledgerbot (or another command writing to it), and ${config.file} has no http section, so \`${command}\` cannot ask the bot to do it: add http: { port: 9464 } and restart the bot, or stop the bot and run this again`,
       { cause: err },
     );
   }

@@ -40,7 +40,8 @@ Options:
   -h, --help      show this help
 
 Exit status: 0 when every intent succeeded (or was a duplicate), 1 when one was rejected,
-dead-lettered or still open after --wait, 2 for usage and config errors.
+dead-lettered or still open after --wait, or the slot could not be run (the running bot refused,
+or a running bot without http holds the store), 2 for usage and config errors.
 `;
 
 export const runSlotCommand: CliCommand = {
