@@ -8,7 +8,10 @@ import { renderRuleTestsSchema } from '../../src/rules/render-rule-tests-schema.
 import { renderRulesSchema } from '../../src/rules/render-rules-schema.js';
 import { RULES_SCHEMA } from '../../src/rules/rules-schema.js';
 import { loadBotConfig } from '../../src/runtime/config/load-bot-config.js';
-import { renderBotConfigSchema } from '../../src/runtime/config/render-bot-config-schema.js';
+import {
+  CONFIG_DESCRIPTIONS,
+  renderBotConfigSchema,
+} from '../../src/runtime/config/render-bot-config-schema.js';
 
 const published = new URL('../../schema/rules.schema.json', import.meta.url);
 
@@ -137,6 +140,30 @@ describe('the bot config schema', () => {
     expect(validate({ ...base, log: { level: 'loud' } })).toBe(false);
     expect(validate({ ...base, ledger: { ...base.ledger, auth: { type: 'static' } } })).toBe(false);
     expect(validate({ ...base, tests: ['tests/', 'more/'] })).toBe(true);
+  });
+
+  it('describes every top-level key, and describes no key that is not there', () => {
+    const schema = JSON.parse(
+      readFileSync(join(ROOT, 'schema/bot-config.schema.json'), 'utf8'),
+    ) as object;
+    const described = new Map<string, unknown>();
+    const walk = (node: unknown, path: string): void => {
+      if (node === null || typeof node !== 'object') return;
+      const n = node as Record<string, unknown>;
+      for (const [k, v] of Object.entries((n.properties ?? {}) as Record<string, unknown>)) {
+        const at = path === '' ? k : `${path}.${k}`;
+        if (!described.has(at)) described.set(at, (v as { description?: unknown }).description);
+        walk(v, at);
+      }
+      for (const list of ['oneOf', 'anyOf'] as const) {
+        for (const b of (n[list] ?? []) as unknown[]) walk(b, path);
+      }
+    };
+    walk(schema, '');
+    for (const key of Object.keys(CONFIG_DESCRIPTIONS)) expect(described.has(key), key).toBe(true);
+    for (const [key, text] of described) {
+      if (!key.includes('.')) expect(text, key).toEqual(expect.any(String));
+    }
   });
 
   it('agrees with the loader on the examples', () => {

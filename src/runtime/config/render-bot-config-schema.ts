@@ -12,6 +12,85 @@ export const ENV_REFERENCE = {
 
 type Schema = { [key: string]: unknown };
 
+/**
+ * What each key means, for an editor's hover (the commented bot.config.yaml says more). Keyed by
+ * the path of the key; a key of a `oneOf` branch (ledger.auth.token) is described in every
+ * branch that has it.
+ */
+export const CONFIG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  ledger: 'The participant: its JSON Ledger API (`url`) or an in-process sandbox (`embedded`).',
+  'ledger.url': "The participant's JSON Ledger API, e.g. https://participant.example.com.",
+  'ledger.embedded': 'Start the sandbox in-process instead of connecting to `url`.',
+  'ledger.embedded.models': 'Sandbox model files to load (relative to this file).',
+  'ledger.embedded.parties': 'Party aliases allocated at start (leave them out of `parties`).',
+  'ledger.userId': 'The Ledger API user the bot submits as (CanActAs/CanReadAs its parties).',
+  'ledger.auth': 'How the bot gets its access token: none, static, file or oauth2.',
+  'ledger.auth.type': 'none | static | file | oauth2',
+  'ledger.auth.token': 'The access token (a secret: write ${LEDGER_TOKEN}).',
+  'ledger.auth.path': 'A token file, re-read whenever it changes.',
+  'ledger.auth.tokenUrl': "The identity provider's token endpoint (client credentials).",
+  'ledger.auth.clientId': 'The OAuth2 client id.',
+  'ledger.auth.clientSecret': 'The OAuth2 client secret (a secret: write ${LEDGER_CLIENT_SECRET}).',
+  'ledger.auth.audience': 'The audience to ask the token for.',
+  'ledger.auth.scope': 'The scope to ask the token for.',
+  'ledger.auth.clientAuth': 'How the client secret is sent: basic (default) or body.',
+  'ledger.tls': 'PEM files for https:// with a private CA, or mutual TLS (certFile with keyFile).',
+  'ledger.apiVersion': 'The spec generation the participant speaks: "3.5" (default) or "3.4".',
+  'ledger.pingInterval': 'Websocket ping period (Canton closes a socket quiet for 60 s); 0s: none.',
+  'ledger.startTimeout': 'How long `run` waits at start for a participant that does not answer.',
+  parties: 'Party aliases that rule files use (alias: party id).',
+  rules: 'A directory of rule files, or a list of paths (relative to this file).',
+  tests: 'Rule tests `ledgerbot test` runs without paths: a directory or a list (default tests/).',
+  state: 'Where the bot keeps its state (SQLite); every replica needs its own directory.',
+  'state.dir': 'The state directory (default .state).',
+  'state.retention': 'How long finished intents stay in the journal (default 7d).',
+  start:
+    'Where a bot without a checkpoint begins: checkpoint (default), ledger-end, begin, or an offset.',
+  submission: 'How commands are submitted.',
+  'submission.maxInFlight': 'Submissions in flight at once, over all rules (default 32).',
+  'submission.completionTimeout':
+    'How long to wait for a completion before resubmitting (same commandId).',
+  'submission.retry': 'The default retry policy for retryable errors; rules may override it.',
+  'submission.retry.maxAttempts': 'Attempts before dead-lettering (default 10).',
+  'submission.retry.initialDelay': 'The first backoff (default 1s).',
+  'submission.retry.maxDelay': 'The longest backoff (default 1m).',
+  'submission.retry.deadline': 'After this long an intent is dead-lettered, whatever the attempts.',
+  'submission.dedup': 'Deduplication: offset (default; anchored at the event) or duration.',
+  'submission.dedup.mode': 'offset | duration',
+  'submission.dedup.fallback': 'With mode offset: the duration used once the offset is pruned.',
+  'submission.dedup.value': 'With mode duration: the deduplication duration.',
+  http: 'The ops server: /livez, /readyz, /metrics, /status. Leave out for none.',
+  'http.port': 'Port (0 picks a free one).',
+  'http.host': 'Address to bind (default 127.0.0.1).',
+  'http.token': 'Bearer token for /status, /rules/* and /dead-letters* (a secret: use ${ENV}).',
+  'http.readyMaxLag': '/readyz fails while the bot lags more offsets than this (default 1000).',
+  log: 'Logging.',
+  'log.level': 'trace | debug | info | warn | error | fatal | silent',
+  'log.pretty': 'Human-readable lines instead of JSON (default: only on a terminal).',
+};
+
+/** The schema with CONFIG_DESCRIPTIONS on its keys (`path`: the keys above `node`). */
+function describeKeys(node: unknown, path: string): unknown {
+  if (node === null || typeof node !== 'object') return node;
+  if (Array.isArray(node)) return node.map((n) => describeKeys(n, path));
+  const out: Schema = {};
+  for (const [key, value] of Object.entries(node as Schema)) {
+    if (key === 'properties' && value !== null && typeof value === 'object') {
+      out[key] = Object.fromEntries(
+        Object.entries(value as Schema).map(([k, v]) => {
+          const at = path === '' ? k : `${path}.${k}`;
+          const described = describeKeys(v, at) as Schema;
+          const text = CONFIG_DESCRIPTIONS[at];
+          return [k, text === undefined ? described : { description: text, ...described }];
+        }),
+      );
+    } else {
+      out[key] = SUBSCHEMA_LISTS.has(key) || key === 'items' ? describeKeys(value, path) : value;
+    }
+  }
+  return out;
+}
+
 const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties']);
 const SUBSCHEMA_LISTS = new Set(['oneOf', 'anyOf', 'allOf']);
 const SUBSCHEMAS = new Set(['items', 'additionalProperties', 'not']);
@@ -66,7 +145,7 @@ export function botConfigSchema(): object {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id,
     title: 'ledgerbot configuration (bot.config.yaml; see the commented bot.config.yaml)',
-    ...(allowEnvReferences(rest) as object),
+    ...(allowEnvReferences(describeKeys(rest, '')) as object),
   };
 }
 
