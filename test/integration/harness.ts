@@ -48,6 +48,8 @@ export async function startTestLedger(
   const sandbox = await startSandbox({
     models: [INVOICES_MODEL, AUDIT_MODEL],
     parties: ['issuer', 'payer'],
+    // The user the fixture configs name: a bot with ledger.auth set checks it exists at start.
+    users: [{ id: 'ledgerbot', actAs: ['issuer', 'payer'] }],
     seed,
     ...options,
   });
