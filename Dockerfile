@@ -20,11 +20,22 @@ WORKDIR /app
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
-# Scripts off: our own `prepare` (the build) needs the sources, which come next; the one native
-# dependency is then built on its own. This layer stays cached until the lock file changes.
-RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild better-sqlite3
-COPY tsconfig.json tsconfig.build.json ./
+# The dependencies are installed in a layer that depends on the lock file alone, so editing
+# package.json (scripts, metadata) does not recompile the native module: npm ci runs against a
+# package.json written from the lock file's own copy of the root package (the dependencies it
+# was locked for); the real one is copied next, before the build.
+COPY package-lock.json ./
+# Scripts off: our own `prepare` (the build) needs the sources, which come later; the one native
+# dependency is then built on its own (JOBS=max: node-gyp compiles on every core), and its
+# compiler leftovers (object files, the static SQLite library, the SQLite sources, about 25 MB)
+# are deleted: only build/Release/better_sqlite3.node is loaded.
+RUN node -e "const fs=require('fs');fs.writeFileSync('package.json',JSON.stringify(JSON.parse(fs.readFileSync('package-lock.json','utf8')).packages['']))" \
+  && npm ci --no-audit --no-fund --ignore-scripts \
+  && JOBS=max npm rebuild better-sqlite3 \
+  && cd node_modules/better-sqlite3 \
+  && rm -rf deps src build/Release/obj build/Release/obj.target build/Release/.deps \
+    build/Release/sqlite3.a build/Release/test_extension.node
+COPY package.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 

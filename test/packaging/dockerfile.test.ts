@@ -6,12 +6,14 @@ import { BOT_CONFIG_DEFAULTS } from '../../src/runtime/config/bot-config-schema.
 import { loadBotConfig } from '../../src/runtime/config/load-bot-config.js';
 
 /**
- * No container engine runs here, so the image is checked against the repository instead: what
- * the Dockerfile copies exists and survives .dockerignore, the entry point exists after
+ * The static checks of the image, which need no container engine and run with the unit tests:
+ * what the Dockerfile copies exists and survives .dockerignore, the entry point exists after
  * `npm run build`, the runtime has every package the code imports, it runs as non-root, every
  * documented mount is a volume, and the health check reaches /livez on the port the documented
  * container config listens on. The health check command itself runs against a live bot in
- * test/integration/cli-ops-status.test.ts.
+ * test/integration/cli-ops-status.test.ts. CI also builds the image and runs it
+ * (scripts/ci/image-check.sh, with buildah): the bot in the container against a sandbox, its
+ * HEALTHCHECK, its user and state, and no dev dependencies or test files in the image.
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -112,6 +114,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   bin: Record<string, string>;
   scripts: Record<string, string>;
   dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
 };
 
 function all(stage: Stage, keyword: string): Instruction[] {
@@ -146,6 +149,35 @@ describe('Dockerfile', () => {
     );
     expect(pkg.scripts.build).toMatch(/tsconfig\.build\.json/);
     expect(all(runtime, 'RUN').some((r) => /\bnpm (ci|install|i)\b/.test(r.args))).toBe(false);
+  });
+
+  it('installs the dependencies in a layer that depends on the lock file alone', () => {
+    // Everything copied before the `npm ci` step is in its cache key: only the lock file, so an
+    // edit to package.json (a script, the description) does not recompile better-sqlite3.
+    const steps = build!.instructions;
+    const ci = steps.findIndex((i) => i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args));
+    expect(ci).toBeGreaterThan(0);
+    const before = steps
+      .slice(0, ci)
+      .filter((i) => i.keyword === 'COPY')
+      .flatMap((c) => copyOf(c).sources);
+    expect(before).toEqual(['package-lock.json']);
+    // npm ci runs against a package.json written from the lock file's root package, which holds
+    // what npm ci compares with the lock file: the dependencies and dev dependencies.
+    const ciStep = steps[ci]!.args;
+    expect(ciStep.indexOf("packages['']")).toBeGreaterThan(-1);
+    expect(ciStep.indexOf("packages['']")).toBeLessThan(ciStep.indexOf('npm ci'));
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { dependencies?: unknown; devDependencies?: unknown }>;
+    };
+    expect(lock.packages['']!.dependencies).toEqual(pkg.dependencies);
+    expect(lock.packages['']!.devDependencies).toEqual(pkg.devDependencies);
+    // The real package.json (the build script) arrives after, before the build.
+    const after = steps
+      .slice(ci + 1)
+      .filter((i) => i.keyword === 'COPY')
+      .flatMap((c) => copyOf(c).sources);
+    expect(after).toContain('package.json');
   });
 
   it('copies only what exists in the repository and is not excluded by .dockerignore', () => {
@@ -363,6 +395,10 @@ describe('.dockerignore', () => {
       'certs/client.key',
       'test',
       'bench',
+      // No test files in the image: the example's rule tests, any *.test.* file.
+      'examples/invoices/tests/invoices.test.yaml',
+      'src/rules/some.test.ts',
+      'rules/x.test.yaml',
     ]) {
       expect(ignored(dockerignore, path), path).toBe(true);
     }
@@ -372,6 +408,8 @@ describe('.dockerignore', () => {
       'package-lock.json',
       'src/cli/run-cli.ts',
       'bin/ledgerbot.js',
+      'examples/invoices/model.yaml',
+      'examples/invoices/rules/accept-small-invoices.yaml',
     ]) {
       expect(ignored(dockerignore, path), path).toBe(false);
     }
