@@ -181,7 +181,9 @@ async function runDemo(o: DemoOptions, io: CliIo): Promise<number> {
         if (line !== undefined) say(line);
       });
     });
-    bot.events.on('rule-error', (e) => say(`${e.ruleId.padEnd(26)} rule error: ${e.message}`));
+    bot.events.on('rule-error', (e) =>
+      say(`${e.ruleId.padEnd(26)} ${o.colour.red(`rule error: ${e.message}`)}`),
+    );
 
     const stopDriver = new AbortController();
     const driving = driver.run(stopDriver.signal).catch((err: unknown) => {
