@@ -45,7 +45,7 @@ export const CONFIG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'state.dir': 'The state directory (default .state).',
   'state.retention': 'How long finished intents stay in the journal (default 7d).',
   start:
-    'Where a bot without a checkpoint begins: checkpoint (default), ledger-end, begin, or an offset.',
+    'Where a bot without a checkpoint begins: ledger-end (default; checkpoint is its older name), begin, or an offset. With a checkpoint it resumes from it (run --reset-checkpoint to begin here again).',
   submission: 'How commands are submitted.',
   'submission.maxInFlight': 'Submissions in flight at once, over all rules (default 32).',
   'submission.completionTimeout':
