@@ -93,7 +93,7 @@ describe('/metrics follows the Prometheus naming conventions', () => {
   });
 
   it.skipIf(!havePromtool && !requirePromtool)(
-    `passes \`promtool check metrics\`${havePromtool ? '' : ` (skipped: ${NO_PROMTOOL})`}`,
+    `passes \`promtool check metrics\`${havePromtool ? '' : requirePromtool ? ` (required, but ${NO_PROMTOOL})` : ` (skipped: ${NO_PROMTOOL})`}`,
     () => {
       expect(havePromtool, `LEDGERBOT_REQUIRE_PROMTOOL=1 but ${NO_PROMTOOL}`).toBe(true);
       const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
