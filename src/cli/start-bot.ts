@@ -85,7 +85,9 @@ export async function startBot(
       ledger: client,
       store,
       start: config.start,
-      resetCheckpoint: options.resetCheckpoint === true,
+      // An embedded sandbox starts empty on every run: a checkpoint of the last run's ledger
+      // means nothing on it.
+      resetCheckpoint: options.resetCheckpoint === true || sandbox !== undefined,
       submission: {
         maxInFlight: config.submission.maxInFlight,
         completionTimeoutMs: config.submission.completionTimeoutMs,

@@ -32,7 +32,8 @@ export type RuntimeErrorCode =
   /** At start, the participant has no user `ledger.userId`. */
   | 'UNKNOWN_USER'
   /** At start without a checkpoint, `start:` names an offset beyond the ledger end. */
-  | 'START_BEYOND_LEDGER_END';
+  | 'START_BEYOND_LEDGER_END'
+  | 'CHECKPOINT_BEYOND_LEDGER_END';
 
 /** A failure of the trigger runtime itself (not of one ledger call). */
 export class RuntimeError extends LedgerbotError {

@@ -31,6 +31,14 @@ export function startOffsetOf(
   reset = false,
 ): StartDecision {
   if (checkpoint !== undefined && !reset) {
+    // The stream would wait for offsets this participant has not reached, and the Ledger API
+    // refuses it (OFFSET_AFTER_LEDGER_END) on every reconnect: say so once, with the way out.
+    if (checkpoint > ledgerEnd) {
+      throw new RuntimeError(
+        'CHECKPOINT_BEYOND_LEDGER_END',
+        `the stored checkpoint ${checkpoint} is beyond the participant's ledger end ${ledgerEnd}: the state directory belongs to another ledger, or this one was reset. Point state.dir at this ledger's state, or begin at start: again with run --reset-checkpoint`,
+      );
+    }
     return { offset: checkpoint, from: 'checkpoint', previous: checkpoint };
   }
   const from = checkpoint === undefined ? 'start' : 'reset';

@@ -45,6 +45,28 @@ describe('startOffsetOf', () => {
     // A checkpoint does not care.
     expect(startOffsetOf({ kind: 'offset', offset: 41 }, 30, 40).offset).toBe(30);
   });
+
+  it('refuses a checkpoint beyond the ledger end (another ledger, or a reset one) unless reset', () => {
+    const thrown = (() => {
+      try {
+        startOffsetOf({ kind: 'ledger-end' }, 55, 40);
+      } catch (err) {
+        return err;
+      }
+      return undefined;
+    })();
+    expect(thrown).toBeInstanceOf(RuntimeError);
+    expect((thrown as RuntimeError).code).toBe('CHECKPOINT_BEYOND_LEDGER_END');
+    expect((thrown as Error).message).toMatch(
+      /checkpoint 55 is beyond .* ledger end 40.*--reset-checkpoint/,
+    );
+    expect(startOffsetOf({ kind: 'ledger-end' }, 55, 40, true)).toEqual({
+      offset: 40,
+      from: 'reset',
+      previous: 55,
+    });
+    expect(startOffsetOf({ kind: 'ledger-end' }, 40, 40).offset).toBe(40);
+  });
 });
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/invoices/', import.meta.url));
