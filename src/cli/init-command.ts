@@ -27,7 +27,7 @@ import { UsageError } from './usage-error.js';
 const HELP = `Usage: ledgerbot init [DIR] [--embedded | --url URL [--party alias=id]...] [--force]
 
 Starts a ledgerbot project in DIR (default: the current directory; created if missing):
-bot.config.yaml, an example rule in rules/, its unit tests in tests/, the rule schema for
+bot.config.yaml, an example rule in rules/, its unit tests in tests/, the schemas for
 editors in schema/, and a .gitignore entry for the state directory (.state/). Then:
   ledgerbot validate --config DIR/bot.config.yaml && ledgerbot test DIR/tests
 
@@ -63,7 +63,7 @@ export class ExistingFilesError extends UsageError {
 /** The rule schema shipped with ledgerbot cannot be read: a broken installation (exit 1). */
 export class InitSchemaError extends LedgerbotError {
   constructor(path: string, options: { cause: unknown }) {
-    super('INIT_SCHEMA_MISSING', `cannot read ledgerbot's rule schema ${path}`, options);
+    super('INIT_SCHEMA_MISSING', `cannot read ledgerbot's schema ${path}`, options);
   }
 }
 
@@ -112,7 +112,7 @@ export const initCommand: CliCommand = {
         };
     const shown = positionals[0] ?? '.';
     const dir = resolve(shown);
-    const files = [...projectFiles(ledger), await schemaFile()];
+    const files = [...projectFiles(ledger), ...(await schemaFiles())];
 
     await checkDirectory(dir, shown);
     const existing = await existingFiles(dir, files);
@@ -153,18 +153,27 @@ function projectFiles(ledger: InitLedger): ProjectFile[] {
 }
 
 /**
- * A copy of the rule schema this ledgerbot ships, for the example rule's `$schema` line: the
- * package's own copy is not inside the project when ledgerbot runs through npx or globally.
+ * Copies of the schemas this ledgerbot ships (rules, rule tests, the config), for the `$schema`
+ * lines of the files init writes: the package's own copies are not inside the project when
+ * ledgerbot runs through npx or globally.
  */
-async function schemaFile(): Promise<ProjectFile> {
-  // dist/cli/ and src/cli/ are both two levels below the package root, where schema/ is.
-  const url = new URL('../../schema/rules.schema.json', import.meta.url);
-  try {
-    const text = await readFile(url, 'utf8');
-    return { path: STARTER_PATHS.schema, text, what: 'the rule schema, for editors' };
-  } catch (error) {
-    throw new InitSchemaError(url.pathname, { cause: error });
-  }
+async function schemaFiles(): Promise<ProjectFile[]> {
+  const schemas = [
+    [STARTER_PATHS.schema, 'the rule schema, for editors'],
+    [STARTER_PATHS.testSchema, 'the rule test schema, for editors'],
+    [STARTER_PATHS.configSchema, 'the config schema, for editors'],
+  ] as const;
+  return Promise.all(
+    schemas.map(async ([path, what]) => {
+      // dist/cli/ and src/cli/ are both two levels below the package root, where schema/ is.
+      const url = new URL(`../../${path}`, import.meta.url);
+      try {
+        return { path, text: await readFile(url, 'utf8'), what };
+      } catch (error) {
+        throw new InitSchemaError(url.pathname, { cause: error });
+      }
+    }),
+  );
 }
 
 async function checkDirectory(dir: string, shown: string): Promise<void> {

@@ -6,8 +6,7 @@ import {
 } from './init-starter-files.js';
 
 // The bot.config.yaml `ledgerbot init` writes: commented for someone who has never seen one.
-// No `# yaml-language-server` line: ledgerbot ships no JSON Schema for config files (schema/ has
-// the rule schema only), and `ledgerbot validate --config` checks the config instead.
+// Its `# yaml-language-server` line points at the copy of the config schema init writes.
 
 /** What the config is written for: the embedded sandbox, or a participant at a URL. */
 export type InitLedger =
@@ -43,6 +42,7 @@ export function botConfigText(ledger: InitLedger): string {
 function header(ledger: InitLedger): string {
   const env = requiredEnv(ledger);
   const lines = [
+    `# yaml-language-server: $schema=${STARTER_PATHS.configSchema}`,
     `# ledgerbot configuration, written by \`ledgerbot init${ledger.kind === 'embedded' ? ' --embedded' : ''}\`.`,
     ledger.kind === 'embedded'
       ? '# The ledger is an embedded sandbox: it starts inside the bot, with the starter model in\n' +
@@ -143,13 +143,10 @@ function partiesSection(parties: readonly (readonly [string, string])[]): string
 }
 
 function common(embedded: boolean): string {
-  // The embedded sandbox keeps its ledger in memory, but the state directory outlives the run:
-  // a checkpoint from an earlier run points past the new, empty ledger's end.
+  // The embedded sandbox keeps its ledger in memory, but the state directory outlives the run.
   const sandboxNote = embedded
-    ? `  # The embedded sandbox starts with an empty ledger on every run, while this directory
-  # keeps the previous run's checkpoint, past the new ledger's end. Run it again with
-  #   npx ledgerbot run --config bot.config.yaml --reset-checkpoint
-  # or delete the directory (rm -r ${STATE_DIR}) first.
+    ? `  # The embedded sandbox starts with an empty ledger on every run, so the bot begins on it
+  # afresh each time: the previous run's checkpoint here is set aside.
 `
     : '';
   return `# The rule files: every *.yaml file in this folder. Rule tests live in tests/, not here.

@@ -10,6 +10,8 @@ export const STARTER_PATHS = {
   test: 'tests/approve-small-claims.test.yaml',
   model: 'models/starter.yaml',
   schema: 'schema/rules.schema.json',
+  testSchema: 'schema/rule-tests.schema.json',
+  configSchema: 'schema/bot-config.schema.json',
   gitignore: '.gitignore',
 } as const;
 
@@ -82,7 +84,8 @@ rules:
 }
 
 export function exampleTestText(): string {
-  return `# Unit tests for rules/approve-small-claims.yaml, run with \`ledgerbot test tests\`.
+  return `# yaml-language-server: $schema=../${STARTER_PATHS.testSchema}
+# Unit tests for rules/approve-small-claims.yaml, run with \`ledgerbot test tests\`.
 # Each test gives the rules some ledger events and says which commands the bot should submit
 # (or none). No ledger is needed. The guide: "Testing rules" in docs/rules.md.
 rules: ../rules # the rule files or folders to load, relative to this file

@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { Ajv } from 'ajv';
+import { parse } from 'yaml';
 import { runCli } from '../../src/cli/run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -53,6 +55,8 @@ const EMBEDDED_FILES = [
   'bot.config.yaml',
   'models/starter.yaml',
   'rules/approve-small-claims.yaml',
+  'schema/bot-config.schema.json',
+  'schema/rule-tests.schema.json',
   'schema/rules.schema.json',
   'tests/approve-small-claims.test.yaml',
 ];
@@ -82,13 +86,28 @@ describe('ledgerbot init --embedded', () => {
     const dir = newDir();
     expect((await cli(['init', dir, '--embedded'])).code).toBe(0);
     const config = readFileSync(join(dir, 'bot.config.yaml'), 'utf8');
-    expect(config).toMatch(/^# ledgerbot configuration/);
+    expect(config).toMatch(
+      /^# yaml-language-server: \$schema=schema\/bot-config\.schema\.json\n# ledgerbot configuration/,
+    );
     expect(config).toContain('embedded:');
     expect(config).toContain('models: [models/starter.yaml]');
     expect(config).toContain('${LEDGER_TOKEN}'); // how to move to a participant, in a comment
-    // ledgerbot ships no config schema, so the config gets no modeline.
-    expect(existsSync(join(ROOT, 'schema/bot-config.schema.json'))).toBe(false);
-    expect(config).not.toContain('yaml-language-server');
+    // Every file with a modeline points at a copy, in the project, of the schema ledgerbot ships,
+    // and an editor using it finds nothing wrong in the file.
+    for (const [file, schemaName] of [
+      ['bot.config.yaml', 'bot-config.schema.json'],
+      ['tests/approve-small-claims.test.yaml', 'rule-tests.schema.json'],
+    ] as const) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      const line = /^# yaml-language-server: \$schema=(\S+)\n/.exec(text);
+      expect(line, file).not.toBeNull();
+      const schemaText = readFileSync(resolve(dirname(join(dir, file)), line![1]!), 'utf8');
+      expect(schemaText).toBe(readFileSync(join(ROOT, 'schema', schemaName), 'utf8'));
+      const validate = new Ajv({ allErrors: true, strict: false }).compile(
+        JSON.parse(schemaText) as object,
+      );
+      expect(validate(parse(text)), `${file}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
 
     const rule = readFileSync(join(dir, 'rules/approve-small-claims.yaml'), 'utf8');
     const modeline = /^# yaml-language-server: \$schema=(\S+)\n/.exec(rule);
