@@ -7,6 +7,9 @@
 #     -v ledgerbot-state:/var/lib/ledgerbot \
 #     -p 127.0.0.1:9464:9464 ledgerbot
 #
+# CI builds it with buildah and runs it (the bot against a sandbox, this HEALTHCHECK, the user, the
+# state volume, no dev dependencies or tests in the image): scripts/ci/image-check.sh.
+#
 # The config must say `state: { dir: /var/lib/ledgerbot }` and `http: { host: 0.0.0.0, port: 9464 }`
 # (a port published to other hosts wants `http.token`). The node base image has no curl: the
 # health check is a few lines of node.

@@ -164,7 +164,7 @@ mapfile -d '' USER_NAME < <(config_words User)
 mapfile -d '' VOLUMES < <(config_words Volumes)
 [ "${#ENTRYPOINT[@]}" -gt 0 ] || fail "the image has no ENTRYPOINT"
 [ "${#HEALTHCHECK[@]}" -gt 0 ] || fail "the image has no HEALTHCHECK"
-[ "${USER_NAME[0]:-root}" != root ] && [ "${USER_NAME[0]:-0}" != 0 ] || fail "the image runs as root"
+case ${USER_NAME[0]:-} in '' | root | 0 | root:* | 0:*) fail "the image runs as root" ;; esac
 log "entrypoint: ${ENTRYPOINT[*]}"
 log "cmd: ${CMD[*]}"
 log "user: ${USER_NAME[0]}"
@@ -214,7 +214,7 @@ done
 [ -n "$sandbox_url" ] || fail "the sandbox did not report ready within 30 s"
 issuer=$(sed -n 's/^party issuer //p' "$work/sandbox.log")
 payer=$(sed -n 's/^party payer //p' "$work/sandbox.log")
-[ -n "$issuer" ] && [ -n "$payer" ] || fail "the sandbox did not name the parties"
+if [ -z "$issuer" ] || [ -z "$payer" ]; then fail "the sandbox did not name the parties"; fi
 log "sandbox $sandbox_url (pid $sandbox_pid)"
 
 # The ops port: a free one on the host (the container shares its network), passed to the bot and
@@ -329,7 +329,7 @@ db="$work/state/ledgerbot.sqlite"
 [ -f "$db" ] || fail "no ledgerbot.sqlite in the state volume: $(ls -la "$work/state")"
 [ "$(stat -c %u "$db")" = 1000 ] || fail "ledgerbot.sqlite is owned by uid $(stat -c %u "$db")"
 [ "$(head -c 15 "$db")" = 'SQLite format 3' ] || fail "ledgerbot.sqlite is not an SQLite database"
-log "bot uid 1000; $(ls -n "$work/state" | awk 'NR>1 { printf "%s (uid %s, %s bytes) ", $9, $3, $5 }')"
+log "bot uid 1000; in the state volume: $(find "$work/state" -mindepth 1 -printf '%f (uid %U, %s bytes) ')"
 
 phase '3c. SIGTERM, HEALTHCHECK exit 1'
 kill -TERM "$bot_pid"
@@ -347,6 +347,7 @@ log "bot exit 0 after SIGTERM; HEALTHCHECK exit 1"
 # --- 5. no dev dependencies, no tests, no sources -----------------------------------------------
 phase '5. image contents'
 mnt=$(buildah mount "$ctr")
+# shellcheck disable=SC2016 # JavaScript, with template literals of its own
 node -e '
   const fs = require("fs");
   const path = require("path");
