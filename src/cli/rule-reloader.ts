@@ -23,7 +23,12 @@ export function ruleReloader(
     const warnings: RuleProblem[] = [];
     let errors: string[];
     try {
-      const ruleSet = await loadConfigRules(config, (w) => warnings.push(w));
+      const ruleSet = await loadConfigRules(
+        config,
+        (w) => warnings.push(w),
+        // A reload that leaves no rule enabled is applied (the bot idles) but said, as at start.
+        (idle) => log.warn({ rules: config.rules }, idle),
+      );
       for (const w of warnings) {
         log.warn({ file: w.file, line: w.line, col: w.col }, w.message);
       }

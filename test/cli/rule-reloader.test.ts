@@ -1,8 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { watchRuleFiles } from '../../src/cli/rule-reloader.js';
+import { readConfig } from '../../src/cli/read-config.js';
+import { ruleReloader, watchRuleFiles } from '../../src/cli/rule-reloader.js';
+import { rootLogger } from '../../src/cli/run-command.js';
+import type { Bot } from '../../src/runtime/bot.js';
 import { silentLogger } from '../../src/core/logger.js';
 
 let dir: string | undefined;
@@ -42,5 +45,56 @@ describe('watchRuleFiles', () => {
     writeFileSync(file, 'version: 1\nrules: []\n');
     await until(() => calls > 0, 3_000);
     expect(calls).toBe(1);
+  });
+});
+
+describe('ruleReloader', () => {
+  it('applies a reload that leaves no rule enabled, and warns that the bot now idles', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ledgerbot-reload-'));
+    const rules = join(dir, 'rules');
+    mkdirSync(rules);
+    const source = readFileSync(
+      new URL('../integration/fixtures/rules/accept-small-invoices.yaml', import.meta.url),
+      'utf8',
+    );
+    const rule = (enabled: boolean): string =>
+      source.replace(
+        '  - id: accept-small-invoices\n',
+        `  - id: accept-small-invoices\n    enabled: ${String(enabled)}\n`,
+      );
+    writeFileSync(join(rules, 'r.yaml'), rule(true));
+    const configFile = join(dir, 'bot.config.yaml');
+    writeFileSync(
+      configFile,
+      [
+        'ledger: { url: "http://127.0.0.1:1", userId: ledgerbot }',
+        'parties: { payer: "Payer::1220aa", issuer: "Issuer::1220bb" }',
+        'rules: rules/',
+        'state: { dir: state }',
+        '',
+      ].join('\n'),
+    );
+    const config = await readConfig(configFile, {});
+    const lines: string[] = [];
+    const logger = rootLogger(
+      { level: 'info' },
+      { out: (t) => lines.push(t), err: (t) => lines.push(t) },
+    );
+    let reloads = 0;
+    const bot = {
+      reloadRules: () => ((reloads += 1), { added: [], removed: [], changed: [] }),
+      metrics: { reloads: { rejected: 0 } },
+    };
+    const reload = ruleReloader(config, bot as unknown as Bot, logger);
+
+    expect(await reload()).toMatchObject({ applied: true });
+    await new Promise((r) => setImmediate(r));
+    expect(lines.join('')).not.toMatch(/no rule is enabled|no enabled rule/i);
+
+    writeFileSync(join(rules, 'r.yaml'), rule(false));
+    expect((await reload()).applied).toBe(true);
+    expect(reloads).toBe(2);
+    await new Promise((r) => setImmediate(r));
+    expect(lines.join('')).toMatch(/"level":40.*(no rule is enabled|no enabled rule)/i);
   });
 });
