@@ -127,6 +127,7 @@ phase 'build'
 cache=(--layers)
 [ "${IMAGE_CHECK_NO_CACHE:-0}" = 1 ] && cache=(--layers=false)
 build_start=$SECONDS
+previous=$(buildah inspect --type image --format '{{.FromImageID}}' "$IMAGE" 2>/dev/null || true)
 # The full output goes to build.log (shown on failure); the steps are printed with their time.
 timeout 1500 buildah bud --pull-never --isolation chroot --format docker "${cache[@]}" \
   -t "$IMAGE" . 2>&1 | tee "$work/build.log" | while IFS= read -r line; do
@@ -134,6 +135,10 @@ timeout 1500 buildah bud --pull-never --isolation chroot --format docker "${cach
     *STEP* | *COMMIT* | *'Using cache'* | *rror*) printf '  %4ss %s\n' $((SECONDS - build_start)) "${line:0:140}" ;;
   esac
 done
+
+# The image this build replaced, now untagged, is removed (its layers still cached stay).
+current=$(buildah inspect --type image --format '{{.FromImageID}}' "$IMAGE")
+if [ -n "$previous" ] && [ "$previous" != "$current" ]; then buildah rmi "$previous" >/dev/null 2>&1 || true; fi
 
 # --- the image config: entry point, default command, health check, user -------------------------
 phase 'image config'
