@@ -1,5 +1,10 @@
 import { CelDecimal } from './cel/cel-decimal.js';
-import type { CatalogueField, CatalogueType, PackageCatalogue } from './package-catalogue.js';
+import {
+  catalogueEntriesOf,
+  type CatalogueField,
+  type CatalogueType,
+  type PackageCatalogue,
+} from './package-catalogue.js';
 import { parseTemplateRef } from './parse-template-ref.js';
 
 /**
@@ -113,14 +118,7 @@ export function commandFieldType(
   if (catalogue === undefined || typeof templateId !== 'string') return undefined;
   const ref = parseTemplateRef(templateId);
   if (ref === null) return undefined;
-  const entries = catalogue.templates.filter(
-    (t) =>
-      t.module === ref.module &&
-      t.entity === ref.entity &&
-      (ref.form === 'package-name'
-        ? t.packageName === ref.packageName
-        : t.packageId === ref.packageId),
-  );
+  const entries = catalogueEntriesOf(catalogue, ref);
   if (entries.length !== 1) return undefined;
   const entry = entries[0]!;
   const record = (fields: readonly CatalogueField[] | undefined): CatalogueType | undefined =>

@@ -29,7 +29,7 @@ import {
   type Trigger,
 } from './compiled-rule.js';
 import { guardRuleText, TEXT_LIMITS, textPos } from './guard-rule-text.js';
-import type { PackageCatalogue } from './package-catalogue.js';
+import { catalogueEntriesOf, type PackageCatalogue } from './package-catalogue.js';
 import { parseCron } from './parse-cron.js';
 import { parseTemplateRef } from './parse-template-ref.js';
 import { RuleError } from './rule-error.js';
@@ -656,15 +656,7 @@ class RuleCompiler {
   }
 
   #catalogueEntries(ref: TemplateRef): PackageCatalogue['templates'] {
-    const templates = this.#ctx.packages?.templates ?? [];
-    return templates.filter(
-      (t) =>
-        t.module === ref.module &&
-        t.entity === ref.entity &&
-        (ref.form === 'package-name'
-          ? t.packageName === ref.packageName
-          : t.packageId === ref.packageId),
-    );
+    return catalogueEntriesOf(this.#ctx.packages, ref);
   }
 
   #checkChoice(ref: TemplateRef, choice: string, path: YamlPath): void {

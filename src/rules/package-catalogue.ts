@@ -1,3 +1,5 @@
+import type { TemplateRef } from './compiled-rule.js';
+
 /**
  * The templates (and interfaces) the ledger knows, for checking rule references at load time.
  * The runtime builds it from the sandbox's models or from `GET /v2/packages`; without one,
@@ -45,3 +47,18 @@ export type CatalogueType =
       /** The Daml type's name when known: Numeric, Int64, Text, Timestamp, Date, Party, … */
       readonly daml?: string;
     };
+
+/** The catalogue's entries a template reference names (by package name or by package id). */
+export function catalogueEntriesOf(
+  catalogue: PackageCatalogue | undefined,
+  ref: TemplateRef,
+): readonly CatalogueTemplate[] {
+  return (catalogue?.templates ?? []).filter(
+    (t) =>
+      t.module === ref.module &&
+      t.entity === ref.entity &&
+      (ref.form === 'package-name'
+        ? t.packageName === ref.packageName
+        : t.packageId === ref.packageId),
+  );
+}
