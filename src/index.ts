@@ -12,7 +12,9 @@ export { parseDuration, formatDuration, DurationSyntaxError } from './core/durat
 export type { Classification } from './ledger/classify.js';
 export {
   classify,
+  isAuthRejection,
   isStreamAuthExpiry,
+  isTokenRejected,
   isValueTranscodingFailure,
   needsFreshToken,
   retryDelayHintMs,

@@ -81,13 +81,30 @@ export function isStreamAuthExpiry(err: unknown): boolean {
 }
 
 /**
- * The token the call used is no good any more: a 401, an UNAUTHENTICATED error (gRPC 16, e.g. an
- * error frame of a websocket opened with an expired token), or a stream auth expiry. The auth
+ * The participant rejected the call's token: HTTP 401, or UNAUTHENTICATED (gRPC 16, e.g. an
+ * error frame of a websocket opened with an expired token).
+ */
+export function isTokenRejected(err: unknown): boolean {
+  return err instanceof LedgerApiError && (err.status === 401 || err.error.grpcCodeValue === 16);
+}
+
+/**
+ * The participant refused the caller: a rejected token (`isTokenRejected`), or a token without
+ * the rights the call needs (HTTP 403, PERMISSION_DENIED = gRPC 7).
+ */
+export function isAuthRejection(err: unknown): boolean {
+  return (
+    isTokenRejected(err) ||
+    (err instanceof LedgerApiError && (err.status === 403 || err.error.grpcCodeValue === 7))
+  );
+}
+
+/**
+ * The token the call used is no good any more: rejected, or a stream auth expiry. The auth
  * provider's cached token must be dropped before the next attempt.
  */
 export function needsFreshToken(err: unknown): boolean {
-  if (!(err instanceof LedgerApiError)) return false;
-  return err.status === 401 || err.error.grpcCodeValue === 16 || isStreamAuthExpiry(err);
+  return isTokenRejected(err) || isStreamAuthExpiry(err);
 }
 
 /**

@@ -5,7 +5,7 @@ import { formatDuration } from '../core/duration.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { systemRandom, type Random } from '../core/random.js';
 import { AuthError } from '../ledger/auth/auth-error.js';
-import { classify } from '../ledger/classify.js';
+import { classify, isAuthRejection } from '../ledger/classify.js';
 import type { CallOptions } from '../ledger/http-transport.js';
 import { LedgerApiError } from '../ledger/ledger-api-error.js';
 import { LedgerTransportError } from '../ledger/ledger-transport-error.js';
@@ -145,8 +145,7 @@ function startupVerdict(err: unknown, userId: string, url: string): Verdict {
         ),
       };
     }
-    const grpc = err.error.grpcCodeValue;
-    if (err.status === 401 || err.status === 403 || grpc === 16 || grpc === 7) {
+    if (isAuthRejection(err)) {
       return refused(`${err.message} (check ledger.auth and the user's rights)`);
     }
     const c = classify(err);

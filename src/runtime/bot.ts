@@ -6,6 +6,7 @@ import { IllegalStateError } from '../core/illegal-state-error.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { systemRandom, type Random } from '../core/random.js';
 import { AuthError } from '../ledger/auth/auth-error.js';
+import { isAuthRejection } from '../ledger/classify.js';
 import { LedgerApiError } from '../ledger/ledger-api-error.js';
 import type { UpdateElement } from '../ledger/ws/update-stream.js';
 import type { JsTransaction } from '../ledger/wire/wire-types.js';
@@ -1456,14 +1457,7 @@ function isPruned(err: unknown): boolean {
 
 /** A rejected or missing token, after the client's own one refresh: back off, report, retry. */
 function isAuthFailure(err: unknown): boolean {
-  if (err instanceof AuthError) return true;
-  return (
-    err instanceof LedgerApiError &&
-    (err.status === 401 ||
-      err.status === 403 ||
-      err.error.grpcCodeValue === 16 ||
-      err.error.grpcCodeValue === 7)
-  );
+  return err instanceof AuthError || isAuthRejection(err);
 }
 
 function errorLogFields(err: unknown): Record<string, unknown> {

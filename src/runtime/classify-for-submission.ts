@@ -1,4 +1,4 @@
-import { classify, type Classification } from '../ledger/classify.js';
+import { classify, isTokenRejected, type Classification } from '../ledger/classify.js';
 import { LedgerApiError } from '../ledger/ledger-api-error.js';
 
 /**
@@ -7,9 +7,7 @@ import { LedgerApiError } from '../ledger/ledger-api-error.js';
  * would be worse. The attempt and deadline bounds still apply.
  */
 export function classifyForSubmission(err: unknown): Classification {
-  if (err instanceof LedgerApiError && (err.status === 401 || err.error.grpcCodeValue === 16)) {
-    return 'retryable';
-  }
+  if (isTokenRejected(err)) return 'retryable';
   return classify(err);
 }
 
