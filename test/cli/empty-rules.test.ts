@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
+import { cli } from '../support/cli-capture.js';
 
 // No rule file where `rules:` points is an error (exit 2, for run and validate alike); rule
 // files whose rules are all disabled are a warning (validate exits 0; run starts idle, see
@@ -44,16 +44,6 @@ function setup(files: Readonly<Record<string, string>>): { config: string; rules
     ].join('\n'),
   );
   return { config, rules };
-}
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-  });
-  return { code, out, err };
 }
 
 describe('no rule files', () => {

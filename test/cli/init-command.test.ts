@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
-import { runCli } from '../../src/cli/run-cli.js';
+import { cli } from '../support/cli-capture.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'ledgerbot-init-'));
@@ -25,20 +25,6 @@ let dirs = 0;
 /** A path for a project directory that does not exist yet. */
 function newDir(): string {
   return join(tmp, `project-${++dirs}`);
-}
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-  });
-  return { code, out, err };
 }
 
 /** Every file below `dir`, relative and sorted. */

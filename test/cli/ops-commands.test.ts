@@ -3,22 +3,8 @@ import { createServer as createNetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatTable } from '../../src/cli/format-table.js';
 import { createOpsClient, OpsApiError } from '../../src/cli/ops-client.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import { formatStatus } from '../../src/cli/status-command.js';
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-  });
-  return { code, out, err };
-}
+import { cli } from '../support/cli-capture.js';
 
 const servers: Server[] = [];
 afterEach(async () => {

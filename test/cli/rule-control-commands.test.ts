@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { shellWord } from '../../src/cli/dead-letters-command.js';
-import { runCli } from '../../src/cli/run-cli.js';
+import { cli } from '../support/cli-capture.js';
 
 // pause, resume and reload against a stand-in ops API (their real bot is in
 // test/integration/cli-while-running.test.ts): the requests they send, what they print, and
@@ -13,20 +13,6 @@ import { runCli } from '../../src/cli/run-cli.js';
 
 const TOKEN = 'rule-control-secret-token';
 let dir: string;
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-  });
-  return { code, out, err };
-}
 
 function writeConfig(name: string, http: string): string {
   const path = join(dir, name);

@@ -2,7 +2,6 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeadLetterView } from '../../src/cli/dead-letters-command.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import { loadRulesOrThrow } from '../../src/rules/load-rules.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import {
@@ -16,6 +15,7 @@ import {
   type TempDir,
   type TestLedger,
 } from './harness.js';
+import { cli } from '../support/cli-capture.js';
 
 /** One plain create per invoice: a second landing would show as a second Seen contract. */
 const AUDIT_RULE = `version: 1
@@ -38,20 +38,6 @@ let temp: TempDir;
 let config: string;
 let stateDir: string;
 let rulesFile: string;
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-  });
-  return { code, out, err };
-}
 
 function rules() {
   return loadRulesOrThrow([{ path: rulesFile, text: readFileSync(rulesFile, 'utf8') }], {

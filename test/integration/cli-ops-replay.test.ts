@@ -2,7 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BacktestReport } from '../../src/cli/backtest-command.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import { FRESH_SUBMISSION_ID } from '../../src/cli/would-submit.js';
 import { specValidator } from '../support/spec-validator.js';
 import { writeBotConfig } from './child-bot.js';
@@ -17,6 +16,7 @@ import {
   type TempDir,
   type TestLedger,
 } from './harness.js';
+import { cli } from '../support/cli-capture.js';
 
 /**
  * A known history: the bot handles A-1 (small, accepted and settled) and A-2 (large: audited
@@ -34,20 +34,6 @@ let ledger: TestLedger;
 let temp: TempDir;
 let config: string;
 let end: number;
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-  });
-  return { code, out, err };
-}
 
 async function report(from: number, to: number): Promise<BacktestReport> {
   const r = await cli([

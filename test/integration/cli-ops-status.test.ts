@@ -6,7 +6,6 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeadLetterView } from '../../src/cli/dead-letters-command.js';
 import { readConfig } from '../../src/cli/read-config.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import { rootLogger, startBot, type RunningBot } from '../../src/cli/run-command.js';
 import {
   countContracts,
@@ -18,6 +17,7 @@ import {
   type TempDir,
   type TestLedger,
 } from './harness.js';
+import { cli } from '../support/cli-capture.js';
 
 /** One plain create per invoice: a second landing would show as a second Seen contract. */
 const AUDIT_RULE = `version: 1
@@ -42,20 +42,6 @@ let config: string;
 let noToken: string;
 let port: number;
 let running: RunningBot | undefined;
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-  });
-  return { code, out, err };
-}
 
 /** A port nothing listens on right now (the OS picks it; the bot binds it right after). */
 async function freePort(): Promise<number> {

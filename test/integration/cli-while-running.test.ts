@@ -3,7 +3,6 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeadLetterView } from '../../src/cli/dead-letters-command.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import { loadRulesOrThrow } from '../../src/rules/load-rules.js';
 import { ensureBuilt, spawnBot, type ChildBot } from './child-bot.js';
 import {
@@ -17,6 +16,7 @@ import {
   type TempDir,
   type TestLedger,
 } from './harness.js';
+import { cli } from '../support/cli-capture.js';
 
 // Every CLI command against a real `ledgerbot run` (a child process) on a real sandbox and a
 // real SQLite state directory: the read-only ones read the store the bot is writing, the
@@ -61,20 +61,6 @@ let withHttp: string;
 let withoutHttp: string;
 let stateDir: string;
 let port: number;
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-  });
-  return { code, out, err };
-}
 
 async function freePort(): Promise<number> {
   const server = createServer();
