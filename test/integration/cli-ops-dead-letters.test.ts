@@ -14,24 +14,9 @@ import {
   waitFor,
   type TempDir,
   type TestLedger,
+  AUDIT_RULE_FEW_RETRIES,
 } from './harness.js';
 import { cli } from '../support/cli-capture.js';
-
-/** One plain create per invoice: a second landing would show as a second Seen contract. */
-const AUDIT_RULE = `version: 1
-rules:
-  - id: audit-invoices
-    on: { created: '#invoices:Invoice:Invoice', party: issuer }
-    then:
-      - create:
-          template: '#audit:Audit:Seen'
-          createArguments:
-            owner: '\${{ parties.issuer }}'
-            reference: '\${{ event.createArgument.reference }}'
-            amount: '\${{ event.createArgument.amount }}'
-        actAs: [issuer]
-    retry: { maxAttempts: 2, initialDelay: 20ms, maxDelay: 50ms, deadline: 2m }
-`;
 
 let ledger: TestLedger;
 let temp: TempDir;
@@ -58,7 +43,7 @@ beforeAll(async () => {
   stateDir = join(temp.dir, 'state');
   mkdirSync(join(temp.dir, 'rules'));
   rulesFile = join(temp.dir, 'rules', 'audit.yaml');
-  writeFileSync(rulesFile, AUDIT_RULE);
+  writeFileSync(rulesFile, AUDIT_RULE_FEW_RETRIES);
   config = join(temp.dir, 'bot.config.yaml');
   writeFileSync(
     config,

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,24 +15,11 @@ import {
   waitFor,
   type TempDir,
   type TestLedger,
+  AUDIT_RULE_FEW_RETRIES,
+  freePort,
 } from './harness.js';
 import { cli } from '../support/cli-capture.js';
 
-/** One plain create per invoice: a second landing would show as a second Seen contract. */
-const AUDIT_RULE = `version: 1
-rules:
-  - id: audit-invoices
-    on: { created: '#invoices:Invoice:Invoice', party: issuer }
-    then:
-      - create:
-          template: '#audit:Audit:Seen'
-          createArguments:
-            owner: '\${{ parties.issuer }}'
-            reference: '\${{ event.createArgument.reference }}'
-            amount: '\${{ event.createArgument.amount }}'
-        actAs: [issuer]
-    retry: { maxAttempts: 2, initialDelay: 20ms, maxDelay: 50ms, deadline: 2m }
-`;
 const TOKEN = 'ops-token-for-the-test';
 
 let ledger: TestLedger;
@@ -44,14 +30,6 @@ let port: number;
 let running: RunningBot | undefined;
 
 /** A port nothing listens on right now (the OS picks it; the bot binds it right after). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 function writeConfig(name: string, http: string): string {
   const path = join(temp.dir, name);
@@ -92,7 +70,7 @@ beforeAll(async () => {
   ledger = await startTestLedger(7303);
   temp = tempDir('ledgerbot-cli-status-');
   mkdirSync(join(temp.dir, 'rules'));
-  writeFileSync(join(temp.dir, 'rules', 'audit.yaml'), AUDIT_RULE);
+  writeFileSync(join(temp.dir, 'rules', 'audit.yaml'), AUDIT_RULE_FEW_RETRIES);
   port = await freePort();
   config = writeConfig('bot.config.yaml', `http: { port: ${port}, token: ${TOKEN} }`);
   noToken = writeConfig('no-token.yaml', `http: { port: ${port} }`);

@@ -1,5 +1,4 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeadLetterView } from '../../src/cli/dead-letters-command.js';
@@ -15,6 +14,8 @@ import {
   waitFor,
   type TempDir,
   type TestLedger,
+  AUDIT_RULE_FEW_RETRIES,
+  freePort,
 } from './harness.js';
 import { cli } from '../support/cli-capture.js';
 
@@ -22,21 +23,6 @@ import { cli } from '../support/cli-capture.js';
 // real SQLite state directory: the read-only ones read the store the bot is writing, the
 // writing ones go through its ops API (or are refused, saying why, when it has none), and
 // without a running bot the writing ones work on the store themselves.
-
-const AUDIT_RULE = `version: 1
-rules:
-  - id: audit-invoices
-    on: { created: '#invoices:Invoice:Invoice', party: issuer }
-    then:
-      - create:
-          template: '#audit:Audit:Seen'
-          createArguments:
-            owner: '\${{ parties.issuer }}'
-            reference: '\${{ event.createArgument.reference }}'
-            amount: '\${{ event.createArgument.amount }}'
-        actAs: [issuer]
-    retry: { maxAttempts: 2, initialDelay: 20ms, maxDelay: 50ms, deadline: 2m }
-`;
 
 /** Once a year, so the driver never runs it during the test: only run-slot does. */
 const SLOT_RULE = `version: 1
@@ -61,15 +47,6 @@ let withHttp: string;
 let withoutHttp: string;
 let stateDir: string;
 let port: number;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 function writeConfig(name: string, http: string): string {
   const path = join(temp.dir, name);
@@ -128,7 +105,7 @@ beforeAll(async () => {
   stateDir = join(temp.dir, 'state');
   mkdirSync(join(temp.dir, 'rules'));
   const auditFile = join(temp.dir, 'rules', 'audit.yaml');
-  writeFileSync(auditFile, AUDIT_RULE);
+  writeFileSync(auditFile, AUDIT_RULE_FEW_RETRIES);
   port = await freePort();
   withHttp = writeConfig('http.config.yaml', `http: { port: ${port}, token: ${TOKEN} }`);
   withoutHttp = writeConfig('no-http.config.yaml', '');

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -390,4 +391,33 @@ export async function startInProcessBot(
 /** Every intent of the journal is terminal. */
 export function allTerminal(states: Record<IntentState, number>): boolean {
   return states.pending === 0 && states.submitted === 0;
+}
+
+/**
+ * The audit rule with few, fast retries: one plain create per invoice (a second landing would
+ * show as a second Seen contract), dead-lettered after two attempts.
+ */
+export const AUDIT_RULE_FEW_RETRIES = `version: 1
+rules:
+  - id: audit-invoices
+    on: { created: '#invoices:Invoice:Invoice', party: issuer }
+    then:
+      - create:
+          template: '#audit:Audit:Seen'
+          createArguments:
+            owner: '\${{ parties.issuer }}'
+            reference: '\${{ event.createArgument.reference }}'
+            amount: '\${{ event.createArgument.amount }}'
+        actAs: [issuer]
+    retry: { maxAttempts: 2, initialDelay: 20ms, maxDelay: 50ms, deadline: 2m }
+`;
+
+/** A port on 127.0.0.1 that nothing listens on (free when asked; the caller binds it soon). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
 }

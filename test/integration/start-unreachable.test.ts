@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +17,7 @@ import {
   waitForEffects,
   type TempDir,
   type TestLedger,
+  freePort,
 } from './harness.js';
 
 // `ledgerbot run` started while the participant is down: it waits (retrying with backoff),
@@ -40,13 +40,6 @@ afterEach(async () => {
 });
 
 /** A port on 127.0.0.1 that nobody listens on (taken, then released). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const SEED = 7201;
 
