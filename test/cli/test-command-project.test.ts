@@ -1,8 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cli, type CliResult } from '../support/cli-capture.js';
+import { ACCEPT_SMALL_RULES, invoiceRuleTest } from './invoice-rule-test-fixtures.js';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
 import { notARuleTest } from '../../src/cli/test-command.js';
 
 // `ledgerbot test` without paths: the config's `tests:` (default tests/ beside the config), with
@@ -17,42 +18,9 @@ afterEach(() => {
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function run(
-  args: string[],
-  options: { isTTY?: boolean } = {},
-): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(['test', ...args], {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-    ...(options.isTTY === undefined ? {} : { isTTY: options.isTTY }),
-  });
-  return { code, out, err };
+function run(args: string[], options: { isTTY?: boolean } = {}): Promise<CliResult> {
+  return cli(['test', ...args], options);
 }
-
-const RULES = `version: 1
-rules:
-  - id: accept-small
-    on: { created: "#invoices:Invoice:Invoice", party: payer }
-    when: 'decimal(event.createArgument.amount) < decimal("1000")'
-    then:
-      - exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }
-        actAs: [payer]
-`;
-
-const ruleTest = (amount: string, expectText: string): string => `rules: ../rules
-parties: { payer: "Payer::1220aaaa" }
-tests:
-  - name: invoice of ${amount}
-    given:
-      - created: { template: "#invoices:Invoice:Invoice", contractId: "00a", createArgument: { amount: "${amount}" } }
-    expect: ${expectText}
-`;
 
 const PROMETHEUS_TEST = `rule_files: [alerts.yaml]
 evaluation_interval: 1m
@@ -68,7 +36,7 @@ function project(name: string, files: Record<string, string>, config = CONFIG): 
   const dir = join(tmp, name);
   mkdirSync(join(dir, 'rules'), { recursive: true });
   writeFileSync(join(dir, 'bot.config.yaml'), config);
-  writeFileSync(join(dir, 'rules', 'rules.yaml'), RULES);
+  writeFileSync(join(dir, 'rules', 'rules.yaml'), ACCEPT_SMALL_RULES);
   for (const [file, text] of Object.entries(files)) {
     mkdirSync(join(dir, file, '..'), { recursive: true });
     writeFileSync(join(dir, file), text);
@@ -79,14 +47,14 @@ function project(name: string, files: Record<string, string>, config = CONFIG): 
 describe('ledgerbot test without paths', () => {
   it("runs the config's tests/ (from the config's directory), skipping other YAML with a note", async () => {
     const dir = project('default', {
-      'tests/small.test.yaml': ruleTest(
+      'tests/small.test.yaml': invoiceRuleTest(
         '5',
         '[{ rule: accept-small, exercise: { contractId: "00a" } }]',
       ),
       // Recognised by content, whatever the name.
-      'tests/large.yaml': ruleTest('5000', '[]'),
+      'tests/large.yaml': invoiceRuleTest('5000', '[]'),
       'tests/alerts.test.yaml': PROMETHEUS_TEST,
-      'tests/fixtures/rules.yaml': RULES,
+      'tests/fixtures/rules.yaml': ACCEPT_SMALL_RULES,
       // Outside tests/: never looked at.
       'docs/other.test.yaml': PROMETHEUS_TEST,
     });
@@ -107,9 +75,9 @@ describe('ledgerbot test without paths', () => {
     const dir = project(
       'listed',
       {
-        'checks/a.test.yaml': ruleTest('5', '[]'),
-        'more/b.test.yaml': ruleTest('5000', '[]'),
-        'tests/never.test.yaml': ruleTest('5000', '[{ rule: accept-small }]'),
+        'checks/a.test.yaml': invoiceRuleTest('5', '[]'),
+        'more/b.test.yaml': invoiceRuleTest('5000', '[]'),
+        'tests/never.test.yaml': invoiceRuleTest('5000', '[{ rule: accept-small }]'),
       },
       `${CONFIG}tests: [checks, more/b.test.yaml]\n`,
     );
@@ -124,7 +92,7 @@ describe('ledgerbot test without paths', () => {
   it('needs no credentials: an unset secret variable in the config is ignored', async () => {
     const dir = project(
       'secret',
-      { 'tests/a.test.yaml': ruleTest('5000', '[]') },
+      { 'tests/a.test.yaml': invoiceRuleTest('5000', '[]') },
       `${CONFIG}http:\n  port: 9464\n  token: \${LEDGERBOT_TEST_UNSET_TOKEN_X}\n`,
     );
     process.chdir(dir);
@@ -156,10 +124,10 @@ describe('ledgerbot test without paths', () => {
   it('without a bot.config.yaml, searches the current directory for *.test.yaml', async () => {
     const dir = join(tmp, 'no-config');
     mkdirSync(join(dir, 'rules'), { recursive: true });
-    writeFileSync(join(dir, 'rules', 'rules.yaml'), RULES);
+    writeFileSync(join(dir, 'rules', 'rules.yaml'), ACCEPT_SMALL_RULES);
     writeFileSync(
       join(dir, 'rules', 'a.test.yaml'),
-      ruleTest('5000', '[]').replace('../rules', '.'),
+      invoiceRuleTest('5000', '[]').replace('../rules', '.'),
     );
     writeFileSync(join(dir, 'alerts.test.yaml'), PROMETHEUS_TEST);
     process.chdir(dir);
@@ -188,9 +156,9 @@ describe('ledgerbot test without paths', () => {
 
 describe('recognising rule test files', () => {
   it('by their content', () => {
-    expect(notARuleTest('a.yaml', ruleTest('5', '[]'))).toBeUndefined();
+    expect(notARuleTest('a.yaml', invoiceRuleTest('5', '[]'))).toBeUndefined();
     expect(notARuleTest('a.yaml', PROMETHEUS_TEST)).toMatch(/Prometheus/);
-    expect(notARuleTest('a.yaml', RULES)).toMatch(/a rule file/);
+    expect(notARuleTest('a.yaml', ACCEPT_SMALL_RULES)).toMatch(/a rule file/);
     expect(notARuleTest('a.yaml', 'just: text\n')).toMatch(/not a rule test file/);
     expect(notARuleTest('a.yaml', '- a list\n')).toMatch(/not a rule test file/);
     // A test file missing `rules:`, or with broken YAML, is reported when named like one.
@@ -203,11 +171,11 @@ describe('recognising rule test files', () => {
 describe('colour', () => {
   const failing = (): string =>
     project('colour', {
-      'tests/a.test.yaml': ruleTest(
+      'tests/a.test.yaml': invoiceRuleTest(
         '5',
         '[{ rule: accept-small, exercise: { contractId: "00b" } }]',
       ),
-      'tests/b.test.yaml': ruleTest('5000', '[]'),
+      'tests/b.test.yaml': invoiceRuleTest('5000', '[]'),
     });
   const ESC = '\u001b[';
 

@@ -1,25 +1,16 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cli, type CliResult } from '../support/cli-capture.js';
+import { ACCEPT_SMALL_RULES, invoiceRuleTest } from './invoice-rule-test-fixtures.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), 'ledgerbot-test-cmd-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(['test', ...args], {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-  });
-  return { code, out, err };
+function run(args: string[], options: { isTTY?: boolean } = {}): Promise<CliResult> {
+  return cli(['test', ...args], options);
 }
 
 function project(name: string, rules: string, tests: Record<string, string>): string {
@@ -31,25 +22,6 @@ function project(name: string, rules: string, tests: Record<string, string>): st
   return dir;
 }
 
-const RULES = `version: 1
-rules:
-  - id: accept-small
-    on: { created: "#invoices:Invoice:Invoice", party: payer }
-    when: 'decimal(event.createArgument.amount) < decimal("1000")'
-    then:
-      - exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }
-        actAs: [payer]
-`;
-
-const test = (amount: string, expectText: string): string => `rules: ../rules
-parties: { payer: "Payer::1220aaaa" }
-tests:
-  - name: invoice of ${amount}
-    given:
-      - created: { template: "#invoices:Invoice:Invoice", contractId: "00a", createArgument: { amount: "${amount}" } }
-    expect: ${expectText}
-`;
-
 describe('ledgerbot test', () => {
   it('passes the invoices example tests, exit 0', async () => {
     const { code, out } = await run([join(root, 'examples/invoices/tests')]);
@@ -60,9 +32,12 @@ describe('ledgerbot test', () => {
   });
 
   it('reports failures with a diff and exits 1', async () => {
-    const dir = project('failing', RULES, {
-      'a.test.yaml': test('5', '[{ rule: accept-small, exercise: { contractId: "00b" } }]'),
-      'b.test.yaml': test('5000', '[]'),
+    const dir = project('failing', ACCEPT_SMALL_RULES, {
+      'a.test.yaml': invoiceRuleTest(
+        '5',
+        '[{ rule: accept-small, exercise: { contractId: "00b" } }]',
+      ),
+      'b.test.yaml': invoiceRuleTest('5000', '[]'),
     });
     const { code, out } = await run([dir]);
     expect(out).toContain(`${join(dir, 'tests', 'a.test.yaml')}\n  ✗ invoice of 5\n`);
@@ -75,7 +50,9 @@ describe('ledgerbot test', () => {
   });
 
   it('prints why each rule did (not) fire with --verbose', async () => {
-    const dir = project('verbose', RULES, { 'a.test.yaml': test('5000', '[]') });
+    const dir = project('verbose', ACCEPT_SMALL_RULES, {
+      'a.test.yaml': invoiceRuleTest('5000', '[]'),
+    });
     const { code, out } = await run(['--verbose', dir]);
     expect(out).toContain('accept-small (');
     expect(out).toContain('→ false');
@@ -83,10 +60,10 @@ describe('ledgerbot test', () => {
   });
 
   it('exits 2 on a bad test file, with file:line:col', async () => {
-    const dir = project('bad', RULES, {
+    const dir = project('bad', ACCEPT_SMALL_RULES, {
       'bad.test.yaml':
         'rules: ../rules\nparties: {}\ntests:\n  - name: x\n    expct: []\n    given: []\n',
-      'good.test.yaml': test('5000', '[]'),
+      'good.test.yaml': invoiceRuleTest('5000', '[]'),
     });
     const file = join(dir, 'tests', 'bad.test.yaml');
     const { code, out } = await run([dir]);
@@ -97,7 +74,7 @@ describe('ledgerbot test', () => {
 
   it('exits 2 when the rules under test have errors or cannot be read', async () => {
     const broken = project('broken-rules', 'version: 1\nrules:\n  - id: Bad Id\n', {
-      'a.test.yaml': test('5', '[]'),
+      'a.test.yaml': invoiceRuleTest('5', '[]'),
     });
     const a = await run([broken]);
     expect(a.out).toMatch(
@@ -105,8 +82,8 @@ describe('ledgerbot test', () => {
     );
     expect(a.code).toBe(2);
 
-    const missing = project('missing-rules', RULES, {
-      'a.test.yaml': test('5', '[]').replace('rules: ../rules', 'rules: ../nope'),
+    const missing = project('missing-rules', ACCEPT_SMALL_RULES, {
+      'a.test.yaml': invoiceRuleTest('5', '[]').replace('rules: ../rules', 'rules: ../nope'),
     });
     const b = await run([missing]);
     expect(b.out).toMatch(/a\.test\.yaml:1:8: cannot read .*nope: no such file or directory/);
