@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { cli, type CliResult } from '../support/cli-capture.js';
 import type { CliIo } from '../../src/cli/cli-io.js';
 import {
   ANSI_COLOUR,
@@ -11,7 +12,6 @@ import {
   stripColour,
 } from '../../src/cli/colour.js';
 import { DemoAccount, paintState } from '../../src/cli/demo-report.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import type { LedgerClient } from '../../src/ledger/ledger-client.js';
 import type { IntentEvent } from '../../src/runtime/submission-tracker.js';
 
@@ -56,22 +56,8 @@ describe('colourFor', () => {
   });
 });
 
-async function validate(
-  args: string[],
-  isTTY?: boolean,
-): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(['validate', ...args], {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-    ...(isTTY === undefined ? {} : { isTTY }),
-  });
-  return { code, out, err };
+function validate(args: string[], isTTY?: boolean): Promise<CliResult> {
+  return cli(['validate', ...args], isTTY === undefined ? {} : { isTTY });
 }
 
 describe('ledgerbot validate in colour', () => {

@@ -3,24 +3,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cli, type CliResult } from '../support/cli-capture.js';
 import { parseHelp } from '../../src/cli/completion-command.js';
-import { helpText, runCli } from '../../src/cli/run-cli.js';
+import { helpText } from '../../src/cli/run-cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ledgerbot-completion-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function completion(shell: string): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(['completion', shell], {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-  });
-  return { code, out, err };
+function completion(shell: string): Promise<CliResult> {
+  return cli(['completion', shell]);
 }
 
 /** The command names `ledgerbot --help` lists. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
+import { cli, type CliResult } from '../support/cli-capture.js';
 import { eventFormat } from '../../src/ledger/filters.js';
 import { LedgerClient } from '../../src/ledger/ledger-client.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/start-sandbox.js';
@@ -16,18 +16,8 @@ let sandbox: Sandbox;
 let client: LedgerClient;
 let owner: string;
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(args, {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-  });
-  return { code, out, err };
+function run(args: string[]): Promise<CliResult> {
+  return cli(args);
 }
 
 /** A config directory: bot.config.yaml, rules/chores.yaml, state/. */

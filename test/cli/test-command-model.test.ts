@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
+import { cli } from '../support/cli-capture.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ledgerbot-test-model-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -55,13 +55,7 @@ tests:
 );
 
 async function test(args: string[]): Promise<{ code: number; out: string }> {
-  let out = '';
-  const code = await runCli(['test', '--no-color', ...args], {
-    out: (t) => {
-      out += t;
-    },
-    err: () => undefined,
-  });
+  const { code, out } = await cli(['test', '--no-color', ...args]);
   return { code, out };
 }
 

@@ -3,25 +3,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
+import { cli, type CliResult } from '../support/cli-capture.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const at = (p: string): string => join(root, p);
 const tmp = mkdtempSync(join(tmpdir(), 'ledgerbot-validate-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(['validate', ...args], {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-  });
-  return { code, out, err };
+function run(args: string[]): Promise<CliResult> {
+  return cli(['validate', ...args]);
 }
 
 describe('ledgerbot validate', () => {

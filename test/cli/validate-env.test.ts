@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cli, type CliResult } from '../support/cli-capture.js';
 import { readConfig } from '../../src/cli/read-config.js';
-import { runCli } from '../../src/cli/run-cli.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ledgerbot-validate-env-'));
@@ -49,18 +49,8 @@ http: { port: 9464, token: '\${${TOKEN}}' }
   return path;
 }
 
-async function validate(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(['validate', ...args], {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-  });
-  return { code, out, err };
+function validate(args: string[]): Promise<CliResult> {
+  return cli(['validate', ...args]);
 }
 
 describe('validate --config without credentials', () => {
