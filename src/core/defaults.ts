@@ -1,0 +1,38 @@
+/**
+ * The one table of ledgerbot's defaults. The library (`createBot`, `loadRules`), the config file
+ * (`bot.config.yaml`) and both published JSON Schemas read their numbers from here, so a library
+ * user who leaves an option out and `ledgerbot run` with an empty section behave the same.
+ *
+ * Durations are milliseconds; the schemas render them as text (`formatDuration`).
+ */
+export const DEFAULTS = {
+  submission: {
+    /** Intents worked on at once, over all rules. */
+    maxInFlight: 32,
+    /** How long to wait for a completion before resubmitting under the same commandId. */
+    completionTimeoutMs: 30_000,
+    /** The dedup duration used when the participant refuses the offset anchor. */
+    dedupFallbackMs: 24 * 3_600_000,
+  },
+  /**
+   * The retry policy of a rule that states none. The config's `submission.retry` replaces it for
+   * every rule of that bot that states none (a rule's own `retry:` always wins).
+   */
+  retry: { maxAttempts: 10, initialDelayMs: 1_000, maxDelayMs: 60_000, deadlineMs: 3_600_000 },
+  /** How long `stop()` waits for submissions already out. */
+  stopGraceMs: 10_000,
+  /** Backoff between restarts of a stream after an auth failure. */
+  restartBackoff: { initialMs: 1_000, maxMs: 60_000 },
+  /** How long finished intents stay in the journal. */
+  retentionMs: 7 * 86_400_000,
+  ledger: {
+    apiVersion: '3.5',
+    /** Websocket ping interval; 0 turns pings off. */
+    pingIntervalMs: 25_000,
+  },
+  ops: { host: '127.0.0.1', readyMaxLag: 1000 },
+  logLevel: 'info',
+  stateDir: '.state',
+  testsDir: 'tests',
+  start: 'checkpoint',
+} as const;
