@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { systemClock } from '../core/clock.js';
 import type { BotConfig } from '../runtime/config/bot-config.js';
+import { deadLetterView, type DeadLetterView } from '../runtime/intent-view.js';
 import { parsePayload } from '../runtime/submission-payload.js';
 import { openSqliteStore, SQLITE_STORE_FILE } from '../store/open-sqlite-store.js';
-import type { DeadLetter, Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import { StoreError } from '../store/store-error.js';
 import type { CliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
@@ -40,21 +41,6 @@ Options:
 Exit status: 0 done, 1 when it cannot be done (no such dead letter, a running bot without
 http holds the store, bot not answering), 2 for usage and config errors.
 `;
-
-/** A dead letter as the ops API (docs/operations-api.md) and this command show it. */
-export type DeadLetterView = {
-  readonly commandId: string;
-  readonly ruleId: string;
-  readonly revision: number;
-  readonly actAs: readonly string[];
-  readonly offset: number;
-  readonly trigger: unknown;
-  readonly attempts: number;
-  readonly error: unknown;
-  readonly deadLetteredAt: string;
-  readonly payload?: unknown;
-  readonly event?: unknown;
-};
 
 /** Where the dead letters are worked on: the running bot, or its store. */
 type Target = {
@@ -251,18 +237,17 @@ function storeTarget(config: BotConfig, action: Action, httpConfigured: boolean)
       mustExist: true,
     });
   }
-  const view = (d: DeadLetter, full: boolean): DeadLetterView => viewOf(d, full);
   return {
     where: `store ${dir}`,
     list: (limit, ruleId) =>
       Promise.resolve(
         store
           .listDeadLetters({ limit, ...(ruleId === undefined ? {} : { ruleId }) })
-          .map((d) => view(d, false)),
+          .map((d) => deadLetterView(d)),
       ),
     show: (id) => {
       const d = store.getDeadLetter(id);
-      return Promise.resolve(d === undefined ? undefined : view(d, true));
+      return Promise.resolve(d === undefined ? undefined : deadLetterView(d, true));
     },
     retry: (id) => {
       const d = store.getDeadLetter(id);
@@ -279,31 +264,6 @@ function storeTarget(config: BotConfig, action: Action, httpConfigured: boolean)
     },
     drop: (id) => Promise.resolve(store.purgeDeadLetter(id)),
     close: () => store.close(),
-  };
-}
-
-/** The store's dead letter in the ops API's shape, so both sources print the same. */
-export function viewOf(d: DeadLetter, full: boolean): DeadLetterView {
-  const i = d.intent;
-  const trigger =
-    i.trigger.kind === 'slot'
-      ? {
-          kind: 'slot',
-          slot: new Date(i.trigger.slot).toISOString(),
-          contractId: i.trigger.contractId,
-        }
-      : i.trigger;
-  return {
-    commandId: i.commandId,
-    ruleId: i.ruleId,
-    revision: i.revision,
-    actAs: i.actAs,
-    offset: i.offset,
-    trigger,
-    attempts: i.attempts,
-    error: d.error,
-    deadLetteredAt: new Date(d.deadLetteredAt).toISOString(),
-    ...(full ? { payload: i.payload, ...(d.event === undefined ? {} : { event: d.event }) } : {}),
   };
 }
 

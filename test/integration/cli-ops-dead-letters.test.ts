@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeadLetterView } from '../../src/cli/dead-letters-command.js';
+import type { DeadLetterView } from '../../src/runtime/intent-view.js';
 import { loadRulesOrThrow } from '../../src/rules/load-rules.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import {

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeadLetterView } from '../../src/cli/dead-letters-command.js';
+import type { DeadLetterView } from '../../src/runtime/intent-view.js';
 import { readConfig } from '../../src/cli/read-config.js';
 import { rootLogger, startBot, type RunningBot } from '../../src/cli/run-command.js';
 import {

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeadLetterView } from '../../src/cli/dead-letters-command.js';
+import type { DeadLetterView } from '../../src/runtime/intent-view.js';
 import { loadRulesOrThrow } from '../../src/rules/load-rules.js';
 import { ensureBuilt, spawnBot, type ChildBot } from './child-bot.js';
 import {

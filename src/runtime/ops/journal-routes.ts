@@ -1,7 +1,8 @@
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
-import type { DeadLetter, Store, TriggerKey } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import type { Bot } from '../bot.js';
+import { deadLetterView, intentView } from '../intent-view.js';
 import { SlotRequestError, type ManualSlotOutcome } from './manual-slot.js';
 import { HttpProblem, iso, notFound, type Route } from './ops-http.js';
 
@@ -57,20 +58,7 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
       handle: ([id]) => {
         const i = store.getIntent(id!);
         if (i === undefined) throw notFound(`no intent with commandId "${id}"`);
-        return {
-          status: 200,
-          body: {
-            intent: {
-              commandId: i.commandId,
-              ruleId: i.ruleId,
-              state: i.state,
-              attempts: i.attempts,
-              offset: i.offset,
-              updatedAt: iso(i.updatedAt),
-              ...(i.lastError === undefined ? {} : { error: i.lastError }),
-            },
-          },
-        };
+        return { status: 200, body: { intent: intentView(i) } };
       },
     },
     {
@@ -85,7 +73,7 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
         }
         const ruleId = url.searchParams.get('ruleId');
         const list = store.listDeadLetters({ limit, ...(ruleId === null ? {} : { ruleId }) });
-        return { status: 200, body: { deadLetters: list.map(deadLetterSummary) } };
+        return { status: 200, body: { deadLetters: list.map((d) => deadLetterView(d)) } };
       },
     },
     {
@@ -95,16 +83,7 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
       handle: ([id]) => {
         const d = store.getDeadLetter(id!);
         if (d === undefined) throw notFound(`no dead letter with commandId "${id}"`);
-        return {
-          status: 200,
-          body: {
-            deadLetter: {
-              ...deadLetterSummary(d),
-              payload: d.intent.payload,
-              ...(d.event === undefined ? {} : { event: d.event }),
-            },
-          },
-        };
+        return { status: 200, body: { deadLetter: deadLetterView(d, true) } };
       },
     },
     {
@@ -138,27 +117,4 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
       },
     },
   ];
-}
-
-function triggerBody(t: TriggerKey): Record<string, unknown> {
-  if (t.kind === 'contract')
-    return { kind: 'contract', contractId: t.contractId, nodeId: t.nodeId };
-  return t.kind === 'event'
-    ? { kind: 'event', updateId: t.updateId, nodeId: t.nodeId }
-    : { kind: 'slot', slot: iso(t.slot), contractId: t.contractId };
-}
-
-function deadLetterSummary(d: DeadLetter): Record<string, unknown> {
-  const i = d.intent;
-  return {
-    commandId: i.commandId,
-    ruleId: i.ruleId,
-    revision: i.revision,
-    actAs: i.actAs,
-    offset: i.offset,
-    trigger: triggerBody(i.trigger),
-    attempts: i.attempts,
-    error: d.error ?? null,
-    deadLetteredAt: iso(d.deadLetteredAt),
-  };
 }

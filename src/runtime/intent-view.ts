@@ -1,0 +1,84 @@
+import type { DeadLetter, IntentRecord, IntentState, TriggerKey } from '../store/store.js';
+
+/**
+ * The JSON shapes of journal records as the ops API documents them (docs/operations-api.md):
+ * one pure mapping, so the ops server, the CLI (which reads the store directly when no bot
+ * answers) and any later front end print the same document for the same record.
+ */
+
+/** A trigger: epoch-ms slots become ISO 8601 times; only the key's own fields are shown. */
+export type TriggerView =
+  | { readonly kind: 'event'; readonly updateId: string; readonly nodeId: number }
+  | { readonly kind: 'slot'; readonly slot: string; readonly contractId: string }
+  | { readonly kind: 'contract'; readonly contractId: string; readonly nodeId: number };
+
+/** `GET /dead-letters`'s summary; `show` adds `payload` and (when recorded) `event`. */
+export type DeadLetterView = {
+  readonly commandId: string;
+  readonly ruleId: string;
+  readonly revision: number;
+  readonly actAs: readonly string[];
+  readonly offset: number;
+  readonly trigger: TriggerView;
+  readonly attempts: number;
+  /** Null when the record has none (the API always has the key). */
+  readonly error: unknown;
+  readonly deadLetteredAt: string;
+  readonly payload?: unknown;
+  readonly event?: unknown;
+};
+
+/** `GET /intents/{commandId}`'s intent. */
+export type IntentView = {
+  readonly commandId: string;
+  readonly ruleId: string;
+  readonly state: IntentState;
+  readonly attempts: number;
+  readonly offset: number;
+  readonly updatedAt: string;
+  readonly error?: unknown;
+};
+
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function triggerView(t: TriggerKey): TriggerView {
+  switch (t.kind) {
+    case 'contract':
+      return { kind: 'contract', contractId: t.contractId, nodeId: t.nodeId };
+    case 'event':
+      return { kind: 'event', updateId: t.updateId, nodeId: t.nodeId };
+    case 'slot':
+      return { kind: 'slot', slot: isoTime(t.slot), contractId: t.contractId };
+  }
+}
+
+/** `full`: with the payload and the triggering event, as `GET /dead-letters/{id}` shows it. */
+export function deadLetterView(d: DeadLetter, full = false): DeadLetterView {
+  const i = d.intent;
+  return {
+    commandId: i.commandId,
+    ruleId: i.ruleId,
+    revision: i.revision,
+    actAs: i.actAs,
+    offset: i.offset,
+    trigger: triggerView(i.trigger),
+    attempts: i.attempts,
+    error: d.error ?? null,
+    deadLetteredAt: isoTime(d.deadLetteredAt),
+    ...(full ? { payload: i.payload, ...(d.event === undefined ? {} : { event: d.event }) } : {}),
+  };
+}
+
+export function intentView(i: IntentRecord): IntentView {
+  return {
+    commandId: i.commandId,
+    ruleId: i.ruleId,
+    state: i.state,
+    attempts: i.attempts,
+    offset: i.offset,
+    updatedAt: isoTime(i.updatedAt),
+    ...(i.lastError === undefined ? {} : { error: i.lastError }),
+  };
+}

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { deadLetterView, intentView, triggerView } from '../../src/runtime/intent-view.js';
+import type { DeadLetter, IntentRecord } from '../../src/store/store.js';
+
+const T0 = Date.parse('2026-01-01T12:00:00.000Z');
+
+const intent = (over: Partial<IntentRecord> = {}): IntentRecord => ({
+  commandId: 'lb-settle-1',
+  userId: 'bot',
+  actAs: ['issuer::1220'],
+  ruleId: 'settle',
+  revision: 2,
+  actionIndex: 0,
+  trigger: { kind: 'event', updateId: 'u1', nodeId: 3 },
+  offset: 118,
+  payload: { commands: [] },
+  state: 'dead-lettered',
+  attempts: 10,
+  createdAt: T0,
+  updatedAt: T0 + 1000,
+  ...over,
+});
+
+describe('intent view (the ops API shapes of docs/operations-api.md)', () => {
+  it('shows a slot trigger with an ISO time and only the key fields of the others', () => {
+    expect(triggerView({ kind: 'slot', slot: T0, contractId: 'c1' })).toEqual({
+      kind: 'slot',
+      slot: '2026-01-01T12:00:00.000Z',
+      contractId: 'c1',
+    });
+    const extra = { kind: 'event', updateId: 'u1', nodeId: 0, stray: 1 } as const;
+    expect(triggerView(extra)).toEqual({ kind: 'event', updateId: 'u1', nodeId: 0 });
+    expect(triggerView({ kind: 'contract', contractId: 'c2', nodeId: 4 })).toEqual({
+      kind: 'contract',
+      contractId: 'c2',
+      nodeId: 4,
+    });
+  });
+
+  it('shows a dead letter as the summary, with payload and event only when full', () => {
+    const d: DeadLetter = {
+      intent: intent(),
+      error: { code: 'X', message: 'm', reason: 'max-attempts' },
+      event: { created: true },
+      deadLetteredAt: T0 + 5000,
+    };
+    const summary = {
+      commandId: 'lb-settle-1',
+      ruleId: 'settle',
+      revision: 2,
+      actAs: ['issuer::1220'],
+      offset: 118,
+      trigger: { kind: 'event', updateId: 'u1', nodeId: 3 },
+      attempts: 10,
+      error: { code: 'X', message: 'm', reason: 'max-attempts' },
+      deadLetteredAt: '2026-01-01T12:00:05.000Z',
+    };
+    expect(deadLetterView(d)).toStrictEqual(summary);
+    expect(deadLetterView(d, true)).toStrictEqual({
+      ...summary,
+      payload: { commands: [] },
+      event: { created: true },
+    });
+  });
+
+  it('always has the error key (null when there is none), as the API does', () => {
+    const d: DeadLetter = { intent: intent(), error: undefined, deadLetteredAt: T0 };
+    expect(JSON.parse(JSON.stringify(deadLetterView(d, true)))).toMatchObject({ error: null });
+    expect(deadLetterView(d, true)).not.toHaveProperty('event');
+  });
+
+  it('shows an intent with its last error only when it has one', () => {
+    expect(intentView(intent({ state: 'pending', lastError: undefined }))).toStrictEqual({
+      commandId: 'lb-settle-1',
+      ruleId: 'settle',
+      state: 'pending',
+      attempts: 10,
+      offset: 118,
+      updatedAt: '2026-01-01T12:00:01.000Z',
+    });
+    expect(intentView(intent({ lastError: { code: 'E' } }))).toMatchObject({ error: { code: 'E' } });
+  });
+});
