@@ -3,6 +3,8 @@
  * text, paths relative). The source of truth for validation; `loadBotConfig` turns a valid
  * document into a `BotConfig`.
  */
+import { DEFAULTS } from '../../core/defaults.js';
+import { formatDuration } from '../../core/duration.js';
 
 export const DURATION_PATTERN = '^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$';
 export const ALIAS_PATTERN = '^[A-Za-z][A-Za-z0-9_-]*$';
@@ -16,20 +18,29 @@ const duration = { type: 'string', pattern: DURATION_PATTERN } as const;
 const text = { type: 'string', minLength: 1 } as const;
 const alias = { type: 'string', pattern: ALIAS_PATTERN } as const;
 
+/**
+ * The config file's defaults as written in it (durations as text): DEFAULTS (src/core/defaults.ts)
+ * rendered, so the file, the published schema and the library cannot disagree.
+ */
 export const BOT_CONFIG_DEFAULTS = {
-  apiVersion: '3.5',
-  pingInterval: '25s',
-  stateDir: '.state',
-  testsDir: 'tests',
-  retention: '7d',
-  start: 'checkpoint',
-  maxInFlight: 32,
-  completionTimeout: '30s',
-  retry: { maxAttempts: 10, initialDelay: '1s', maxDelay: '1m', deadline: '1h' },
-  dedupFallback: '24h',
-  httpHost: '127.0.0.1',
-  readyMaxLag: 1000,
-  logLevel: 'info',
+  apiVersion: DEFAULTS.ledger.apiVersion,
+  pingInterval: formatDuration(DEFAULTS.ledger.pingIntervalMs),
+  stateDir: DEFAULTS.stateDir,
+  testsDir: DEFAULTS.testsDir,
+  retention: formatDuration(DEFAULTS.retentionMs),
+  start: DEFAULTS.start,
+  maxInFlight: DEFAULTS.submission.maxInFlight,
+  completionTimeout: formatDuration(DEFAULTS.submission.completionTimeoutMs),
+  retry: {
+    maxAttempts: DEFAULTS.retry.maxAttempts,
+    initialDelay: formatDuration(DEFAULTS.retry.initialDelayMs),
+    maxDelay: formatDuration(DEFAULTS.retry.maxDelayMs),
+    deadline: formatDuration(DEFAULTS.retry.deadlineMs),
+  },
+  dedupFallback: formatDuration(DEFAULTS.submission.dedupFallbackMs),
+  httpHost: DEFAULTS.ops.host,
+  readyMaxLag: DEFAULTS.ops.readyMaxLag,
+  logLevel: DEFAULTS.logLevel,
 } as const;
 
 const authSchema = {

@@ -1,4 +1,4 @@
-import { BOT_CONFIG_SCHEMA } from './bot-config-schema.js';
+import { BOT_CONFIG_DEFAULTS as D, BOT_CONFIG_SCHEMA } from './bot-config-schema.js';
 
 /**
  * `${VAR}` or `${VAR:-default}` somewhere in a value: the loader fills it in from the
@@ -35,37 +35,36 @@ export const CONFIG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'ledger.auth.scope': 'The scope to ask the token for.',
   'ledger.auth.clientAuth': 'How the client secret is sent: basic (default) or body.',
   'ledger.tls': 'PEM files for https:// with a private CA, or mutual TLS (certFile with keyFile).',
-  'ledger.apiVersion': 'The spec generation the participant speaks: "3.5" (default) or "3.4".',
-  'ledger.pingInterval': 'Websocket ping period (Canton closes a socket quiet for 60 s); 0s: none.',
+  'ledger.apiVersion': `The spec generation the participant speaks: "3.5" or "3.4" (default ${D.apiVersion}).`,
+  'ledger.pingInterval': `Websocket ping period (Canton closes a socket quiet for 60 s; default ${D.pingInterval}); 0s: none.`,
   'ledger.startTimeout': 'How long `run` waits at start for a participant that does not answer.',
   parties: 'Party aliases that rule files use (alias: party id).',
   rules: 'A directory of rule files, or a list of paths (relative to this file).',
-  tests: 'Rule tests `ledgerbot test` runs without paths: a directory or a list (default tests/).',
+  tests: `Rule tests \`ledgerbot test\` runs without paths: a directory or a list (default ${D.testsDir}/).`,
   state: 'Where the bot keeps its state (SQLite); every replica needs its own directory.',
-  'state.dir': 'The state directory (default .state).',
-  'state.retention': 'How long finished intents stay in the journal (default 7d).',
-  start:
-    'Where a bot without a checkpoint begins: ledger-end (default; checkpoint is its older name), begin, or an offset. With a checkpoint it resumes from it (run --reset-checkpoint to begin here again).',
+  'state.dir': `The state directory (default ${D.stateDir}).`,
+  'state.retention': `How long finished intents stay in the journal (default ${D.retention}).`,
+  start: `Where a bot without a checkpoint begins: ledger-end, begin, or an offset (default ${D.start}, the older name of ledger-end). With a checkpoint it resumes from it (run --reset-checkpoint to begin here again).`,
   submission: 'How commands are submitted.',
-  'submission.maxInFlight': 'Submissions in flight at once, over all rules (default 32).',
-  'submission.completionTimeout':
-    'How long to wait for a completion before resubmitting (same commandId).',
-  'submission.retry': 'The default retry policy for retryable errors; rules may override it.',
-  'submission.retry.maxAttempts': 'Attempts before dead-lettering (default 10).',
-  'submission.retry.initialDelay': 'The first backoff (default 1s).',
-  'submission.retry.maxDelay': 'The longest backoff (default 1m).',
-  'submission.retry.deadline': 'After this long an intent is dead-lettered, whatever the attempts.',
+  'submission.maxInFlight': `Submissions in flight at once, over all rules (default ${D.maxInFlight}).`,
+  'submission.completionTimeout': `How long to wait for a completion before resubmitting (same commandId; default ${D.completionTimeout}).`,
+  'submission.retry':
+    "The retry policy for retryable errors of every rule that states none, field by field: a rule's own `retry:` fields win, the others come from here (and a field left out here has the library's default, given below).",
+  'submission.retry.maxAttempts': `Attempts before dead-lettering (default ${D.retry.maxAttempts}).`,
+  'submission.retry.initialDelay': `The first backoff (default ${D.retry.initialDelay}).`,
+  'submission.retry.maxDelay': `The longest backoff (default ${D.retry.maxDelay}).`,
+  'submission.retry.deadline': `After this long an intent is dead-lettered, whatever the attempts (default ${D.retry.deadline}).`,
   'submission.dedup': 'Deduplication: offset (default; anchored at the event) or duration.',
   'submission.dedup.mode': 'offset | duration',
-  'submission.dedup.fallback': 'With mode offset: the duration used once the offset is pruned.',
+  'submission.dedup.fallback': `With mode offset: the duration used once the offset is pruned (default ${D.dedupFallback}).`,
   'submission.dedup.value': 'With mode duration: the deduplication duration.',
   http: 'The ops server: /livez, /readyz, /metrics, /status. Leave out for none.',
   'http.port': 'Port (0 picks a free one).',
-  'http.host': 'Address to bind (default 127.0.0.1).',
+  'http.host': `Address to bind (default ${D.httpHost}).`,
   'http.token': 'Bearer token for /status, /rules/* and /dead-letters* (a secret: use ${ENV}).',
-  'http.readyMaxLag': '/readyz fails while the bot lags more offsets than this (default 1000).',
+  'http.readyMaxLag': `/readyz fails while the bot lags more offsets than this (default ${D.readyMaxLag}).`,
   log: 'Logging.',
-  'log.level': 'trace | debug | info | warn | error | fatal | silent',
+  'log.level': `trace | debug | info | warn | error | fatal | silent (default ${D.logLevel})`,
   'log.pretty': 'Human-readable lines instead of JSON (default: only on a terminal).',
 };
 
