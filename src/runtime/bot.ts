@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
 import { AbortError } from '../core/abort-error.js';
 import { backoffDelay, type BackoffPolicy } from '../core/backoff.js';
-import { systemClock, type Clock } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
 import { IllegalStateError } from '../core/illegal-state-error.js';
-import { silentLogger, type Logger } from '../core/logger.js';
-import { systemRandom, type Random } from '../core/random.js';
+import type { Logger } from '../core/logger.js';
+import type { Random } from '../core/random.js';
 import { AuthError } from '../ledger/auth/auth-error.js';
 import { isAuthRejection } from '../ledger/classify.js';
 import { LedgerApiError } from '../ledger/ledger-api-error.js';
@@ -20,13 +20,10 @@ import {
   type IntentRecord,
   type IntentState,
   type NewIntent,
-  type Store,
   type TriggerKey,
 } from '../store/store.js';
 import { Admission } from './admission.js';
-import type { BotLedger } from './bot-ledger.js';
 import { BotMetrics } from './bot-metrics.js';
-import type { DedupConfig, StartPosition } from './config/bot-config.js';
 import { errorRecord } from './error-record.js';
 import { startOffsetOf } from './start-offset.js';
 import { RuntimeError } from './runtime-error.js';
@@ -38,7 +35,7 @@ import {
   prunedUpTo,
   recoveredTransaction,
 } from './prune-recovery.js';
-import { DEFAULT_RETENTION_MS, JournalCompactor } from './journal-compactor.js';
+import { JournalCompactor } from './journal-compactor.js';
 import {
   intentFields,
   logIntent,
@@ -48,66 +45,14 @@ import {
 import { TokenBucket } from './token-bucket.js';
 import type { ScheduleDriver } from '../schedule/schedule-driver.js';
 import type { SlotSubmitContext } from '../schedule/run-slot.js';
-import { botSchedules, type BotScheduleOptions } from './bot-schedules.js';
+import { botSchedules } from './bot-schedules.js';
+import type { BotOptions } from './bot-options.js';
+import { compileBotOptions, type CompiledBotOptions } from './compile-bot-options.js';
 import { diffRuleSets, isEmptyDiff, ruleContentHash, type RuleSetDiff } from './rule-set-diff.js';
 
 export type BotState = 'created' | 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
 
-export type BotSubmissionOptions = {
-  /** Intents worked on at once over all rules (default 16). */
-  readonly maxInFlight?: number;
-  /** How long to wait for a completion before resubmitting (default 30 s). */
-  readonly completionTimeoutMs?: number;
-  /** Default: anchor at the justifying offset, falling back to a 1 h duration. */
-  readonly dedup?: DedupConfig;
-};
-
-export type BotOptions = {
-  /** The compiled rules (`loadRules`). */
-  readonly rules: RuleSet;
-  /** Party alias → party id. */
-  readonly parties: Readonly<Record<string, string>>;
-  /** The Ledger API user the bot submits as; part of every change id. */
-  readonly userId: string;
-  /** Usually the LedgerClient. The bot does not close it. */
-  readonly ledger: BotLedger;
-  readonly store: Store;
-  /** Close the store on stop (default true). */
-  readonly closeStore?: boolean;
-  /**
-   * Where a bot without a checkpoint begins (default: the ledger end). With a checkpoint the bot
-   * resumes from it, whatever `start` says, unless `resetCheckpoint`.
-   */
-  readonly start?: StartPosition;
-  /**
-   * Ignore the stored checkpoint and begin at `start` (`run --reset-checkpoint`); the new
-   * position is stored at once. Events already in the journal are not submitted again.
-   */
-  readonly resetCheckpoint?: boolean;
-  readonly submission?: BotSubmissionOptions;
-  /** How long `stop()` waits for submissions already out (default 10 s). */
-  readonly stopGraceMs?: number;
-  /** Backoff between restarts of a stream after an auth failure (default 1 s doubling to 1 min). */
-  readonly restartBackoff?: BackoffPolicy;
-  /** Websocket reconnect backoff, passed to the client streams. */
-  readonly streamBackoff?: BackoffPolicy;
-  readonly clock?: Clock;
-  readonly random?: Random;
-  readonly logger?: Logger;
-  /** Schedule rules: the scheduler, the snapshot source, or `drive: false` to run no slots. */
-  readonly schedule?: BotScheduleOptions & { readonly drive?: boolean };
-  /**
-   * Shadow mode: read and evaluate, log the intents, submit nothing and write nothing to the
-   * store (no journal, no checkpoint, no slot records), so a later real run is unaffected.
-   * Schedule rules do not run (use `run-slot --dry-run`).
-   */
-  readonly shadow?: boolean;
-  /**
-   * How long finished intents stay in the journal (`state.retention`); the bot compacts it while
-   * it runs. Default 7 days.
-   */
-  readonly retentionMs?: number;
-};
+export type { BotOptions, BotSubmissionOptions } from './bot-options.js';
 
 /** A rule as the ops endpoints show it. */
 export type RuleStatus = {
@@ -229,9 +174,6 @@ export type Bot = {
 
 const RECENT_INTENTS = 50;
 
-const DEFAULT_RESTART_BACKOFF: BackoffPolicy = { initialMs: 1_000, maxMs: 60_000 };
-const DEFAULT_DEDUP: DedupConfig = { mode: 'offset', fallbackMs: 3_600_000 };
-
 /** Creates a bot; does no I/O (see `start`). Throws RuntimeError when a rule's party is unknown. */
 export function createBot(options: BotOptions): Bot {
   return new TriggerBot(options);
@@ -250,7 +192,7 @@ class TriggerBot implements Bot {
   readonly done: Promise<void>;
   readonly shadow: boolean;
 
-  readonly #o: BotOptions;
+  readonly #o: CompiledBotOptions;
   readonly #clock: Clock;
   readonly #random: Random;
   readonly #log: Logger;
@@ -291,16 +233,17 @@ class TriggerBot implements Bot {
   #completionsTask: Promise<void> | undefined;
   #lastProcessed: number | undefined;
 
-  constructor(options: BotOptions) {
+  constructor(input: BotOptions) {
+    const options = compileBotOptions(input);
     this.#o = options;
-    this.#clock = options.clock ?? systemClock;
-    this.#random = options.random ?? systemRandom;
-    this.#log = (options.logger ?? silentLogger).child({ component: 'runtime' });
-    this.shadow = options.shadow === true;
+    this.#clock = options.clock;
+    this.#random = options.random;
+    this.#log = options.logger.child({ component: 'runtime' });
+    this.shadow = options.shadow;
     this.#rules = options.rules;
     this.#index = indexRules(options.rules);
     this.#plan = planSubscription(options.rules, options.parties);
-    this.#admission = new Admission(options.submission?.maxInFlight ?? 16);
+    this.#admission = new Admission(options.submission.maxInFlight);
     this.#tracker = new SubmissionTracker({
       ledger: options.ledger,
       store: options.store,
@@ -308,8 +251,8 @@ class TriggerBot implements Bot {
       random: this.#random,
       logger: this.#log,
       userId: options.userId,
-      completionTimeoutMs: options.submission?.completionTimeoutMs ?? 30_000,
-      dedup: options.submission?.dedup ?? DEFAULT_DEDUP,
+      completionTimeoutMs: options.submission.completionTimeoutMs,
+      dedup: options.submission.dedup,
       metrics: this.metrics,
       rateLimiter: (ruleId, payload) => this.#bucket(ruleId, payload),
       onIntent: (event) => this.#onIntent(event),
@@ -318,7 +261,7 @@ class TriggerBot implements Bot {
       store: options.store,
       clock: this.#clock,
       logger: this.#log,
-      retentionMs: options.retentionMs ?? DEFAULT_RETENTION_MS,
+      retentionMs: options.retentionMs,
       onCompacted: (deleted) => (this.metrics.compactedIntents += deleted),
     });
     this.done = new Promise((resolve) => (this.#resolveDone = resolve));
@@ -327,7 +270,7 @@ class TriggerBot implements Bot {
 
   #makeSchedules(rules: RuleSet): ScheduleDriver | undefined {
     const o = this.#o;
-    if (o.schedule?.drive === false || this.shadow) return undefined;
+    if (!o.schedule.drive || this.shadow) return undefined;
     return botSchedules({
       rules,
       parties: o.parties,
@@ -336,8 +279,8 @@ class TriggerBot implements Bot {
       sink: this,
       clock: this.#clock,
       random: this.#random,
-      logger: o.logger ?? silentLogger,
-      ...(o.schedule === undefined ? {} : { options: o.schedule }),
+      logger: o.logger,
+      options: o.schedule,
     });
   }
 
@@ -708,13 +651,8 @@ class TriggerBot implements Bot {
    * replaced).
    */
   #startOffset(ledgerEnd: number): number {
-    const start = this.#o.start ?? { kind: 'checkpoint' };
-    const decision = startOffsetOf(
-      start,
-      this.checkpoint(),
-      ledgerEnd,
-      this.#o.resetCheckpoint === true,
-    );
+    const start = this.#o.start;
+    const decision = startOffsetOf(start, this.checkpoint(), ledgerEnd, this.#o.resetCheckpoint);
     if (decision.from !== 'checkpoint' && !this.shadow) {
       this.#o.store.resetCheckpoint(decision.offset);
     }
@@ -750,7 +688,7 @@ class TriggerBot implements Bot {
     this.#intake.abort(new AbortError('the bot is stopping'));
     await this.#ingestTask;
     await Promise.all(this.#replays);
-    await this.#tracker.drain(this.#o.stopGraceMs ?? 10_000);
+    await this.#tracker.drain(this.#o.stopGraceMs);
     this.#completionsAbort.abort(new AbortError('the bot is stopping'));
     await this.#completionsTask;
     this.#tracker.close();
@@ -807,7 +745,7 @@ class TriggerBot implements Bot {
   }
 
   #cleanupStore(): void {
-    if (this.#o.closeStore === false) return;
+    if (!this.#o.closeStore) return;
     try {
       this.#o.store.close();
     } catch (err) {
@@ -1269,7 +1207,7 @@ class TriggerBot implements Bot {
   }
 
   #restartDelayMs(attempt: number): number {
-    return backoffDelay(this.#o.restartBackoff ?? DEFAULT_RESTART_BACKOFF, attempt, this.#random);
+    return backoffDelay(this.#o.restartBackoff, attempt, this.#random);
   }
 
   // ---- completions ----

@@ -2,8 +2,6 @@ import type { Clock, TimerHandle } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Store } from '../store/store.js';
 
-/** How long finished intents stay in the journal by default (`state.retention`). */
-export const DEFAULT_RETENTION_MS = 7 * 24 * 3600_000;
 const MAX_INTERVAL_MS = 3600_000;
 const MIN_INTERVAL_MS = 1_000;
 
