@@ -64,6 +64,28 @@ const baseSyntaxBans = [
   { selector: 'ExportDefaultDeclaration', message: 'Named exports only.' },
 ];
 
+/**
+ * HTTP status and gRPC code checks outside src/ledger: the ledger's errors are classified next
+ * to `classify` (src/ledger/classify.ts: isAuthRejection, isTokenRejected, ...), and the ops
+ * client names its own checks (isStatus, isNotFound, expectStatus), so no number is compared
+ * by hand where it means something.
+ */
+const statusMessage =
+  'Compare HTTP statuses and gRPC codes through a named check: src/ledger/classify.ts for ledger errors, the ops client (isStatus, isNotFound, expectStatus) for ops answers.';
+const EQUALITY = 'operator=/^[!=]==?$/';
+const statusCheckBans = [
+  ...['left', 'right'].map((side) => ({
+    selector: `BinaryExpression[${EQUALITY}][${side}.type='MemberExpression'][${side}.property.name='status'][${side === 'left' ? 'right' : 'left'}.raw=/^[0-9]/]`,
+    message: statusMessage,
+  })),
+  ...['left', 'right'].flatMap((side) =>
+    [`[${side}.property.name='grpcCodeValue']`, `[${side}.name='grpcCodeValue']`].map((m) => ({
+      selector: `BinaryExpression[${EQUALITY}]${m}`,
+      message: statusMessage,
+    })),
+  ),
+];
+
 const wireMessage =
   'Participant JSON enters src/ledger only through parseWireJson (src/ledger/wire/parse-wire-json.ts), ' +
   'which drops the nulls Canton writes for absent optionals; see docs/ledger-client.md, "null and missing".';
@@ -147,6 +169,11 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/ledger/**'],
+    rules: { 'no-restricted-syntax': ['error', ...baseSyntaxBans, ...statusCheckBans] },
   },
   {
     files: ['src/rules/**/*.ts'],

@@ -12,7 +12,13 @@ import type { CliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
 import { formatTable } from './format-table.js';
 import { openStoreForWriting } from './open-store-for-writing.js';
-import { OpsApiError, opsClientFor, opsErrorOf, type OpsClient } from './ops-client.js';
+import {
+  expectStatus,
+  isNotFound,
+  OpsApiError,
+  opsClientFor,
+  type OpsClient,
+} from './ops-client.js';
 import { readConfig } from './read-config.js';
 import { UsageError } from './usage-error.js';
 import { indentJson } from './would-submit.js';
@@ -182,7 +188,7 @@ async function openTarget(config: BotConfig, action: Action): Promise<Target> {
     try {
       // A cheap probe: which one to use is decided before anything is changed.
       const probe = await client.request('GET', '/dead-letters?limit=1');
-      if (probe.status !== 200) throw opsErrorOf('GET', '/dead-letters', probe);
+      expectStatus(probe, 200, 'GET', '/dead-letters');
       return apiTarget(client);
     } catch (err) {
       if (!(err instanceof OpsApiError) || err.failure !== 'unreachable') throw err;
@@ -195,9 +201,7 @@ function apiTarget(client: OpsClient): Target {
   const path = (id: string): string => `/dead-letters/${encodeURIComponent(id)}`;
   const call = async (method: string, p: string, ok: number): Promise<unknown> => {
     const r = await client.request(method, p);
-    if (r.status === 404) return undefined;
-    if (r.status !== ok) throw opsErrorOf(method, p, r);
-    return r.body;
+    return isNotFound(r) ? undefined : expectStatus(r, ok, method, p);
   };
   return {
     where: `via the running bot at ${client.baseUrl}`,

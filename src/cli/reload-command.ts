@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
-import { opsErrorOf, requireOpsClient } from './ops-client.js';
+import { expectStatus, isStatus, requireOpsClient } from './ops-client.js';
 import { readConfig } from './read-config.js';
 
 const HELP = `Usage: ledgerbot reload --config FILE
@@ -49,14 +49,14 @@ export const reloadCommand: CliCommand = {
     const client = requireOpsClient(config, 'reload');
     const response = await client.request('POST', '/rules/reload');
     const body = response.body as ReloadBody | null;
-    if (response.status === 422) {
+    if (isStatus(response, 422)) {
       const errors = body?.errors ?? [];
       io.err(
         `ledgerbot: the rules were not reloaded, the old ones keep running; ${errors.length} problem(s):\n${errors.map((e) => `  ${e}\n`).join('')}`,
       );
       return 1;
     }
-    if (response.status !== 200) throw opsErrorOf('POST', '/rules/reload', response);
+    expectStatus(response, 200, 'POST', '/rules/reload');
     const diff = body?.diff ?? {};
     const list = (label: string, v: readonly Version[] | undefined): string[] =>
       v === undefined || v.length === 0

@@ -2,7 +2,14 @@ import { systemClock } from '../core/clock.js';
 import type { ManualSlotOutcome } from '../runtime/ops/manual-slot.js';
 import { isTerminal, type IntentState } from '../store/store.js';
 import type { CliIo } from './cli-io.js';
-import { OpsApiError, opsErrorOf, type OpsClient } from './ops-client.js';
+import {
+  expectStatus,
+  isNotFound,
+  isStatus,
+  OpsApiError,
+  opsErrorOf,
+  type OpsClient,
+} from './ops-client.js';
 
 /** How long the bot may take to run the slot (read the snapshot, record the intents). */
 const RUN_TIMEOUT_MS = 120_000;
@@ -46,9 +53,9 @@ export async function runSlotViaBot(
     if (err instanceof OpsApiError && err.failure === 'unreachable') return undefined;
     throw err;
   }
-  if (response.status !== 200) {
+  if (!isStatus(response, 200)) {
     const error = opsErrorOf('POST', path, response);
-    if (response.status === 404 && /no endpoint|not available/.test(error.message)) {
+    if (isNotFound(response) && /no endpoint|not available/.test(error.message)) {
       throw new OpsApiError(
         'bad-response',
         `the bot at ${client.baseUrl} runs, but offers no run-slot (a ledgerbot from before it had one): stop the bot and run this again, or upgrade it`,
@@ -98,9 +105,8 @@ async function waitForStates(
       if (state !== 'unknown' && isTerminal(state)) continue;
       const path = `/intents/${encodeURIComponent(id)}`;
       const r = await client.request('GET', path);
-      if (r.status === 404) continue;
-      if (r.status !== 200) throw opsErrorOf('GET', path, r);
-      const intent = (r.body as { intent?: { state?: IntentState } } | null)?.intent;
+      if (isNotFound(r)) continue;
+      const intent = (expectStatus(r, 200, 'GET', path) as { intent?: { state?: IntentState } } | null)?.intent;
       if (intent?.state !== undefined) states.set(id, intent.state);
     }
     const open = [...states.values()].some((s) => s === 'unknown' || !isTerminal(s));

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { CliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
 import { formatTable } from './format-table.js';
-import { OpsApiError, opsClientFor, opsErrorOf } from './ops-client.js';
+import { isStatus, OpsApiError, opsClientFor, opsErrorOf } from './ops-client.js';
 import { readConfig } from './read-config.js';
 import { UsageError } from './usage-error.js';
 
@@ -96,7 +96,7 @@ export const statusCommand: CliCommand = {
       }
       throw err;
     }
-    if (response.status !== 200) {
+    if (!isStatus(response, 200)) {
       io.err(`ledgerbot: ${opsErrorOf('GET', '/status', response).message}\n`);
       return 1;
     }
