@@ -10,8 +10,8 @@ import {
   NO_COLOUR,
   paintProblems,
   stripColour,
-} from '../../src/cli/colour.js';
-import { DemoAccount, paintState } from '../../src/cli/demo-report.js';
+} from '../../src/cli/present/colour.js';
+import { DemoAccount, paintState } from '../../src/cli/present/demo-report.js';
 import type { LedgerClient } from '../../src/ledger/ledger-client.js';
 import type { IntentEvent } from '../../src/runtime/submission-tracker.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, type CliResult } from '../support/cli-capture.js';
-import { parseHelp } from '../../src/cli/completion-command.js';
+import { parseHelp } from '../../src/cli/commands/completion-command.js';
 import { helpText } from '../../src/cli/run-cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ledgerbot-completion-'));

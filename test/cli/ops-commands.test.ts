@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatTable } from '../../src/cli/format-table.js';
+import { formatTable } from '../../src/cli/present/format-table.js';
 import { createOpsClient, OpsApiError } from '../../src/cli/ops-client.js';
-import { formatStatus } from '../../src/cli/status-command.js';
+import { formatStatus } from '../../src/cli/commands/status-command.js';
 import { cli } from '../support/cli-capture.js';
 
 const servers: Server[] = [];

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { readConfig } from '../../src/cli/read-config.js';
+import { readConfig } from '../../src/cli/compose/read-config.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { ConfigError } from '../../src/runtime/config/config-error.js';
 

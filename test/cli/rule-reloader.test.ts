@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readConfig } from '../../src/cli/read-config.js';
-import { ruleReloader, watchRuleFiles } from '../../src/cli/rule-reloader.js';
-import { rootLogger } from '../../src/cli/run-command.js';
+import { readConfig } from '../../src/cli/compose/read-config.js';
+import { ruleReloader, watchRuleFiles } from '../../src/cli/compose/rule-reloader.js';
+import { rootLogger } from '../../src/cli/commands/run-command.js';
 import type { Bot } from '../../src/runtime/bot.js';
 import { silentLogger } from '../../src/core/logger.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { cli, type CliResult } from '../support/cli-capture.js';
 import { ACCEPT_SMALL_RULES, invoiceRuleTest } from './invoice-rule-test-fixtures.js';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { notARuleTest } from '../../src/cli/test-command.js';
+import { notARuleTest } from '../../src/cli/commands/test-command.js';
 
 // `ledgerbot test` without paths: the config's `tests:` (default tests/ beside the config), with
 // rule test files recognised by content. And its colours.

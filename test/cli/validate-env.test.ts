@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, type CliResult } from '../support/cli-capture.js';
-import { readConfig } from '../../src/cli/read-config.js';
+import { readConfig } from '../../src/cli/compose/read-config.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ledgerbot-validate-env-'));

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BacktestReport } from '../../src/cli/backtest-command.js';
-import { FRESH_SUBMISSION_ID } from '../../src/cli/would-submit.js';
+import type { BacktestReport } from '../../src/cli/commands/backtest-command.js';
+import { FRESH_SUBMISSION_ID } from '../../src/cli/present/would-submit.js';
 import { specValidator } from '../support/spec-validator.js';
 import { writeBotConfig } from './child-bot.js';
 import {

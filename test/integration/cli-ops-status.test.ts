@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeadLetterView } from '../../src/runtime/intent-view.js';
-import { readConfig } from '../../src/cli/read-config.js';
-import { rootLogger, startBot, type RunningBot } from '../../src/cli/run-command.js';
+import { readConfig } from '../../src/cli/compose/read-config.js';
+import { rootLogger, startBot, type RunningBot } from '../../src/cli/commands/run-command.js';
 import {
   countContracts,
   issueInvoices,

@@ -1,8 +1,8 @@
-import type { Logger } from '../core/logger.js';
-import { createAuthProvider } from '../ledger/auth/create-auth-provider.js';
-import { LedgerClient } from '../ledger/ledger-client.js';
-import type { BotConfig } from '../runtime/config/bot-config.js';
-import { startSandbox, type Sandbox } from '../sandbox/start-sandbox.js';
+import type { Logger } from '../../core/logger.js';
+import { createAuthProvider } from '../../ledger/auth/create-auth-provider.js';
+import { LedgerClient } from '../../ledger/ledger-client.js';
+import type { BotConfig } from '../../runtime/config/bot-config.js';
+import { startSandbox, type Sandbox } from '../../sandbox/start-sandbox.js';
 
 export type ConfigLedger = {
   readonly client: LedgerClient;

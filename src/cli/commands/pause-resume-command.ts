@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import type { CliCommand } from './cli-command.js';
-import type { CliIo } from './cli-io.js';
-import { callOps, requireOpsClient } from './ops-client.js';
-import { readConfig } from './read-config.js';
-import { UsageError } from './usage-error.js';
+import type { CliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { callOps, requireOpsClient } from '../ops-client.js';
+import { readConfig } from '../compose/read-config.js';
+import { UsageError } from '../usage-error.js';
 
 type Action = 'pause' | 'resume';
 

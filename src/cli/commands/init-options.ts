@@ -1,5 +1,5 @@
-import { ALIAS_PATTERN } from '../runtime/config/bot-config-schema.js';
-import { UsageError } from './usage-error.js';
+import { ALIAS_PATTERN } from '../../runtime/config/bot-config-schema.js';
+import { UsageError } from '../usage-error.js';
 
 // The checks on `ledgerbot init`'s flags. Each mistake is a UsageError (exit 2) naming the flag,
 // so nothing is written from a flag the config loader would refuse later anyway.

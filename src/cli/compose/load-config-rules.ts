@@ -1,10 +1,10 @@
-import type { RuleSet } from '../rules/compiled-rule.js';
-import { loadRules } from '../rules/load-rules.js';
-import { formatRuleProblem, type RuleProblem } from '../rules/rule-problem.js';
-import type { BotConfig } from '../runtime/config/bot-config.js';
+import type { RuleSet } from '../../rules/compiled-rule.js';
+import { loadRules } from '../../rules/load-rules.js';
+import { formatRuleProblem, type RuleProblem } from '../../rules/rule-problem.js';
+import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { idleRuleSetWarning, noRuleFilesMessage } from './rule-set-notes.js';
-import { UsageError } from './usage-error.js';
-import { readRuleFiles } from './validate-command.js';
+import { UsageError } from '../usage-error.js';
+import { readRuleFiles } from '../commands/validate-command.js';
 
 /**
  * Reads and compiles the rule files a bot config names, checking party aliases against the

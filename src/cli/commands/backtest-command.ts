@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
-import { parseCompletionStatus } from '../ledger/completion-status.js';
-import { MAX_LIST_LIMIT } from '../ledger/ledger-client.js';
-import type { JsTransaction, Update } from '../ledger/wire/wire-types.js';
-import { evaluateTransaction } from '../rules/evaluate.js';
-import { formatRuleEvaluationError } from '../rules/evaluation-result.js';
-import type { CliCommand } from './cli-command.js';
-import type { CliIo } from './cli-io.js';
-import { openReplayContext, type ReplayContext } from './open-replay-context.js';
-import { UsageError } from './usage-error.js';
+import { parseCompletionStatus } from '../../ledger/completion-status.js';
+import { MAX_LIST_LIMIT } from '../../ledger/ledger-client.js';
+import type { JsTransaction, Update } from '../../ledger/wire/wire-types.js';
+import { evaluateTransaction } from '../../rules/evaluate.js';
+import { formatRuleEvaluationError } from '../../rules/evaluation-result.js';
+import type { CliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { openReplayContext, type ReplayContext } from '../compose/open-replay-context.js';
+import { UsageError } from '../usage-error.js';
 
 const HELP = `Usage: ledgerbot backtest --config FILE --from OFFSET --to OFFSET [--json]
 

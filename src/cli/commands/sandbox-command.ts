@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
-import { LedgerbotError } from '../core/ledgerbot-error.js';
-import type { SandboxAuthMode } from '../sandbox/server/sandbox-auth.js';
-import { startSandbox } from '../sandbox/start-sandbox.js';
-import type { CliCommand } from './cli-command.js';
-import type { CliIo } from './cli-io.js';
-import { durationOption, integerOption, portOption } from './cli-options.js';
-import { untilSignal } from './until-signal.js';
-import { UsageError } from './usage-error.js';
+import { LedgerbotError } from '../../core/ledgerbot-error.js';
+import type { SandboxAuthMode } from '../../sandbox/server/sandbox-auth.js';
+import { startSandbox } from '../../sandbox/start-sandbox.js';
+import type { CliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { durationOption, integerOption, portOption } from '../cli-options.js';
+import { untilSignal } from '../until-signal.js';
+import { UsageError } from '../usage-error.js';
 
 const USAGE = `Usage: ledgerbot sandbox [options]
 

@@ -1,15 +1,15 @@
 import { parseArgs } from 'node:util';
-import { eventFormat, transactionFormat, updateFormat } from '../ledger/filters.js';
-import { LedgerApiError } from '../ledger/ledger-api-error.js';
-import type { Event, JsTransaction, UpdateFormat } from '../ledger/wire/wire-types.js';
-import { evaluate } from '../rules/evaluate.js';
-import { formatRuleEvaluationError, type Intent } from '../rules/evaluation-result.js';
-import { formatExplanation } from '../rules/format-explanation.js';
-import type { CliCommand } from './cli-command.js';
-import type { CliIo } from './cli-io.js';
-import { openReplayContext, type ReplayContext } from './open-replay-context.js';
-import { UsageError } from './usage-error.js';
-import { indentJson, wouldSubmit } from './would-submit.js';
+import { eventFormat, transactionFormat, updateFormat } from '../../ledger/filters.js';
+import { LedgerApiError } from '../../ledger/ledger-api-error.js';
+import type { Event, JsTransaction, UpdateFormat } from '../../ledger/wire/wire-types.js';
+import { evaluate } from '../../rules/evaluate.js';
+import { formatRuleEvaluationError, type Intent } from '../../rules/evaluation-result.js';
+import { formatExplanation } from '../../rules/format-explanation.js';
+import type { CliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { openReplayContext, type ReplayContext } from '../compose/open-replay-context.js';
+import { UsageError } from '../usage-error.js';
+import { indentJson, wouldSubmit } from '../present/would-submit.js';
 
 const HELP = `Usage: ledgerbot explain --config FILE (--update-id ID | --offset N)
 

@@ -1,4 +1,4 @@
-import type { CliIo } from './cli-io.js';
+import type { CliIo } from '../cli-io.js';
 
 /**
  * ANSI colour for the CLI's human output (the demo table, `validate`, `test`). On only when

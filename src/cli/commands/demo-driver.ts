@@ -1,8 +1,8 @@
-import { AbortError } from '../core/abort-error.js';
-import type { Clock } from '../core/clock.js';
-import type { Random } from '../core/random.js';
-import type { LedgerClient } from '../ledger/ledger-client.js';
-import type { Command } from '../ledger/wire/wire-types.js';
+import { AbortError } from '../../core/abort-error.js';
+import type { Clock } from '../../core/clock.js';
+import type { Random } from '../../core/random.js';
+import type { LedgerClient } from '../../ledger/ledger-client.js';
+import type { Command } from '../../ledger/wire/wire-types.js';
 
 export const DEMO_INVOICE_TEMPLATE = '#invoices:Invoice:Invoice';
 

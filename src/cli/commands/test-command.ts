@@ -2,15 +2,15 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, extname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
-import { loadRules } from '../rules/load-rules.js';
-import type { PackageCatalogue } from '../rules/package-catalogue.js';
-import { formatRuleProblem } from '../rules/rule-problem.js';
-import { formatRuleTestResult, parseRuleTestFile, runRuleTests } from '../rules/rule-tests.js';
-import type { CliCommand } from './cli-command.js';
-import type { CliIo } from './cli-io.js';
-import { colourFor, noColorHelp, NO_COLOR_OPTION, paintProblems, type Colour } from './colour.js';
-import { readConfig } from './read-config.js';
-import { UsageError } from './usage-error.js';
+import { loadRules } from '../../rules/load-rules.js';
+import type { PackageCatalogue } from '../../rules/package-catalogue.js';
+import { formatRuleProblem } from '../../rules/rule-problem.js';
+import { formatRuleTestResult, parseRuleTestFile, runRuleTests } from '../../rules/rule-tests.js';
+import type { CliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { colourFor, noColorHelp, NO_COLOR_OPTION, paintProblems, type Colour } from '../present/colour.js';
+import { readConfig } from '../compose/read-config.js';
+import { UsageError } from '../usage-error.js';
 import { readCatalogue, readRuleFiles } from './validate-command.js';
 
 const HELP = `Usage: ledgerbot test [--config bot.config.yaml] [--model model.yaml]... [--verbose] [--no-color] [paths...]

@@ -1,17 +1,17 @@
 import type { Logger as PinoLogger } from 'pino';
-import { LedgerbotError } from '../core/ledgerbot-error.js';
-import { awaitParticipant } from '../runtime/await-participant.js';
-import { createBot, type Bot } from '../runtime/bot.js';
-import type { BotConfig } from '../runtime/config/bot-config.js';
-import { manualSlotRunner } from '../runtime/ops/manual-slot.js';
-import { startOpsServer, type OpsServer, type ReloadOutcome } from '../runtime/ops/ops-server.js';
-import type { Sandbox } from '../sandbox/start-sandbox.js';
-import { openSqliteStore } from '../store/open-sqlite-store.js';
-import type { Store } from '../store/store.js';
-import { loadConfigRules } from './config-rules.js';
+import { LedgerbotError } from '../../core/ledgerbot-error.js';
+import { awaitParticipant } from '../../runtime/await-participant.js';
+import { createBot, type Bot } from '../../runtime/bot.js';
+import type { BotConfig } from '../../runtime/config/bot-config.js';
+import { manualSlotRunner } from '../../runtime/ops/manual-slot.js';
+import { startOpsServer, type OpsServer, type ReloadOutcome } from '../../runtime/ops/ops-server.js';
+import type { Sandbox } from '../../sandbox/start-sandbox.js';
+import { openSqliteStore } from '../../store/open-sqlite-store.js';
+import type { Store } from '../../store/store.js';
+import { loadConfigRules } from './load-config-rules.js';
 import { openConfigLedger } from './open-config-ledger.js';
 import { ruleReloader } from './rule-reloader.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../usage-error.js';
 
 export type RunningBot = {
   readonly bot: Bot;

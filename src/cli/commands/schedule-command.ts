@@ -1,17 +1,17 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { CompiledRule } from '../rules/compiled-rule.js';
-import { formatSlot } from '../schedule/format-slot.js';
-import { nextSlots } from '../schedule/slots-between.js';
-import { openSqliteStore, SQLITE_STORE_FILE } from '../store/open-sqlite-store.js';
-import type { SlotRecord } from '../store/store.js';
-import type { CliCommand } from './cli-command.js';
-import type { CliIo } from './cli-io.js';
-import { loadConfigRules } from './config-rules.js';
-import { parseTimeOption } from './parse-time-option.js';
-import { readConfig } from './read-config.js';
-import { UsageError } from './usage-error.js';
+import type { CompiledRule } from '../../rules/compiled-rule.js';
+import { formatSlot } from '../../schedule/format-slot.js';
+import { nextSlots } from '../../schedule/slots-between.js';
+import { openSqliteStore, SQLITE_STORE_FILE } from '../../store/open-sqlite-store.js';
+import type { SlotRecord } from '../../store/store.js';
+import type { CliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { loadConfigRules } from '../compose/load-config-rules.js';
+import { parseTimeOption } from '../parse-time-option.js';
+import { readConfig } from '../compose/read-config.js';
+import { UsageError } from '../usage-error.js';
 
 const HELP = `Usage: ledgerbot schedule --config FILE [--count N] [--from TIME] [--format text|json]
 

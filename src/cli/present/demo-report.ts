@@ -1,11 +1,11 @@
-import { eventFormat } from '../ledger/filters.js';
-import type { LedgerClient } from '../ledger/ledger-client.js';
-import type { Command } from '../ledger/wire/wire-types.js';
-import type { IntentEvent } from '../runtime/submission-tracker.js';
-import type { IntentState } from '../store/store.js';
-import { parsePayload } from '../runtime/submission-payload.js';
+import { eventFormat } from '../../ledger/filters.js';
+import type { LedgerClient } from '../../ledger/ledger-client.js';
+import type { Command } from '../../ledger/wire/wire-types.js';
+import type { IntentEvent } from '../../runtime/submission-tracker.js';
+import type { IntentState } from '../../store/store.js';
+import { parsePayload } from '../../runtime/submission-payload.js';
 import { NO_COLOUR, type Colour } from './colour.js';
-import { DEMO_INVOICE_TEMPLATE, type DemoInvoice } from './demo-driver.js';
+import { DEMO_INVOICE_TEMPLATE, type DemoInvoice } from '../commands/demo-driver.js';
 
 const PAYMENT = '#invoices:Payment:Payment';
 const RECEIPT = '#invoices:Payment:Receipt';

@@ -1,12 +1,12 @@
-import type { RuleSet } from '../rules/compiled-rule.js';
-import { indexRules, type RuleIndex } from '../rules/rule-index.js';
-import type { BotConfig } from '../runtime/config/bot-config.js';
-import { planSubscription, type SubscriptionPlan } from '../runtime/subscription-plan.js';
-import type { UpdateFormat } from '../ledger/wire/wire-types.js';
-import { loadConfigRules } from './config-rules.js';
+import type { RuleSet } from '../../rules/compiled-rule.js';
+import { indexRules, type RuleIndex } from '../../rules/rule-index.js';
+import type { BotConfig } from '../../runtime/config/bot-config.js';
+import { planSubscription, type SubscriptionPlan } from '../../runtime/subscription-plan.js';
+import type { UpdateFormat } from '../../ledger/wire/wire-types.js';
+import { loadConfigRules } from './load-config-rules.js';
 import { openConfigLedger, type ConfigLedger } from './open-config-ledger.js';
 import { readConfig } from './read-config.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../usage-error.js';
 
 /** What `explain` and `backtest` read the ledger with: the bot's config, rules and filter. */
 export type ReplayContext = {

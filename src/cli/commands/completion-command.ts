@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import type { CliCommand } from './cli-command.js';
-import type { CliIo } from './cli-io.js';
-import { UsageError } from './usage-error.js';
+import type { CliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { UsageError } from '../usage-error.js';
 
 const HELP = `Usage: ledgerbot completion bash|zsh
 

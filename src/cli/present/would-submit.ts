@@ -1,7 +1,7 @@
-import type { JsCommands } from '../ledger/wire/wire-types.js';
-import type { Intent } from '../rules/evaluation-result.js';
-import type { BotConfig } from '../runtime/config/bot-config.js';
-import { buildSubmission, payloadOf } from '../runtime/submission-payload.js';
+import type { JsCommands } from '../../ledger/wire/wire-types.js';
+import type { Intent } from '../../rules/evaluation-result.js';
+import type { BotConfig } from '../../runtime/config/bot-config.js';
+import { buildSubmission, payloadOf } from '../../runtime/submission-payload.js';
 
 /** Shown where every real attempt carries a fresh UUID. */
 export const FRESH_SUBMISSION_ID = '<fresh-uuid-per-attempt>';

@@ -1,23 +1,23 @@
 import { parseArgs } from 'node:util';
-import { systemClock } from '../core/clock.js';
-import type { Intent } from '../rules/evaluation-result.js';
-import { formatRuleEvaluationError } from '../rules/evaluation-result.js';
-import { createBot } from '../runtime/bot.js';
-import { ledgerSlotSource } from '../runtime/ledger-slot-source.js';
-import { formatSlot } from '../schedule/format-slot.js';
-import { runSlot, type SlotIntentSink } from '../schedule/run-slot.js';
-import { previousSlot } from '../schedule/slots-between.js';
-import { isTerminal, type IntentRecord, type Store } from '../store/store.js';
-import type { CliCommand } from './cli-command.js';
-import type { CliIo } from './cli-io.js';
-import { loadConfigRules } from './config-rules.js';
-import { openConfigLedger } from './open-config-ledger.js';
-import { openStoreForWriting } from './open-store-for-writing.js';
-import { opsClientFor } from './ops-client.js';
-import { parseTimeOption } from './parse-time-option.js';
+import { systemClock } from '../../core/clock.js';
+import type { Intent } from '../../rules/evaluation-result.js';
+import { formatRuleEvaluationError } from '../../rules/evaluation-result.js';
+import { createBot } from '../../runtime/bot.js';
+import { ledgerSlotSource } from '../../runtime/ledger-slot-source.js';
+import { formatSlot } from '../../schedule/format-slot.js';
+import { runSlot, type SlotIntentSink } from '../../schedule/run-slot.js';
+import { previousSlot } from '../../schedule/slots-between.js';
+import { isTerminal, type IntentRecord, type Store } from '../../store/store.js';
+import type { CliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { loadConfigRules } from '../compose/load-config-rules.js';
+import { openConfigLedger } from '../compose/open-config-ledger.js';
+import { openStoreForWriting } from '../compose/open-store-for-writing.js';
+import { opsClientFor } from '../ops-client.js';
+import { parseTimeOption } from '../parse-time-option.js';
 import { formatIntent, runSlotViaBot, type PrintedIntent } from './run-slot-via-bot.js';
-import { readConfig } from './read-config.js';
-import { UsageError } from './usage-error.js';
+import { readConfig } from '../compose/read-config.js';
+import { UsageError } from '../usage-error.js';
 
 const HELP = `Usage: ledgerbot run-slot --config FILE --rule ID [--at TIME] [--dry-run] [--wait DURATION_MS]
 

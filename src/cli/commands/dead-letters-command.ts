@@ -1,27 +1,27 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { systemClock } from '../core/clock.js';
-import type { BotConfig } from '../runtime/config/bot-config.js';
-import { deadLetterView, type DeadLetterView } from '../runtime/intent-view.js';
-import { parsePayload } from '../runtime/submission-payload.js';
-import { openSqliteStore, SQLITE_STORE_FILE } from '../store/open-sqlite-store.js';
-import type { Store } from '../store/store.js';
-import { StoreError } from '../store/store-error.js';
-import type { CliCommand } from './cli-command.js';
-import type { CliIo } from './cli-io.js';
-import { formatTable } from './format-table.js';
-import { openStoreForWriting } from './open-store-for-writing.js';
+import { systemClock } from '../../core/clock.js';
+import type { BotConfig } from '../../runtime/config/bot-config.js';
+import { deadLetterView, type DeadLetterView } from '../../runtime/intent-view.js';
+import { parsePayload } from '../../runtime/submission-payload.js';
+import { openSqliteStore, SQLITE_STORE_FILE } from '../../store/open-sqlite-store.js';
+import type { Store } from '../../store/store.js';
+import { StoreError } from '../../store/store-error.js';
+import type { CliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { formatTable } from '../present/format-table.js';
+import { openStoreForWriting } from '../compose/open-store-for-writing.js';
 import {
   expectStatus,
   isNotFound,
   OpsApiError,
   opsClientFor,
   type OpsClient,
-} from './ops-client.js';
-import { readConfig } from './read-config.js';
-import { UsageError } from './usage-error.js';
-import { indentJson } from './would-submit.js';
+} from '../ops-client.js';
+import { readConfig } from '../compose/read-config.js';
+import { UsageError } from '../usage-error.js';
+import { indentJson } from '../present/would-submit.js';
 
 const HELP = `Usage: ledgerbot dead-letters list|show ID|retry ID|drop ID --config FILE
 

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BotConfig } from '../runtime/config/bot-config.js';
-import { openSqliteStore, SQLITE_STORE_FILE } from '../store/open-sqlite-store.js';
-import type { Store } from '../store/store.js';
-import { StoreError } from '../store/store-error.js';
+import type { BotConfig } from '../../runtime/config/bot-config.js';
+import { openSqliteStore, SQLITE_STORE_FILE } from '../../store/open-sqlite-store.js';
+import type { Store } from '../../store/store.js';
+import { StoreError } from '../../store/store-error.js';
 
 /**
  * The state store of `config` for a CLI command that writes it while no bot runs (run-slot,

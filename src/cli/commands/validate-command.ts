@@ -1,18 +1,18 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadRules, type RuleFile } from '../rules/load-rules.js';
-import type { CatalogueTemplate, PackageCatalogue } from '../rules/package-catalogue.js';
-import { catalogueTemplateOf } from './model-catalogue.js';
-import { formatRuleProblem } from '../rules/rule-problem.js';
-import { loadModel } from '../sandbox/model/load-model.js';
-import type { CliCommand } from './cli-command.js';
-import type { CliIo } from './cli-io.js';
-import { colourFor, noColorHelp, NO_COLOR_OPTION, paintProblems } from './colour.js';
-import type { ConfigProblem } from '../runtime/config/config-error.js';
-import { readConfig } from './read-config.js';
-import { idleRuleSetWarning, noRuleFilesMessage } from './rule-set-notes.js';
-import { UsageError } from './usage-error.js';
+import { loadRules, type RuleFile } from '../../rules/load-rules.js';
+import type { CatalogueTemplate, PackageCatalogue } from '../../rules/package-catalogue.js';
+import { catalogueTemplateOf } from '../model-catalogue.js';
+import { formatRuleProblem } from '../../rules/rule-problem.js';
+import { loadModel } from '../../sandbox/model/load-model.js';
+import type { CliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { colourFor, noColorHelp, NO_COLOR_OPTION, paintProblems } from '../present/colour.js';
+import type { ConfigProblem } from '../../runtime/config/config-error.js';
+import { readConfig } from '../compose/read-config.js';
+import { idleRuleSetWarning, noRuleFilesMessage } from '../compose/rule-set-notes.js';
+import { UsageError } from '../usage-error.js';
 
 const HELP = `Usage: ledgerbot validate [--config bot.config.yaml] [--model model.yaml]... [--format text|json] [paths...]
 

@@ -1,7 +1,7 @@
-import { systemClock } from '../core/clock.js';
-import type { ManualSlotOutcome } from '../runtime/ops/manual-slot.js';
-import { isTerminal, type IntentState } from '../store/store.js';
-import type { CliIo } from './cli-io.js';
+import { systemClock } from '../../core/clock.js';
+import type { ManualSlotOutcome } from '../../runtime/ops/manual-slot.js';
+import { isTerminal, type IntentState } from '../../store/store.js';
+import type { CliIo } from '../cli-io.js';
 import {
   expectStatus,
   isNotFound,
@@ -9,7 +9,7 @@ import {
   OpsApiError,
   opsErrorOf,
   type OpsClient,
-} from './ops-client.js';
+} from '../ops-client.js';
 
 /** How long the bot may take to run the slot (read the snapshot, record the intents). */
 const RUN_TIMEOUT_MS = 120_000;

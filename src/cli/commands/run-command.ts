@@ -1,20 +1,20 @@
 import { parseArgs } from 'node:util';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
-import { AbortError } from '../core/abort-error.js';
-import { LedgerbotError } from '../core/ledgerbot-error.js';
-import { redactSecrets } from '../core/redact-secrets.js';
-import type { BotConfig, LogConfig } from '../runtime/config/bot-config.js';
-import { batchedWriter } from './batched-writer.js';
-import type { CliCommand } from './cli-command.js';
-import type { CliIo } from './cli-io.js';
-import { readConfig } from './read-config.js';
-import { watchRuleFiles } from './rule-reloader.js';
-import { startBot, type RunningBot } from './start-bot.js';
-import { untilSignal } from './until-signal.js';
-import { UsageError } from './usage-error.js';
+import { AbortError } from '../../core/abort-error.js';
+import { LedgerbotError } from '../../core/ledgerbot-error.js';
+import { redactSecrets } from '../../core/redact-secrets.js';
+import type { BotConfig, LogConfig } from '../../runtime/config/bot-config.js';
+import { batchedWriter } from '../compose/batched-writer.js';
+import type { CliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { readConfig } from '../compose/read-config.js';
+import { watchRuleFiles } from '../compose/rule-reloader.js';
+import { startBot, type RunningBot } from '../compose/start-bot.js';
+import { untilSignal } from '../until-signal.js';
+import { UsageError } from '../usage-error.js';
 
-export { startBot, type RunningBot, type StartBotOptions } from './start-bot.js';
+export { startBot, type RunningBot, type StartBotOptions } from '../compose/start-bot.js';
 
 const HELP = `Usage: ledgerbot run --config bot.config.yaml [--shadow] [--reset-checkpoint]
 

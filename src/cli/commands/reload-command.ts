@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import type { CliCommand } from './cli-command.js';
-import type { CliIo } from './cli-io.js';
-import { expectStatus, isStatus, requireOpsClient } from './ops-client.js';
-import { readConfig } from './read-config.js';
+import type { CliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { expectStatus, isStatus, requireOpsClient } from '../ops-client.js';
+import { readConfig } from '../compose/read-config.js';
 
 const HELP = `Usage: ledgerbot reload --config FILE
 

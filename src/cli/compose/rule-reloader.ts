@@ -1,11 +1,11 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import type { Logger } from '../core/logger.js';
-import type { RuleProblem } from '../rules/rule-problem.js';
-import type { Bot } from '../runtime/bot.js';
-import type { BotConfig } from '../runtime/config/bot-config.js';
-import type { ReloadOutcome } from '../runtime/ops/ops-server.js';
-import { loadConfigRules } from './config-rules.js';
+import type { Logger } from '../../core/logger.js';
+import type { RuleProblem } from '../../rules/rule-problem.js';
+import type { Bot } from '../../runtime/bot.js';
+import type { BotConfig } from '../../runtime/config/bot-config.js';
+import type { ReloadOutcome } from '../../runtime/ops/ops-server.js';
+import { loadConfigRules } from './load-config-rules.js';
 
 /**
  * Re-reads and validates every rule file of the config and, only if all are valid, swaps them

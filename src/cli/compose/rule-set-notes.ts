@@ -1,4 +1,4 @@
-import type { RuleSet } from '../rules/compiled-rule.js';
+import type { RuleSet } from '../../rules/compiled-rule.js';
 
 /** What a directory named in `rules:` (or given to `validate`) is searched for. */
 export const RULE_FILE_PATTERN = '*.yaml, *.yml (not *.test.yaml, which hold rule tests)';

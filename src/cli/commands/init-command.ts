@@ -1,9 +1,9 @@
 import { appendFile, lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LedgerbotError } from '../core/ledgerbot-error.js';
-import type { CliCommand } from './cli-command.js';
-import type { CliIo } from './cli-io.js';
+import { LedgerbotError } from '../../core/ledgerbot-error.js';
+import type { CliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
 import {
   ACTING_PARTY_ENV,
   TOKEN_ENV,
@@ -22,7 +22,7 @@ import {
   gitignoreText,
   starterModelText,
 } from './init-starter-files.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../usage-error.js';
 
 const HELP = `Usage: ledgerbot init [DIR] [--embedded | --url URL [--party alias=id]...] [--force]
 
@@ -166,7 +166,7 @@ async function schemaFiles(): Promise<ProjectFile[]> {
   return Promise.all(
     schemas.map(async ([path, what]) => {
       // dist/cli/ and src/cli/ are both two levels below the package root, where schema/ is.
-      const url = new URL(`../../${path}`, import.meta.url);
+      const url = new URL(`../../../${path}`, import.meta.url);
       try {
         return { path, text: await readFile(url, 'utf8'), what };
       } catch (error) {

@@ -3,17 +3,17 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { systemClock } from '../core/clock.js';
-import { formatDuration } from '../core/duration.js';
-import { SeededRandom } from '../core/seeded-random.js';
-import { LedgerClient } from '../ledger/ledger-client.js';
-import type { BotConfig } from '../runtime/config/bot-config.js';
-import { startSandbox, type Sandbox } from '../sandbox/start-sandbox.js';
-import { openSqliteStore } from '../store/open-sqlite-store.js';
-import { INTENT_STATES, type IntentState } from '../store/store.js';
-import type { CliCommand } from './cli-command.js';
-import type { CliIo } from './cli-io.js';
-import { colourFor, noColorHelp, NO_COLOR_OPTION, type Colour } from './colour.js';
+import { systemClock } from '../../core/clock.js';
+import { formatDuration } from '../../core/duration.js';
+import { SeededRandom } from '../../core/seeded-random.js';
+import { LedgerClient } from '../../ledger/ledger-client.js';
+import type { BotConfig } from '../../runtime/config/bot-config.js';
+import { startSandbox, type Sandbox } from '../../sandbox/start-sandbox.js';
+import { openSqliteStore } from '../../store/open-sqlite-store.js';
+import { INTENT_STATES, type IntentState } from '../../store/store.js';
+import type { CliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { colourFor, noColorHelp, NO_COLOR_OPTION, type Colour } from '../present/colour.js';
 import { DemoDriver } from './demo-driver.js';
 import {
   clockText,
@@ -21,11 +21,11 @@ import {
   paintState,
   verifyDemoEffects,
   type EffectsVerdict,
-} from './demo-report.js';
-import { readConfig } from './read-config.js';
+} from '../present/demo-report.js';
+import { readConfig } from '../compose/read-config.js';
 import { rootLogger, startBot, type RunningBot } from './run-command.js';
-import { durationOption, integerOption, portOption } from './cli-options.js';
-import { UsageError } from './usage-error.js';
+import { durationOption, integerOption, portOption } from '../cli-options.js';
+import { UsageError } from '../usage-error.js';
 
 const HELP = `Usage: ledgerbot demo [--duration 30s] [--port 7575] [--pace 800ms] [--seed 1] [--state-dir DIR]
 
@@ -50,7 +50,7 @@ const DRIVER_USER = 'demo-driver';
 const CATCH_UP_MS = 10_000;
 
 const EXAMPLE_CONFIG = fileURLToPath(
-  new URL('../../examples/invoices/bot.config.yaml', import.meta.url),
+  new URL('../../../examples/invoices/bot.config.yaml', import.meta.url),
 );
 
 export const demoCommand: CliCommand = {

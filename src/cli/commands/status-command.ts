@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
-import type { CliCommand } from './cli-command.js';
-import type { CliIo } from './cli-io.js';
-import { formatTable } from './format-table.js';
-import { isStatus, OpsApiError, opsClientFor, opsErrorOf } from './ops-client.js';
-import { readConfig } from './read-config.js';
-import { UsageError } from './usage-error.js';
+import type { CliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { formatTable } from '../present/format-table.js';
+import { isStatus, OpsApiError, opsClientFor, opsErrorOf } from '../ops-client.js';
+import { readConfig } from '../compose/read-config.js';
+import { UsageError } from '../usage-error.js';
 
 const HELP = `Usage: ledgerbot status --config FILE [--json]
 

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import type { BotConfig } from '../runtime/config/bot-config.js';
-import { ConfigError } from '../runtime/config/config-error.js';
-import { loadBotConfig, type LoadBotConfigOptions } from '../runtime/config/load-bot-config.js';
-import { UsageError } from './usage-error.js';
+import type { BotConfig } from '../../runtime/config/bot-config.js';
+import { ConfigError } from '../../runtime/config/config-error.js';
+import { loadBotConfig, type LoadBotConfigOptions } from '../../runtime/config/load-bot-config.js';
+import { UsageError } from '../usage-error.js';
 
 /** Config files larger than this are refused before parsing (a config is a few KB). */
 const MAX_CONFIG_BYTES = 1024 * 1024;
