@@ -6,6 +6,12 @@ import type {
   DisclosedContract,
   JsCommands,
 } from '../ledger/wire/wire-types.js';
+import {
+  SubmissionPayloadError,
+  type SubmissionPayloadErrorCode,
+} from './submission-payload-error.js';
+
+export { SubmissionPayloadError, type SubmissionPayloadErrorCode };
 
 /**
  * What the journal keeps of an intent to resubmit it after a restart without evaluating the rule
@@ -38,20 +44,82 @@ export function payloadOf(intent: Intent): SubmissionPayload {
   };
 }
 
-/** Narrows a stored payload; throws when the journal holds something this version cannot use. */
-export function parsePayload(value: unknown): SubmissionPayload {
-  const p = value as Partial<SubmissionPayload> | null;
-  if (
-    p === null ||
-    typeof p !== 'object' ||
-    p.version !== 1 ||
-    !Array.isArray(p.commands) ||
-    !Array.isArray(p.actAs) ||
-    typeof p.retry !== 'object'
-  ) {
-    throw new TypeError('the journal entry has no usable submission payload (version 1)');
+/**
+ * The one check of a payload read back from the journal: every field this version reads, with
+ * its type and the range the rule schema guarantees. Returns the payload, typed, or an error
+ * naming the first unusable field (its `code` is stable); it does not throw, so a caller reading
+ * many rows can set the bad ones aside. The stored JSON is the one `payloadOf` has written since
+ * version 1 of the journal; nothing is defaulted, because no version ever wrote less.
+ */
+export function decodeSubmissionPayload(
+  value: unknown,
+): SubmissionPayload | SubmissionPayloadError {
+  const bad = (code: SubmissionPayloadErrorCode, what: string): SubmissionPayloadError =>
+    new SubmissionPayloadError(
+      code,
+      `the journal entry's submission payload has ${what}; this ledgerbot cannot submit it`,
+      value,
+    );
+  if (!isObject(value)) return bad('PAYLOAD_NOT_OBJECT', 'no object');
+  const p = value as Record<keyof SubmissionPayload, unknown>;
+  if (p.version !== 1) return bad('PAYLOAD_UNKNOWN_VERSION', 'a version other than 1');
+  if (!Array.isArray(p.commands) || !p.commands.every(isObject)) {
+    return bad('PAYLOAD_BAD_COMMANDS', 'no list of commands');
   }
-  return p as SubmissionPayload;
+  if (!isStringArray(p.actAs)) return bad('PAYLOAD_BAD_ACT_AS', 'no list of actAs parties');
+  if (!isStringArray(p.readAs)) return bad('PAYLOAD_BAD_READ_AS', 'no list of readAs parties');
+  if (typeof p.workflowId !== 'string') return bad('PAYLOAD_BAD_WORKFLOW_ID', 'no workflowId');
+  if (!Array.isArray(p.disclosedContracts) || !p.disclosedContracts.every(isObject)) {
+    return bad('PAYLOAD_BAD_DISCLOSED_CONTRACTS', 'no list of disclosed contracts');
+  }
+  if (!isRetry(p.retry)) return bad('PAYLOAD_BAD_RETRY', 'no usable retry options');
+  if (!isRateLimit(p.rateLimit)) return bad('PAYLOAD_BAD_RATE_LIMIT', 'no usable rate limit');
+  if (!isCount(p.concurrency)) return bad('PAYLOAD_BAD_CONCURRENCY', 'no usable concurrency');
+  return value as SubmissionPayload;
+}
+
+/**
+ * Narrows a stored payload; throws SubmissionPayloadError when the journal holds something this
+ * version cannot use.
+ * @deprecated Read records through a store typed with `decodeSubmissionPayload` instead.
+ */
+export function parsePayload(value: unknown): SubmissionPayload {
+  const decoded = decodeSubmissionPayload(value);
+  if (decoded instanceof SubmissionPayloadError) throw decoded;
+  return decoded;
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}
+
+function isDuration(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 1;
+}
+
+function isRetry(value: unknown): value is RetryOptions {
+  if (!isObject(value)) return false;
+  const r = value as Record<keyof RetryOptions, unknown>;
+  return (
+    isCount(r.maxAttempts) &&
+    isDuration(r.initialDelayMs) &&
+    isDuration(r.maxDelayMs) &&
+    isDuration(r.deadlineMs)
+  );
+}
+
+function isRateLimit(value: unknown): value is RateLimitOptions {
+  if (!isObject(value)) return false;
+  const r = value as Record<keyof RateLimitOptions, unknown>;
+  return isDuration(r.perSecond) && r.perSecond > 0 && isDuration(r.burst) && r.burst >= 1;
 }
 
 /**
