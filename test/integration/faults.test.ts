@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { runUntil } from '../support/run-until.js';
 import {
   allTerminal,
   countContracts,
@@ -7,30 +8,14 @@ import {
   issueInvoices,
   startInProcessBot,
   startTestLedger,
-  tempDir,
+  untilEffects,
   waitFor,
-  waitForEffects,
   type InProcessBot,
   type InProcessBotOptions,
-  type TempDir,
-  type TestLedger,
 } from './harness.js';
 
 // Each test: a fresh sandbox, one fault on its own, a bot in this process over real sockets,
 // and the verdict read from the ledger: every effect there exactly once.
-
-let ledger: TestLedger | undefined;
-let bot: InProcessBot | undefined;
-let temp: TempDir | undefined;
-
-afterEach(async () => {
-  await bot?.stop();
-  await ledger?.close();
-  temp?.cleanup();
-  bot = undefined;
-  ledger = undefined;
-  temp = undefined;
-});
 
 type Scenario = {
   readonly name: string;
@@ -133,44 +118,52 @@ describe('exactly-once ledger effects under each sandbox fault', () => {
   for (const [i, s] of scenarios.entries()) {
     it(s.name, { timeout: 60_000 }, async () => {
       const seed = 1000 + i;
-      ledger = await startTestLedger(seed);
-      temp = tempDir();
       const plan = invoicePlan(s.invoices, seed);
       const expected = expectedEffects(plan);
       expect(expected.receipts).toBeGreaterThan(0);
       expect(expected.invoices).toBeGreaterThan(0);
-      if (s.faultsWhileIssuing === true) {
-        // The bot follows the stream while the invoices arrive.
-        bot = await startInProcessBot(ledger, { stateDir: temp.dir, seed, ...s.bot });
-        await ledger.faults(s.faults);
-        await issueInvoices(ledger, plan.slice(0, 40), 1);
-        await issueInvoices(ledger, plan.slice(40), 5);
-      } else {
-        // Submit faults hit every submitter, the test's driver too: issue first, then let the
-        // bot read everything from the beginning under the fault.
-        await issueInvoices(ledger, plan, 4);
-        await ledger.faults(s.faults);
-        bot = await startInProcessBot(ledger, {
-          stateDir: temp.dir,
-          seed,
-          start: { kind: 'begin' },
-          ...s.bot,
-        });
-      }
-      const b = bot;
-      const counts = await waitForEffects(ledger, expected, 45_000);
-      expect(counts.duplicates).toEqual([]);
-      expect(counts).toMatchObject(expected);
-      const states = await waitFor(() => b.states(), allTerminal, 15_000, 'every intent terminal');
-      // accept + settle per small invoice, one audit record per invoice
-      expect(states.succeeded + states.duplicate).toBe(expected.seen + 2 * expected.receipts);
-      expect(states['dead-lettered']).toBe(0);
-      expect(states.rejected).toBe(0);
-      await s.proof(b);
-      // Nothing more lands afterwards (a late resubmission would show up here).
-      await ledger.clearFaults();
-      await new Promise((r) => setTimeout(r, 300));
-      expect(await countContracts(ledger)).toMatchObject({ ...expected, duplicates: [] });
+      await runUntil({
+        start: async (scope) => {
+          const ledger = scope.own(await startTestLedger(seed));
+          const stateDir = scope.tempDir();
+          if (s.faultsWhileIssuing === true) {
+            // The bot follows the stream while the invoices arrive.
+            const bot = scope.own(await startInProcessBot(ledger, { stateDir, seed, ...s.bot }));
+            await ledger.faults(s.faults);
+            await issueInvoices(ledger, plan.slice(0, 40), 1);
+            await issueInvoices(ledger, plan.slice(40), 5);
+            return { ledger, bot };
+          }
+          // Submit faults hit every submitter, the test's driver too: issue first, then let the
+          // bot read everything from the beginning under the fault.
+          await issueInvoices(ledger, plan, 4);
+          await ledger.faults(s.faults);
+          const bot = scope.own(
+            await startInProcessBot(ledger, { stateDir, seed, start: { kind: 'begin' }, ...s.bot }),
+          );
+          return { ledger, bot };
+        },
+        ...untilEffects(expected, 45_000),
+        then: async ({ ledger, bot: b }, counts) => {
+          expect(counts.duplicates).toEqual([]);
+          expect(counts).toMatchObject(expected);
+          const states = await waitFor(
+            () => b.states(),
+            allTerminal,
+            15_000,
+            'every intent terminal',
+          );
+          // accept + settle per small invoice, one audit record per invoice
+          expect(states.succeeded + states.duplicate).toBe(expected.seen + 2 * expected.receipts);
+          expect(states['dead-lettered']).toBe(0);
+          expect(states.rejected).toBe(0);
+          await s.proof(b);
+          // Nothing more lands afterwards (a late resubmission would show up here).
+          await ledger.clearFaults();
+          await new Promise((r) => setTimeout(r, 300));
+          expect(await countContracts(ledger)).toMatchObject({ ...expected, duplicates: [] });
+        },
+      });
     });
   }
 });

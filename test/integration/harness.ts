@@ -1,6 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../src/core/logger.js';
@@ -17,6 +15,14 @@ import { createBot, type Bot, type BotOptions } from '../../src/runtime/bot.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/start-sandbox.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import type { IntentState, Store } from '../../src/store/store.js';
+import type { RunUntil } from '../support/run-until.js';
+import { waitFor } from '../support/wait-for.js';
+
+// The generic helpers live in test/support/; the integration tests have always imported them
+// from here.
+export { freePort } from '../support/free-port.js';
+export { tempDir, type TempDir } from '../support/temp-dir.js';
+export { waitFor };
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const INVOICES_MODEL = join(ROOT, 'examples/invoices/model.yaml');
@@ -200,30 +206,6 @@ export async function countContracts(ledger: TestLedger): Promise<LedgerCounts> 
 }
 
 /**
- * Polls `probe` until it returns a value `done` accepts, or fails after `timeoutMs` with the last
- * value (so a failure shows how far things got).
- */
-export async function waitFor<T>(
-  probe: () => Promise<T> | T,
-  done: (value: T) => boolean,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: T | undefined;
-  for (let i = 0; ; i++) {
-    last = await probe();
-    if (done(last)) return last;
-    if (Date.now() > until) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(last)}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, Math.min(200, 20 + i * 20)));
-  }
-}
-
-/**
  * The completions the ledger gave the bot's user, per outcome: `OK` or the error code (read from
  * the status message, which Canton starts with the code). Includes every replica's.
  */
@@ -259,23 +241,37 @@ export async function completionOutcomes(
   throw new Error('more than 100 pages of completions');
 }
 
+/** The counts show exactly the expected effects, or a duplicate (no use waiting on then). */
+export function effectsReached(expected: Effects): (counts: LedgerCounts) => boolean {
+  return (c) =>
+    c.duplicates.length > 0 ||
+    (c.seen === expected.seen &&
+      c.receipts === expected.receipts &&
+      c.payments === expected.payments &&
+      c.invoices === expected.invoices);
+}
+
+/** `runUntil`'s wait for the expected effects on the run's ledger. */
+export function untilEffects(
+  expected: Effects,
+  timeoutMs: number,
+): Omit<RunUntil<{ readonly ledger: TestLedger }, LedgerCounts, never>, 'start' | 'then'> {
+  return {
+    probe: ({ ledger }) => countContracts(ledger),
+    until: effectsReached(expected),
+    what: `the ledger effects ${JSON.stringify(expected)}`,
+    timeoutMs,
+  };
+}
+
 /** Waits until the ledger shows exactly the expected effects (and no duplicate), then returns. */
 export async function waitForEffects(
   ledger: TestLedger,
   expected: Effects,
   timeoutMs = 30_000,
 ): Promise<LedgerCounts> {
-  return waitFor(
-    () => countContracts(ledger),
-    (c) =>
-      c.duplicates.length > 0 ||
-      (c.seen === expected.seen &&
-        c.receipts === expected.receipts &&
-        c.payments === expected.payments &&
-        c.invoices === expected.invoices),
-    timeoutMs,
-    `the ledger effects ${JSON.stringify(expected)}`,
-  );
+  const { probe, until, what } = untilEffects(expected, timeoutMs);
+  return waitFor(() => probe({ ledger }), until, timeoutMs, what);
 }
 
 export function loadFixtureRules(
@@ -287,13 +283,6 @@ export function loadFixtureRules(
     .sort()
     .map((f) => ({ path: join(dir, f), text: readFileSync(join(dir, f), 'utf8') }));
   return loadRulesOrThrow(files, { parties });
-}
-
-export type TempDir = { readonly dir: string; cleanup(): void };
-
-export function tempDir(prefix = 'ledgerbot-it-'): TempDir {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** A bot in this process, on its own client and store. */
@@ -411,13 +400,3 @@ rules:
         actAs: [issuer]
     retry: { maxAttempts: 2, initialDelay: 20ms, maxDelay: 50ms, deadline: 2m }
 `;
-
-/** A port on 127.0.0.1 that nothing listens on (free when asked; the caller binds it soon). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
