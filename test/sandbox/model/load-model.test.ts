@@ -264,3 +264,59 @@ describe('loadModel errors, each with file:line:col', () => {
     expectError(text, '"soon"', /not a duration/);
   });
 });
+
+describe('loadModel refuses alias bombs and reports every problem', () => {
+  it('refuses an alias bomb', () => {
+    const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 12; i++) {
+      lines.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
+    }
+    expect(loadError(`${lines.join('\n')}\n`).problem).toMatch(/^YAML: .*[Aa]lias/);
+  });
+
+  it('reports every schema problem, not only the first', () => {
+    const text = model(`${ORDER}    signatorees: [seller]\n    ensur: 'true'\n`);
+    const e = loadError(text);
+    expect(e.problems.map((p) => [p.line, p.problem])).toEqual([
+      [where(text, 'signatorees')[0], expect.stringMatching(/unknown key "signatorees"/)],
+      [where(text, 'ensur:')[0], expect.stringMatching(/unknown key "ensur"/)],
+    ]);
+    expect(e.message.split('\n')).toHaveLength(2);
+    expect(e.message.split('\n')[1]).toMatch(/^shop\.yaml:\d+:5: unknown key "ensur"/);
+  });
+
+  it('reports every type, party, CEL and reference problem at once, each once', () => {
+    const text = model(
+      [
+        ORDER.replace('Int64', 'Integer').replace('signatories: [seller]', 'signatories: [vendor]'),
+        "    ensure: 'decimal(this.total) > '",
+        '    choices:',
+        '      Ship:',
+        '        controllers: [count]',
+        '        body:',
+        '          - create: Shop:Parcel',
+        '            with: {}',
+        '          - exercise: Teleport',
+        '            on: self',
+        '            template: Shop:Order',
+        '',
+      ].join('\n'),
+    );
+    const e = loadError(text);
+    expect(e.problems.map((p) => p.problem)).toEqual([
+      expect.stringMatching(/unknown type "Integer"/),
+      expect.stringMatching(/"vendor" is not a field here/),
+      expect.stringMatching(/^CEL: /),
+      // `count` did not parse: its type is not reported a second time.
+      expect.stringMatching(/unknown template "Shop:Parcel"/),
+      expect.stringMatching(/has no choice "Teleport"/),
+    ]);
+    expect(e.message.split('\n')[0]).toBe(
+      `shop.yaml:${where(text, 'Integer').join(':')}: ${e.problems[0]!.problem}`,
+    );
+  });
+});
