@@ -5,6 +5,16 @@ import { LedgerApiError } from './ledger-api-error.js';
 import { LedgerTransportError } from './ledger-transport-error.js';
 import { parseScalaDuration } from './scala-duration.js';
 
+// The named checks of ledger errors moved to error-checks.ts; these re-exports keep the import
+// paths of callers that have not moved yet (src/index.ts, ledger/ws) working.
+export {
+  isAuthRejection,
+  isStreamAuthExpiry,
+  isTokenRejected,
+  isValueTranscodingFailure,
+  needsFreshToken,
+} from './error-checks.js';
+
 /**
  * What a failed call means for the intent that made it (ARCHITECTURE.md, correctness kernel 4):
  * - `retryable`: nothing happened; retry with backoff under the same commandId;
@@ -63,66 +73,6 @@ export function retryDelayHintMs(err: unknown): number | undefined {
   const override = RETRY_OVERRIDES_MS[body.code];
   if (override !== undefined) return override;
   return body.retryInfo === null ? undefined : parseScalaDuration(body.retryInfo);
-}
-
-/** Codes with which Canton ends an open stream whose authorization lapsed (NOTES.md, Corrections). */
-const STREAM_AUTH_CODES: ReadonlySet<string> = new Set([
-  'ACCESS_TOKEN_EXPIRED',
-  'STALE_STREAM_AUTHORIZATION',
-]);
-
-/**
- * The participant ended a stream because the token behind it expired (`ACCESS_TOKEN_EXPIRED`)
- * or the user's rights changed (`STALE_STREAM_AUTHORIZATION`), both category 2. Nothing is wrong
- * with the request: reopen it at once with a fresh token, not after the category's retry delay.
- */
-export function isStreamAuthExpiry(err: unknown): boolean {
-  return err instanceof LedgerApiError && STREAM_AUTH_CODES.has(err.error.code);
-}
-
-/**
- * The participant rejected the call's token: HTTP 401, or UNAUTHENTICATED (gRPC 16, e.g. an
- * error frame of a websocket opened with an expired token).
- */
-export function isTokenRejected(err: unknown): boolean {
-  return err instanceof LedgerApiError && (err.status === 401 || err.error.grpcCodeValue === 16);
-}
-
-/**
- * The participant refused the caller: a rejected token (`isTokenRejected`), or a token without
- * the rights the call needs (HTTP 403, PERMISSION_DENIED = gRPC 7).
- */
-export function isAuthRejection(err: unknown): boolean {
-  return (
-    isTokenRejected(err) ||
-    (err instanceof LedgerApiError && (err.status === 403 || err.error.grpcCodeValue === 7))
-  );
-}
-
-/**
- * The token the call used is no good any more: rejected, or a stream auth expiry. The auth
- * provider's cached token must be dropped before the next attempt.
- */
-export function needsFreshToken(err: unknown): boolean {
-  return isTokenRejected(err) || isStreamAuthExpiry(err);
-}
-
-/**
- * A command the JSON layer could not transcode: Canton 3.5 answers a value of the wrong JSON kind
- * (an Int64 as a number, a number for Text or Party, a string for Bool, an unknown enum
- * constructor, ...) with HTTP 500 `LEDGER_API_INTERNAL_ERROR`, category 4, `definiteAnswer: false`
- * (NOTES.md, Corrections). `classify` calls it `unknown-outcome`, as for any internal error, but
- * the command never reached the ledger and the same request fails the same way again: bound its
- * retries. An internal error from the gRPC side comes redacted (`NA`), so an unredacted one on a
- * command call is this.
- */
-export function isValueTranscodingFailure(err: unknown): boolean {
-  return (
-    err instanceof LedgerApiError &&
-    err.status === 500 &&
-    err.error.code === 'LEDGER_API_INTERNAL_ERROR' &&
-    err.request.startsWith('POST /v2/commands/')
-  );
 }
 
 function classifyCantonError(

@@ -1,4 +1,5 @@
-import { classify, isTokenRejected, type Classification } from '../ledger/classify.js';
+import { classify, type Classification } from '../ledger/classify.js';
+import { isTokenRejected } from '../ledger/error-checks.js';
 import { LedgerApiError } from '../ledger/ledger-api-error.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Logger } from '../core/logger.js';
 import { completionError } from '../ledger/completion-status.js';
+import { isPrunedDataAccess } from '../ledger/error-checks.js';
 import type { CallOptions } from '../ledger/http-transport.js';
-import { LedgerApiError } from '../ledger/ledger-api-error.js';
 import { decodeCompletion } from '../ledger/ws/completion-stream.js';
 import type { BotLedger } from './bot-ledger.js';
 import type { ErrorRecord } from './error-record.js';
@@ -50,8 +50,6 @@ const PAGE = 200;
  */
 const MAX_PAGES = 50;
 
-const PRUNED = 'PARTICIPANT_PRUNED_DATA_ACCESSED';
-
 /**
  * Whether an attempt of the intent committed, read from the user's completions after the intent's
  * offset. This is the check for commands whose repeat fails at interpretation without an archived
@@ -79,7 +77,7 @@ export async function findCommittedCompletion(
           { ...options, limit: PAGE },
         );
       } catch (err) {
-        if (!(err instanceof LedgerApiError && err.error.code === PRUNED)) throw err;
+        if (!isPrunedDataAccess(err)) throw err;
         // The completions before the pruning offset are gone; those after it can still show
         // our success. Read on from there, and remember that the rest cannot be read.
         const pruned = await prunedUpTo(ledger, options);

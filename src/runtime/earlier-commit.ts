@@ -1,3 +1,4 @@
+import { isResourceMissing } from '../ledger/error-checks.js';
 import { eventFormat, transactionFormat, updateFormat } from '../ledger/filters.js';
 import { LedgerApiError } from '../ledger/ledger-api-error.js';
 import type { CallOptions } from '../ledger/http-transport.js';
@@ -101,7 +102,7 @@ async function lookUp(
   } catch (err) {
     rethrowAbort(err, options);
     // Category 11: unknown to the participant or not visible to the parties (never ours to see).
-    if (err instanceof LedgerApiError && err.error.errorCategory === 11) {
+    if (isResourceMissing(err)) {
       return { kind: 'gone', contractId, unseen: true };
     }
     return { kind: 'unknown', contractId, error: err };

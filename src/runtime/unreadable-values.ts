@@ -1,4 +1,4 @@
-import { isValueTranscodingFailure } from '../ledger/classify.js';
+import { isValueTranscodingFailure } from '../ledger/error-checks.js';
 import type { ErrorRecord } from './error-record.js';
 import type { SubmissionPayload } from './submission-payload.js';
 
