@@ -1,4 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { runUntil } from '../support/run-until.js';
+import type { TestScope } from '../support/test-scope.js';
 import {
   allTerminal,
   countContracts,
@@ -7,11 +9,9 @@ import {
   issueInvoices,
   startInProcessBot,
   startTestLedger,
-  tempDir,
+  untilEffects,
   waitFor,
-  waitForEffects,
   type InProcessBot,
-  type TempDir,
   type TestLedger,
 } from './harness.js';
 
@@ -22,22 +22,19 @@ import {
 // completions, and on a second replica replaying everything its twin already did, every intent
 // whose command committed must end `succeeded` (or `duplicate`), never `rejected`.
 
-let ledger: TestLedger | undefined;
-const bots: InProcessBot[] = [];
-const temps: TempDir[] = [];
-
-afterEach(async () => {
-  for (const b of bots.splice(0)) await b.stop();
-  await ledger?.close();
-  for (const t of temps.splice(0)) t.cleanup();
-  ledger = undefined;
-});
-
-const stateDir = (): string => {
-  const t = tempDir();
-  temps.push(t);
-  return t.dir;
-};
+/** A replica reading from the beginning with a short completion timeout, stopped with `scope`. */
+async function replica(scope: TestScope, l: TestLedger, seed: number): Promise<InProcessBot> {
+  // Short completion timeout, so commands whose completion was dropped are resubmitted after
+  // they committed.
+  return scope.own(
+    await startInProcessBot(l, {
+      stateDir: scope.tempDir(),
+      seed,
+      start: { kind: 'begin' },
+      submission: { maxInFlight: 32, completionTimeoutMs: 400 },
+    }),
+  );
+}
 
 /** The journal's rejected intents, with their last error, for a readable failure. */
 const rejected = (b: InProcessBot): unknown[] =>
@@ -53,72 +50,70 @@ describe('consuming commands resubmitted after they committed', () => {
     { timeout: 90_000 },
     async () => {
       const seed = 3101;
-      ledger = await startTestLedger(seed);
       const plan = invoicePlan(60, seed);
       const expected = expectedEffects(plan);
       const intents = expected.seen + 2 * expected.receipts;
       expect(expected.receipts).toBeGreaterThan(10);
-      // Issued before the faults: the driver does not retry.
-      await issueInvoices(ledger, plan, 3);
-      await ledger.faults({
-        loseSubmitResponseRate: 0.3,
-        dropCompletionRate: 0.3,
-        completionDelayMs: [0, 150],
-      });
-      const l = ledger;
+      await runUntil({
+        start: async (scope) => {
+          const ledger = scope.own(await startTestLedger(seed));
+          // Issued before the faults: the driver does not retry.
+          await issueInvoices(ledger, plan, 3);
+          await ledger.faults({
+            loseSubmitResponseRate: 0.3,
+            dropCompletionRate: 0.3,
+            completionDelayMs: [0, 150],
+          });
+          // Replica a: reads from the beginning under the faults.
+          const a = await replica(scope, ledger, 31);
+          return { ledger, a };
+        },
+        ...untilEffects(expected, 45_000),
+        then: async ({ ledger: l, a }, counts, scope) => {
+          expect(counts.duplicates).toEqual([]);
+          expect(counts).toMatchObject(expected);
+          const aStates = await waitFor(
+            () => a.states(),
+            allTerminal,
+            20_000,
+            'replica a terminal',
+          );
+          expect(rejected(a)).toEqual([]);
+          expect(aStates['dead-lettered']).toBe(0);
+          expect(aStates.succeeded + aStates.duplicate).toBe(intents);
+          // The faults really hit it: lost responses and resubmissions over committed commands.
+          expect(a.submitOutcomes.get('transport:reset') ?? 0).toBeGreaterThan(5);
+          expect(a.bot.metrics.submissions).toBeGreaterThan(intents);
 
-      // Replica a: reads from the beginning under the faults; short completion timeout, so
-      // commands whose completion was dropped are resubmitted after they committed.
-      const a = await startInProcessBot(l, {
-        stateDir: stateDir(),
-        seed: 31,
-        start: { kind: 'begin' },
-        submission: { maxInFlight: 32, completionTimeoutMs: 400 },
-      });
-      bots.push(a);
-      const counts = await waitForEffects(l, expected, 45_000);
-      expect(counts.duplicates).toEqual([]);
-      expect(counts).toMatchObject(expected);
-      const aStates = await waitFor(() => a.states(), allTerminal, 20_000, 'replica a terminal');
-      expect(rejected(a)).toEqual([]);
-      expect(aStates['dead-lettered']).toBe(0);
-      expect(aStates.succeeded + aStates.duplicate).toBe(intents);
-      // The faults really hit it: lost responses and resubmissions over committed commands.
-      expect(a.submitOutcomes.get('transport:reset') ?? 0).toBeGreaterThan(5);
-      expect(a.bot.metrics.submissions).toBeGreaterThan(intents);
+          // Replica b: its own journal, the same rules and user, replaying from the beginning
+          // while the faults go on. Everything it derives was committed by a.
+          const b = await replica(scope, l, 32);
+          const bStates = await waitFor(
+            () => b.states(),
+            (s) =>
+              allTerminal(s) &&
+              s.succeeded + s.duplicate + s.rejected + s['dead-lettered'] >= intents,
+            30_000,
+            'replica b terminal',
+          );
+          expect(rejected(b)).toEqual([]);
+          expect(bStates['dead-lettered']).toBe(0);
+          expect(bStates.succeeded + bStates.duplicate).toBe(intents);
+          // b's commands were all refused or answered as a's: DUPLICATE_COMMAND for the creates,
+          // CONTRACT_NOT_FOUND / LOCAL_VERDICT_INACTIVE_CONTRACTS for the consuming ones on a
+          // 3.5-faithful sandbox, each then found committed by its commandId (or a's success
+          // completion, replayed on the shared user's completion stream).
+          expect(b.bot.metrics.earlierCommitsFound + bStates.duplicate).toBeGreaterThan(0);
+          expect(
+            b.bot.metrics.earlierCommitsFound + a.bot.metrics.earlierCommitsFound,
+          ).toBeGreaterThan(0);
 
-      // Replica b: its own journal, the same rules and user, replaying from the beginning while
-      // the faults go on. Everything it derives was committed by a.
-      const b = await startInProcessBot(l, {
-        stateDir: stateDir(),
-        seed: 32,
-        start: { kind: 'begin' },
-        submission: { maxInFlight: 32, completionTimeoutMs: 400 },
+          // Nothing more lands: each effect once.
+          await l.clearFaults();
+          await new Promise((r) => setTimeout(r, 300));
+          expect(await countContracts(l)).toMatchObject({ ...expected, duplicates: [] });
+        },
       });
-      bots.push(b);
-      const bStates = await waitFor(
-        () => b.states(),
-        (s) =>
-          allTerminal(s) && s.succeeded + s.duplicate + s.rejected + s['dead-lettered'] >= intents,
-        30_000,
-        'replica b terminal',
-      );
-      expect(rejected(b)).toEqual([]);
-      expect(bStates['dead-lettered']).toBe(0);
-      expect(bStates.succeeded + bStates.duplicate).toBe(intents);
-      // b's commands were all refused or answered as a's: DUPLICATE_COMMAND for the creates,
-      // CONTRACT_NOT_FOUND / LOCAL_VERDICT_INACTIVE_CONTRACTS for the consuming ones on a
-      // 3.5-faithful sandbox, each then found committed by its commandId (or a's success
-      // completion, replayed on the shared user's completion stream).
-      expect(b.bot.metrics.earlierCommitsFound + bStates.duplicate).toBeGreaterThan(0);
-      expect(b.bot.metrics.earlierCommitsFound + a.bot.metrics.earlierCommitsFound).toBeGreaterThan(
-        0,
-      );
-
-      // Nothing more lands: each effect once.
-      await l.clearFaults();
-      await new Promise((r) => setTimeout(r, 300));
-      expect(await countContracts(l)).toMatchObject({ ...expected, duplicates: [] });
     },
   );
 });

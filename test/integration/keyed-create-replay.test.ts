@@ -1,6 +1,8 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventFormat } from '../../src/ledger/filters.js';
+import { runUntil } from '../support/run-until.js';
+import type { TestScope } from '../support/test-scope.js';
 import {
   allTerminal,
   invoicePlan,
@@ -9,10 +11,8 @@ import {
   ROOT,
   startInProcessBot,
   startTestLedger,
-  tempDir,
   waitFor,
   type InProcessBot,
-  type TempDir,
   type TestLedger,
 } from './harness.js';
 
@@ -23,27 +23,17 @@ import {
 const STAMP = '#audit:Audit:Stamp';
 const KEYED_RULES = join(ROOT, 'test/integration/fixtures/keyed-rules');
 
-let ledger: TestLedger | undefined;
-const bots: InProcessBot[] = [];
-const temps: TempDir[] = [];
-
-afterEach(async () => {
-  for (const b of bots.splice(0)) await b.stop();
-  await ledger?.close();
-  for (const t of temps.splice(0)) t.cleanup();
-  ledger = undefined;
-});
-
-function replica(l: TestLedger, seed: number): Promise<InProcessBot> {
-  const t = tempDir();
-  temps.push(t);
-  return startInProcessBot(l, {
-    stateDir: t.dir,
-    seed,
-    start: { kind: 'begin' },
-    rules: loadFixtureRules(l.parties, KEYED_RULES),
-    submission: { maxInFlight: 32, completionTimeoutMs: 400 },
-  });
+/** A replica reading from the beginning with a short completion timeout, stopped with `scope`. */
+async function replica(scope: TestScope, l: TestLedger, seed: number): Promise<InProcessBot> {
+  return scope.own(
+    await startInProcessBot(l, {
+      stateDir: scope.tempDir(),
+      seed,
+      start: { kind: 'begin' },
+      rules: loadFixtureRules(l.parties, KEYED_RULES),
+      submission: { maxInFlight: 32, completionTimeoutMs: 400 },
+    }),
+  );
 }
 
 /** Stamps on the ledger per reference. */
@@ -75,54 +65,56 @@ describe('keyed creates resubmitted after they committed', () => {
     { timeout: 90_000 },
     async () => {
       const seed = 3201;
-      ledger = await startTestLedger(seed);
-      const l = ledger;
       const plan = invoicePlan(40, seed);
-      await issueInvoices(l, plan, 3);
-      await l.faults({
-        loseSubmitResponseRate: 0.3,
-        dropCompletionRate: 0.3,
-        completionDelayMs: [0, 150],
+      await runUntil({
+        start: async (scope) => {
+          const l = scope.own(await startTestLedger(seed));
+          await issueInvoices(l, plan, 3);
+          await l.faults({
+            loseSubmitResponseRate: 0.3,
+            dropCompletionRate: 0.3,
+            completionDelayMs: [0, 150],
+          });
+          return { l, a: await replica(scope, l, 41) };
+        },
+        probe: ({ l }) => stamps(l),
+        until: (s) => s.size === plan.length,
+        what: 'a stamp each',
+        timeoutMs: 45_000,
+        then: async ({ l, a }, _stamps, scope) => {
+          const aStates = await waitFor(
+            () => a.states(),
+            (s) =>
+              allTerminal(s) && s.succeeded + s.duplicate + s.rejected + s['dead-lettered'] >= 40,
+            20_000,
+            'replica a terminal',
+          );
+          expect(unsettled(a)).toEqual([]);
+          expect(aStates.succeeded + aStates.duplicate).toBe(plan.length);
+          // Its own repeats met their key (synchronously, or in the completion of a delayed one)
+          // and were found committed.
+          expect(a.bot.metrics.earlierCommitsFound).toBeGreaterThan(0);
+
+          // Replica b: everything it derives, a has committed; each repeat is refused on its key.
+          const b = await replica(scope, l, 42);
+          const bStates = await waitFor(
+            () => b.states(),
+            (s) =>
+              allTerminal(s) && s.succeeded + s.duplicate + s.rejected + s['dead-lettered'] >= 40,
+            30_000,
+            'replica b terminal',
+          );
+          expect(unsettled(b)).toEqual([]);
+          expect(bStates.succeeded + bStates.duplicate).toBe(plan.length);
+          expect(b.bot.metrics.earlierCommitsFound).toBeGreaterThan(0);
+
+          await l.clearFaults();
+          await new Promise((r) => setTimeout(r, 300));
+          const final = await stamps(l);
+          expect(final.size).toBe(plan.length);
+          expect([...final.values()].every((n) => n === 1)).toBe(true);
+        },
       });
-
-      const a = await replica(l, 41);
-      bots.push(a);
-      await waitFor(
-        () => stamps(l),
-        (s) => s.size === plan.length,
-        45_000,
-        'a stamp each',
-      );
-      const aStates = await waitFor(
-        () => a.states(),
-        (s) => allTerminal(s) && s.succeeded + s.duplicate + s.rejected + s['dead-lettered'] >= 40,
-        20_000,
-        'replica a terminal',
-      );
-      expect(unsettled(a)).toEqual([]);
-      expect(aStates.succeeded + aStates.duplicate).toBe(plan.length);
-      // Its own repeats met their key (synchronously, or in the completion of a delayed one)
-      // and were found committed.
-      expect(a.bot.metrics.earlierCommitsFound).toBeGreaterThan(0);
-
-      // Replica b: everything it derives, a has committed; each repeat is refused on its key.
-      const b = await replica(l, 42);
-      bots.push(b);
-      const bStates = await waitFor(
-        () => b.states(),
-        (s) => allTerminal(s) && s.succeeded + s.duplicate + s.rejected + s['dead-lettered'] >= 40,
-        30_000,
-        'replica b terminal',
-      );
-      expect(unsettled(b)).toEqual([]);
-      expect(bStates.succeeded + bStates.duplicate).toBe(plan.length);
-      expect(b.bot.metrics.earlierCommitsFound).toBeGreaterThan(0);
-
-      await l.clearFaults();
-      await new Promise((r) => setTimeout(r, 300));
-      const final = await stamps(l);
-      expect(final.size).toBe(plan.length);
-      expect([...final.values()].every((n) => n === 1)).toBe(true);
     },
   );
 });
