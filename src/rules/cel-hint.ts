@@ -1,4 +1,4 @@
-import { closestMatch } from './closest-match.js';
+import { closestMatch } from '../core/source/closest-match.js';
 
 /** The variables in scope of an expression. */
 export type Variables = readonly string[];

@@ -1,5 +1,5 @@
 import { EVERY_ITEM, type ReadPath } from './cel/read-paths.js';
-import { closestMatch } from './closest-match.js';
+import { closestMatch } from '../core/source/closest-match.js';
 import type { Trigger } from './compiled-rule.js';
 import type { UnknownFieldRead } from './unknown-field-reads.js';
 

@@ -1,13 +1,13 @@
-import { lazyValidator } from '../core/lazy-validator.js';
-import { isScalar, isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
-import { ajvInstancePath } from '../core/ajv-instance-path.js';
+import { isScalar, isMap, isSeq, type Node } from 'yaml';
+import { DEFAULT_SOURCE_LIMITS, parseYamlSource, schemaChecker } from '../core/source/index.js';
 import { parseDuration } from '../core/duration.js';
-import { YamlLocator, type YamlPath } from '../core/yaml-locator.js';
+import type { YamlLocator} from '../core/yaml-locator.js';
+import { type YamlPath } from '../core/yaml-locator.js';
 import { CelCompileError } from './cel/cel-compile-error.js';
 import { CelEnvironment } from './cel/cel-environment.js';
 import type { NumberOperand, ReadPath } from './cel/read-paths.js';
 import { celHint, type RuleKind, type Variables } from './cel-hint.js';
-import { closestMatch } from './closest-match.js';
+import { closestMatch } from '../core/source/closest-match.js';
 import { numberText, yamlNumberText } from './daml-number-text.js';
 import {
   EVENT_RULE_VARIABLES,
@@ -28,14 +28,13 @@ import {
   type TemplateRef,
   type Trigger,
 } from './compiled-rule.js';
-import { guardRuleText, TEXT_LIMITS, textPos } from './guard-rule-text.js';
 import { catalogueEntriesOf, type PackageCatalogue } from './package-catalogue.js';
 import { parseCron } from './parse-cron.js';
 import { parseTemplateRef } from './parse-template-ref.js';
 import { RuleError } from './rule-error.js';
 import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
 import { COMMAND_KINDS, RULE_LIMITS, RULES_SCHEMA, TRIGGER_KINDS } from './rules-schema.js';
-import { schemaProblems } from './schema-problems.js';
+import { RULE_FILE_WORDING } from './rule-file-wording.js';
 import { hasTemplate, splitTemplate } from './split-template.js';
 import { fieldTrieOf } from './field-reads.js';
 import {
@@ -80,10 +79,10 @@ const MAX_PROBLEMS_PER_FILE = 200;
 /** Comprehension macros (all, exists, map, filter) may nest this deep; their cost multiplies. */
 const MAX_COMPREHENSION_DEPTH = 2;
 
-const ruleFileValidator = lazyValidator(
-  { allErrors: true, useDefaults: true, verbose: true, strict: false },
-  RULES_SCHEMA,
-);
+const checkRuleFile = schemaChecker(RULES_SCHEMA, {
+  ajv: { useDefaults: true },
+  ...RULE_FILE_WORDING,
+});
 
 /** The action fields that hold Daml values, where numbers are sent as text. */
 const DAML_VALUE_FIELDS: ReadonlySet<string> = new Set([
@@ -119,7 +118,7 @@ export function loadRules(
       cel,
       parties,
       packages: options.packages,
-      maxFileBytes: options.maxFileBytes ?? TEXT_LIMITS.MAX_FILE_BYTES,
+      maxFileBytes: options.maxFileBytes ?? DEFAULT_SOURCE_LIMITS.maxBytes,
       defaultRetry: options.defaultRetry,
       problems: fileProblems,
     });
@@ -170,85 +169,45 @@ type FileContext = {
 type FileRules = { id: string; rule: CompiledRule | null; idPos: SourcePos }[];
 
 function loadFile(file: RuleFile, ctx: FileContext): FileRules {
-  const lines = new LineCounter();
-  const guard = guardRuleText(file.text, ctx.maxFileBytes);
-  if (guard !== null) {
-    // Positions need the line table; build it cheaply without parsing when the file is huge.
-    const { line, col } =
-      guard.code === 'FILE_TOO_LARGE' ? { line: 1, col: 1 } : textPos(file.text, guard.offset);
-    ctx.problems.push({
-      file: file.path,
-      line,
-      col,
-      code: guard.code,
-      severity: 'error',
-      message: guard.message,
-    });
-    return [];
-  }
-  const doc = parseDocument(file.text, {
-    lineCounter: lines,
-    prettyErrors: false,
-    uniqueKeys: true,
+  const parsed = parseYamlSource(file.path, file.text, {
+    noun: 'rule file',
+    limits: { maxBytes: ctx.maxFileBytes },
+    tooLargeAdvice: 'split it into several files in the rules directory',
   });
-  const at = new YamlLocator(file.path, file.text, doc, lines);
   const report = (pos: SourcePos, code: RuleProblemCode, message: string, hint?: string): void => {
     ctx.problems.push({
-      ...pos,
+      file: pos.file,
+      line: pos.line,
+      col: pos.col,
       code,
       severity: 'error',
       message,
       ...(hint === undefined ? {} : { hint }),
     });
   };
-  if (doc.errors.length > 0) {
-    for (const e of doc.errors) {
-      const message = (e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
-      const quote = /^Missing closing (["'])quote/.exec(message)?.[1];
-      if (quote !== undefined) {
-        // The parser notices at the end of the file; the mistake is where the quote opened.
-        report(
-          at.at(file.text.lastIndexOf(quote, e.pos[0] - 1)),
-          'YAML_SYNTAX',
-          'YAML syntax: this quote is never closed',
-          `add the closing ${quote} at the end of the value`,
-        );
-        continue;
-      }
-      report(at.at(e.pos[0]), 'YAML_SYNTAX', `YAML syntax: ${message}`, yamlHint(message));
-    }
+  if (!parsed.ok) {
+    for (const p of parsed.problems) report(p, p.code, p.message, p.hint);
     return [];
   }
-  let raw: unknown;
-  try {
-    raw = doc.toJS({ maxAliasCount: TEXT_LIMITS.MAX_ALIAS_COUNT });
-  } catch (error) {
-    report(
-      at.pos([]),
-      'YAML_TOO_COMPLEX',
-      `the file expands too many aliases (*name references): ${(error as Error).message}`,
-      'write the values out instead of nesting aliases',
-    );
-    return [];
-  }
+  const { doc, at, value: raw } = parsed.source;
   const badRules = new Set<number>();
   const forbidden = templateStrings(doc.contents).filter(({ path }) => !templateAllowed(path));
   const forbiddenPaths = new Set(forbidden.map(({ path }) => path.join('/')));
   const unknownKeys: string[] = [];
-  const validateRuleFile = ruleFileValidator();
-  if (!validateRuleFile(raw)) {
-    for (const p of schemaProblems(validateRuleFile.errors ?? [])) {
-      // "${{ }}" where it is not allowed is the real mistake; a pattern error on it is noise.
-      if (!p.key && forbiddenPaths.has(p.path.join('/'))) continue;
-      if (p.code === 'UNKNOWN_KEY') unknownKeys.push(`${p.path.join('/')}/`);
-      report(at.pos(p.path, { key: p.key }), p.code, p.message, p.hint);
-      if (p.path[0] === 'rules' && typeof p.path[1] === 'number') badRules.add(p.path[1]);
-      if (p.path.length === 0 || p.code === 'UNSUPPORTED_VERSION') return [];
-    }
-    for (const e of validateRuleFile.errors ?? []) {
-      const path = ajvInstancePath(e);
-      if (path[0] === 'rules' && typeof path[1] === 'number') badRules.add(path[1]);
-    }
+  const check = checkRuleFile(raw, at);
+  const aboutValue = (p: SourcePos & { path: YamlPath }): boolean => {
+    const value = at.pos(p.path);
+    return value.line === p.line && value.col === p.col;
+  };
+  for (const p of check.problems) {
+    // "${{ }}" where it is not allowed is the real mistake; a pattern error on it is noise.
+    if (forbiddenPaths.has(p.path.join('/')) && aboutValue(p)) continue;
+    if (p.code === 'UNKNOWN_KEY') unknownKeys.push(`${p.path.join('/')}/`);
+    report(p, p.code, p.message, p.hint);
+    if (p.path.length === 0 || p.code === 'UNSUPPORTED_VERSION') return [];
+  }
+  for (const path of check.errorPaths) {
+    if (path[0] === 'rules' && typeof path[1] === 'number') badRules.add(path[1]);
   }
   for (const { path, node } of forbidden) {
     // Under a misspelled key: the unknown key is reported, and is the thing to fix first.
@@ -278,15 +237,6 @@ function loadFile(file: RuleFile, ctx: FileContext): FileRules {
     out.push({ id: rawRule.id, rule: failed ? null : rule, idPos: at.pos(['rules', index, 'id']) });
   });
   return out;
-}
-
-function yamlHint(message: string): string | undefined {
-  if (/unique/i.test(message))
-    return 'each key may appear once per mapping; remove or rename the repeated one';
-  if (/tab/i.test(message)) return 'indent with spaces, not tabs';
-  if (/indent/i.test(message))
-    return 'check the indentation: items of the same list or mapping line up';
-  return undefined;
 }
 
 function templateAllowed(path: YamlPath): boolean {

@@ -1,9 +1,9 @@
 import type { ErrorObject } from 'ajv';
-import { lazyValidator } from '../core/lazy-validator.js';
-import { LineCounter, parseDocument } from 'yaml';
-import { ajvInstancePath } from '../core/ajv-instance-path.js';
+import { schemaPropertyNames } from '../core/schema-property-names.js';
+import { parseYamlSource, schemaChecker, type SchemaProblem } from '../core/source/index.js';
 import { sha256Hex } from '../core/sha256-hex.js';
-import { YamlLocator, type YamlPath } from '../core/yaml-locator.js';
+import type { YamlLocator} from '../core/yaml-locator.js';
+import { type YamlPath } from '../core/yaml-locator.js';
 import type {
   ArchivedEvent,
   CreatedEvent,
@@ -13,7 +13,7 @@ import type {
 import { numberText } from './daml-number-text.js';
 import { commandFieldType, fieldType, sameDamlScalar, valueKind } from './daml-value-match.js';
 import type { CatalogueType, PackageCatalogue } from './package-catalogue.js';
-import { closestMatch } from './closest-match.js';
+import { closestMatch } from '../core/source/closest-match.js';
 import type { RuleSet, SourcePos } from './compiled-rule.js';
 import { evaluate, type TransactionInfo } from './evaluate.js';
 import { evaluateSlot } from './evaluate-slot.js';
@@ -25,7 +25,6 @@ import type {
 } from './evaluation-result.js';
 import { formatRuleEvaluationError } from './evaluation-result.js';
 import { formatExplanation } from './format-explanation.js';
-import { guardRuleText, TEXT_LIMITS } from './guard-rule-text.js';
 import { parseTemplateRef } from './parse-template-ref.js';
 import { indexRules } from './rule-index.js';
 import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
@@ -237,10 +236,7 @@ export const TEST_FILE_SCHEMA = obj(
   ['rules', 'parties', 'tests'],
 );
 
-const testFileValidator = lazyValidator(
-  { allErrors: true, verbose: true, strict: false },
-  TEST_FILE_SCHEMA,
-);
+const checkTestFile = schemaChecker(TEST_FILE_SCHEMA, { explain: explainTestFileError });
 
 // ---- parsing -------------------------------------------------------------------------------
 
@@ -261,35 +257,15 @@ export function parseRuleTestFile(path: string, text: string): ParsedRuleTestFil
       ...(hint === undefined ? {} : { hint }),
     });
   };
-  const guard = guardRuleText(text);
-  const lines = new LineCounter();
-  if (guard !== null) {
-    report({ file: path, line: 1, col: 1 }, guard.code, guard.message);
+  const parsed = parseYamlSource(path, text, { noun: 'rule test file' });
+  if (!parsed.ok) {
+    for (const p of parsed.problems) report(p, p.code, p.message, p.hint);
     return { ok: false, problems };
   }
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const at = new YamlLocator(path, text, doc, lines);
-  if (doc.errors.length > 0) {
-    for (const e of doc.errors) {
-      const message = (e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
-      report(at.at(e.pos[0]), 'YAML_SYNTAX', message);
-    }
-    return { ok: false, problems };
-  }
-  let raw: unknown;
-  try {
-    raw = doc.toJS({ maxAliasCount: TEXT_LIMITS.MAX_ALIAS_COUNT });
-  } catch (error) {
-    report(
-      at.at(0),
-      'YAML_TOO_COMPLEX',
-      `${(error as Error).message}: test files may use at most ${TEXT_LIMITS.MAX_ALIAS_COUNT} aliases`,
-    );
-    return { ok: false, problems };
-  }
-  const validateTestFile = testFileValidator();
-  if (!validateTestFile(raw)) {
-    for (const e of validateTestFile.errors ?? []) schemaProblem(e, at, report);
+  const { at, value: raw } = parsed.source;
+  const check = checkTestFile(raw, at);
+  if (!check.valid) {
+    for (const p of check.problems) report(p, p.code, p.message, p.hint);
     return { ok: false, problems: dedupe(problems) };
   }
   const file = raw as Raw;
@@ -541,53 +517,52 @@ function buildEvent(
   return { pos: ctx.at.pos(path), transaction, event };
 }
 
-function schemaProblem(e: ErrorObject, at: YamlLocator, report: BuildContext['report']): void {
-  const path = ajvInstancePath(e);
+/** Rule test files word every schema problem their own way (the CLI's tests show them). */
+function explainTestFileError(e: ErrorObject, path: YamlPath): SchemaProblem<RuleProblemCode> {
   const field = [...path].reverse().find((p) => typeof p === 'string') ?? 'the file';
+  const at = (code: RuleProblemCode, message: string): SchemaProblem<RuleProblemCode> => ({
+    path,
+    key: false,
+    code,
+    message,
+  });
   switch (e.keyword) {
     case 'additionalProperties': {
       const key = (e.params as { additionalProperty: string }).additionalProperty;
-      const allowed = Object.keys(
-        (e.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {},
-      );
+      const allowed = schemaPropertyNames(e.parentSchema);
       const guess = closestMatch(key, allowed);
-      report(
-        at.pos([...path, key], { key: true }),
-        'UNKNOWN_KEY',
-        `unknown key "${key}"`,
-        guess === undefined ? `allowed here: ${allowed.join(', ')}` : `did you mean \`${guess}\`?`,
-      );
-      return;
+      return {
+        path: [...path, key],
+        key: true,
+        code: 'UNKNOWN_KEY',
+        message: `unknown key "${key}"`,
+        hint:
+          guess === undefined
+            ? `allowed here: ${allowed.join(', ')}`
+            : `did you mean \`${guess}\`?`,
+      };
     }
     case 'required': {
       const missing = (e.params as { missingProperty: string }).missingProperty;
-      report(at.pos(path), 'MISSING_KEY', `missing \`${missing}:\``);
-      return;
+      return at('MISSING_KEY', `missing \`${missing}:\``);
     }
     case 'pattern':
-      report(
-        at.pos(path),
+      return at(
         'BAD_VALUE',
         `${String(field)} must be a timestamp such as 2025-03-03T09:30:00Z (with Z or an offset)`,
       );
-      return;
     case 'anyOf':
-      report(at.pos(path), 'WRONG_TYPE', `${String(field)} must be text or a list of texts`);
-      return;
+      return at('WRONG_TYPE', `${String(field)} must be text or a list of texts`);
     case 'type':
-      // Inside anyOf the branch errors repeat what the anyOf error says.
-      if (/\/anyOf\//.test(e.schemaPath)) return;
-      report(
-        at.pos(path),
+      return at(
         'WRONG_TYPE',
         `${String(field)} must be ${String((e.params as { type: unknown }).type)
           .replace('object', 'a mapping')
           .replace('array', 'a list')
           .replace('string', 'text')}`,
       );
-      return;
     default:
-      report(at.pos(path), 'SCHEMA', `${String(field)} ${e.message ?? 'is not valid'}`);
+      return at('SCHEMA', `${String(field)} ${e.message ?? 'is not valid'}`);
   }
 }
 

@@ -4,7 +4,7 @@ import {
   type ReadPath,
   type ReadSegment,
 } from './cel/read-paths.js';
-import { closestMatch } from './closest-match.js';
+import { closestMatch } from '../core/source/closest-match.js';
 import type { Trigger } from './compiled-rule.js';
 import { valueRootLength } from './field-reads.js';
 import type { CatalogueField, CatalogueTemplate, CatalogueType } from './package-catalogue.js';

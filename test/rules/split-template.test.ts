@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { splitTemplate } from '../../src/rules/split-template.js';
-import { closestMatch, editDistance } from '../../src/rules/closest-match.js';
+import { closestMatch, editDistance } from '../../src/core/source/closest-match.js';
 
 describe('splitTemplate', () => {
   it('splits text and expressions with their offsets', () => {

@@ -1,20 +1,11 @@
 import type { ErrorObject } from 'ajv';
-import { ajvInstancePath } from '../core/ajv-instance-path.js';
-import { ajvTypeWords } from '../core/ajv-type-words.js';
-import { schemaPropertyNames } from '../core/schema-property-names.js';
 import type { YamlPath } from '../core/yaml-locator.js';
-import { closestMatch } from './closest-match.js';
+import { closestMatch } from '../core/source/closest-match.js';
+import type { SchemaProblem, SchemaWording } from '../core/source/index.js';
 import type { RuleProblemCode } from './rule-problem.js';
 import { COMMAND_KINDS, RULE_LIMITS, RULE_PATTERNS, TRIGGER_KINDS } from './rules-schema.js';
 
-/** A schema violation, translated for people; `key` means "point at the key, not the value". */
-export type SchemaProblem = {
-  readonly path: YamlPath;
-  readonly key: boolean;
-  readonly code: RuleProblemCode;
-  readonly message: string;
-  readonly hint?: string;
-};
+type Problem = SchemaProblem<RuleProblemCode>;
 
 /** "rules[0].then[1].actAs" → "actAs"; list items are named after their list. */
 function fieldName(path: YamlPath): string {
@@ -81,7 +72,7 @@ function patternProblem(
   pattern: string,
   data: unknown,
   path: YamlPath,
-): Pick<SchemaProblem, 'code' | 'message' | 'hint'> {
+): Pick<Problem, 'code' | 'message' | 'hint'> {
   const text = typeof data === 'string' ? data : JSON.stringify(data);
   switch (pattern) {
     case RULE_PATTERNS.RULE_ID:
@@ -126,7 +117,7 @@ function list(words: readonly string[]): string {
   return words.map((w) => `\`${w}\``).join(', ');
 }
 
-function oneOfProblem(e: ErrorObject, path: YamlPath): Omit<SchemaProblem, 'path' | 'key'> {
+function oneOfProblem(e: ErrorObject, path: YamlPath): Omit<Problem, 'path' | 'key'> {
   const keys = keysOf(e.data);
   const options = e.schemaPath.endsWith('/items/oneOf')
     ? e.schemaPath.includes('/then/')
@@ -178,7 +169,7 @@ function oneOfProblem(e: ErrorObject, path: YamlPath): Omit<SchemaProblem, 'path
   return { code: 'SCHEMA', message: `${fieldName(path)}: ${e.message ?? 'is not valid'}` };
 }
 
-function requiredProblem(missing: string, path: YamlPath): Omit<SchemaProblem, 'path' | 'key'> {
+function requiredProblem(missing: string, path: YamlPath): Omit<Problem, 'path' | 'key'> {
   const where = path.length === 0 ? 'the file' : fieldName(path);
   switch (missing) {
     case 'version':
@@ -222,166 +213,112 @@ function requiredProblem(missing: string, path: YamlPath): Omit<SchemaProblem, '
   }
 }
 
-/**
- * Turns ajv's errors (allErrors, verbose) into one message per real problem. Sub-errors of
- * `oneOf`/`anyOf` branches are dropped: the combinator's own error is explained instead.
- */
-export function schemaProblems(errors: readonly ErrorObject[]): SchemaProblem[] {
-  const out: SchemaProblem[] = [];
-  const seen = new Set<string>();
-  // An unknown key that looks like a command or trigger explains a "no command" error better.
-  const typoKeys = new Set<string>();
+/** The paths of mappings with an unknown key that looks like a command or trigger. */
+function typoKeyPaths(errors: readonly ErrorObject[]): Set<string> {
+  const out = new Set<string>();
   for (const e of errors) {
     if (e.keyword !== 'additionalProperties') continue;
     const key = String((e.params as { additionalProperty?: unknown }).additionalProperty);
     if (closestMatch(key, [...COMMAND_KINDS, ...TRIGGER_KINDS, 'on', 'schedule']) !== undefined) {
-      typoKeys.add(e.instancePath);
+      out.add(e.instancePath);
     }
-  }
-  for (const e of errors) {
-    if (/\/(oneOf|anyOf)\/\d+/.test(e.schemaPath) || e.schemaPath.includes('/propertyNames/')) {
-      continue;
-    }
-    const path = ajvInstancePath(e);
-    const params = e.params as Record<string, unknown>;
-    let problem: SchemaProblem;
-    switch (e.keyword) {
-      case 'additionalProperties': {
-        const key = String(params.additionalProperty);
-        const allowed = schemaPropertyNames(e.parentSchema);
-        const guess = closestMatch(key, allowed);
-        problem = {
-          path: [...path, key],
-          key: true,
-          code: 'UNKNOWN_KEY',
-          message: `unknown key "${key}" ${placeName(path)}`,
-          hint:
-            guess !== undefined
-              ? `did you mean "${guess}"?`
-              : `allowed here: ${allowed.join(', ')}`,
-        };
-        break;
-      }
-      case 'required':
-        problem = { path, key: false, ...requiredProblem(String(params.missingProperty), path) };
-        break;
-      case 'oneOf':
-        if (typoKeys.has(e.instancePath)) continue;
-        problem = { path, key: false, ...oneOfProblem(e, path) };
-        break;
-      case 'anyOf':
-        // Text that is only too long: the loader reports its length, with the place.
-        if (fieldName(path) === 'when' && (typeof e.data === 'string' || isTextList(e.data))) {
-          continue;
-        }
-        problem =
-          fieldName(path) === 'when'
-            ? {
-                path,
-                key: false,
-                code: 'WRONG_TYPE',
-                message: `\`when\` must be a CEL expression (text) or a list of them, not ${describeType(e.data)}`,
-              }
-            : {
-                path,
-                key: false,
-                code: 'WRONG_TYPE',
-                message:
-                  'a disclosed contract is "${{ expr }}" or a mapping with contractId and createdEventBlob',
-              };
-        break;
-      case 'type':
-        problem = {
-          path,
-          key: false,
-          code: 'WRONG_TYPE',
-          ...(path.length === 0
-            ? {
-                message:
-                  e.data === null
-                    ? 'the file is empty'
-                    : `the file must be a mapping, not ${describeType(e.data)}`,
-                hint: 'a rule file starts with `version: 1` and then `rules:`',
-              }
-            : {
-                message: `\`${fieldName(path)}\` must be ${ajvTypeWords(params.type)}, not ${describeType(e.data)}`,
-              }),
-        };
-        break;
-      case 'const':
-        problem = {
-          path,
-          key: false,
-          code: 'UNSUPPORTED_VERSION',
-          message: `version ${describeType(e.data).replace(/^the (number|value|text) /, '')} is not supported`,
-          hint: 'write `version: 1`, the only version of the rule language so far',
-        };
-        break;
-      case 'enum': {
-        const allowed = (params.allowedValues as unknown[]).map(String);
-        const guess = typeof e.data === 'string' ? closestMatch(e.data, allowed) : undefined;
-        problem = {
-          path,
-          key: false,
-          code: 'BAD_VALUE',
-          message: `\`${fieldName(path)}\` must be one of ${allowed.join(', ')}, not ${describeType(e.data)}`,
-          ...(guess === undefined ? {} : { hint: `did you mean "${guess}"?` }),
-        };
-        break;
-      }
-      case 'pattern':
-        problem = { path, key: false, ...patternProblem(String(params.pattern), e.data, path) };
-        break;
-      case 'propertyNames':
-        problem = {
-          path: [...path, String(params.propertyName)],
-          key: true,
-          code: 'BAD_VALUE',
-          message: `"${String(params.propertyName)}" is not a valid label name`,
-          hint: 'use letters, digits, _, . and -, starting with a letter',
-        };
-        break;
-      case 'minItems':
-        problem = {
-          path,
-          key: false,
-          code: 'BAD_VALUE',
-          message: `\`${fieldName(path)}\` is empty`,
-          hint:
-            fieldName(path) === 'then'
-              ? 'give at least one action; to switch a rule off, write `enabled: false`'
-              : 'give at least one entry',
-        };
-        break;
-      case 'maxLength':
-        problem =
-          fieldName(path) === 'id'
-            ? {
-                path,
-                key: false,
-                code: 'BAD_RULE_ID',
-                message: `rule id is ${String(e.data).length} characters long; at most ${RULE_LIMITS.RULE_ID_MAX} are allowed`,
-                hint: 'the id is part of every command id, which the ledger caps at 255 characters',
-              }
-            : {
-                path,
-                key: false,
-                code: 'BAD_VALUE',
-                message: `\`${fieldName(path)}\` is longer than ${String(params.limit)} characters`,
-              };
-        break;
-      default:
-        problem = {
-          path,
-          key: false,
-          code: 'SCHEMA',
-          message: `\`${fieldName(path)}\` ${e.message ?? 'is not valid'}`,
-        };
-    }
-    const dedup = `${problem.path.join('/')}|${problem.message}`;
-    if (seen.has(dedup)) continue;
-    seen.add(dedup);
-    out.push(problem);
   }
   return out;
 }
+
+/** The rule language's own words for what the generic ones would say less well. */
+function explainRuleFileError(
+  e: ErrorObject,
+  path: YamlPath,
+  all: readonly ErrorObject[],
+): Problem | null | undefined {
+  const params = e.params as Record<string, unknown>;
+  const at = (p: Omit<Problem, 'path' | 'key'>): Problem => ({ path, key: false, ...p });
+  switch (e.keyword) {
+    case 'additionalProperties':
+    case 'enum':
+      return undefined;
+    case 'type':
+      return path.length === 0
+        ? at({
+            code: 'WRONG_TYPE',
+            message:
+              e.data === null
+                ? 'the file is empty'
+                : `the file must be a mapping, not ${describeType(e.data)}`,
+            hint: 'a rule file starts with `version: 1` and then `rules:`',
+          })
+        : undefined;
+    case 'required':
+      return at(requiredProblem(String(params.missingProperty), path));
+    case 'oneOf':
+      // An unknown key that looks like a command or trigger explains "no command" better.
+      return typoKeyPaths(all).has(e.instancePath) ? null : at(oneOfProblem(e, path));
+    case 'anyOf':
+      if (fieldName(path) !== 'when') {
+        return at({
+          code: 'WRONG_TYPE',
+          message:
+            'a disclosed contract is "${{ expr }}" or a mapping with contractId and createdEventBlob',
+        });
+      }
+      // Text that is only too long: the loader reports its length, with the place.
+      if (typeof e.data === 'string' || isTextList(e.data)) return null;
+      return at({
+        code: 'WRONG_TYPE',
+        message: `\`when\` must be a CEL expression (text) or a list of them, not ${describeType(e.data)}`,
+      });
+    case 'const':
+      return at({
+        code: 'UNSUPPORTED_VERSION',
+        message: `version ${describeType(e.data).replace(/^the (number|value|text) /, '')} is not supported`,
+        hint: 'write `version: 1`, the only version of the rule language so far',
+      });
+    case 'pattern':
+      return at(patternProblem(String(params.pattern), e.data, path));
+    case 'propertyNames':
+      return {
+        path: [...path, String(params.propertyName)],
+        key: true,
+        code: 'BAD_VALUE',
+        message: `"${String(params.propertyName)}" is not a valid label name`,
+        hint: 'use letters, digits, _, . and -, starting with a letter',
+      };
+    case 'minItems':
+      return at({
+        code: 'BAD_VALUE',
+        message: `\`${fieldName(path)}\` is empty`,
+        hint:
+          fieldName(path) === 'then'
+            ? 'give at least one action; to switch a rule off, write `enabled: false`'
+            : 'give at least one entry',
+      });
+    case 'maxLength':
+      return fieldName(path) === 'id'
+        ? at({
+            code: 'BAD_RULE_ID',
+            message: `rule id is ${String(e.data).length} characters long; at most ${RULE_LIMITS.RULE_ID_MAX} are allowed`,
+            hint: 'the id is part of every command id, which the ledger caps at 255 characters',
+          })
+        : at({
+            code: 'BAD_VALUE',
+            message: `\`${fieldName(path)}\` is longer than ${String(params.limit)} characters`,
+          });
+    default:
+      return at({
+        code: 'SCHEMA',
+        message: `\`${fieldName(path)}\` ${e.message ?? 'is not valid'}`,
+      });
+  }
+}
+
+/**
+ * How rule files word schema problems (see core/source): fields by their own name ("`actAs`"),
+ * places by what they are ("in the rule", "in the action"), values by kind ("the number 5").
+ */
+export const RULE_FILE_WORDING: SchemaWording<RuleProblemCode> = {
+  field: (path) => `\`${fieldName(path)}\``,
+  place: placeName,
+  value: describeType,
+  explain: explainRuleFileError,
+};

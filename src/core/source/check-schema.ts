@@ -1,0 +1,48 @@
+import type { Options } from 'ajv';
+import { ajvInstancePath } from '../ajv-instance-path.js';
+import { lazyValidator } from '../lazy-validator.js';
+import type { YamlLocator, YamlPath } from '../yaml-locator.js';
+import { explainSchemaErrors, type SchemaWording } from './explain-schema-errors.js';
+import type { SourceProblem, SourceProblemCode } from './source-problem.js';
+
+export type SchemaCheck<C extends string = SourceProblemCode> = {
+  readonly valid: boolean;
+  /** Every problem, explained and placed; none when valid. */
+  readonly problems: readonly SourceProblem<C | SourceProblemCode>[];
+  /** Every instance path ajv complained about, also those whose errors were not shown. */
+  readonly errorPaths: readonly YamlPath[];
+};
+
+export type SchemaCheckOptions<C extends string> = SchemaWording<C> & {
+  /** ajv options over the front end's (allErrors, verbose, strict: false), e.g. useDefaults. */
+  readonly ajv?: Options;
+};
+
+/**
+ * A checker of data against one JSON Schema, compiled at its first use. The data is usually
+ * the parsed source's value (ajv may fill in defaults: `ajv: { useDefaults: true }`); the
+ * locator places each problem at file:line:col.
+ */
+export function schemaChecker<C extends string = SourceProblemCode>(
+  schema: object,
+  options: SchemaCheckOptions<C> = {},
+): (data: unknown, at: YamlLocator) => SchemaCheck<C> {
+  const { ajv, ...wording } = options;
+  const validator = lazyValidator(
+    { allErrors: true, verbose: true, strict: false, ...ajv },
+    schema,
+  );
+  return (data, at) => {
+    const validate = validator();
+    if (validate(data)) return { valid: true, problems: [], errorPaths: [] };
+    const errors = validate.errors ?? [];
+    const problems = explainSchemaErrors(errors, wording).map((p) => ({
+      ...at.pos(p.path, { key: p.key }),
+      path: p.path,
+      code: p.code,
+      message: p.message,
+      ...(p.hint === undefined ? {} : { hint: p.hint }),
+    }));
+    return { valid: false, problems, errorPaths: errors.map(ajvInstancePath) };
+  };
+}
