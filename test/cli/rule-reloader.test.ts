@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/cli/compose/read-config.js';
 import { ruleReloader, watchRuleFiles } from '../../src/cli/compose/rule-reloader.js';
-import { rootLogger } from '../../src/cli/commands/run-command.js';
+import { rootLogger } from '../../src/cli/compose/root-logger.js';
 import type { Bot } from '../../src/runtime/bot.js';
 import { silentLogger } from '../../src/core/logger.js';
 

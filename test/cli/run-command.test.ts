@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import { prettyLine, rootLogger, usePrettyLogs } from '../../src/cli/commands/run-command.js';
+import { prettyLine, rootLogger, usePrettyLogs } from '../../src/cli/compose/root-logger.js';
 
 const MODEL = fileURLToPath(new URL('../../examples/invoices/model.yaml', import.meta.url));
 const dirs: string[] = [];

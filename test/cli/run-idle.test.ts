@@ -10,7 +10,8 @@ import {
 } from '../integration/child-bot.js';
 import { startTestLedger, tempDir, type TempDir, type TestLedger } from '../integration/harness.js';
 import { readConfig } from '../../src/cli/compose/read-config.js';
-import { rootLogger, startBot, type RunningBot } from '../../src/cli/commands/run-command.js';
+import { rootLogger } from '../../src/cli/compose/root-logger.js';
+import { startBot, type RunningBot } from '../../src/cli/compose/start-bot.js';
 
 // `ledgerbot run` as a real process with nothing to do: its only rule is disabled and there is
 // no `http` section, so no stream, socket or server of its own is open. It used to end by itself

@@ -5,7 +5,8 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeadLetterView } from '../../src/runtime/intent-view.js';
 import { readConfig } from '../../src/cli/compose/read-config.js';
-import { rootLogger, startBot, type RunningBot } from '../../src/cli/commands/run-command.js';
+import { rootLogger } from '../../src/cli/compose/root-logger.js';
+import { startBot, type RunningBot } from '../../src/cli/compose/start-bot.js';
 import {
   countContracts,
   issueInvoices,

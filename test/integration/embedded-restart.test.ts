@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/cli/compose/read-config.js';
-import { rootLogger, startBot, type RunningBot } from '../../src/cli/commands/run-command.js';
+import { rootLogger } from '../../src/cli/compose/root-logger.js';
+import { startBot, type RunningBot } from '../../src/cli/compose/start-bot.js';
 import { LedgerClient } from '../../src/ledger/ledger-client.js';
 import { eventFormat } from '../../src/ledger/filters.js';
 import {

@@ -23,7 +23,8 @@ import {
   type EffectsVerdict,
 } from '../present/demo-report.js';
 import { readConfig } from '../compose/read-config.js';
-import { rootLogger, startBot, type RunningBot } from './run-command.js';
+import { rootLogger } from '../compose/root-logger.js';
+import { startBot, type RunningBot } from '../compose/start-bot.js';
 import { durationOption, integerOption, portOption } from '../cli-options.js';
 import { UsageError } from '../usage-error.js';
 

@@ -1,20 +1,16 @@
 import { parseArgs } from 'node:util';
-import { pino, type Logger as PinoLogger } from 'pino';
-import { prettyFactory } from 'pino-pretty';
+import type { Logger as PinoLogger } from 'pino';
 import { AbortError } from '../../core/abort-error.js';
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
-import { redactSecrets } from '../../core/redact-secrets.js';
-import type { BotConfig, LogConfig } from '../../runtime/config/bot-config.js';
-import { batchedWriter } from '../compose/batched-writer.js';
+import type { BotConfig } from '../../runtime/config/bot-config.js';
 import type { CliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { readConfig } from '../compose/read-config.js';
 import { watchRuleFiles } from '../compose/rule-reloader.js';
+import { rootLogger } from '../compose/root-logger.js';
 import { startBot, type RunningBot } from '../compose/start-bot.js';
 import { untilSignal } from '../until-signal.js';
 import { UsageError } from '../usage-error.js';
-
-export { startBot, type RunningBot, type StartBotOptions } from '../compose/start-bot.js';
 
 const HELP = `Usage: ledgerbot run --config bot.config.yaml [--shadow] [--reset-checkpoint]
 
@@ -153,43 +149,4 @@ async function runUntilStopped(
     process.off('SIGHUP', onHup);
     stopWatching();
   }
-}
-
-/**
- * Whether log lines are pretty-printed: `log.pretty` decides when it is set (false means JSON
- * even on a terminal); unset, a terminal gets pretty lines and anything else JSON.
- */
-export function usePrettyLogs(pretty: boolean | undefined, tty: boolean): boolean {
-  return pretty ?? tty;
-}
-
-/**
- * The root logger: JSON lines (what log shippers want), or pino-pretty's one-line form (see
- * usePrettyLogs; `tty`: stdout is a terminal, which also turns colours on).
- */
-export function rootLogger(log: LogConfig, io: CliIo, tty = false): PinoLogger {
-  const options = {
-    level: log.level,
-    // Secrets never reach the logs, even if a component puts one in a field by mistake.
-    formatters: { log: redactSecrets, bindings: redactSecrets },
-    base: null,
-    timestamp: pino.stdTimeFunctions.isoTime,
-  };
-  const out = batchedWriter(io.out);
-  if (!usePrettyLogs(log.pretty, tty)) {
-    return pino(options, { write: out });
-  }
-  const pretty = prettyFactory({ ...PRETTY_OPTIONS, colorize: tty });
-  return pino(options, { write: (line: string) => out(pretty(line)) });
-}
-
-const PRETTY_OPTIONS = {
-  singleLine: true,
-  translateTime: 'SYS:HH:MM:ss.l',
-  ignore: 'pid,hostname',
-} as const;
-
-/** `[12:00:01.000] INFO: message {"key":"value"}` from one pino JSON line (no colours). */
-export function prettyLine(line: string): string {
-  return prettyFactory({ ...PRETTY_OPTIONS, colorize: false })(line);
 }

@@ -11,7 +11,7 @@ import type { CliIo } from '../cli-io.js';
 import { colourFor, noColorHelp, NO_COLOR_OPTION, paintProblems, type Colour } from '../present/colour.js';
 import { readConfig } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
-import { readCatalogue, readRuleFiles } from './validate-command.js';
+import { readCatalogue, readRuleFiles } from '../compose/read-rule-files.js';
 
 const HELP = `Usage: ledgerbot test [--config bot.config.yaml] [--model model.yaml]... [--verbose] [--no-color] [paths...]
 

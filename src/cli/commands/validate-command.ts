@@ -1,16 +1,13 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { extname, join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadRules, type RuleFile } from '../../rules/load-rules.js';
-import type { CatalogueTemplate, PackageCatalogue } from '../../rules/package-catalogue.js';
-import { catalogueTemplateOf } from '../model-catalogue.js';
+import { loadRules } from '../../rules/load-rules.js';
 import { formatRuleProblem } from '../../rules/rule-problem.js';
-import { loadModel } from '../../sandbox/model/load-model.js';
 import type { CliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { colourFor, noColorHelp, NO_COLOR_OPTION, paintProblems } from '../present/colour.js';
 import type { ConfigProblem } from '../../runtime/config/config-error.js';
 import { readConfig } from '../compose/read-config.js';
+import { readCatalogue, readRuleFiles } from '../compose/read-rule-files.js';
 import { idleRuleSetWarning, noRuleFilesMessage } from '../compose/rule-set-notes.js';
 import { UsageError } from '../usage-error.js';
 
@@ -33,9 +30,6 @@ ${noColorHelp(19)}
 
 Exit status: 0 when every file is valid (warnings allowed), 2 otherwise.
 `;
-
-/** Rule test files live beside rules; the \`test\` command reads them, \`validate\` skips them. */
-const TEST_FILE = /\.test\.ya?ml$/;
 
 export const validateCommand: CliCommand = {
   name: 'validate',
@@ -140,44 +134,3 @@ export const validateCommand: CliCommand = {
     return errors === 0 ? 0 : 2;
   },
 };
-
-/** Reads rule files; a directory gives its *.yaml and *.yml files except *.test.yaml. */
-export async function readRuleFiles(paths: readonly string[]): Promise<RuleFile[]> {
-  const files: RuleFile[] = [];
-  for (const path of paths) {
-    let isDirectory: boolean;
-    try {
-      isDirectory = (await stat(path)).isDirectory();
-    } catch (error) {
-      throw new UsageError(`cannot read ${path}: no such file or directory`, { cause: error });
-    }
-    const names = isDirectory
-      ? (await readdir(path))
-          .filter((n) => ['.yaml', '.yml'].includes(extname(n)) && !TEST_FILE.test(n))
-          .sort()
-          .map((n) => join(path, n))
-      : [path];
-    for (const name of names) files.push({ path: name, text: await readFile(name, 'utf8') });
-  }
-  return files;
-}
-
-/** The templates of sandbox model files, as the rule loader's catalogue (`--model`). */
-export async function readCatalogue(
-  models: readonly string[],
-): Promise<PackageCatalogue | undefined> {
-  if (models.length === 0) return undefined;
-  const templates: CatalogueTemplate[] = [];
-  for (const path of models) {
-    let model: ReturnType<typeof loadModel>;
-    try {
-      model = loadModel(await readFile(resolve(path), 'utf8'), path);
-    } catch (error) {
-      throw new UsageError(`cannot use model ${path}: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    for (const t of model.templates.values()) templates.push(catalogueTemplateOf(t));
-  }
-  return { templates };
-}

@@ -4,7 +4,7 @@ import { formatRuleProblem, type RuleProblem } from '../../rules/rule-problem.js
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { idleRuleSetWarning, noRuleFilesMessage } from './rule-set-notes.js';
 import { UsageError } from '../usage-error.js';
-import { readRuleFiles } from '../commands/validate-command.js';
+import { readRuleFiles } from './read-rule-files.js';
 
 /**
  * Reads and compiles the rule files a bot config names, checking party aliases against the

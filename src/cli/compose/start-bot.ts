@@ -4,10 +4,15 @@ import { awaitParticipant } from '../../runtime/await-participant.js';
 import { createBot, type Bot } from '../../runtime/bot.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { manualSlotRunner } from '../../runtime/ops/manual-slot.js';
-import { startOpsServer, type OpsServer, type ReloadOutcome } from '../../runtime/ops/ops-server.js';
+import {
+  startOpsServer,
+  type OpsServer,
+  type ReloadOutcome,
+} from '../../runtime/ops/ops-server.js';
 import type { Sandbox } from '../../sandbox/start-sandbox.js';
 import { openSqliteStore } from '../../store/open-sqlite-store.js';
 import type { Store } from '../../store/store.js';
+import { botOptionsOf, type BotRunFlags } from './bot-options-of-config.js';
 import { loadConfigRules } from './load-config-rules.js';
 import { openConfigLedger } from './open-config-ledger.js';
 import { ruleReloader } from './rule-reloader.js';
@@ -24,10 +29,7 @@ export type RunningBot = {
   close(): Promise<void>;
 };
 
-export type StartBotOptions = {
-  readonly shadow?: boolean;
-  /** `run --reset-checkpoint`: begin at the config's `start`, not at the stored checkpoint. */
-  readonly resetCheckpoint?: boolean;
+export type StartBotOptions = BotRunFlags & {
   /** Aborts the start (the process is told to stop while it waits for the participant). */
   readonly signal?: AbortSignal;
 };
@@ -78,25 +80,13 @@ export async function startBot(
       groupCommit: true,
     });
     cleanups.push(() => store.close());
-    const bot = createBot({
-      rules: ruleSet,
-      parties,
-      userId: config.ledger.userId,
-      ledger: client,
-      store,
-      start: config.start,
-      // An embedded sandbox starts empty on every run: a checkpoint of the last run's ledger
-      // means nothing on it.
-      resetCheckpoint: options.resetCheckpoint === true || sandbox !== undefined,
-      submission: {
-        maxInFlight: config.submission.maxInFlight,
-        completionTimeoutMs: config.submission.completionTimeoutMs,
-        dedup: config.submission.dedup,
-      },
-      logger,
-      shadow,
-      retentionMs: config.state.retentionMs,
-    });
+    const bot = createBot(
+      botOptionsOf(
+        config,
+        { rules: ruleSet, parties, ledger: client, store, logger, embedded: sandbox !== undefined },
+        options,
+      ),
+    );
     const reload = ruleReloader(config, bot, logger);
     let waitingFor: string | undefined;
     let ops: OpsServer | undefined;

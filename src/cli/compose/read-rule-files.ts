@@ -1,0 +1,51 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { extname, join, resolve } from 'node:path';
+import type { RuleFile } from '../../rules/load-rules.js';
+import type { CatalogueTemplate, PackageCatalogue } from '../../rules/package-catalogue.js';
+import { loadModel } from '../../sandbox/model/load-model.js';
+import { catalogueTemplateOf } from '../model-catalogue.js';
+import { UsageError } from '../usage-error.js';
+
+/** Rule test files live beside rules: the `test` command reads them, rule loading skips them. */
+const TEST_FILE = /\.test\.ya?ml$/;
+
+/** Reads rule files; a directory gives its *.yaml and *.yml files except *.test.yaml. */
+export async function readRuleFiles(paths: readonly string[]): Promise<RuleFile[]> {
+  const files: RuleFile[] = [];
+  for (const path of paths) {
+    let isDirectory: boolean;
+    try {
+      isDirectory = (await stat(path)).isDirectory();
+    } catch (error) {
+      throw new UsageError(`cannot read ${path}: no such file or directory`, { cause: error });
+    }
+    const names = isDirectory
+      ? (await readdir(path))
+          .filter((n) => ['.yaml', '.yml'].includes(extname(n)) && !TEST_FILE.test(n))
+          .sort()
+          .map((n) => join(path, n))
+      : [path];
+    for (const name of names) files.push({ path: name, text: await readFile(name, 'utf8') });
+  }
+  return files;
+}
+
+/** The templates of sandbox model files, as the rule loader's catalogue (`--model`). */
+export async function readCatalogue(
+  models: readonly string[],
+): Promise<PackageCatalogue | undefined> {
+  if (models.length === 0) return undefined;
+  const templates: CatalogueTemplate[] = [];
+  for (const path of models) {
+    let model: ReturnType<typeof loadModel>;
+    try {
+      model = loadModel(await readFile(resolve(path), 'utf8'), path);
+    } catch (error) {
+      throw new UsageError(`cannot use model ${path}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    for (const t of model.templates.values()) templates.push(catalogueTemplateOf(t));
+  }
+  return { templates };
+}
