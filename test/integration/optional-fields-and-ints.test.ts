@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventFormat } from '../../src/ledger/filters.js';
 import { LedgerClient } from '../../src/ledger/ledger-client.js';
@@ -10,6 +7,8 @@ import { createBot, type Bot } from '../../src/runtime/bot.js';
 import { loadModel } from '../../src/sandbox/model/load-model.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/start-sandbox.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
+import { TestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * End to end, as on Canton 3.5: the participant leaves a trailing None field out of the
@@ -65,31 +64,28 @@ rules:
         actAs: [owner]
 `;
 
-let sandbox: Sandbox;
+// One sandbox for both tests; the scope stops it, the bot and the client, and removes the state.
+const scope = new TestScope();
 let client: LedgerClient;
 let stateDir: string;
 let owner: string;
-let bot: Bot | undefined;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({
-    models: [loadModel(MODEL, 'optionals.yaml')],
-    parties: ['Owner'],
-    users: ['ledgerbot:Owner'],
-    seed: 11,
-    limits: { checkpointIntervalMs: 100, listWaitMs: 100 },
-  });
+  const sandbox: Sandbox = scope.own(
+    await startSandbox({
+      models: [loadModel(MODEL, 'optionals.yaml')],
+      parties: ['Owner'],
+      users: ['ledgerbot:Owner'],
+      seed: 11,
+      limits: { checkpointIntervalMs: 100, listWaitMs: 100 },
+    }),
+  );
   owner = sandbox.parties.Owner!;
-  client = await LedgerClient.create({ url: sandbox.url });
-  stateDir = mkdtempSync(join(tmpdir(), 'ledgerbot-optionals-'));
+  client = scope.own(await LedgerClient.create({ url: sandbox.url }));
+  stateDir = scope.tempDir('ledgerbot-optionals-');
 });
 
-afterAll(async () => {
-  await bot?.stop();
-  await client?.close();
-  await sandbox?.stop();
-  rmSync(stateDir, { recursive: true, force: true });
-});
+afterAll(() => scope.close());
 
 async function createItem(id: string, createArguments: Record<string, unknown>): Promise<void> {
   await client.submitAndWait({
@@ -117,19 +113,10 @@ async function active(template: string): Promise<CreatedEvent[]> {
   return out;
 }
 
-/** Polls (bounded: 100 × 100 ms) until `check` holds. */
-async function eventually(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition not met within 10 s');
-}
-
 describe('a trailing None left out, Int64 sent as text (Canton 3.5 behaviour)', () => {
   it('fires == null and != null rules correctly, and the sandbox accepts their Int fields', async () => {
     const parties = { owner };
-    bot = createBot({
+    const bot: Bot = createBot({
       rules: loadRulesOrThrow([{ path: 'optionals.yaml', text: RULES }], { parties }),
       parties,
       userId: 'ledgerbot',
@@ -139,6 +126,7 @@ describe('a trailing None left out, Int64 sent as text (Canton 3.5 behaviour)', 
       streamBackoff: { initialMs: 50, maxMs: 500 },
       stopGraceMs: 2_000,
     });
+    scope.own(bot);
     await bot.start();
     await createItem('plain', { owner, count: '4', note: null });
     await createItem('noted', { owner, count: '5', note: 'hello' });
@@ -149,8 +137,18 @@ describe('a trailing None left out, Int64 sent as text (Canton 3.5 behaviour)', 
     expect(plain?.createArgument).toEqual({ owner, count: '4' });
     expect(Object.hasOwn(plain!.createArgument as object, 'note')).toBe(false);
 
-    await eventually(async () => (await active('#optionals:Item:Tally')).length === 2);
-    await eventually(async () => Promise.resolve(bot!.metrics.inFlight === 0));
+    await waitFor(
+      () => active('#optionals:Item:Tally'),
+      (t) => t.length === 2,
+      10_000,
+      'two tallies',
+    );
+    await waitFor(
+      () => bot.metrics.inFlight,
+      (n) => n === 0,
+      10_000,
+      'no command in flight',
+    );
     const tallies = (await active('#optionals:Item:Tally'))
       .map((e) => e.createArgument as Record<string, unknown>)
       .sort((a, b) => String(a.label).localeCompare(String(b.label)));
