@@ -2,13 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { AbortError } from '../../src/core/abort-error.js';
 import { AuthError } from '../../src/ledger/auth/auth-error.js';
-import {
-  classify,
-  isAuthRejection,
-  isTokenRejected,
-  retryDelayHintMs,
-  type Classification,
-} from '../../src/ledger/classify.js';
+import { classify, retryDelayHintMs, type Classification } from '../../src/ledger/classify.js';
 import { completionError } from '../../src/ledger/completion-status.js';
 import { parseJsCantonError } from '../../src/ledger/js-canton-error.js';
 import { LedgerApiError } from '../../src/ledger/ledger-api-error.js';
@@ -355,28 +349,5 @@ describe('retryDelayHintMs', () => {
     const c = completion(specForm(status));
     spec.assert('Completion1', c);
     expect(retryDelayHintMs(completionError(c, 'POST /v2/commands/async/submit'))).toBe(5000);
-  });
-});
-
-describe('isTokenRejected and isAuthRejection', () => {
-  it('tell a rejected token (401, UNAUTHENTICATED) from missing rights (403, PERMISSION_DENIED)', () => {
-    const unauthenticated = apiError(body('UNAUTHENTICATED', 6), 401);
-    const denied = apiError(body('PERMISSION_DENIED', 7), 403);
-    // The same codes in a websocket error frame, which has no HTTP status.
-    const frameUnauthenticated = apiError(body('UNAUTHENTICATED', 6));
-    const frameDenied = apiError(body('PERMISSION_DENIED', 7));
-    const contention = apiError(body('CONTRACT_NOT_FOUND', 11), 404);
-    for (const err of [unauthenticated, frameUnauthenticated]) {
-      expect(isTokenRejected(err)).toBe(true);
-      expect(isAuthRejection(err)).toBe(true);
-    }
-    for (const err of [denied, frameDenied]) {
-      expect(isTokenRejected(err)).toBe(false);
-      expect(isAuthRejection(err)).toBe(true);
-    }
-    for (const err of [contention, new Error('401'), undefined]) {
-      expect(isTokenRejected(err)).toBe(false);
-      expect(isAuthRejection(err)).toBe(false);
-    }
   });
 });

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import {
+  hasLedgerErrorCode,
+  isAuthRejection,
+  isDedupPeriodRefused,
+  isKeyConflict,
+  isPrunedDataAccess,
+  isResourceMissing,
+  isTokenRejected,
+  ledgerErrorCode,
+} from '../../src/ledger/error-checks.js';
+import { parseJsCantonError } from '../../src/ledger/js-canton-error.js';
+import { LedgerApiError } from '../../src/ledger/ledger-api-error.js';
+import { LedgerTransportError } from '../../src/ledger/ledger-transport-error.js';
+import { specValidator } from '../support/spec-validator.js';
+
+const spec = specValidator('openapi-3.5');
+
+/** NOTES.md §8.3: the gRPC code of each category used here. */
+const CATEGORY_GRPC: Record<number, number> = { 2: 10, 6: 16, 7: 7, 9: 9, 10: 6, 11: 5 };
+
+function body(code: string, category: number) {
+  const grpc = CATEGORY_GRPC[category];
+  return {
+    code,
+    cause: `cause of ${code}`,
+    correlationId: '3f0c9a1e-5c8b-4d7e-9a61-2b8d0c4e7f11',
+    traceId: '99e67812af315256ef9a02a9fdb94646',
+    context: { category: String(category), participant: 'participant1' },
+    resources: [],
+    errorCategory: category,
+    ...(grpc === undefined ? {} : { grpcCodeValue: grpc }),
+  };
+}
+
+/** What the HTTP client would throw for that body. */
+function apiError(b: unknown, status?: number): LedgerApiError {
+  spec.assert('JsCantonError', b);
+  const parsed = parseJsCantonError(b);
+  if (parsed === undefined) throw new Error('sample is not a JsCantonError');
+  return new LedgerApiError(parsed, 'POST /v2/commands/async/submit', status);
+}
+
+const transport = new LedgerTransportError('bad-response', 'GET /v2/state/ledger-end', 'html', {
+  status: 404,
+});
+
+describe('isTokenRejected and isAuthRejection', () => {
+  it('tell a rejected token (401, UNAUTHENTICATED) from missing rights (403, PERMISSION_DENIED)', () => {
+    const unauthenticated = apiError(body('UNAUTHENTICATED', 6), 401);
+    const denied = apiError(body('PERMISSION_DENIED', 7), 403);
+    // The same codes in a websocket error frame, which has no HTTP status.
+    const frameUnauthenticated = apiError(body('UNAUTHENTICATED', 6));
+    const frameDenied = apiError(body('PERMISSION_DENIED', 7));
+    const contention = apiError(body('CONTRACT_NOT_FOUND', 11), 404);
+    for (const err of [unauthenticated, frameUnauthenticated]) {
+      expect(isTokenRejected(err)).toBe(true);
+      expect(isAuthRejection(err)).toBe(true);
+    }
+    for (const err of [denied, frameDenied]) {
+      expect(isTokenRejected(err)).toBe(false);
+      expect(isAuthRejection(err)).toBe(true);
+    }
+    for (const err of [contention, new Error('401'), undefined]) {
+      expect(isTokenRejected(err)).toBe(false);
+      expect(isAuthRejection(err)).toBe(false);
+    }
+  });
+});
+
+describe('ledgerErrorCode and hasLedgerErrorCode', () => {
+  it("read the participant's code, and nothing from other errors", () => {
+    const err = apiError(body('UPDATE_NOT_FOUND', 11), 404);
+    expect(ledgerErrorCode(err)).toBe('UPDATE_NOT_FOUND');
+    expect(hasLedgerErrorCode(err, 'UPDATE_NOT_FOUND')).toBe(true);
+    expect(hasLedgerErrorCode(err, 'CONTRACT_NOT_FOUND')).toBe(false);
+    // A transport error's code is ledgerbot's own, not the participant's.
+    expect(ledgerErrorCode(transport)).toBeUndefined();
+    expect(ledgerErrorCode({ error: { code: 'UPDATE_NOT_FOUND' } })).toBeUndefined();
+  });
+});
+
+describe('isPrunedDataAccess', () => {
+  it('is PARTICIPANT_PRUNED_DATA_ACCESSED, whatever the status', () => {
+    expect(isPrunedDataAccess(apiError(body('PARTICIPANT_PRUNED_DATA_ACCESSED', 9), 400))).toBe(
+      true,
+    );
+    expect(isPrunedDataAccess(apiError(body('PARTICIPANT_PRUNED_DATA_ACCESSED', 9)))).toBe(true);
+    expect(isPrunedDataAccess(apiError(body('OFFSET_OUT_OF_RANGE', 9), 400))).toBe(false);
+    expect(isPrunedDataAccess(transport)).toBe(false);
+  });
+});
+
+describe('isDedupPeriodRefused', () => {
+  it('is a refused dedup period: too long, or anchored at a pruned offset', () => {
+    expect(isDedupPeriodRefused(apiError(body('INVALID_DEDUPLICATION_PERIOD', 9), 400))).toBe(true);
+    expect(isDedupPeriodRefused(apiError(body('PARTICIPANT_PRUNED_DATA_ACCESSED', 9), 400))).toBe(
+      true,
+    );
+    expect(isDedupPeriodRefused(apiError(body('DUPLICATE_COMMAND', 10), 409))).toBe(false);
+    expect(isDedupPeriodRefused(new Error('INVALID_DEDUPLICATION_PERIOD'))).toBe(false);
+  });
+});
+
+describe('isKeyConflict', () => {
+  it('is contention on a contract key, not on a contract', () => {
+    expect(isKeyConflict(apiError(body('DUPLICATE_CONTRACT_KEY', 10), 409))).toBe(true);
+    expect(isKeyConflict(apiError(body('INCONSISTENT_CONTRACT_KEY', 9), 400))).toBe(true);
+    expect(isKeyConflict(apiError(body('CONTRACT_NOT_FOUND', 11), 404))).toBe(false);
+    expect(isKeyConflict(undefined)).toBe(false);
+  });
+});
+
+describe('isResourceMissing', () => {
+  it('is category 11 (not found or not visible), not the HTTP 404 of a wrong URL', () => {
+    expect(isResourceMissing(apiError(body('CONTRACT_EVENTS_NOT_FOUND', 11), 404))).toBe(true);
+    expect(isResourceMissing(apiError(body('USER_NOT_FOUND', 11)))).toBe(true);
+    expect(isResourceMissing(apiError(body('PERMISSION_DENIED', 7), 404))).toBe(false);
+    expect(isResourceMissing(transport)).toBe(false);
+  });
+});
