@@ -6,6 +6,8 @@ import type {
   DisclosedContract,
   JsCommands,
 } from '../ledger/wire/wire-types.js';
+import { decodingStore } from '../store/decoding-store.js';
+import type { Store } from '../store/store.js';
 import {
   SubmissionPayloadError,
   type SubmissionPayloadErrorCode,
@@ -60,6 +62,8 @@ export function decodeSubmissionPayload(
       `the journal entry's submission payload has ${what}; this ledgerbot cannot submit it`,
       value,
     );
+  // Decoding twice (a store wrapped twice) changes nothing.
+  if (value instanceof SubmissionPayloadError) return value;
   if (!isObject(value)) return bad('PAYLOAD_NOT_OBJECT', 'no object');
   const p = value as Record<keyof SubmissionPayload, unknown>;
   if (p.version !== 1) return bad('PAYLOAD_UNKNOWN_VERSION', 'a version other than 1');
@@ -76,6 +80,18 @@ export function decodeSubmissionPayload(
   if (!isRateLimit(p.rateLimit)) return bad('PAYLOAD_BAD_RATE_LIMIT', 'no usable rate limit');
   if (!isCount(p.concurrency)) return bad('PAYLOAD_BAD_CONCURRENCY', 'no usable concurrency');
   return value as SubmissionPayload;
+}
+
+/** A payload as the runtime reads it from the journal: usable, or the reason it is not. */
+export type JournalPayload = SubmissionPayload | SubmissionPayloadError;
+
+/**
+ * The journal as the runtime reads it: `store` with every payload decoded once, as its row is
+ * read. Behind it, a deadline or a concurrency is a field read once `instanceof` has told a
+ * usable payload from an unusable one.
+ */
+export function decodedJournal(store: Store): Store<JournalPayload> {
+  return decodingStore(store, decodeSubmissionPayload);
 }
 
 /**

@@ -13,8 +13,12 @@
  *   terminal intent never changes again, except that an operator may requeue a dead letter.
  * - The checkpoint is a low-watermark, see `advanceCheckpoint`.
  * - `batch(fn)` commits everything `fn` did in one transaction, including the checkpoint.
+ *
+ * `P` is the type of the stored payloads as this store hands them out: `unknown` for a store that
+ * returns the JSON as it parsed it, a checked type for one made by `decodingStore`, which checks
+ * each payload once as its row is read. Payloads are JSON on disk either way.
  */
-export interface Store {
+export interface Store<P = unknown> {
   /**
    * Runs `fn` in one transaction: all its changes commit together, or none if it throws. Nests.
    * A store opened with group commit runs the batches of one event-loop turn as savepoints of
@@ -70,10 +74,10 @@ export interface Store {
    * Inserts new intents as `pending`. An intent whose commandId is already in the journal (a
    * replay after a restart, or a re-run slot) is left as it is and reported in `existing`.
    */
-  recordIntents(intents: readonly NewIntent[]): RecordIntentsResult;
+  recordIntents(intents: readonly NewIntent<P>[]): RecordIntentsResult<P>;
   /** Applies one state change; throws IllegalStateError if the table forbids it. */
-  transition(commandId: string, change: IntentChange): IntentRecord;
-  getIntent(commandId: string): IntentRecord | undefined;
+  transition(commandId: string, change: IntentChange): IntentRecord<P>;
+  getIntent(commandId: string): IntentRecord<P> | undefined;
   /**
    * Whether the journal holds an intent of `ruleId` with an `event` trigger of the ledger event
    * at `offset` / `nodeId`, in any state. The pruning recovery asks this before firing a rule on
@@ -82,19 +86,19 @@ export interface Store {
    */
   hasEventIntent(ruleId: string, offset: number, nodeId: number): boolean;
   /** Non-terminal intents (`pending`, `submitted`), oldest justifying offset first. */
-  openIntents(options?: { readonly limit?: number }): IntentRecord[];
-  listIntents(query?: IntentQuery): IntentRecord[];
+  openIntents(options?: { readonly limit?: number }): IntentRecord<P>[];
+  listIntents(query?: IntentQuery): IntentRecord<P>[];
   countByState(): Record<IntentState, number>;
 
   // ---- dead letters ----
 
-  listDeadLetters(options?: { readonly limit?: number; readonly ruleId?: string }): DeadLetter[];
-  getDeadLetter(commandId: string): DeadLetter | undefined;
+  listDeadLetters(options?: { readonly limit?: number; readonly ruleId?: string }): DeadLetter<P>[];
+  getDeadLetter(commandId: string): DeadLetter<P> | undefined;
   /**
    * An operator's retry: the dead-lettered intent goes back to `pending` with attempts reset,
    * `nextAttemptAt` now and the given deadline (or none), and leaves the dead-letter list.
    */
-  requeueDeadLetter(commandId: string, options?: { readonly deadline?: number }): IntentRecord;
+  requeueDeadLetter(commandId: string, options?: { readonly deadline?: number }): IntentRecord<P>;
   /** Deletes a dead letter and its intent for good. Returns false if there was none. */
   purgeDeadLetter(commandId: string): boolean;
 
@@ -168,7 +172,7 @@ export type TriggerKey =
   | { readonly kind: 'slot'; readonly slot: number; readonly contractId: string }
   | { readonly kind: 'contract'; readonly contractId: string; readonly nodeId: number };
 
-export type NewIntent = {
+export type NewIntent<P = unknown> = {
   /** The deterministic `lb-<ruleId>-<hash>`; the journal's key. */
   readonly commandId: string;
   /** The change id parts besides commandId: the ledger deduplicates on (userId, actAs, commandId). */
@@ -185,7 +189,7 @@ export type NewIntent = {
    * Everything needed to resubmit after a restart without re-evaluating the rule (the JsCommands
    * minus submissionId, say). Must be JSON-serialisable and must not contain secrets.
    */
-  readonly payload: unknown;
+  readonly payload: P;
   /** The triggering event (JSON), kept for the dead-letter record; optional. */
   readonly event?: unknown;
   /** Epoch ms after which the runtime stops retrying and dead-letters the intent. */
@@ -194,7 +198,7 @@ export type NewIntent = {
   readonly nextAttemptAt?: number;
 };
 
-export type IntentRecord = {
+export type IntentRecord<P = unknown> = {
   readonly commandId: string;
   readonly userId: string;
   readonly actAs: readonly string[];
@@ -203,7 +207,7 @@ export type IntentRecord = {
   readonly actionIndex: number;
   readonly trigger: TriggerKey;
   readonly offset: number;
-  readonly payload: unknown;
+  readonly payload: P;
   readonly state: IntentState;
   /** Submissions made so far (each `→ submitted` counts one). */
   readonly attempts: number;
@@ -225,9 +229,9 @@ export type IntentRecord = {
   readonly inDoubt?: true;
 };
 
-export type RecordIntentsResult = {
-  readonly inserted: readonly IntentRecord[];
-  readonly existing: readonly IntentRecord[];
+export type RecordIntentsResult<P = unknown> = {
+  readonly inserted: readonly IntentRecord<P>[];
+  readonly existing: readonly IntentRecord<P>[];
 };
 
 /** One state change, with the facts that go with it. */
@@ -262,8 +266,8 @@ export type IntentQuery = {
   readonly limit?: number;
 };
 
-export type DeadLetter = {
-  readonly intent: IntentRecord;
+export type DeadLetter<P = unknown> = {
+  readonly intent: IntentRecord<P>;
   readonly error: unknown;
   readonly event?: unknown;
   readonly deadLetteredAt: number;

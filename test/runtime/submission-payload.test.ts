@@ -1,12 +1,18 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/core/fake-clock.js';
 import {
+  decodedJournal,
   decodeSubmissionPayload,
   parsePayload,
   SubmissionPayloadError,
   type SubmissionPayload,
   type SubmissionPayloadErrorCode,
 } from '../../src/runtime/submission-payload.js';
-import { payload } from './tracker-fixture.js';
+import { openSqliteStore, SQLITE_STORE_FILE } from '../../src/store/open-sqlite-store.js';
+import { tempDir } from '../store/store-fixtures.js';
+import { newIntent, payload } from './tracker-fixture.js';
 
 /**
  * A payload exactly as the journal of ledgerbot 0.x holds it (the text of a `payload` column,
@@ -88,5 +94,38 @@ describe('parsePayload', () => {
   it('throws the decoder’s error', () => {
     expect(() => parsePayload({ version: 1 })).toThrow(SubmissionPayloadError);
     expect(parsePayload(JSON.parse(STORED_V1))).toMatchObject({ version: 1, concurrency: 4 });
+  });
+});
+
+describe('decodedJournal', () => {
+  it('hands out each row typed: an existing journal row reads, a broken one is a typed error', () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const written = openSqliteStore({ dir, clock: new FakeClock() });
+      written.recordIntents([newIntent(1), newIntent(2), newIntent(3)]);
+      written.close();
+      // As an earlier version left them: one row with the stored text, one broken by hand.
+      const db = new Database(join(dir, SQLITE_STORE_FILE));
+      const set = db.prepare('UPDATE intents SET payload = ? WHERE command_id = ?');
+      set.run(STORED_V1, 'lb-accept-1');
+      set.run('{"version":1,"commands":"none"}', 'lb-accept-2');
+      db.close();
+
+      const reopened = decodedJournal(openSqliteStore({ dir, clock: new FakeClock() }));
+      const [old, broken, fresh] = reopened.openIntents();
+      expect(old!.payload).not.toBeInstanceOf(SubmissionPayloadError);
+      expect((old!.payload as SubmissionPayload).retry.deadlineMs).toBe(600_000);
+      expect(broken!.payload).toBeInstanceOf(SubmissionPayloadError);
+      expect(broken!.payload).toMatchObject({ code: 'PAYLOAD_BAD_COMMANDS' });
+      expect(fresh!.payload).toEqual(payload());
+      // Decoding an already decoded journal changes nothing.
+      expect(decodedJournal(reopened).getIntent('lb-accept-2')!.payload).toMatchObject({
+        code: 'PAYLOAD_BAD_COMMANDS',
+        stored: { version: 1, commands: 'none' },
+      });
+      reopened.close();
+    } finally {
+      cleanup();
+    }
   });
 });
