@@ -1,0 +1,106 @@
+import { closestMatch } from '../core/source/closest-match.js';
+import type { CatchUpPolicy, ForEach, Trigger } from './compiled-rule.js';
+import { isRecord } from './is-record.js';
+import { parseCron } from './parse-cron.js';
+import type { RuleScope } from './rule-scope.js';
+import { TRIGGER_KINDS } from './rules-schema.js';
+
+/** A rule's trigger: an event (`on:`) or a cron schedule (with an optional `forEach:`). */
+export function compileTrigger(scope: RuleScope): Trigger | null {
+  const raw = scope.raw;
+  if (isRecord(raw.on)) {
+    if (raw.forEach !== undefined) {
+      scope.error(
+        scope.at.pos(scope.p('forEach'), { key: true }),
+        'TRIGGER',
+        '`forEach` belongs to schedule rules',
+        'an event rule reads the event itself (`event` in expressions); remove `forEach` or use `schedule:`',
+      );
+    }
+    return eventTrigger(scope, raw.on);
+  }
+  if (isRecord(raw.schedule)) return scheduleTrigger(scope, raw.schedule);
+  return null;
+}
+
+function eventTrigger(scope: RuleScope, on: Record<string, unknown>): Trigger | null {
+  const present = TRIGGER_KINDS.filter((k) => on[k] !== undefined);
+  const kind = present[0];
+  const party = scope.party(on.party, scope.p('on', 'party'));
+  if (present.length !== 1 || kind === undefined || party === null) return null;
+  const pos = scope.at.pos(scope.p('on', kind), { key: true });
+  if (kind === 'exercised') {
+    const ex = on.exercised;
+    if (!isRecord(ex) || typeof ex.choice !== 'string') return null;
+    const template = scope.templateRef(ex.template, scope.p('on', 'exercised', 'template'));
+    if (template === null) return null;
+    scope.checkChoice(template, ex.choice, scope.p('on', 'exercised', 'choice'));
+    return {
+      kind,
+      template,
+      choice: ex.choice,
+      consuming: typeof ex.consuming === 'boolean' ? ex.consuming : null,
+      party,
+      pos,
+    };
+  }
+  const template = scope.templateRef(on[kind], scope.p('on', kind));
+  return template === null ? null : { kind, template, party, pos };
+}
+
+function scheduleTrigger(scope: RuleScope, schedule: Record<string, unknown>): Trigger | null {
+  if (typeof schedule.cron !== 'string') return null;
+  const cronPath = scope.p('schedule', 'cron');
+  const cronSpec = parseCron(schedule.cron);
+  if ('problem' in cronSpec) {
+    scope.error(
+      scope.at.valuePos(cronPath, cronSpec.offset),
+      'BAD_CRON',
+      `bad cron expression "${schedule.cron}": ${cronSpec.problem}`,
+      'e.g. "0 9 * * MON-FRI" is 9:00 on weekdays, "*/15 * * * *" every 15 minutes',
+    );
+  }
+  const timezone = compileTimezone(scope, schedule.timezone);
+  let forEach: ForEach | null = null;
+  const rawForEach = scope.raw.forEach;
+  if (isRecord(rawForEach)) {
+    const template = scope.templateRef(
+      rawForEach.activeContracts,
+      scope.p('forEach', 'activeContracts'),
+    );
+    const party = scope.party(rawForEach.party, scope.p('forEach', 'party'));
+    if (template === null || party === null) return null;
+    forEach = { template, party, pos: scope.at.pos(scope.p('forEach'), { key: true }) };
+  }
+  const jitterMs = scope.duration(schedule.jitter, scope.p('schedule', 'jitter'), 0);
+  if ('problem' in cronSpec || timezone === null || jitterMs === null) return null;
+  return {
+    kind: 'schedule',
+    cron: schedule.cron,
+    cronSpec,
+    timezone,
+    forEach,
+    catchUp: (schedule.catchUp as CatchUpPolicy | undefined) ?? 'last',
+    maxCatchUp: typeof schedule.maxCatchUp === 'number' ? schedule.maxCatchUp : 10,
+    jitterMs,
+    pos: scope.at.pos(scope.p('schedule'), { key: true }),
+  };
+}
+
+function compileTimezone(scope: RuleScope, raw: unknown): string | null {
+  const zone = typeof raw === 'string' ? raw : 'UTC';
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    const guess = closestMatch(zone, Intl.supportedValuesOf('timeZone'));
+    scope.error(
+      scope.at.pos(scope.p('schedule', 'timezone')),
+      'BAD_TIMEZONE',
+      `unknown time zone "${zone}"`,
+      guess !== undefined
+        ? `did you mean "${guess}"?`
+        : 'use an IANA time zone name such as Europe/Zurich, America/New_York or UTC',
+    );
+    return null;
+  }
+}

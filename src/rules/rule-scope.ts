@@ -1,0 +1,282 @@
+import { parseDuration } from '../core/duration.js';
+import { closestMatch } from '../core/source/closest-match.js';
+import type { YamlLocator, YamlPath } from '../core/yaml-locator.js';
+import { CelCompileError } from './cel/cel-compile-error.js';
+import type { CelEnvironment } from './cel/cel-environment.js';
+import type { NumberOperand, ReadPath } from './cel/read-paths.js';
+import { celHint, type RuleKind, type Variables } from './cel-hint.js';
+import type {
+  CompiledExpression,
+  RetryOptions,
+  SourcePos,
+  TemplateRef,
+  Trigger,
+} from './compiled-rule.js';
+import { eventShapeOf, unknownEventFieldReads, type EventShape } from './event-fields.js';
+import { catalogueEntriesOf, type PackageCatalogue } from './package-catalogue.js';
+import { parseTemplateRef } from './parse-template-ref.js';
+import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
+import { RULE_LIMITS } from './rules-schema.js';
+import { hasTemplate } from './split-template.js';
+import {
+  numberTextOperands,
+  unknownFieldReads,
+  valueRootTypes,
+  type ValueRootTypes,
+} from './unknown-field-reads.js';
+
+/** Comprehension macros (all, exists, map, filter) may nest this deep; their cost multiplies. */
+const MAX_COMPREHENSION_DEPTH = 2;
+
+/** What every rule of one load shares: the environment, the config's names, the problems. */
+export type RuleFileContext = {
+  readonly cel: CelEnvironment;
+  readonly parties: ReadonlySet<string> | undefined;
+  readonly packages: PackageCatalogue | undefined;
+  readonly maxFileBytes: number;
+  readonly defaultRetry: RetryOptions | undefined;
+  readonly problems: RuleProblem[];
+};
+
+/**
+ * One rule being compiled: its raw (schema-checked) mapping, where it sits, and the checks every
+ * part of it shares: party aliases, template references and choices against the catalogue, CEL
+ * expressions and the fields they read. Any error makes the rule fail (`ok` turns false).
+ */
+export class RuleScope {
+  readonly raw: Record<string, unknown>;
+  readonly path: YamlPath;
+  readonly at: YamlLocator;
+  readonly file: RuleFileContext;
+  /** Every field path the rule's expressions read (see field-reads.ts). */
+  readonly reads: ReadPath[] = [];
+  #ok = true;
+  /** The catalogue's types of the Daml values the rule reads; null when unknown. */
+  #valueTypes: ValueRootTypes | null = null;
+  /** What `event` (or `contract`) holds, from the trigger; null when unknown or absent. */
+  #eventShape: EventShape | null = null;
+
+  constructor(
+    raw: Record<string, unknown>,
+    path: YamlPath,
+    at: YamlLocator,
+    file: RuleFileContext,
+  ) {
+    this.raw = raw;
+    this.path = path;
+    this.at = at;
+    this.file = file;
+  }
+
+  /** False once any error was reported for this rule. */
+  get ok(): boolean {
+    return this.#ok;
+  }
+
+  /** Lets later expressions be checked against what the trigger's template holds. */
+  setTrigger(trigger: Trigger): void {
+    this.#valueTypes = valueRootTypes(trigger, this.triggerEntries(trigger));
+    this.#eventShape = eventShapeOf(trigger);
+  }
+
+  p(...rest: YamlPath): YamlPath {
+    return [...this.path, ...rest];
+  }
+
+  error(pos: SourcePos, code: RuleProblemCode, message: string, hint?: string): void {
+    this.#ok = false;
+    this.file.problems.push({
+      ...pos,
+      code,
+      severity: 'error',
+      message,
+      ...(hint === undefined ? {} : { hint }),
+    });
+  }
+
+  warn(pos: SourcePos, code: RuleProblemCode, message: string, hint?: string): void {
+    this.file.problems.push({
+      ...pos,
+      code,
+      severity: 'warning',
+      message,
+      ...(hint === undefined ? {} : { hint }),
+    });
+  }
+
+  duration(raw: unknown, path: YamlPath, fallback: number): number | null {
+    if (typeof raw !== 'string') return fallback;
+    try {
+      return parseDuration(raw);
+    } catch {
+      // The schema's pattern already reported it.
+      return null;
+    }
+  }
+
+  party(raw: unknown, path: YamlPath): string | null {
+    if (typeof raw !== 'string') return null;
+    const known = this.file.parties;
+    if (known !== undefined && !known.has(raw)) {
+      const guess = closestMatch(raw, known);
+      this.error(
+        this.at.pos(path),
+        'UNKNOWN_PARTY',
+        `unknown party alias "${raw}"`,
+        guess !== undefined
+          ? `did you mean "${guess}"?`
+          : known.size === 0
+            ? 'the config defines no `parties:`; add the alias there'
+            : `the config defines: ${[...known].sort().join(', ')}`,
+      );
+    }
+    return raw;
+  }
+
+  aliases(raw: unknown, path: YamlPath): string[] | null {
+    if (typeof raw === 'string') return this.party(raw, path) === null ? null : [raw];
+    if (!Array.isArray(raw)) return null;
+    const out: string[] = [];
+    raw.forEach((alias: unknown, i) => {
+      if (this.party(alias, [...path, i]) !== null) out.push(alias as string);
+    });
+    return out.length === raw.length ? out : null;
+  }
+
+  templateRef(raw: unknown, path: YamlPath): TemplateRef | null {
+    if (typeof raw !== 'string') return null;
+    const ref = parseTemplateRef(raw);
+    if (ref === null) return null; // reported by the schema
+    if (ref.form === 'package-id') {
+      this.warn(
+        this.at.pos(path),
+        'PACKAGE_ID_REF',
+        `"${raw}" names a package by id, which is deprecated`,
+        `write "#<package-name>:${ref.qualifiedName}": package-name references keep matching after package upgrades`,
+      );
+    }
+    const catalogue = this.file.packages;
+    // A package-id reference can only be checked when the catalogue knows package ids.
+    const checkable =
+      ref.form === 'package-name' || catalogue?.templates.some((t) => t.packageId !== undefined);
+    if (catalogue !== undefined && checkable === true && this.catalogueEntries(ref).length === 0) {
+      const known = catalogue.templates.map((t) => `#${t.packageName}:${t.module}:${t.entity}`);
+      const guess = closestMatch(
+        ref.form === 'package-name' ? raw : `#x:${ref.qualifiedName}`,
+        known,
+      );
+      this.error(
+        this.at.pos(path),
+        'UNKNOWN_TEMPLATE',
+        `unknown template "${raw}": no known package has it`,
+        guess !== undefined
+          ? `did you mean "${guess}"?`
+          : `known templates: ${known.slice(0, 10).join(', ')}`,
+      );
+    }
+    return ref;
+  }
+
+  catalogueEntries(ref: TemplateRef): PackageCatalogue['templates'] {
+    return catalogueEntriesOf(this.file.packages, ref);
+  }
+
+  checkChoice(ref: TemplateRef, choice: string, path: YamlPath): void {
+    if (hasTemplate(choice)) return; // reported as TEMPLATE_NOT_ALLOWED
+    const entries = this.catalogueEntries(ref);
+    if (entries.length === 0) return; // unknown template reported already, or no catalogue
+    const choices = new Set(entries.flatMap((t) => t.choices));
+    if (choices.has(choice)) return;
+    const guess = closestMatch(choice, choices);
+    this.error(
+      this.at.pos(path),
+      'UNKNOWN_CHOICE',
+      `template ${ref.qualifiedName} has no choice "${choice}"`,
+      guess !== undefined
+        ? `did you mean "${guess}"?`
+        : `its choices: ${[...choices].sort().join(', ')}`,
+    );
+  }
+
+  /** The catalogue entries of the template whose values `event` or `contract` hold. */
+  triggerEntries(trigger: Trigger): PackageCatalogue['templates'] {
+    if (trigger.kind !== 'schedule') return this.catalogueEntries(trigger.template);
+    return trigger.forEach === null ? [] : this.catalogueEntries(trigger.forEach.template);
+  }
+
+  expression(
+    source: string,
+    path: YamlPath,
+    offset: number,
+    variables: Variables,
+    kind: RuleKind,
+  ): CompiledExpression | null {
+    const pos = this.at.valuePos(path, offset);
+    if (source.length > RULE_LIMITS.EXPRESSION_MAX) {
+      this.error(
+        pos,
+        'CEL_TOO_COMPLEX',
+        `the expression is ${source.length} characters long; at most ${RULE_LIMITS.EXPRESSION_MAX} are allowed`,
+        'split it into several conditions (`when:` takes a list)',
+      );
+      return null;
+    }
+    try {
+      const program = this.file.cel.compile(source, variables, {
+        maxComprehensionDepth: MAX_COMPREHENSION_DEPTH,
+      });
+      this.reads.push(...program.reads);
+      this.#checkFieldReads(program.reads, path, offset);
+      this.#checkNumberOperands(program.numberOperands, path, offset);
+      return { source, program, pos };
+    } catch (error) {
+      if (!(error instanceof CelCompileError)) throw error;
+      const tooComplex = error.summary.startsWith('comprehensions');
+      // An error at the very end (a dangling operator) points after the last character.
+      const at = Math.min(error.offset, source.trimEnd().length);
+      this.error(
+        this.at.valuePos(path, offset + at),
+        tooComplex ? 'CEL_TOO_COMPLEX' : 'CEL_COMPILE_ERROR',
+        `CEL: ${error.summary}`,
+        celHint(error.summary, variables, kind),
+      );
+      return null;
+    }
+  }
+
+  /** Reports the fields an expression reads that its template does not have (by the catalogue). */
+  #checkFieldReads(reads: readonly ReadPath[], path: YamlPath, offset: number): void {
+    if (this.#eventShape !== null) {
+      for (const problem of unknownEventFieldReads(reads, this.#eventShape)) {
+        this.error(
+          this.at.valuePos(path, offset + problem.offset),
+          'UNKNOWN_EVENT_FIELD',
+          problem.message,
+          problem.hint,
+        );
+      }
+    }
+    if (this.#valueTypes === null) return;
+    for (const problem of unknownFieldReads(reads, this.#valueTypes)) {
+      this.error(
+        this.at.valuePos(path, offset + problem.offset),
+        'UNKNOWN_FIELD',
+        problem.message,
+        problem.hint,
+      );
+    }
+  }
+
+  /** Reports Numeric and Int64 fields (text in CEL) used with number literals, by the catalogue. */
+  #checkNumberOperands(operands: readonly NumberOperand[], path: YamlPath, offset: number): void {
+    if (this.#valueTypes === null) return;
+    for (const problem of numberTextOperands(operands, this.#valueTypes)) {
+      this.error(
+        this.at.valuePos(path, offset + problem.offset),
+        'NUMERIC_AS_NUMBER',
+        problem.message,
+        problem.hint,
+      );
+    }
+  }
+}
