@@ -2,18 +2,15 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NON_COUNTER_TOTALS } from '../../src/runtime/ops/ops-metrics.js';
-import { startOpsServer, type OpsServer } from '../../src/runtime/ops/ops-server.js';
+import { startOpsServer } from '../../src/runtime/ops/ops-server.js';
+import { TestScope } from '../support/test-scope.js';
 import {
   allTerminal,
   issueInvoices,
   loadFixtureRules,
   startInProcessBot,
   startTestLedger,
-  tempDir,
   waitFor,
-  type InProcessBot,
-  type TempDir,
-  type TestLedger,
 } from './harness.js';
 
 // `curl /metrics | promtool check metrics` must pass: Prometheus tooling (and recording rules
@@ -28,28 +25,30 @@ const havePromtool = promtool.error === undefined && promtool.status === 0;
 const requirePromtool = process.env.LEDGERBOT_REQUIRE_PROMTOOL === '1';
 const NO_PROMTOOL = 'promtool is not installed (apt-get install prometheus)';
 
-let ledger: TestLedger;
-let temp: TempDir;
-let bot: InProcessBot;
-let ops: OpsServer;
+// The sandbox, the bot and its ops server of every test here; closed afterAll.
+const scope = new TestScope();
 let text: string;
 
 beforeAll(async () => {
-  ledger = await startTestLedger(7319);
-  temp = tempDir('ledgerbot-metrics-');
-  bot = await startInProcessBot(ledger, {
-    stateDir: join(temp.dir, 'state'),
-    seed: 1,
-    rules: loadFixtureRules(ledger.parties),
-    start: { kind: 'ledger-end' },
-  });
-  ops = await startOpsServer({
-    bot: bot.bot,
-    store: bot.store,
-    ledger: bot.client,
-    port: 0,
-    processMetrics: true,
-  });
+  const ledger = scope.own(await startTestLedger(7319));
+  const dir = scope.tempDir('ledgerbot-metrics-');
+  const bot = scope.own(
+    await startInProcessBot(ledger, {
+      stateDir: join(dir, 'state'),
+      seed: 1,
+      rules: loadFixtureRules(ledger.parties),
+      start: { kind: 'ledger-end' },
+    }),
+  );
+  const ops = scope.own(
+    await startOpsServer({
+      bot: bot.bot,
+      store: bot.store,
+      ledger: bot.client,
+      port: 0,
+      processMetrics: true,
+    }),
+  );
   // Some traffic, so the per-rule counters and the histograms have samples.
   await issueInvoices(ledger, [{ reference: 'PROM-1', amount: '10.00', currency: 'USD' }]);
   await waitFor(
@@ -63,12 +62,7 @@ beforeAll(async () => {
   text = await res.text();
 }, 60_000);
 
-afterAll(async () => {
-  await ops?.close();
-  await bot?.stop();
-  await ledger?.close();
-  temp?.cleanup();
-});
+afterAll(() => scope.close());
 
 /** `# TYPE name type` lines of a Prometheus text exposition. */
 function metricTypes(exposition: string): Map<string, string> {
