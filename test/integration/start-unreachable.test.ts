@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LedgerClient } from '../../src/ledger/ledger-client.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/start-sandbox.js';
+import { withScope, type TestScope } from '../support/test-scope.js';
 import { ensureBuilt, spawnBot, type ChildBot, type LogLine } from './child-bot.js';
 import {
   AUDIT_MODEL,
@@ -12,10 +13,8 @@ import {
   invoicePlan,
   issueInvoices,
   RULES_DIR,
-  tempDir,
   waitFor,
   waitForEffects,
-  type TempDir,
   type TestLedger,
   freePort,
 } from './harness.js';
@@ -24,26 +23,12 @@ import {
 // /readyz says why, and it proceeds once the participant answers; ledger.startTimeout bounds the
 // wait; what retrying cannot fix ends the process at once.
 
-let temp: TempDir | undefined;
-const sandboxes: Sandbox[] = [];
-const clients: LedgerClient[] = [];
-const children: ChildBot[] = [];
-
 beforeAll(ensureBuilt, 150_000);
-
-afterEach(async () => {
-  for (const c of children.splice(0)) await c.kill('SIGKILL');
-  for (const c of clients.splice(0)) await c.close();
-  for (const s of sandboxes.splice(0)) await s.stop();
-  temp?.cleanup();
-  temp = undefined;
-});
-
-/** A port on 127.0.0.1 that nobody listens on (taken, then released). */
 
 const SEED = 7201;
 
 async function sandboxOn(
+  scope: TestScope,
   port: number,
   more: Partial<Parameters<typeof startSandbox>[0]> = {},
 ): Promise<Sandbox> {
@@ -54,14 +39,12 @@ async function sandboxOn(
     seed: SEED,
     ...more,
   });
-  sandboxes.push(sandbox);
-  return sandbox;
+  return scope.own(sandbox);
 }
 
 /** The TestLedger the harness helpers need, over a sandbox this test started. */
-async function testLedger(sandbox: Sandbox): Promise<TestLedger> {
-  const client = await LedgerClient.create({ url: sandbox.url });
-  clients.push(client);
+async function testLedger(scope: TestScope, sandbox: Sandbox): Promise<TestLedger> {
+  const client = scope.own(await LedgerClient.create({ url: sandbox.url }));
   const unused = (): Promise<void> => Promise.reject(new Error('not used here'));
   return {
     sandbox,
@@ -96,10 +79,9 @@ function writeConfig(dir: string, lines: { ledger: string[]; parties?: string[] 
   return path;
 }
 
-function start(config: string): ChildBot {
+function start(scope: TestScope, config: string): ChildBot {
   const bot = spawnBot(config);
-  children.push(bot);
-  return bot;
+  return scope.defer(bot, () => bot.kill('SIGKILL'));
 }
 
 const retrying = (l: LogLine): boolean => l.msg === 'the participant does not answer; retrying';
@@ -122,128 +104,140 @@ describe('ledgerbot run with the participant down at start', () => {
   it(
     'waits with /readyz 503 and the reason, then runs once the participant answers',
     { timeout: 90_000 },
-    async () => {
-      temp = tempDir();
-      // The party ids a sandbox with this seed allocates, for the config; then the port is free.
-      const probe = await sandboxOn(0);
-      const parties = { issuer: probe.parties.issuer!, payer: probe.parties.payer! };
-      await probe.stop();
-      sandboxes.splice(0);
-      const port = await freePort();
-      const config = writeConfig(temp.dir, {
-        ledger: [`url: http://127.0.0.1:${port}`, 'userId: ledgerbot'],
-        parties: [`  issuer: '${parties.issuer}'`, `  payer: '${parties.payer}'`],
-      });
-      const bot = start(config);
-      const ops = await opsUrl(bot);
-      await bot.waitForLine(retrying, 20_000, 'a retry of the participant');
-      const ready = await get(`${ops}/readyz`);
-      expect(ready.status).toBe(503);
-      expect(ready.body).toMatch(
-        new RegExp(
-          `^waiting for the participant at http://127\\.0\\.0\\.1:${port} \\(attempt \\d+ failed: .+\\)\\n$`,
-        ),
-      );
-      expect((await get(`${ops}/livez`)).status).toBe(200);
-      // Still waiting, several attempts later (backoff, not a give-up).
-      let retries = 0;
-      await bot.waitForLine((l) => retrying(l) && ++retries >= 2, 20_000, 'two more retries');
-      expect(bot.child.exitCode).toBeNull();
+    () =>
+      withScope(async (scope) => {
+        const dir = scope.tempDir();
+        // The party ids a sandbox with this seed allocates, for the config; then the port is free.
+        const probe = await sandboxOn(scope, 0);
+        const parties = { issuer: probe.parties.issuer!, payer: probe.parties.payer! };
+        await probe.stop();
+        const port = await freePort();
+        const config = writeConfig(dir, {
+          ledger: [`url: http://127.0.0.1:${port}`, 'userId: ledgerbot'],
+          parties: [`  issuer: '${parties.issuer}'`, `  payer: '${parties.payer}'`],
+        });
+        const bot = start(scope, config);
+        const ops = await opsUrl(bot);
+        await bot.waitForLine(retrying, 20_000, 'a retry of the participant');
+        const ready = await get(`${ops}/readyz`);
+        expect(ready.status).toBe(503);
+        expect(ready.body).toMatch(
+          new RegExp(
+            `^waiting for the participant at http://127\\.0\\.0\\.1:${port} \\(attempt \\d+ failed: .+\\)\\n$`,
+          ),
+        );
+        expect((await get(`${ops}/livez`)).status).toBe(200);
+        // Still waiting, several attempts later (backoff, not a give-up).
+        let retries = 0;
+        await bot.waitForLine((l) => retrying(l) && ++retries >= 2, 20_000, 'two more retries');
+        expect(bot.child.exitCode).toBeNull();
 
-      const sandbox = await sandboxOn(port);
-      expect(sandbox.parties).toMatchObject(parties);
-      await bot.waitForLine(
-        (l) => l.msg === 'bot state changed' && l.state === 'running',
-        30_000,
-        'the bot running',
-      );
-      expect(bot.lines.some((l) => l.msg === 'the participant answers; starting')).toBe(true);
-      await waitFor(
-        () => get(`${ops}/readyz`),
-        (r) => r.status === 200,
-        20_000,
-        '/readyz 200',
-      );
+        const sandbox = await sandboxOn(scope, port);
+        expect(sandbox.parties).toMatchObject(parties);
+        await bot.waitForLine(
+          (l) => l.msg === 'bot state changed' && l.state === 'running',
+          30_000,
+          'the bot running',
+        );
+        expect(bot.lines.some((l) => l.msg === 'the participant answers; starting')).toBe(true);
+        await waitFor(
+          () => get(`${ops}/readyz`),
+          (r) => r.status === 200,
+          20_000,
+          '/readyz 200',
+        );
 
-      // It works: every invoice gets its audit record, small ones are accepted and settled.
-      const ledger = await testLedger(sandbox);
-      const plan = invoicePlan(6, SEED);
-      await issueInvoices(ledger, plan);
-      const expected = expectedEffects(plan);
-      expect(await waitForEffects(ledger, expected, 30_000)).toMatchObject({
-        ...expected,
-        duplicates: [],
-      });
+        // It works: every invoice gets its audit record, small ones are accepted and settled.
+        const ledger = await testLedger(scope, sandbox);
+        const plan = invoicePlan(6, SEED);
+        await issueInvoices(ledger, plan);
+        const expected = expectedEffects(plan);
+        expect(await waitForEffects(ledger, expected, 30_000)).toMatchObject({
+          ...expected,
+          duplicates: [],
+        });
 
-      bot.child.kill('SIGTERM');
-      expect((await bot.exited).code).toBe(0);
-    },
+        bot.child.kill('SIGTERM');
+        expect((await bot.exited).code).toBe(0);
+      }),
   );
 
-  it('exits 1 once ledger.startTimeout has passed, saying so', { timeout: 60_000 }, async () => {
-    temp = tempDir();
-    const port = await freePort();
-    const config = writeConfig(temp.dir, {
-      ledger: [`url: http://127.0.0.1:${port}`, 'userId: ledgerbot', 'startTimeout: 2s'],
-    });
-    const bot = start(config);
-    const exit = await bot.exited;
-    expect(exit.code).toBe(1);
-    const stderr = bot.other.join('');
-    expect(stderr).toContain(`the participant at http://127.0.0.1:${port} did not answer`);
-    expect(stderr).toContain('within 2s (ledger.startTimeout');
-    expect(bot.lines.some(retrying)).toBe(true);
-    expect(
-      bot.lines.some((l) => l.msg === 'exiting: the bot could not start' && l.exitCode === 1),
-    ).toBe(true);
-  });
+  it('exits 1 once ledger.startTimeout has passed, saying so', { timeout: 60_000 }, () =>
+    withScope(async (scope) => {
+      const dir = scope.tempDir();
+      const port = await freePort();
+      const config = writeConfig(dir, {
+        ledger: [`url: http://127.0.0.1:${port}`, 'userId: ledgerbot', 'startTimeout: 2s'],
+      });
+      const bot = start(scope, config);
+      const exit = await bot.exited;
+      expect(exit.code).toBe(1);
+      const stderr = bot.other.join('');
+      expect(stderr).toContain(`the participant at http://127.0.0.1:${port} did not answer`);
+      expect(stderr).toContain('within 2s (ledger.startTimeout');
+      expect(bot.lines.some(retrying)).toBe(true);
+      expect(
+        bot.lines.some((l) => l.msg === 'exiting: the bot could not start' && l.exitCode === 1),
+      ).toBe(true);
+    }),
+  );
 
-  it('stops with exit 0 on SIGTERM while it waits', { timeout: 60_000 }, async () => {
-    temp = tempDir();
-    const port = await freePort();
-    const config = writeConfig(temp.dir, {
-      ledger: [`url: http://127.0.0.1:${port}`, 'userId: ledgerbot'],
-    });
-    const bot = start(config);
-    await bot.waitForLine(retrying, 20_000, 'a retry of the participant');
-    bot.child.kill('SIGTERM');
-    expect((await bot.exited).code).toBe(0);
-    expect(bot.other.join('')).toContain('ledgerbot: stopped by SIGTERM before the bot started');
-  });
+  it('stops with exit 0 on SIGTERM while it waits', { timeout: 60_000 }, () =>
+    withScope(async (scope) => {
+      const dir = scope.tempDir();
+      const port = await freePort();
+      const config = writeConfig(dir, {
+        ledger: [`url: http://127.0.0.1:${port}`, 'userId: ledgerbot'],
+      });
+      const bot = start(scope, config);
+      await bot.waitForLine(retrying, 20_000, 'a retry of the participant');
+      bot.child.kill('SIGTERM');
+      expect((await bot.exited).code).toBe(0);
+      expect(bot.other.join('')).toContain('ledgerbot: stopped by SIGTERM before the bot started');
+    }),
+  );
 
-  it('exits 1 at once when the participant rejects the token', { timeout: 60_000 }, async () => {
-    temp = tempDir();
-    const sandbox = await sandboxOn(0, { auth: { hs256: 'test-secret' } });
-    const config = writeConfig(temp.dir, {
-      ledger: [`url: ${sandbox.url}`, 'userId: ledgerbot', 'auth: { type: static, token: nope }'],
-    });
-    const bot = start(config);
-    const exit = await bot.exited;
-    expect(exit.code).toBe(1);
-    // Canton redacts it (NA, a security-sensitive error): the hint names what to check.
-    expect(bot.other.join('')).toMatch(/refused the bot: .*check ledger\.auth/);
-    expect(bot.lines.some(retrying)).toBe(false);
-  });
+  it('exits 1 at once when the participant rejects the token', { timeout: 60_000 }, () =>
+    withScope(async (scope) => {
+      const dir = scope.tempDir();
+      const sandbox = await sandboxOn(scope, 0, { auth: { hs256: 'test-secret' } });
+      const config = writeConfig(dir, {
+        ledger: [`url: ${sandbox.url}`, 'userId: ledgerbot', 'auth: { type: static, token: nope }'],
+      });
+      const bot = start(scope, config);
+      const exit = await bot.exited;
+      expect(exit.code).toBe(1);
+      // Canton redacts it (NA, a security-sensitive error): the hint names what to check.
+      expect(bot.other.join('')).toMatch(/refused the bot: .*check ledger\.auth/);
+      expect(bot.lines.some(retrying)).toBe(false);
+    }),
+  );
 
-  it('exits 2 at once when the participant has no such user', { timeout: 60_000 }, async () => {
-    temp = tempDir();
-    const secret = 'test-secret';
-    const sandbox = await sandboxOn(0, {
-      auth: { hs256: secret },
-      users: [{ id: 'admin', admin: true }],
-    });
-    const token = await new SignJWT({ scope: 'daml_ledger_api' })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject('admin')
-      .setExpirationTime('1h')
-      .sign(new TextEncoder().encode(secret));
-    const config = writeConfig(temp.dir, {
-      ledger: [`url: ${sandbox.url}`, 'userId: ghost', `auth: { type: static, token: '${token}' }`],
-    });
-    const bot = start(config);
-    const exit = await bot.exited;
-    expect(exit.code).toBe(2);
-    expect(bot.other.join('')).toContain('has no user "ghost"');
-    expect(bot.lines.some(retrying)).toBe(false);
-  });
+  it('exits 2 at once when the participant has no such user', { timeout: 60_000 }, () =>
+    withScope(async (scope) => {
+      const dir = scope.tempDir();
+      const secret = 'test-secret';
+      const sandbox = await sandboxOn(scope, 0, {
+        auth: { hs256: secret },
+        users: [{ id: 'admin', admin: true }],
+      });
+      const token = await new SignJWT({ scope: 'daml_ledger_api' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('admin')
+        .setExpirationTime('1h')
+        .sign(new TextEncoder().encode(secret));
+      const config = writeConfig(dir, {
+        ledger: [
+          `url: ${sandbox.url}`,
+          'userId: ghost',
+          `auth: { type: static, token: '${token}' }`,
+        ],
+      });
+      const bot = start(scope, config);
+      const exit = await bot.exited;
+      expect(exit.code).toBe(2);
+      expect(bot.other.join('')).toContain('has no user "ghost"');
+      expect(bot.lines.some(retrying)).toBe(false);
+    }),
+  );
 });
