@@ -10,8 +10,8 @@ import type { Interpreted } from './command-interpreter.js';
 import type { CommittedTransaction } from './committed-transaction.js';
 import type { EngineError } from './engine-error.js';
 
-// The engine's option and result types, apart from the class so that LedgerState can use them
-// without importing the engine that owns it.
+// The engine's option and result types, apart from its ports and its implementation, which both
+// use them.
 export type LedgerEngineOptions = {
   readonly models: readonly PackageModel[];
   /** `<name>::<namespace>`, e.g. `sandbox::1220…`; parties get the same namespace. */
