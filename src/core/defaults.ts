@@ -35,4 +35,13 @@ export const DEFAULTS = {
   stateDir: '.state',
   testsDir: 'tests',
   start: 'checkpoint',
+  /** What a rule that leaves these out gets (rule files and their schema). */
+  rule: {
+    /** Submissions of one rule per second, sustained, and at once after a quiet time. */
+    rateLimit: { perSecond: 10, burst: 20 },
+    /** Submissions of one rule in flight at once. */
+    concurrency: 4,
+    /** Missed schedule slots run after a pause (`catchUp: all`), at most. */
+    maxCatchUp: 10,
+  },
 } as const;

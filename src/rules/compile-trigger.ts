@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../core/defaults.js';
 import { closestMatch } from '../core/source/closest-match.js';
 import type { CatchUpPolicy, ForEach, Trigger } from './compiled-rule.js';
 import { isRecord } from './is-record.js';
@@ -81,7 +82,8 @@ function scheduleTrigger(scope: RuleScope, schedule: Record<string, unknown>): T
     timezone,
     forEach,
     catchUp: (schedule.catchUp as CatchUpPolicy | undefined) ?? 'last',
-    maxCatchUp: typeof schedule.maxCatchUp === 'number' ? schedule.maxCatchUp : 10,
+    maxCatchUp:
+      typeof schedule.maxCatchUp === 'number' ? schedule.maxCatchUp : DEFAULTS.rule.maxCatchUp,
     jitterMs,
     pos: scope.at.pos(scope.p('schedule'), { key: true }),
   };

@@ -4,6 +4,8 @@
  * `npm run gen:schema`). Structural rules the schema cannot say well (exactly one trigger, exactly
  * one command per action) are also checked in code, with clearer messages.
  */
+import { DEFAULTS } from '../core/defaults.js';
+import { formatDuration } from '../core/duration.js';
 
 /** Patterns shared by the schema and the loader's messages. */
 export const RULE_PATTERNS = {
@@ -33,6 +35,14 @@ export const COMMAND_KINDS = ['createAndExercise', 'create', 'exercise', 'exerci
 export const TRIGGER_KINDS = ['created', 'exercised', 'archived'] as const;
 
 type Schema = Readonly<Record<string, unknown>>;
+
+/** "maxAttempts 10, initialDelay 1s, maxDelay 1m, deadline 1h", for the schema's description. */
+const RETRY_DEFAULTS_TEXT = [
+  `maxAttempts ${DEFAULTS.retry.maxAttempts}`,
+  `initialDelay ${formatDuration(DEFAULTS.retry.initialDelayMs)}`,
+  `maxDelay ${formatDuration(DEFAULTS.retry.maxDelayMs)}`,
+  `deadline ${formatDuration(DEFAULTS.retry.deadlineMs)}`,
+].join(', ');
 
 const templateRef: Schema = {
   type: 'string',
@@ -226,7 +236,7 @@ const schedule: Schema = {
       type: 'integer',
       minimum: 1,
       maximum: 1000,
-      default: 10,
+      default: DEFAULTS.rule.maxCatchUp,
       description: 'With catchUp: all, run at most this many missed slots.',
     },
     jitter: duration('Delay each slot by a random time up to this, to spread load.', '0s'),
@@ -297,14 +307,29 @@ const rule: Schema = {
     },
     retry: {
       type: 'object',
-      description: 'How submissions of this rule are retried.',
+      description: `How submissions of this rule are retried. Each field the rule writes wins; a field it leaves out comes from the bot config's \`submission.retry\`, else from the defaults (${RETRY_DEFAULTS_TEXT}).`,
       additionalProperties: false,
       default: {},
       properties: {
-        maxAttempts: { type: 'integer', minimum: 1, maximum: 1000, default: 5 },
-        initialDelay: duration('Delay before the first retry.', '1s'),
-        maxDelay: duration('Longest delay between retries.', '1m'),
-        deadline: duration('Give up this long after the first attempt.', '10m'),
+        maxAttempts: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 1000,
+          default: DEFAULTS.retry.maxAttempts,
+          description: 'Attempts in total, the first one included.',
+        },
+        initialDelay: duration(
+          'Delay before the first retry.',
+          formatDuration(DEFAULTS.retry.initialDelayMs),
+        ),
+        maxDelay: duration(
+          'Longest delay between retries.',
+          formatDuration(DEFAULTS.retry.maxDelayMs),
+        ),
+        deadline: duration(
+          'Give up this long after the first attempt.',
+          formatDuration(DEFAULTS.retry.deadlineMs),
+        ),
       },
     },
     rateLimit: {
@@ -313,15 +338,19 @@ const rule: Schema = {
       additionalProperties: false,
       default: {},
       properties: {
-        perSecond: { type: 'number', exclusiveMinimum: 0, default: 10 },
-        burst: { type: 'integer', minimum: 1, default: 20 },
+        perSecond: {
+          type: 'number',
+          exclusiveMinimum: 0,
+          default: DEFAULTS.rule.rateLimit.perSecond,
+        },
+        burst: { type: 'integer', minimum: 1, default: DEFAULTS.rule.rateLimit.burst },
       },
     },
     concurrency: {
       type: 'integer',
       minimum: 1,
       maximum: 10_000,
-      default: 4,
+      default: DEFAULTS.rule.concurrency,
       description: 'Submissions of this rule in flight at once.',
     },
   },

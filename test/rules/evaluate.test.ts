@@ -84,7 +84,7 @@ describe('evaluate: created rules', () => {
       disclosedContracts: [],
       triggerKey: { kind: 'event', updateId: tx().updateId, nodeId: 0 },
       offset: 42,
-      options: { concurrency: 4, retry: { maxAttempts: 5 }, rateLimit: { perSecond: 10 } },
+      options: { concurrency: 4, retry: { maxAttempts: 10 }, rateLimit: { perSecond: 10 } },
     });
     expect(intent.commandId).toMatch(/^lb-accept-small-invoices-[0-9a-f]{32}$/);
     assertWire(r.intents);

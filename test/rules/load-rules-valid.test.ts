@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../../src/core/defaults.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CompiledRule, CompiledValue } from '../../src/rules/compiled-rule.js';
@@ -249,14 +250,15 @@ ${retry}`;
       maxAttempts: 3,
       deadlineMs: 300_000,
     });
-    // Without a config default, the language's own defaults apply.
+    // Without a config default, the one table of defaults applies.
     const plain = loadRulesOrThrow([{ path: 'c.yaml', text: text('') }]);
     expect(plain.rules[0]!.options.retry).toEqual({
-      maxAttempts: 5,
+      maxAttempts: 10,
       initialDelayMs: 1000,
       maxDelayMs: 60_000,
-      deadlineMs: 600_000,
+      deadlineMs: 3_600_000,
     });
+    expect(plain.rules[0]!.options.retry).toEqual(DEFAULTS.retry);
   });
 
   it('freezes the compiled rule set', () => {

@@ -54,7 +54,7 @@ describe('rules JSON Schema', () => {
       description: '',
       labels: {},
       schedule: { timezone: 'UTC', catchUp: 'last', maxCatchUp: 10, jitter: '0s' },
-      retry: { maxAttempts: 5, initialDelay: '1s', maxDelay: '1m', deadline: '10m' },
+      retry: { maxAttempts: 10, initialDelay: '1s', maxDelay: '1m', deadline: '1h' },
       rateLimit: { perSecond: 10, burst: 20 },
       concurrency: 4,
       then: [{ exercise: { choiceArgument: {} } }],
