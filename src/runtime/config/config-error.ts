@@ -1,12 +1,9 @@
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
+import type { SourceProblemCode } from '../../core/source/index.js';
 
+/** The front end's codes (YAML, size, schema) and the config's own. */
 export type ConfigProblemCode =
-  | 'YAML_SYNTAX'
-  | 'YAML_TOO_COMPLEX'
-  | 'UNKNOWN_KEY'
-  | 'MISSING_KEY'
-  | 'WRONG_TYPE'
-  | 'BAD_VALUE'
+  | SourceProblemCode
   | 'BAD_DURATION'
   | 'BAD_URL'
   | 'LEDGER_ENDPOINT'

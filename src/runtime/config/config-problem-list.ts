@@ -1,4 +1,4 @@
-import type { YamlLocator, YamlPath } from '../../core/yaml-locator.js';
+import type { SourceProblem, YamlLocator, YamlPath } from '../../core/source/index.js';
 import { IllegalStateError } from '../../core/illegal-state-error.js';
 import { ConfigError, type ConfigProblem, type ConfigProblemCode } from './config-error.js';
 import { fieldPath } from './describe-config-value.js';
@@ -34,6 +34,11 @@ export class ConfigProblemList {
   ): void {
     if (this.#skipped.has(path.join('/'))) return;
     this.#list.push(configProblem(this.#file, pos, path, code, message, hint));
+  }
+
+  /** Problems of the shared front end (YAML, schema), already placed. */
+  addAll(found: readonly SourceProblem<ConfigProblemCode>[]): void {
+    for (const p of found) this.add(p, p.path, p.code, p.message, p.hint);
   }
 
   /** Throws ConfigError with every problem so far; for a step that found one. */

@@ -1,7 +1,5 @@
-import { lazyValidator } from '../../core/lazy-validator.js';
-import type { YamlPath } from '../../core/yaml-locator.js';
+import { parseYamlSource, type YamlPath } from '../../core/source/index.js';
 import type { BotConfig } from './bot-config.js';
-import { BOT_CONFIG_SCHEMA } from './bot-config-schema.js';
 import { checkLedgerEndpoint } from './check-ledger-endpoint.js';
 import { compileBotConfig } from './compile-bot-config.js';
 import type { ConfigProblem } from './config-error.js';
@@ -10,10 +8,9 @@ import {
   ConfigProblemList,
   type ConfigCheckContext,
 } from './config-problem-list.js';
-import { configSchemaProblems } from './config-schema-problems.js';
+import { checkConfigSchema } from './check-config-schema.js';
 import { describeConfigValue, isSecretPath } from './describe-config-value.js';
 import { interpolateEnv } from './interpolate-env.js';
-import { parseConfigYaml } from './parse-config-yaml.js';
 import type { RawBotConfig } from './raw-bot-config.js';
 import { resolveStartPosition } from './resolve-start-position.js';
 
@@ -33,17 +30,8 @@ export type LoadBotConfigOptions = {
   readonly onUnsetSecret?: (problem: ConfigProblem) => void;
 };
 
-const configValidator = lazyValidator(
-  {
-    allErrors: true,
-    useDefaults: true,
-    coerceTypes: true,
-    discriminator: true,
-    verbose: true,
-    strict: false,
-  },
-  BOT_CONFIG_SCHEMA,
-);
+/** Config files are a few KB; anything this large is the wrong file. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
  * Parses, interpolates, validates and freezes a `bot.config.yaml`. Throws ConfigError with every
@@ -53,11 +41,18 @@ const configValidator = lazyValidator(
 export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
   const file = options.path;
   const problems = new ConfigProblemList(file);
-  const parsed = parseConfigYaml(file, options.text, problems);
-  if (parsed === undefined) return problems.fail();
-  const { at } = parsed;
+  const parsed = parseYamlSource(file, options.text, {
+    noun: 'config file',
+    limits: { maxBytes: MAX_CONFIG_BYTES },
+    tooLargeAdvice: 'is it the right file?',
+  });
+  if (!parsed.ok) {
+    problems.addAll(parsed.problems);
+    return problems.fail();
+  }
+  const { at, value } = parsed.source;
 
-  const env = interpolateEnv(parsed.value ?? null, options.env ?? {});
+  const env = interpolateEnv(value ?? null, options.env ?? {});
   for (const p of env.problems) {
     const pos = at.valuePos(p.path, p.offset);
     if (p.code === 'MISSING_ENV' && options.onUnsetSecret !== undefined && isSecretPath(p.path)) {
@@ -70,15 +65,11 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
   }
   problems.throwIfAny();
 
+  // The check fills in the schema's defaults.
   const data = env.value;
-  const validate = configValidator();
-  if (!validate(data)) {
-    for (const p of configSchemaProblems(validate.errors ?? [], env.fromEnv)) {
-      problems.add(at.pos(p.path, { key: p.key }), p.path, p.code, p.message, p.hint);
-    }
-    // Every problem may be about an unset secret (onUnsetSecret): those are not errors here.
-    problems.throwIfAny();
-  }
+  problems.addAll(checkConfigSchema(data, at, env.fromEnv));
+  // Every problem may be about an unset secret (onUnsetSecret): those are not errors here.
+  problems.throwIfAny();
   const raw = data as RawBotConfig;
   const ctx: ConfigCheckContext = {
     at,

@@ -1,4 +1,4 @@
-import { closestMatch } from '../../core/source/closest-match.js';
+import { closestMatch } from '../../core/source/index.js';
 import type { StartPosition } from './bot-config.js';
 import { START_KEYWORDS } from './bot-config-schema.js';
 import type { ConfigCheckContext } from './config-problem-list.js';

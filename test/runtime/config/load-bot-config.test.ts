@@ -57,13 +57,30 @@ describe('defaults and conversion', () => {
     const deep = `${BASE}parties: ${'['.repeat(100_000)}\n`;
     const err = errorOf(deep);
     expect(err.problems[0]).toMatchObject({ code: 'YAML_TOO_COMPLEX', line: 5 });
-    expect(err.message).toMatch(new RegExp(`^${FILE}:5:\\d+: YAML too complex for a config file`));
+    expect(err.message).toMatch(
+      new RegExp(`^${FILE}:5:\\d+: .*: config files do not nest that deep$`),
+    );
     const indented = `${BASE}state:\n${' '.repeat(300)}dir: x\n`;
     expect(errorOf(indented).problems[0]).toMatchObject({ code: 'YAML_TOO_COMPLEX', line: 6 });
     const huge = `${BASE}# ${'x'.repeat(1024 * 1024)}\n`;
     expect(errorOf(huge).message).toMatch(
-      new RegExp(`^${FILE}:1:1: the config file is too large: the file is .* allowed`),
+      new RegExp(`^${FILE}:1:1: the file is .*, more than the .* a config file may have`),
     );
+  });
+
+  it('refuses an alias bomb before expanding it', () => {
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (const [n, prev] of [
+      ['b', 'a'],
+      ['c', 'b'],
+      ['d', 'c'],
+      ['e', 'd'],
+    ] as const) {
+      bomb.push(`${n}: &${n} [${Array(10).fill(`*${prev}`).join(', ')}]`);
+    }
+    const err = errorOf(`${BASE}parties:\n${bomb.map((l) => `  ${l}`).join('\n')}\n`);
+    expect(err.problems[0]).toMatchObject({ code: 'YAML_TOO_COMPLEX', line: 1, col: 1 });
+    expect(err.message).toMatch(/too many aliases/);
   });
 
   it('reads every field', () => {
@@ -426,7 +443,7 @@ describe('errors, each at file:line:col', () => {
     [
       'a duplicate key',
       `${BASE}log: {level: info}\nlog: {level: debug}\n`,
-      `${FILE}:6:1: YAML syntax: Map keys must be unique`,
+      `${FILE}:6:1: YAML syntax: Map keys must be unique\n    hint: each key may appear once per mapping; remove or rename the repeated one`,
     ],
   ])('%s', (_name, text, message) => {
     expect(errorOf(text).message).toBe(message);

@@ -1,0 +1,130 @@
+import type { ErrorObject } from 'ajv';
+import { lazyValidator } from '../../core/lazy-validator.js';
+import {
+  explainSchemaErrors,
+  type SchemaProblem,
+  type SchemaWording,
+  type SourceProblem,
+  type YamlLocator,
+  type YamlPath,
+} from '../../core/source/index.js';
+import { ALIAS_PATTERN, BOT_CONFIG_SCHEMA, DURATION_PATTERN } from './bot-config-schema.js';
+import type { ConfigProblemCode } from './config-error.js';
+import { describeConfigValue, fieldName, isSecretField } from './describe-config-value.js';
+
+const configValidator = lazyValidator(
+  {
+    allErrors: true,
+    useDefaults: true,
+    coerceTypes: true,
+    discriminator: true,
+    verbose: true,
+    strict: false,
+  },
+  BOT_CONFIG_SCHEMA,
+);
+
+const ALIAS_HINT = 'aliases are letters, digits, - and _, starting with a letter';
+
+const MISSING_HINTS: Readonly<Record<string, string>> = {
+  ledger: 'add `ledger:` with `url` (or `embedded`) and `userId`',
+  rules: 'add `rules: rules/` (a directory of rule files) or a list of paths',
+  userId: 'add `userId:` with the Ledger API user the bot submits as',
+  type: 'add `type:` none, static, file or oauth2',
+  mode: 'add `mode: offset` or `mode: duration`',
+  port: 'add `port:` (0 picks a free port)',
+  value: 'add `value:` with a duration, e.g. 24h',
+  models: 'add `models:` with the model files to load, e.g. [model.yaml]',
+};
+
+type Problem = SchemaProblem<ConfigProblemCode>;
+
+/** The config's own words where the front end's defaults say less. */
+function explain(
+  e: ErrorObject,
+  path: YamlPath,
+  describe: (p: YamlPath) => string,
+): Problem | null | undefined {
+  const params = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'type':
+      if (path.length > 0 || e.data === null || e.data === undefined) return undefined;
+      return {
+        path,
+        key: false,
+        code: 'WRONG_TYPE',
+        message: `the file must be a mapping of settings, not ${describe(path)}`,
+      };
+    case 'propertyNames': {
+      // Only `parties` limits its key names: to party aliases.
+      const name = String(params.propertyName);
+      return {
+        path: [...path, name],
+        key: true,
+        code: 'BAD_VALUE',
+        message: `"${name}" is not a party alias`,
+        hint: ALIAS_HINT,
+      };
+    }
+    case 'anyOf':
+      // `rules` and `tests`: a path or a list of paths.
+      return {
+        path,
+        key: false,
+        code: 'WRONG_TYPE',
+        message: `${fieldName(path)} must be a path (text) or a list of paths, not ${describe(path)}`,
+      };
+    case 'oneOf':
+    case 'const':
+      // The discriminator's own error (or the chosen branch's) says it better.
+      return null;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Validates an interpolated config against BOT_CONFIG_SCHEMA, filling in its defaults, and
+ * explains every problem in the config's words through the shared front end. Values from the
+ * environment and secret fields are never shown.
+ *
+ * Not `schemaChecker`: that drops every error inside a `oneOf` branch, and with ajv's
+ * `discriminator` (`ledger.auth`, `submission.dedup`) the branch the tag picked is the only one
+ * checked, so its errors are the real ones. Here they are renamed out of the front end's way.
+ */
+export function checkConfigSchema(
+  data: unknown,
+  at: YamlLocator,
+  fromEnv: ReadonlySet<string>,
+): SourceProblem<ConfigProblemCode>[] {
+  const validate = configValidator();
+  if (validate(data)) return [];
+  const errors = (validate.errors ?? []).map((e) => ({
+    ...e,
+    schemaPath: e.schemaPath.replace(/\/oneOf\/(\d+)/g, '/oneOf-branch-$1'),
+  }));
+  const describe = (path: YamlPath, value: unknown): string =>
+    describeConfigValue(path, value, fromEnv);
+  const wording: SchemaWording<ConfigProblemCode> = {
+    secret: isSecretField,
+    value: (value, path) => describe(path, value),
+    place: (path) => (path.length === 0 ? 'in the top level' : `in ${fieldName(path)}`),
+    missingHints: MISSING_HINTS,
+    patterns: {
+      [DURATION_PATTERN]: {
+        what: 'a duration',
+        code: 'BAD_DURATION',
+        hint: 'write a number with a unit: ms, s, m, h, d or w, e.g. 30s, 5m or 1h30m',
+      },
+      [ALIAS_PATTERN]: { what: 'a party alias', hint: ALIAS_HINT },
+    },
+    explain: (e, path) => explain(e, path, (p) => describe(p, e.data)),
+  };
+  return explainSchemaErrors(errors, wording).map((p) => ({
+    ...at.pos(p.path, { key: p.key }),
+    path: p.path,
+    code: p.code,
+    message: p.message,
+    ...(p.hint === undefined ? {} : { hint: p.hint }),
+  }));
+}
