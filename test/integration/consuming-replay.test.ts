@@ -1,18 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { runUntil } from '../support/run-until.js';
-import type { TestScope } from '../support/test-scope.js';
 import {
   allTerminal,
   countContracts,
   expectedEffects,
   invoicePlan,
   issueInvoices,
-  startInProcessBot,
+  settled,
+  startReplica,
   startTestLedger,
   untilEffects,
   waitFor,
   type InProcessBot,
-  type TestLedger,
 } from './harness.js';
 
 // Canton interprets a command before it deduplicates it: resubmitting a consuming exercise whose
@@ -21,20 +20,6 @@ import {
 // settle (exercise consuming the payment) are such commands. Under lost responses and dropped
 // completions, and on a second replica replaying everything its twin already did, every intent
 // whose command committed must end `succeeded` (or `duplicate`), never `rejected`.
-
-/** A replica reading from the beginning with a short completion timeout, stopped with `scope`. */
-async function replica(scope: TestScope, l: TestLedger, seed: number): Promise<InProcessBot> {
-  // Short completion timeout, so commands whose completion was dropped are resubmitted after
-  // they committed.
-  return scope.own(
-    await startInProcessBot(l, {
-      stateDir: scope.tempDir(),
-      seed,
-      start: { kind: 'begin' },
-      submission: { maxInFlight: 32, completionTimeoutMs: 400 },
-    }),
-  );
-}
 
 /** The journal's rejected intents, with their last error, for a readable failure. */
 const rejected = (b: InProcessBot): unknown[] =>
@@ -65,7 +50,7 @@ describe('consuming commands resubmitted after they committed', () => {
             completionDelayMs: [0, 150],
           });
           // Replica a: reads from the beginning under the faults.
-          const a = await replica(scope, ledger, 31);
+          const a = await startReplica(scope, ledger, 31);
           return { ledger, a };
         },
         ...untilEffects(expected, 45_000),
@@ -87,12 +72,10 @@ describe('consuming commands resubmitted after they committed', () => {
 
           // Replica b: its own journal, the same rules and user, replaying from the beginning
           // while the faults go on. Everything it derives was committed by a.
-          const b = await replica(scope, l, 32);
+          const b = await startReplica(scope, l, 32);
           const bStates = await waitFor(
             () => b.states(),
-            (s) =>
-              allTerminal(s) &&
-              s.succeeded + s.duplicate + s.rejected + s['dead-lettered'] >= intents,
+            settled(intents),
             30_000,
             'replica b terminal',
           );

@@ -16,6 +16,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/start-sandbox.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import type { IntentState, Store } from '../../src/store/store.js';
 import type { RunUntil } from '../support/run-until.js';
+import type { TestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 
 // The generic helpers live in test/support/; the integration tests have always imported them
@@ -380,6 +381,34 @@ export async function startInProcessBot(
 /** Every intent of the journal is terminal. */
 export function allTerminal(states: Record<IntentState, number>): boolean {
   return states.pending === 0 && states.submitted === 0;
+}
+
+/** Every intent is terminal, and there are at least `intents` of them. */
+export function settled(intents: number): (states: Record<IntentState, number>) => boolean {
+  return (s) =>
+    allTerminal(s) && s.succeeded + s.duplicate + s.rejected + s['dead-lettered'] >= intents;
+}
+
+/**
+ * A replica that reads the ledger from the beginning, stopped with `scope`. Its completion
+ * timeout is short, so commands whose completion was dropped are resubmitted after they
+ * committed.
+ */
+export async function startReplica(
+  scope: TestScope,
+  ledger: TestLedger,
+  seed: number,
+  rules?: RuleSet,
+): Promise<InProcessBot> {
+  return scope.own(
+    await startInProcessBot(ledger, {
+      stateDir: scope.tempDir(),
+      seed,
+      start: { kind: 'begin' },
+      ...(rules === undefined ? {} : { rules }),
+      submission: { maxInFlight: 32, completionTimeoutMs: 400 },
+    }),
+  );
 }
 
 /**

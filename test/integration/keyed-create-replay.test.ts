@@ -2,14 +2,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { eventFormat } from '../../src/ledger/filters.js';
 import { runUntil } from '../support/run-until.js';
-import type { TestScope } from '../support/test-scope.js';
 import {
-  allTerminal,
   invoicePlan,
   issueInvoices,
   loadFixtureRules,
   ROOT,
-  startInProcessBot,
+  settled,
+  startReplica,
   startTestLedger,
   waitFor,
   type InProcessBot,
@@ -22,19 +21,6 @@ import {
 
 const STAMP = '#audit:Audit:Stamp';
 const KEYED_RULES = join(ROOT, 'test/integration/fixtures/keyed-rules');
-
-/** A replica reading from the beginning with a short completion timeout, stopped with `scope`. */
-async function replica(scope: TestScope, l: TestLedger, seed: number): Promise<InProcessBot> {
-  return scope.own(
-    await startInProcessBot(l, {
-      stateDir: scope.tempDir(),
-      seed,
-      start: { kind: 'begin' },
-      rules: loadFixtureRules(l.parties, KEYED_RULES),
-      submission: { maxInFlight: 32, completionTimeoutMs: 400 },
-    }),
-  );
-}
 
 /** Stamps on the ledger per reference. */
 async function stamps(l: TestLedger): Promise<Map<string, number>> {
@@ -75,7 +61,10 @@ describe('keyed creates resubmitted after they committed', () => {
             dropCompletionRate: 0.3,
             completionDelayMs: [0, 150],
           });
-          return { l, a: await replica(scope, l, 41) };
+          return {
+            l,
+            a: await startReplica(scope, l, 41, loadFixtureRules(l.parties, KEYED_RULES)),
+          };
         },
         probe: ({ l }) => stamps(l),
         until: (s) => s.size === plan.length,
@@ -84,8 +73,7 @@ describe('keyed creates resubmitted after they committed', () => {
         then: async ({ l, a }, _stamps, scope) => {
           const aStates = await waitFor(
             () => a.states(),
-            (s) =>
-              allTerminal(s) && s.succeeded + s.duplicate + s.rejected + s['dead-lettered'] >= 40,
+            settled(40),
             20_000,
             'replica a terminal',
           );
@@ -96,11 +84,10 @@ describe('keyed creates resubmitted after they committed', () => {
           expect(a.bot.metrics.earlierCommitsFound).toBeGreaterThan(0);
 
           // Replica b: everything it derives, a has committed; each repeat is refused on its key.
-          const b = await replica(scope, l, 42);
+          const b = await startReplica(scope, l, 42, loadFixtureRules(l.parties, KEYED_RULES));
           const bStates = await waitFor(
             () => b.states(),
-            (s) =>
-              allTerminal(s) && s.succeeded + s.duplicate + s.rejected + s['dead-lettered'] >= 40,
+            settled(40),
             30_000,
             'replica b terminal',
           );
