@@ -5,7 +5,7 @@ import type { CallOptions } from '../ledger/http-transport.js';
 import { decodeCompletion } from '../ledger/ws/completion-stream.js';
 import type { BotLedger } from './bot-ledger.js';
 import type { ErrorRecord } from './error-record.js';
-import { prunedUpTo } from './prune-recovery.js';
+import { prunedUpTo } from './pruned-up-to.js';
 
 /** What `findCommittedCompletion` reads of the ledger. */
 export type CompletionLookupLedger = Pick<

@@ -2,7 +2,7 @@ import { isDedupPeriodRefused } from '../ledger/error-checks.js';
 import type { IntentRecord } from '../store/store.js';
 import type { BotLedger } from './bot-ledger.js';
 import type { DedupConfig } from './config/bot-config.js';
-import { prunedUpTo } from './prune-recovery.js';
+import { prunedUpTo } from './pruned-up-to.js';
 import type { DedupChoice } from './submission-payload.js';
 
 /**

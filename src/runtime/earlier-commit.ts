@@ -4,7 +4,7 @@ import { LedgerApiError } from '../ledger/ledger-api-error.js';
 import type { CallOptions } from '../ledger/http-transport.js';
 import type { BotLedger } from './bot-ledger.js';
 import type { ErrorRecord } from './error-record.js';
-import { prunedUpTo } from './prune-recovery.js';
+import { prunedUpTo } from './pruned-up-to.js';
 import type { SubmissionPayload } from './submission-payload.js';
 
 /** What `findEarlierCommit` reads of the ledger. */
