@@ -1,33 +1,11 @@
-import { parseArgs } from 'node:util';
 import { parseCompletionStatus } from '../../ledger/completion-status.js';
 import { MAX_LIST_LIMIT } from '../../ledger/ledger-client.js';
 import type { JsTransaction, Update } from '../../ledger/wire/wire-types.js';
 import { evaluateTransaction } from '../../rules/evaluate.js';
 import { formatRuleEvaluationError } from '../../rules/evaluation-result.js';
-import type { CliCommand } from '../cli-command.js';
-import type { CliIo } from '../cli-io.js';
+import { defineCommand } from '../define-command.js';
 import { openReplayContext, type ReplayContext } from '../compose/open-replay-context.js';
 import { UsageError } from '../usage-error.js';
-
-const HELP = `Usage: ledgerbot backtest --config FILE --from OFFSET --to OFFSET [--json]
-
-Replays the ledger's updates from offset --from to offset --to (both included), with the bot's
-own subscription filter, through the rules, exactly as the bot evaluates them. Reports every
-command the rules would have submitted and whether it is already on the ledger: its commandId
-completed for the bot's user (from the completions of the range and later, and from the bot's
-own transactions in the range). Submits nothing
-and writes nothing.
-
-Options:
-  --config FILE    the bot config (default ./bot.config.yaml)
-  --from OFFSET    the first offset replayed
-  --to OFFSET      the last offset replayed (at most the ledger end)
-  --json           print the report as one JSON document
-  -h, --help       show this help
-
-Exit status: 0 when replayed, 1 when the ledger cannot be read (pruned range, say), 2 for
-usage and config errors.
-`;
 
 /** Whether a would-be command is on the ledger, as far as the completions of the bot's user say. */
 export type LedgerStatus = 'on-ledger' | 'rejected' | 'absent';
@@ -76,25 +54,34 @@ export type BacktestReport = {
 /** A replay never reads more pages than this (200 updates each): a guard, not a real limit. */
 const MAX_PAGES = 100_000;
 
-export const backtestCommand: CliCommand = {
+export const backtestCommand = defineCommand({
   name: 'backtest',
   summary: 'replay an offset range through the rules: what would fire, and is it on the ledger',
-  run: async (args: string[], io: CliIo) => {
-    const { values } = parseArgs({
-      args,
-      options: {
-        config: { type: 'string', default: 'bot.config.yaml' },
-        from: { type: 'string' },
-        to: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    });
-    if (values.help === true) {
-      io.out(HELP);
-      return 0;
-    }
+  usage: `backtest --config FILE --from OFFSET --to OFFSET [--json]`,
+  description: `Replays the ledger's updates from offset --from to offset --to (both included), with the bot's
+own subscription filter, through the rules, exactly as the bot evaluates them. Reports every
+command the rules would have submitted and whether it is already on the ledger: its commandId
+completed for the bot's user (from the completions of the range and later, and from the bot's
+own transactions in the range). Submits nothing
+and writes nothing.`,
+  options: {
+    config: {
+      type: 'string',
+      default: 'bot.config.yaml',
+      value: 'FILE',
+      help: 'the bot config (default ./bot.config.yaml)',
+    },
+    from: { type: 'string', value: 'OFFSET', help: 'the first offset replayed' },
+    to: {
+      type: 'string',
+      value: 'OFFSET',
+      help: 'the last offset replayed (at most the ledger end)',
+    },
+    json: { type: 'boolean', default: false, help: 'print the report as one JSON document' },
+  },
+  footer: `Exit status: 0 when replayed, 1 when the ledger cannot be read (pruned range, say), 2 for
+usage and config errors.`,
+  run: async ({ values }, io) => {
     const from = offsetOption('--from', values.from);
     const to = offsetOption('--to', values.to);
     if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
@@ -113,7 +100,7 @@ export const backtestCommand: CliCommand = {
       await ctx.close();
     }
   },
-};
+});
 
 function offsetOption(name: string, text: string | undefined): number {
   if (text === undefined) throw new UsageError(`${name} OFFSET is required`);

@@ -1,19 +1,7 @@
-import { parseArgs } from 'node:util';
 import type { CliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
+import { defineCommand } from '../define-command.js';
 import { UsageError } from '../usage-error.js';
-
-const HELP = `Usage: ledgerbot completion bash|zsh
-
-Prints a shell completion script for ledgerbot's commands and their flags. Load it from your
-shell's start-up file:
-
-  bash (~/.bashrc):  eval "$(ledgerbot completion bash)"
-  zsh  (~/.zshrc):   eval "$(ledgerbot completion zsh)"    (after compinit)
-
-Options:
-  -h, --help  show this help
-`;
 
 /** What completion knows of a command: read from the command table and each command's --help. */
 export type CompletionSpec = {
@@ -37,20 +25,18 @@ export type CompletionFlag = {
  * to a command's help is completed without touching this file.
  */
 export function completionCommand(commands: () => readonly CliCommand[]): CliCommand {
-  return {
+  return defineCommand({
     name: 'completion',
     summary: 'print a shell completion script (bash or zsh)',
-    run: async (args: string[], io: CliIo) => {
-      const { values, positionals } = parseArgs({
-        args,
-        options: { help: { type: 'boolean', short: 'h' } },
-        allowPositionals: true,
-        strict: true,
-      });
-      if (values.help === true) {
-        io.out(HELP);
-        return 0;
-      }
+    usage: 'completion bash|zsh',
+    description: `Prints a shell completion script for ledgerbot's commands and their flags. Load it from your
+shell's start-up file:
+
+  bash (~/.bashrc):  eval "$(ledgerbot completion bash)"
+  zsh  (~/.zshrc):   eval "$(ledgerbot completion zsh)"    (after compinit)`,
+    options: {},
+    positionals: true,
+    run: async ({ positionals }, io) => {
       const shell = positionals[0];
       if (positionals.length !== 1 || (shell !== 'bash' && shell !== 'zsh')) {
         throw new UsageError('completion needs one shell: bash or zsh');
@@ -59,7 +45,7 @@ export function completionCommand(commands: () => readonly CliCommand[]): CliCom
       io.out(shell === 'bash' ? bashScript(specs) : zshScript(specs));
       return 0;
     },
-  };
+  });
 }
 
 /** Runs each command's `--help` into a buffer and reads its flags and subcommands. */

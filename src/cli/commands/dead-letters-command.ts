@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { systemClock } from '../../core/clock.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { deadLetterView, type DeadLetterView } from '../../runtime/intent-view.js';
@@ -8,7 +7,7 @@ import { parsePayload } from '../../runtime/submission-payload.js';
 import { openSqliteStore, SQLITE_STORE_FILE } from '../../store/open-sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import { StoreError } from '../../store/store-error.js';
-import type { CliCommand } from '../cli-command.js';
+import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
 import { formatTable } from '../present/format-table.js';
 import { openStoreForWriting } from '../compose/open-store-for-writing.js';
@@ -22,31 +21,6 @@ import {
 import { readConfig } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
 import { indentJson } from '../present/would-submit.js';
-
-const HELP = `Usage: ledgerbot dead-letters list|show ID|retry ID|drop ID --config FILE
-
-Works on the dead letters of a bot: intents it gave up on (retries exhausted, deadline passed,
-or a final rejection it could not act on). Through the running bot's ops API (the config's
-http section) when it answers; otherwise directly on the state store in state.dir: list and
-show read it (also while a bot without http runs), retry and drop need the bot to be stopped
-(a running bot is the one writer of its store; with http it does them itself).
-
-  list       the dead letters, oldest first
-  show ID    one dead letter: its error, the commands, the triggering event
-  retry ID   back into the pipeline under the SAME commandId (the ledger deduplicates, so it
-             lands at most once): at once by the running bot, or at the next start
-  drop ID    delete it for good
-
-Options:
-  --config FILE   the bot config (default ./bot.config.yaml)
-  --limit N       list at most N (default 100)
-  --rule ID       list only this rule's
-  --json          print JSON
-  -h, --help      show this help
-
-Exit status: 0 done, 1 when it cannot be done (no such dead letter, a running bot without
-http holds the store, bot not answering), 2 for usage and config errors.
-`;
 
 /** Where the dead letters are worked on: the running bot, or its store. */
 type Target = {
@@ -62,26 +36,36 @@ type Target = {
 const ACTIONS = ['list', 'show', 'retry', 'drop'] as const;
 type Action = (typeof ACTIONS)[number];
 
-export const deadLettersCommand: CliCommand = {
+export const deadLettersCommand = defineCommand({
   name: 'dead-letters',
   summary: 'list, show, retry (same commandId) or drop dead letters, via the bot or its store',
-  run: async (args: string[], io: CliIo) => {
-    const { values, positionals } = parseArgs({
-      args,
-      options: {
-        config: { type: 'string', default: 'bot.config.yaml' },
-        limit: { type: 'string', default: '100' },
-        rule: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-    if (values.help === true) {
-      io.out(HELP);
-      return 0;
-    }
+  usage: `dead-letters list|show ID|retry ID|drop ID --config FILE`,
+  description: `Works on the dead letters of a bot: intents it gave up on (retries exhausted, deadline passed,
+or a final rejection it could not act on). Through the running bot's ops API (the config's
+http section) when it answers; otherwise directly on the state store in state.dir: list and
+show read it (also while a bot without http runs), retry and drop need the bot to be stopped
+(a running bot is the one writer of its store; with http it does them itself).
+
+  list       the dead letters, oldest first
+  show ID    one dead letter: its error, the commands, the triggering event
+  retry ID   back into the pipeline under the SAME commandId (the ledger deduplicates, so it
+             lands at most once): at once by the running bot, or at the next start
+  drop ID    delete it for good`,
+  options: {
+    config: {
+      type: 'string',
+      default: 'bot.config.yaml',
+      value: 'FILE',
+      help: 'the bot config (default ./bot.config.yaml)',
+    },
+    limit: { type: 'string', default: '100', value: 'N', help: 'list at most N (default 100)' },
+    rule: { type: 'string', value: 'ID', help: "list only this rule's" },
+    json: { type: 'boolean', default: false, help: 'print JSON' },
+  },
+  positionals: true,
+  footer: `Exit status: 0 done, 1 when it cannot be done (no such dead letter, a running bot without
+http holds the store, bot not answering), 2 for usage and config errors.`,
+  run: async ({ values, positionals }, io) => {
     const [action, id, ...extra] = positionals;
     if (action === undefined || !(ACTIONS as readonly string[]).includes(action)) {
       throw new UsageError(
@@ -114,7 +98,7 @@ export const deadLettersCommand: CliCommand = {
       target.close();
     }
   },
-};
+});
 
 async function perform(
   target: Target,

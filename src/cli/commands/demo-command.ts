@@ -2,7 +2,6 @@ import { createWriteStream, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { systemClock } from '../../core/clock.js';
 import { formatDuration } from '../../core/duration.js';
 import { SeededRandom } from '../../core/seeded-random.js';
@@ -11,9 +10,9 @@ import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { startSandbox, type Sandbox } from '../../sandbox/start-sandbox.js';
 import { openSqliteStore } from '../../store/open-sqlite-store.js';
 import { INTENT_STATES, type IntentState } from '../../store/store.js';
-import type { CliCommand } from '../cli-command.js';
+import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
-import { colourFor, noColorHelp, NO_COLOR_OPTION, type Colour } from '../present/colour.js';
+import { colourFor, NO_COLOR_OPTION, type Colour } from '../present/colour.js';
 import { DemoDriver } from './demo-driver.js';
 import {
   clockText,
@@ -28,23 +27,6 @@ import { startBot, type RunningBot } from '../compose/start-bot.js';
 import { durationOption, integerOption, portOption } from '../cli-options.js';
 import { UsageError } from '../usage-error.js';
 
-const HELP = `Usage: ledgerbot demo [--duration 30s] [--port 7575] [--pace 800ms] [--seed 1] [--state-dir DIR]
-
-Starts the sandbox in this process with the invoices example (examples/invoices), runs the bot
-with its rules, and drives some business: the issuer sends invoices, the payer accepts a large
-one by hand now and then. Prints what each rule did, and at the end (Ctrl-C or --duration) a
-summary with the ledger effects checked contract by contract.
-
-Options:
-  --duration D   stop after D (e.g. 30s, 2m); default: run until Ctrl-C
-  --port N       the sandbox port (default 7575, or a free one if that is taken; 0: a free one)
-  --pace D       time between two business actions (default 800ms)
-  --seed N       seeds the business activity and the sandbox (default 1)
-  --state-dir D  the bot's state directory and log (default: a new temporary directory)
-${noColorHelp(17)}
-  -h, --help     show this help
-`;
-
 const DEFAULT_PORT = 7575;
 const DRIVER_USER = 'demo-driver';
 /** How long the end of the demo waits for the bot to finish what the last actions started. */
@@ -54,27 +36,45 @@ const EXAMPLE_CONFIG = fileURLToPath(
   new URL('../../../examples/invoices/bot.config.yaml', import.meta.url),
 );
 
-export const demoCommand: CliCommand = {
+export const demoCommand = defineCommand({
   name: 'demo',
   summary: 'run the bot against the embedded sandbox with the example rules',
-  run: async (args: string[], io: CliIo) => {
-    const { values } = parseArgs({
-      args,
-      options: {
-        duration: { type: 'string' },
-        port: { type: 'string' },
-        pace: { type: 'string', default: '800ms' },
-        seed: { type: 'string', default: '1' },
-        'state-dir': { type: 'string' },
-        ...NO_COLOR_OPTION,
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    });
-    if (values.help === true) {
-      io.out(HELP);
-      return 0;
-    }
+  usage: `demo [--duration 30s] [--port 7575] [--pace 800ms] [--seed 1] [--state-dir DIR]`,
+  description: `Starts the sandbox in this process with the invoices example (examples/invoices), runs the bot
+with its rules, and drives some business: the issuer sends invoices, the payer accepts a large
+one by hand now and then. Prints what each rule did, and at the end (Ctrl-C or --duration) a
+summary with the ledger effects checked contract by contract.`,
+  options: {
+    duration: {
+      type: 'string',
+      value: 'D',
+      help: 'stop after D (e.g. 30s, 2m); default: run until Ctrl-C',
+    },
+    port: {
+      type: 'string',
+      value: 'N',
+      help: 'the sandbox port (default 7575, or a free one if that is taken; 0: a free one)',
+    },
+    pace: {
+      type: 'string',
+      default: '800ms',
+      value: 'D',
+      help: 'time between two business actions (default 800ms)',
+    },
+    seed: {
+      type: 'string',
+      default: '1',
+      value: 'N',
+      help: 'seeds the business activity and the sandbox (default 1)',
+    },
+    'state-dir': {
+      type: 'string',
+      value: 'D',
+      help: "the bot's state directory and log (default: a new temporary directory)",
+    },
+    ...NO_COLOR_OPTION,
+  },
+  run: async ({ values }, io) => {
     return runDemo(
       {
         durationMs:
@@ -88,7 +88,7 @@ export const demoCommand: CliCommand = {
       io,
     );
   },
-};
+});
 
 type DemoOptions = {
   readonly durationMs: number | undefined;

@@ -1,50 +1,39 @@
-import { parseArgs } from 'node:util';
 import { eventFormat, transactionFormat, updateFormat } from '../../ledger/filters.js';
 import { LedgerApiError } from '../../ledger/ledger-api-error.js';
 import type { Event, JsTransaction, UpdateFormat } from '../../ledger/wire/wire-types.js';
 import { evaluate } from '../../rules/evaluate.js';
 import { formatRuleEvaluationError, type Intent } from '../../rules/evaluation-result.js';
 import { formatExplanation } from '../../rules/format-explanation.js';
-import type { CliCommand } from '../cli-command.js';
+import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
 import { openReplayContext, type ReplayContext } from '../compose/open-replay-context.js';
 import { UsageError } from '../usage-error.js';
 import { indentJson, wouldSubmit } from '../present/would-submit.js';
 
-const HELP = `Usage: ledgerbot explain --config FILE (--update-id ID | --offset N)
-
-Fetches one update from the participant, with the bot's own subscription filter, and evaluates
-it through the rules exactly as the bot does (CEL \`now\` is the update's record time). Prints,
-for every event and every rule, why the rule fired or not, condition by condition, and the
-commands it would submit. Submits nothing and writes nothing.
-
-Options:
-  --config FILE     the bot config (default ./bot.config.yaml)
-  --update-id ID    the update (transaction) to explain
-  --offset N        or the update at this ledger offset (the \`offset\` of a log line)
-  -h, --help        show this help
-
-Exit status: 0 when explained, 1 when the update cannot be read, 2 for usage and config errors.
-`;
-
-export const explainCommand: CliCommand = {
+export const explainCommand = defineCommand({
   name: 'explain',
   summary: 'why each rule did (not) fire on one update, and what it would submit',
-  run: async (args: string[], io: CliIo) => {
-    const { values } = parseArgs({
-      args,
-      options: {
-        config: { type: 'string', default: 'bot.config.yaml' },
-        'update-id': { type: 'string' },
-        offset: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    });
-    if (values.help === true) {
-      io.out(HELP);
-      return 0;
-    }
+  usage: `explain --config FILE (--update-id ID | --offset N)`,
+  description: `Fetches one update from the participant, with the bot's own subscription filter, and evaluates
+it through the rules exactly as the bot does (CEL \`now\` is the update's record time). Prints,
+for every event and every rule, why the rule fired or not, condition by condition, and the
+commands it would submit. Submits nothing and writes nothing.`,
+  options: {
+    config: {
+      type: 'string',
+      default: 'bot.config.yaml',
+      value: 'FILE',
+      help: 'the bot config (default ./bot.config.yaml)',
+    },
+    'update-id': { type: 'string', value: 'ID', help: 'the update (transaction) to explain' },
+    offset: {
+      type: 'string',
+      value: 'N',
+      help: `or the update at this ledger offset (the \`offset\` of a log line)`,
+    },
+  },
+  footer: `Exit status: 0 when explained, 1 when the update cannot be read, 2 for usage and config errors.`,
+  run: async ({ values }, io) => {
     const which = selector(values['update-id'], values.offset);
     const ctx = await openReplayContext(values.config, 'explain');
     try {
@@ -56,7 +45,7 @@ export const explainCommand: CliCommand = {
       await ctx.close();
     }
   },
-};
+});
 
 /** Which update to explain: by its id, or by its offset. */
 type Selector = { readonly updateId: string } | { readonly offset: number };

@@ -1,8 +1,7 @@
 import { appendFile, lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
-import type { CliCommand } from '../cli-command.js';
+import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
 import {
   ACTING_PARTY_ENV,
@@ -23,27 +22,6 @@ import {
   starterModelText,
 } from './init-starter-files.js';
 import { UsageError } from '../usage-error.js';
-
-const HELP = `Usage: ledgerbot init [DIR] [--embedded | --url URL [--party alias=id]...] [--force]
-
-Starts a ledgerbot project in DIR (default: the current directory; created if missing):
-bot.config.yaml, an example rule in rules/, its unit tests in tests/, the schemas for
-editors in schema/, and a .gitignore entry for the state directory (.state/). Then:
-  ledgerbot validate --config DIR/bot.config.yaml && ledgerbot test DIR/tests
-
-Options:
-  --embedded         run against an embedded sandbox (no Canton needed): writes
-                     models/starter.yaml, a small ledger the example rule fires on
-  --url URL          the participant's JSON Ledger API (default http://127.0.0.1:7575); the
-                     token is read from the environment variable ${TOKEN_ENV}
-  --party alias=id   a party alias for the rules and its party id (repeatable); the example
-                     rule acts as \`${EXAMPLE_ACTING_ALIAS}\` (without it, ${ACTING_PARTY_ENV} is read)
-  --force            overwrite files that exist
-  -h, --help         show this help
-
-Exit status: 0 when the files are written, 2 for a bad flag or when a file exists (nothing is
-written then; every existing file is named).
-`;
 
 /** The participant URL when neither --url nor --embedded is given: a local JSON Ledger API. */
 const DEFAULT_URL = 'http://127.0.0.1:7575';
@@ -70,26 +48,36 @@ export class InitSchemaError extends LedgerbotError {
 /** One file to write: its path relative to the project directory, and what it is for. */
 type ProjectFile = { readonly path: string; readonly text: string; readonly what: string };
 
-export const initCommand: CliCommand = {
+export const initCommand = defineCommand({
   name: 'init',
   summary: 'start a project: a commented config, an example rule and its tests',
-  run: async (args: string[], io: CliIo) => {
-    const { values, positionals } = parseArgs({
-      args,
-      options: {
-        url: { type: 'string' },
-        party: { type: 'string', multiple: true },
-        embedded: { type: 'boolean' },
-        force: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-    if (values.help === true) {
-      io.out(HELP);
-      return 0;
-    }
+  usage: `init [DIR] [--embedded | --url URL [--party alias=id]...] [--force]`,
+  description: `Starts a ledgerbot project in DIR (default: the current directory; created if missing):
+bot.config.yaml, an example rule in rules/, its unit tests in tests/, the schemas for
+editors in schema/, and a .gitignore entry for the state directory (.state/). Then:
+  ledgerbot validate --config DIR/bot.config.yaml && ledgerbot test DIR/tests`,
+  options: {
+    embedded: {
+      type: 'boolean',
+      help: 'run against an embedded sandbox (no Canton needed): writes\nmodels/starter.yaml, a small ledger the example rule fires on',
+    },
+    url: {
+      type: 'string',
+      value: 'URL',
+      help: `the participant's JSON Ledger API (default http://127.0.0.1:7575); the\ntoken is read from the environment variable ${TOKEN_ENV}`,
+    },
+    party: {
+      type: 'string',
+      multiple: true,
+      value: 'alias=id',
+      help: `a party alias for the rules and its party id (repeatable); the example\nrule acts as \`${EXAMPLE_ACTING_ALIAS}\` (without it, ${ACTING_PARTY_ENV} is read)`,
+    },
+    force: { type: 'boolean', help: 'overwrite files that exist' },
+  },
+  positionals: true,
+  footer: `Exit status: 0 when the files are written, 2 for a bad flag or when a file exists (nothing is
+written then; every existing file is named).`,
+  run: async ({ values, positionals }, io) => {
     if (positionals.length > 1) {
       throw new UsageError(
         `init takes one directory, not ${positionals.length}: ${positionals.join(' ')}`,
@@ -133,7 +121,7 @@ export const initCommand: CliCommand = {
     report(io, shown, files, gitignore, ledger);
     return 0;
   },
-};
+});
 
 function projectFiles(ledger: InitLedger): ProjectFile[] {
   return [

@@ -1,39 +1,19 @@
-import { parseArgs } from 'node:util';
 import type { CliCommand } from '../cli-command.js';
-import type { CliIo } from '../cli-io.js';
+import { defineCommand } from '../define-command.js';
 import { callOps, requireOpsClient } from '../ops-client.js';
 import { readConfig } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
 
 type Action = 'pause' | 'resume';
 
-const HELP: Record<Action, string> = {
-  pause: `Usage: ledgerbot pause RULE --config FILE
-
-Pauses a rule of the running bot (POST /rules/RULE/pause on its ops API, with http.token):
+/** What each action does, for its help. */
+const DESCRIPTION: Record<Action, string> = {
+  pause: `Pauses a rule of the running bot (POST /rules/RULE/pause on its ops API, with http.token):
 its new events are not evaluated, and the checkpoint stays where the pause began, so nothing
-is lost (a restart starts every rule active and replays from there). Idempotent.
-
-Options:
-  --config FILE  the bot config (default ./bot.config.yaml); needs an http section
-  -h, --help     show this help
-
-Exit status: 0 paused, 1 when the bot is not reachable or refuses (unknown rule, a rule
-disabled in its file), 2 for usage and config errors (no http section).
-`,
-  resume: `Usage: ledgerbot resume RULE --config FILE
-
-Resumes a paused rule of the running bot (POST /rules/RULE/resume on its ops API, with
+is lost (a restart starts every rule active and replays from there). Idempotent.`,
+  resume: `Resumes a paused rule of the running bot (POST /rules/RULE/resume on its ops API, with
 http.token): it takes part in the live evaluation again at once, and the events that arrived
-while it was paused are evaluated now, for that rule only. Idempotent.
-
-Options:
-  --config FILE  the bot config (default ./bot.config.yaml); needs an http section
-  -h, --help     show this help
-
-Exit status: 0 resumed, 1 when the bot is not reachable or refuses (unknown rule, a rule
-disabled in its file), 2 for usage and config errors (no http section).
-`,
+while it was paused are evaluated now, for that rule only. Idempotent.`,
 };
 
 type RuleBody = {
@@ -45,26 +25,26 @@ type RuleBody = {
 };
 
 function ruleCommand(action: Action): CliCommand {
-  return {
+  return defineCommand({
     name: action,
     summary:
       action === 'pause'
         ? 'pause a rule of the running bot (its events are held, not lost)'
         : 'resume a paused rule of the running bot (its held events are evaluated)',
-    run: async (args: string[], io: CliIo) => {
-      const { values, positionals } = parseArgs({
-        args,
-        options: {
-          config: { type: 'string', default: 'bot.config.yaml' },
-          help: { type: 'boolean', short: 'h' },
-        },
-        allowPositionals: true,
-        strict: true,
-      });
-      if (values.help === true) {
-        io.out(HELP[action]);
-        return 0;
-      }
+    usage: `${action} RULE --config FILE`,
+    description: DESCRIPTION[action],
+    options: {
+      config: {
+        type: 'string',
+        default: 'bot.config.yaml',
+        value: 'FILE',
+        help: 'the bot config (default ./bot.config.yaml); needs an http section',
+      },
+    },
+    positionals: true,
+    footer: `Exit status: 0 ${action === 'pause' ? 'paused' : 'resumed'}, 1 when the bot is not reachable or refuses (unknown rule, a rule
+disabled in its file), 2 for usage and config errors (no http section).`,
+    run: async ({ values, positionals }, io) => {
       const [ruleId, ...extra] = positionals;
       if (ruleId === undefined || ruleId.trim() === '') {
         throw new UsageError(`${action} needs the id of the rule: ledgerbot ${action} RULE`);
@@ -87,7 +67,7 @@ function ruleCommand(action: Action): CliCommand {
       );
       return 0;
     },
-  };
+  });
 }
 
 export const pauseCommand: CliCommand = ruleCommand('pause');

@@ -1,22 +1,6 @@
-import { parseArgs } from 'node:util';
-import type { CliCommand } from '../cli-command.js';
-import type { CliIo } from '../cli-io.js';
+import { defineCommand } from '../define-command.js';
 import { expectStatus, isStatus, requireOpsClient } from '../ops-client.js';
 import { readConfig } from '../compose/read-config.js';
-
-const HELP = `Usage: ledgerbot reload --config FILE
-
-Asks the running bot to re-read its rule files (POST /rules/reload on its ops API, with
-http.token), as SIGHUP or saving a rule file does: all of them are swapped in if all are
-valid, none otherwise (the old rules keep running). Prints what changed, or every problem.
-
-Options:
-  --config FILE  the bot config (default ./bot.config.yaml); needs an http section
-  -h, --help     show this help
-
-Exit status: 0 reloaded, 1 when a rule file is invalid or the bot is not reachable, 2 for
-usage and config errors (no http section).
-`;
 
 type Version = { readonly id?: string; readonly revision?: number };
 type ReloadBody = {
@@ -29,22 +13,24 @@ type ReloadBody = {
   readonly errors?: readonly string[];
 };
 
-export const reloadCommand: CliCommand = {
+export const reloadCommand = defineCommand({
   name: 'reload',
   summary: "re-read the running bot's rule files (all or nothing) and print what changed",
-  run: async (args: string[], io: CliIo) => {
-    const { values } = parseArgs({
-      args,
-      options: {
-        config: { type: 'string', default: 'bot.config.yaml' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    });
-    if (values.help === true) {
-      io.out(HELP);
-      return 0;
-    }
+  usage: `reload --config FILE`,
+  description: `Asks the running bot to re-read its rule files (POST /rules/reload on its ops API, with
+http.token), as SIGHUP or saving a rule file does: all of them are swapped in if all are
+valid, none otherwise (the old rules keep running). Prints what changed, or every problem.`,
+  options: {
+    config: {
+      type: 'string',
+      default: 'bot.config.yaml',
+      value: 'FILE',
+      help: 'the bot config (default ./bot.config.yaml); needs an http section',
+    },
+  },
+  footer: `Exit status: 0 reloaded, 1 when a rule file is invalid or the bot is not reachable, 2 for
+usage and config errors (no http section).`,
+  run: async ({ values }, io) => {
     const config = await readConfig(values.config);
     const client = requireOpsClient(config, 'reload');
     const response = await client.request('POST', '/rules/reload');
@@ -74,4 +60,4 @@ export const reloadCommand: CliCommand = {
     );
     return 0;
   },
-};
+});

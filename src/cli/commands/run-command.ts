@@ -1,9 +1,8 @@
-import { parseArgs } from 'node:util';
 import type { Logger as PinoLogger } from 'pino';
 import { AbortError } from '../../core/abort-error.js';
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
-import type { CliCommand } from '../cli-command.js';
+import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
 import { readConfig } from '../compose/read-config.js';
 import { watchRuleFiles } from '../compose/rule-reloader.js';
@@ -12,9 +11,11 @@ import { startBot, type RunningBot } from '../compose/start-bot.js';
 import { untilSignal } from '../until-signal.js';
 import { UsageError } from '../usage-error.js';
 
-const HELP = `Usage: ledgerbot run --config bot.config.yaml [--shadow] [--reset-checkpoint]
-
-Runs the bot: follows the ledger's updates, evaluates the rules and submits what they call for,
+export const runCommand = defineCommand({
+  name: 'run',
+  summary: 'run the bot: events in, exactly-once ledger effects out',
+  usage: `run --config bot.config.yaml [--shadow] [--reset-checkpoint]`,
+  description: `Runs the bot: follows the ledger's updates, evaluates the rules and submits what they call for,
 exactly once. Logs are JSON lines on stdout (log.pretty: true, or a terminal while log.pretty
 is unset: one readable line each).
 SIGINT or SIGTERM stop intake, wait for submissions already out, save the checkpoint and exit 0.
@@ -23,42 +24,29 @@ not answer at start (retried with backoff, for at most ledger.startTimeout when 
 
 With \`http\` in the config it serves /livez, /readyz, /metrics, /status, pause and resume, and
 dead letters (docs/operations-api.md). SIGHUP, or saving a rule file, reloads the rules: all of
-them if all are valid, none otherwise.
-
-Options:
-  --config FILE  the bot config (default ./bot.config.yaml)
-  --shadow       evaluate live traffic and log the intents, but submit nothing and write nothing
-                 to the state store (give it its own state.dir while the real bot runs)
-  --reset-checkpoint
-                 ignore the stored checkpoint and begin at the config's \`start\` (stored at
-                 once); for one start only, never in a service definition (docs/runtime.md)
-  -h, --help     show this help
-
-Exit status (the reason is on stderr and in the log):
+them if all are valid, none otherwise.`,
+  options: {
+    config: {
+      type: 'string',
+      default: 'bot.config.yaml',
+      value: 'FILE',
+      help: 'the bot config (default ./bot.config.yaml)',
+    },
+    shadow: {
+      type: 'boolean',
+      help: 'evaluate live traffic and log the intents, but submit nothing and write nothing\nto the state store (give it its own state.dir while the real bot runs)',
+    },
+    'reset-checkpoint': {
+      type: 'boolean',
+      help: `ignore the stored checkpoint and begin at the config's \`start\` (stored at\nonce); for one start only, never in a service definition (docs/runtime.md)`,
+    },
+  },
+  footer: `Exit status (the reason is on stderr and in the log):
   0  stopped by SIGINT or SIGTERM
   1  runtime failure: the bot failed, the participant refused it, or ledger.startTimeout passed
   2  usage or config error: a bad option, config or rule file, no rule files, an unknown party
-     or user (restarting will not help: fix it; \`ledgerbot validate\` lists rule problems)
-`;
-
-export const runCommand: CliCommand = {
-  name: 'run',
-  summary: 'run the bot: events in, exactly-once ledger effects out',
-  run: async (args: string[], io: CliIo) => {
-    const { values } = parseArgs({
-      args,
-      options: {
-        config: { type: 'string', default: 'bot.config.yaml' },
-        shadow: { type: 'boolean' },
-        'reset-checkpoint': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    });
-    if (values.help === true) {
-      io.out(HELP);
-      return 0;
-    }
+     or user (restarting will not help: fix it; \`ledgerbot validate\` lists rule problems)`,
+  run: async ({ values }, io) => {
     const config = await readConfig(values.config);
     const logger = rootLogger(config.log, io, process.stdout.isTTY === true);
     return runUntilStopped(config, logger, io, {
@@ -66,7 +54,7 @@ export const runCommand: CliCommand = {
       resetCheckpoint: values['reset-checkpoint'] === true,
     });
   },
-};
+});
 
 /**
  * Starts the bot and keeps the process up until a signal stops it or the bot fails; returns the

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { systemClock } from '../../core/clock.js';
 import type { Intent } from '../../rules/evaluation-result.js';
 import { formatRuleEvaluationError } from '../../rules/evaluation-result.js';
@@ -8,8 +7,7 @@ import { formatSlot } from '../../schedule/format-slot.js';
 import { runSlot, type SlotIntentSink } from '../../schedule/run-slot.js';
 import { previousSlot } from '../../schedule/slots-between.js';
 import { isTerminal, type IntentRecord, type Store } from '../../store/store.js';
-import type { CliCommand } from '../cli-command.js';
-import type { CliIo } from '../cli-io.js';
+import { defineCommand } from '../define-command.js';
 import { loadConfigRules } from '../compose/load-config-rules.js';
 import { openConfigLedger } from '../compose/open-config-ledger.js';
 import { openStoreForWriting } from '../compose/open-store-for-writing.js';
@@ -19,9 +17,11 @@ import { formatIntent, runSlotViaBot, type PrintedIntent } from './run-slot-via-
 import { readConfig } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
 
-const HELP = `Usage: ledgerbot run-slot --config FILE --rule ID [--at TIME] [--dry-run] [--wait DURATION_MS]
-
-Runs one slot of a schedule rule now: the latest slot at or before TIME (default: now). It
+export const runSlotCommand = defineCommand({
+  name: 'run-slot',
+  summary: 'run one slot of a schedule rule now and print its intents (--dry-run: submit nothing)',
+  usage: `run-slot --config FILE --rule ID [--at TIME] [--dry-run] [--wait DURATION_MS]`,
+  description: `Runs one slot of a schedule rule now: the latest slot at or before TIME (default: now). It
 reads the ledger end, the rule's forEach contracts there, evaluates the rule and prints the
 intents. Without --dry-run it submits them through the bot's pipeline (journal, retries, dead
 letters) with the state store of the config, and waits for their outcomes. Running the same
@@ -29,41 +29,31 @@ slot again submits nothing new.
 
 While the bot runs, the slot is run by the bot itself, through its ops API (the config's http
 section, with http.token): the bot is the one process that writes its store. A running bot
-without http is refused (exit 1): add http, or stop the bot. --dry-run works either way.
-
-Options:
-  --config FILE   the bot config (required)
-  --rule ID       the schedule rule (required)
-  --at TIME       ISO 8601 time with a zone; the slot is the latest at or before it
-  --dry-run       print the intents, submit nothing, record nothing
-  --wait MS       how long to wait for the outcomes (default 60000)
-  -h, --help      show this help
-
-Exit status: 0 when every intent succeeded (or was a duplicate), 1 when one was rejected,
+without http is refused (exit 1): add http, or stop the bot. --dry-run works either way.`,
+  options: {
+    config: { type: 'string', value: 'FILE', help: 'the bot config (required)' },
+    rule: { type: 'string', value: 'ID', help: 'the schedule rule (required)' },
+    at: {
+      type: 'string',
+      value: 'TIME',
+      help: 'ISO 8601 time with a zone; the slot is the latest at or before it',
+    },
+    'dry-run': {
+      type: 'boolean',
+      default: false,
+      help: 'print the intents, submit nothing, record nothing',
+    },
+    wait: {
+      type: 'string',
+      default: '60000',
+      value: 'MS',
+      help: 'how long to wait for the outcomes (default 60000)',
+    },
+  },
+  footer: `Exit status: 0 when every intent succeeded (or was a duplicate), 1 when one was rejected,
 dead-lettered or still open after --wait, or the slot could not be run (the running bot refused,
-or a running bot without http holds the store), 2 for usage and config errors.
-`;
-
-export const runSlotCommand: CliCommand = {
-  name: 'run-slot',
-  summary: 'run one slot of a schedule rule now and print its intents (--dry-run: submit nothing)',
-  run: async (args: string[], io: CliIo) => {
-    const { values } = parseArgs({
-      args,
-      options: {
-        config: { type: 'string' },
-        rule: { type: 'string' },
-        at: { type: 'string' },
-        'dry-run': { type: 'boolean', default: false },
-        wait: { type: 'string', default: '60000' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    });
-    if (values.help === true) {
-      io.out(HELP);
-      return 0;
-    }
+or a running bot without http holds the store), 2 for usage and config errors.`,
+  run: async ({ values }, io) => {
     if (values.config === undefined) throw new UsageError('--config FILE is required');
     if (values.rule === undefined) throw new UsageError('--rule ID is required');
     const waitMs = Number(values.wait);
@@ -184,7 +174,7 @@ export const runSlotCommand: CliCommand = {
       await ledger.close();
     }
   },
-};
+});
 
 function printable(intent: Intent): PrintedIntent {
   const trigger = intent.triggerKey;

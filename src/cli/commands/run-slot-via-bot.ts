@@ -106,7 +106,9 @@ async function waitForStates(
       const path = `/intents/${encodeURIComponent(id)}`;
       const r = await client.request('GET', path);
       if (isNotFound(r)) continue;
-      const intent = (expectStatus(r, 200, 'GET', path) as { intent?: { state?: IntentState } } | null)?.intent;
+      const intent = (
+        expectStatus(r, 200, 'GET', path) as { intent?: { state?: IntentState } } | null
+      )?.intent;
       if (intent?.state !== undefined) states.set(id, intent.state);
     }
     const open = [...states.values()].some((s) => s === 'unknown' || !isTerminal(s));

@@ -1,32 +1,10 @@
-import { parseArgs } from 'node:util';
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
 import type { SandboxAuthMode } from '../../sandbox/server/sandbox-auth.js';
 import { startSandbox } from '../../sandbox/start-sandbox.js';
-import type { CliCommand } from '../cli-command.js';
-import type { CliIo } from '../cli-io.js';
+import { defineCommand } from '../define-command.js';
 import { durationOption, integerOption, portOption } from '../cli-options.js';
 import { untilSignal } from '../until-signal.js';
 import { UsageError } from '../usage-error.js';
-
-const USAGE = `Usage: ledgerbot sandbox [options]
-
-Starts the embedded participant (JSON Ledger API v2 on HTTP and websockets). Prints
-\`sandbox ready URL participant=ID\` once it listens, then \`party ALIAS ID\` for each party
-allocated (--party, and the parties of --user).
-
-Options:
-  --port N             port to listen on (default 7575; 0 picks a free one)
-  --host H             address to bind (default 127.0.0.1)
-  --model FILE         a model file to load (repeatable)
-  --party HINT         a party to allocate, e.g. Alice (repeatable)
-  --user ID:P1,P2      a user that can act as parties P1, P2 (repeatable)
-  --auth MODE          none (default) or hs256:SECRET
-  --seed N             seed for ids and fault injection
-  --max-dedup D        maximum deduplication duration (default 7d)
-  --idle-timeout D     close websockets and connections quiet for D (default 60s, as
-                       Canton's pekko-http; 0 turns it off)
-  -h, --help           show this help
-`;
 
 function parseAuth(text: string | undefined): SandboxAuthMode {
   if (text === undefined || text === 'none') return 'none';
@@ -36,31 +14,52 @@ function parseAuth(text: string | undefined): SandboxAuthMode {
   throw new UsageError('--auth must be none or hs256:SECRET');
 }
 
-export const sandboxCommand: CliCommand = {
+export const sandboxCommand = defineCommand({
   name: 'sandbox',
   summary: 'start the embedded participant (JSON Ledger API v2) for demos and tests',
-  run: async (args: string[], io: CliIo) => {
-    const { values } = parseArgs({
-      args,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        model: { type: 'string', multiple: true },
-        party: { type: 'string', multiple: true },
-        user: { type: 'string', multiple: true },
-        auth: { type: 'string' },
-        seed: { type: 'string' },
-        'max-dedup': { type: 'string' },
-        'idle-timeout': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-    if (values.help === true) {
-      io.out(USAGE);
-      return 0;
-    }
+  usage: `sandbox [options]`,
+  description: `Starts the embedded participant (JSON Ledger API v2 on HTTP and websockets). Prints
+\`sandbox ready URL participant=ID\` once it listens, then \`party ALIAS ID\` for each party
+allocated (--party, and the parties of --user).`,
+  options: {
+    port: {
+      type: 'string',
+      value: 'N',
+      help: 'port to listen on (default 7575; 0 picks a free one)',
+    },
+    host: { type: 'string', value: 'H', help: 'address to bind (default 127.0.0.1)' },
+    model: {
+      type: 'string',
+      multiple: true,
+      value: 'FILE',
+      help: 'a model file to load (repeatable)',
+    },
+    party: {
+      type: 'string',
+      multiple: true,
+      value: 'HINT',
+      help: 'a party to allocate, e.g. Alice (repeatable)',
+    },
+    user: {
+      type: 'string',
+      multiple: true,
+      value: 'ID:P1,P2',
+      help: 'a user that can act as parties P1, P2 (repeatable)',
+    },
+    auth: { type: 'string', value: 'MODE', help: 'none (default) or hs256:SECRET' },
+    seed: { type: 'string', value: 'N', help: 'seed for ids and fault injection' },
+    'max-dedup': {
+      type: 'string',
+      value: 'D',
+      help: 'maximum deduplication duration (default 7d)',
+    },
+    'idle-timeout': {
+      type: 'string',
+      value: 'D',
+      help: "close websockets and connections quiet for D (default 60s, as\nCanton's pekko-http; 0 turns it off)",
+    },
+  },
+  run: async ({ values }, io) => {
     const port = values.port === undefined ? 7575 : portOption(values.port);
     const seed =
       values.seed === undefined ? undefined : integerOption('--seed', values.seed, 0, 0xffff_ffff);
@@ -98,4 +97,4 @@ export const sandboxCommand: CliCommand = {
     await sandbox.stop();
     return 0;
   },
-};
+});

@@ -1,50 +1,38 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { CompiledRule } from '../../rules/compiled-rule.js';
 import { formatSlot } from '../../schedule/format-slot.js';
 import { nextSlots } from '../../schedule/slots-between.js';
 import { openSqliteStore, SQLITE_STORE_FILE } from '../../store/open-sqlite-store.js';
 import type { SlotRecord } from '../../store/store.js';
-import type { CliCommand } from '../cli-command.js';
-import type { CliIo } from '../cli-io.js';
+import { defineCommand } from '../define-command.js';
 import { loadConfigRules } from '../compose/load-config-rules.js';
 import { parseTimeOption } from '../parse-time-option.js';
 import { readConfig } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
 
-const HELP = `Usage: ledgerbot schedule --config FILE [--count N] [--from TIME] [--format text|json]
-
-Lists each schedule rule with its next slots in its time zone and its last completed slot (read
-from the state store, without writing to it, if there is one).
-
-Options:
-  --config FILE   the bot config (required)
-  --count N       how many next slots to show (default 5)
-  --from TIME     list the slots after this ISO 8601 time instead of now
-  --format F      text (default) or json
-  -h, --help      show this help
-`;
-
-export const scheduleCommand: CliCommand = {
+export const scheduleCommand = defineCommand({
   name: 'schedule',
   summary: 'list schedule rules with their next slots and last completed slot',
-  run: async (args: string[], io: CliIo) => {
-    const { values } = parseArgs({
-      args,
-      options: {
-        config: { type: 'string' },
-        count: { type: 'string', default: '5' },
-        from: { type: 'string' },
-        format: { type: 'string', default: 'text' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    });
-    if (values.help === true) {
-      io.out(HELP);
-      return 0;
-    }
+  usage: `schedule --config FILE [--count N] [--from TIME] [--format text|json]`,
+  description: `Lists each schedule rule with its next slots in its time zone and its last completed slot (read
+from the state store, without writing to it, if there is one).`,
+  options: {
+    config: { type: 'string', value: 'FILE', help: 'the bot config (required)' },
+    count: {
+      type: 'string',
+      default: '5',
+      value: 'N',
+      help: 'how many next slots to show (default 5)',
+    },
+    from: {
+      type: 'string',
+      value: 'TIME',
+      help: 'list the slots after this ISO 8601 time instead of now',
+    },
+    format: { type: 'string', default: 'text', value: 'F', help: 'text (default) or json' },
+  },
+  run: async ({ values }, io) => {
     if (values.config === undefined) throw new UsageError('--config FILE is required');
     const count = Number(values.count);
     if (!Number.isInteger(count) || count < 1 || count > 1000) {
@@ -71,7 +59,7 @@ export const scheduleCommand: CliCommand = {
     io.out(listed.map(formatText).join('\n'));
     return 0;
   },
-};
+});
 
 type Listed = {
   readonly ruleId: string;

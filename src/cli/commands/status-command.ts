@@ -1,24 +1,8 @@
-import { parseArgs } from 'node:util';
-import type { CliCommand } from '../cli-command.js';
-import type { CliIo } from '../cli-io.js';
+import { defineCommand } from '../define-command.js';
 import { formatTable } from '../present/format-table.js';
 import { isStatus, OpsApiError, opsClientFor, opsErrorOf } from '../ops-client.js';
 import { readConfig } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
-
-const HELP = `Usage: ledgerbot status --config FILE [--json]
-
-Asks the running bot (the ops API at the config's http.host and http.port, with http.token if
-set) for its status and prints it: lifecycle and stream, checkpoint and lag, in-flight work,
-the rules and their state (active or paused), and the latest intents with their outcomes.
-
-Options:
-  --config FILE  the bot config (default ./bot.config.yaml)
-  --json         print the /status document as it is
-  -h, --help     show this help
-
-Exit status: 0 when the bot answered, 1 when it is not reachable, 2 for usage and config errors.
-`;
 
 /** The `/status` document (docs/operations-api.md), read tolerantly: fields may be missing. */
 export type StatusDocument = {
@@ -62,23 +46,24 @@ type StatusIntent = {
 /** How many recent intents the table shows (the document has up to 50). */
 const RECENT_SHOWN = 10;
 
-export const statusCommand: CliCommand = {
+export const statusCommand = defineCommand({
   name: 'status',
   summary: "print the running bot's status: rules, checkpoint, lag, in flight, last intents",
-  run: async (args: string[], io: CliIo) => {
-    const { values } = parseArgs({
-      args,
-      options: {
-        config: { type: 'string', default: 'bot.config.yaml' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    });
-    if (values.help === true) {
-      io.out(HELP);
-      return 0;
-    }
+  usage: `status --config FILE [--json]`,
+  description: `Asks the running bot (the ops API at the config's http.host and http.port, with http.token if
+set) for its status and prints it: lifecycle and stream, checkpoint and lag, in-flight work,
+the rules and their state (active or paused), and the latest intents with their outcomes.`,
+  options: {
+    config: {
+      type: 'string',
+      default: 'bot.config.yaml',
+      value: 'FILE',
+      help: 'the bot config (default ./bot.config.yaml)',
+    },
+    json: { type: 'boolean', default: false, help: 'print the /status document as it is' },
+  },
+  footer: `Exit status: 0 when the bot answered, 1 when it is not reachable, 2 for usage and config errors.`,
+  run: async ({ values }, io) => {
     const config = await readConfig(values.config);
     const client = opsClientFor(config);
     if (client === undefined) {
@@ -104,7 +89,7 @@ export const statusCommand: CliCommand = {
     io.out(values.json === true ? `${JSON.stringify(status, null, 2)}\n` : formatStatus(status));
     return 0;
   },
-};
+});
 
 export function formatStatus(s: StatusDocument): string {
   const n = (v: number | null | undefined): string =>

@@ -1,41 +1,16 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, extname, join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { loadRules } from '../../rules/load-rules.js';
 import type { PackageCatalogue } from '../../rules/package-catalogue.js';
 import { formatRuleProblem } from '../../rules/rule-problem.js';
 import { formatRuleTestResult, parseRuleTestFile, runRuleTests } from '../../rules/rule-tests.js';
-import type { CliCommand } from '../cli-command.js';
+import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
-import { colourFor, noColorHelp, NO_COLOR_OPTION, paintProblems, type Colour } from '../present/colour.js';
+import { colourFor, NO_COLOR_OPTION, paintProblems, type Colour } from '../present/colour.js';
 import { readConfig } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
 import { readCatalogue, readRuleFiles } from '../compose/read-rule-files.js';
-
-const HELP = `Usage: ledgerbot test [--config bot.config.yaml] [--model model.yaml]... [--verbose] [--no-color] [paths...]
-
-Runs rule unit tests: given these events (or a schedule slot and its contracts), expect these
-commands, none, or these rule errors. See docs/rules.md, "Testing rules".
-
-Without paths it runs the tests of the config's project: the files and directories of its
-\`tests:\` entry (default tests/, relative to the config file). A path is a test file or a
-directory searched for *.test.yaml files. Rule test files are recognised by their content
-(\`rules:\` and \`tests:\`); other YAML (a Prometheus rule test, a rule file) is skipped with a
-note.
-
-Options:
-  --config FILE  the bot config whose \`tests:\` to run (default ./bot.config.yaml; without
-                 it and without paths, the current directory is searched)
-  --model FILE   sandbox model (repeatable): expected values are compared by the Daml types
-                 of its templates (Numeric by value, Time by instant, Text as written)
-  --verbose      also print why each rule did or did not fire, for passing tests too
-${noColorHelp(17)}
-  -h, --help     show this help
-
-Exit status: 0 when every test passes, 1 when a test fails, 2 when a test file (or the rules
-it names) has errors, or there is no test to run.
-`;
 
 const TEST_FILE = /\.test\.ya?ml$/;
 const YAML_FILE = new Set(['.yaml', '.yml']);
@@ -44,26 +19,41 @@ const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'coverage']);
 const MAX_DEPTH = 8;
 const DEFAULT_CONFIG = 'bot.config.yaml';
 
-export const testCommand: CliCommand = {
+export const testCommand = defineCommand({
   name: 'test',
   summary: "run rule unit tests (the config's tests/, or the paths given)",
-  run: async (args: string[], io: CliIo) => {
-    const { values, positionals } = parseArgs({
-      args,
-      options: {
-        config: { type: 'string' },
-        verbose: { type: 'boolean', default: false },
-        model: { type: 'string', multiple: true },
-        ...NO_COLOR_OPTION,
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-    if (values.help === true) {
-      io.out(HELP);
-      return 0;
-    }
+  usage: `test [--config bot.config.yaml] [--model model.yaml]... [--verbose] [--no-color] [paths...]`,
+  description: `Runs rule unit tests: given these events (or a schedule slot and its contracts), expect these
+commands, none, or these rule errors. See docs/rules.md, "Testing rules".
+
+Without paths it runs the tests of the config's project: the files and directories of its
+\`tests:\` entry (default tests/, relative to the config file). A path is a test file or a
+directory searched for *.test.yaml files. Rule test files are recognised by their content
+(\`rules:\` and \`tests:\`); other YAML (a Prometheus rule test, a rule file) is skipped with a
+note.`,
+  options: {
+    config: {
+      type: 'string',
+      value: 'FILE',
+      help: `the bot config whose \`tests:\` to run (default ./bot.config.yaml; without\nit and without paths, the current directory is searched)`,
+    },
+    model: {
+      type: 'string',
+      multiple: true,
+      value: 'FILE',
+      help: 'sandbox model (repeatable): expected values are compared by the Daml types\nof its templates (Numeric by value, Time by instant, Text as written)',
+    },
+    verbose: {
+      type: 'boolean',
+      default: false,
+      help: 'also print why each rule did or did not fire, for passing tests too',
+    },
+    ...NO_COLOR_OPTION,
+  },
+  positionals: true,
+  footer: `Exit status: 0 when every test passes, 1 when a test fails, 2 when a test file (or the rules
+it names) has errors, or there is no test to run.`,
+  run: async ({ values, positionals }, io) => {
     const colour = colourFor(io, values['no-color']);
     const where = await testLocations(positionals, values.config, io);
     const candidates = await findCandidates(where.paths, where.anyYaml);
@@ -99,7 +89,7 @@ export const testCommand: CliCommand = {
     io.out(`\n${summary}\n`);
     return broken > 0 ? 2 : failed > 0 ? 1 : 0;
   },
-};
+});
 
 type TestLocations = {
   readonly paths: readonly string[];

@@ -1,57 +1,43 @@
 import { join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadRules } from '../../rules/load-rules.js';
 import { formatRuleProblem } from '../../rules/rule-problem.js';
-import type { CliCommand } from '../cli-command.js';
-import type { CliIo } from '../cli-io.js';
-import { colourFor, noColorHelp, NO_COLOR_OPTION, paintProblems } from '../present/colour.js';
+import { defineCommand } from '../define-command.js';
+import { colourFor, NO_COLOR_OPTION, paintProblems } from '../present/colour.js';
 import type { ConfigProblem } from '../../runtime/config/config-error.js';
 import { readConfig } from '../compose/read-config.js';
 import { readCatalogue, readRuleFiles } from '../compose/read-rule-files.js';
 import { idleRuleSetWarning, noRuleFilesMessage } from '../compose/rule-set-notes.js';
 import { UsageError } from '../usage-error.js';
 
-const HELP = `Usage: ledgerbot validate [--config bot.config.yaml] [--model model.yaml]... [--format text|json] [paths...]
-
-Checks rule files and prints every problem as file:line:col: message. Submits nothing.
-A directory is loaded whole (its *.yaml and *.yml files, not *.test.yaml); without paths,
-the config's \`rules:\` entry or ./rules is used.
-
-Options:
-  --config FILE    bot config (validated too): aliases are checked against its \`parties:\`
-                   and embedded aliases, templates against its embedded models
-  --model FILE     sandbox model: unknown templates and choices are reported (repeatable)
-  --format FORMAT  text (default) or json
-  --strict-env     an unset environment variable in a secret field of the config (ledger.auth,
-                   ledger.tls, http.token) is an error too; without it, a note (validate needs
-                   no credentials; run does)
-${noColorHelp(19)}
-  -h, --help       show this help
-
-Exit status: 0 when every file is valid (warnings allowed), 2 otherwise.
-`;
-
-export const validateCommand: CliCommand = {
+export const validateCommand = defineCommand({
   name: 'validate',
   summary: 'check rule files and print every problem with file:line:col',
-  run: async (args: string[], io: CliIo) => {
-    const { values, positionals } = parseArgs({
-      args,
-      options: {
-        config: { type: 'string' },
-        model: { type: 'string', multiple: true },
-        format: { type: 'string', default: 'text' },
-        'strict-env': { type: 'boolean' },
-        ...NO_COLOR_OPTION,
-        help: { type: 'boolean', short: 'h' },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-    if (values.help === true) {
-      io.out(HELP);
-      return 0;
-    }
+  usage: `validate [--config bot.config.yaml] [--model model.yaml]... [--format text|json] [paths...]`,
+  description: `Checks rule files and prints every problem as file:line:col: message. Submits nothing.
+A directory is loaded whole (its *.yaml and *.yml files, not *.test.yaml); without paths,
+the config's \`rules:\` entry or ./rules is used.`,
+  options: {
+    config: {
+      type: 'string',
+      value: 'FILE',
+      help: `bot config (validated too): aliases are checked against its \`parties:\`\nand embedded aliases, templates against its embedded models`,
+    },
+    model: {
+      type: 'string',
+      multiple: true,
+      value: 'FILE',
+      help: 'sandbox model: unknown templates and choices are reported (repeatable)',
+    },
+    format: { type: 'string', default: 'text', value: 'FORMAT', help: 'text (default) or json' },
+    'strict-env': {
+      type: 'boolean',
+      help: 'an unset environment variable in a secret field of the config (ledger.auth,\nledger.tls, http.token) is an error too; without it, a note (validate needs\nno credentials; run does)',
+    },
+    ...NO_COLOR_OPTION,
+  },
+  positionals: true,
+  footer: `Exit status: 0 when every file is valid (warnings allowed), 2 otherwise.`,
+  run: async ({ values, positionals }, io) => {
     const format = values.format;
     if (format !== 'text' && format !== 'json') {
       throw new UsageError(`--format must be text or json, not "${format}"`);
@@ -133,4 +119,4 @@ export const validateCommand: CliCommand = {
     }
     return errors === 0 ? 0 : 2;
   },
-};
+});

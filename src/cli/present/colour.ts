@@ -47,13 +47,14 @@ export const ANSI_COLOUR: Colour = {
   dim: paint(2, 22),
 };
 
-/** The `--no-color` flag, for a command's `parseArgs` options. */
-export const NO_COLOR_OPTION = { 'no-color': { type: 'boolean', default: false } } as const;
-
-/** The help line of `--no-color`, its text starting at `column` as the other options' do. */
-export function noColorHelp(column: number): string {
-  return `${'  --no-color'.padEnd(column)}no colour (also off when NO_COLOR is set or stdout is not a terminal)`;
-}
+/** The `--no-color` flag, for a command's options (see defineCommand). */
+export const NO_COLOR_OPTION = {
+  'no-color': {
+    type: 'boolean',
+    default: false,
+    help: 'no colour (also off when NO_COLOR is set or stdout is not a terminal)',
+  },
+} as const;
 
 /** Colour for `io`, unless `noColor` (the `--no-color` flag) or `NO_COLOR` turns it off. */
 export function colourFor(
