@@ -44,4 +44,13 @@ export const DEFAULTS = {
     /** Missed schedule slots run after a pause (`catchUp: all`), at most. */
     maxCatchUp: 10,
   },
+  /** The command line's own defaults. */
+  cli: {
+    /** The config a command reads without --config. */
+    configFile: 'bot.config.yaml',
+    /** The embedded participant's port (`ledgerbot sandbox`, `init`'s URL). */
+    sandboxPort: 7575,
+  },
+  /** Dead letters one list shows (ops API `GET /dead-letters`, `ledgerbot dead-letters list`). */
+  deadLetterListLimit: 100,
 } as const;
