@@ -1,6 +1,6 @@
 // Writes the published JSON Schemas from their single sources of truth:
 //   schema/rules.schema.json       src/rules/rules-schema.ts
-//   schema/rule-tests.schema.json  src/rules/rule-tests.ts (the test file schema)
+//   schema/rule-tests.schema.json  src/rules/rule-tests/rule-test-file-schema.ts
 //   schema/bot-config.schema.json  src/runtime/config/bot-config-schema.ts
 // Run with `npm run gen:schema` after changing one; a test fails while a file is stale.
 import { writeFile } from 'node:fs/promises';

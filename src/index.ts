@@ -131,8 +131,8 @@ export type {
 } from './rules/evaluation-result.js';
 export { formatRuleEvaluationError } from './rules/evaluation-result.js';
 export { formatExplanation } from './rules/format-explanation.js';
-export type { RuleTestFile, RuleTestFileResult } from './rules/rule-tests.js';
-export { formatRuleTestResult, parseRuleTestFile, runRuleTests } from './rules/rule-tests.js';
+export type { RuleTestFile, RuleTestFileResult } from './rules/rule-tests/index.js';
+export { formatRuleTestResult, parseRuleTestFile, runRuleTests } from './rules/rule-tests/index.js';
 
 // The trigger runtime and its store.
 export {

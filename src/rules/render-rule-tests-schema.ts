@@ -1,4 +1,4 @@
-import { TEST_FILE_SCHEMA } from './rule-tests.js';
+import { TEST_FILE_SCHEMA } from './rule-tests/index.js';
 
 /**
  * The published schema of rule test files (schema/rule-tests.schema.json): the one

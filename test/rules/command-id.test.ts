@@ -129,6 +129,45 @@ describe('commandIdFor', () => {
     expect(commandIdFor(base)).toBe('lb-accept-small-invoices-5c02b4b4b963b9313e2cc940e2df5896');
   });
 
+  it('gives the one TriggerKey (epoch-ms slot, contract with node id) the ids of the former shape', () => {
+    const slotTime = '2025-03-03T08:00:00.000Z';
+    const expected = {
+      slot: (contractId: string | null) =>
+        commandIdFor({ ...base, triggerKey: { kind: 'slot', slot: slotTime, contractId } }),
+    };
+    expect(
+      commandIdFor({
+        ...base,
+        triggerKey: { kind: 'slot', slot: Date.parse(slotTime), contractId: '00c1' },
+      }),
+    ).toBe(expected.slot('00c1'));
+    expect(
+      commandIdFor({
+        ...base,
+        triggerKey: { kind: 'slot', slot: Date.parse(slotTime), contractId: null },
+      }),
+    ).toBe(expected.slot(null));
+    // The node id of a recovered contract is kept by the journal, not hashed.
+    const contract = commandIdFor({
+      ...base,
+      triggerKey: { kind: 'contract', contractId: '00c1' },
+    });
+    expect(
+      commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: '00c1', nodeId: 3 } }),
+    ).toBe(contract);
+    expect(
+      commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: '00c1', nodeId: 4 } }),
+    ).toBe(contract);
+  });
+
+  it('refuses a slot that is not a time in epoch milliseconds', () => {
+    for (const slot of [Number.NaN, 1.5, Number.POSITIVE_INFINITY]) {
+      expect(() =>
+        commandIdFor({ ...base, triggerKey: { kind: 'slot', slot, contractId: null } }),
+      ).toThrow(/epoch milliseconds/);
+    }
+  });
+
   it('refuses a rule id that would not make a LedgerString', () => {
     expect(() => commandIdFor({ ...base, ruleId: 'accept\u00e9' })).toThrow(/LedgerString/);
     expect(() => commandIdFor({ ...base, ruleId: 'x'.repeat(300) })).toThrow(/255/);

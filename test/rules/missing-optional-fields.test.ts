@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { evaluate } from '../../src/rules/evaluate.js';
 import { evaluateSlot } from '../../src/rules/evaluate-slot.js';
 import { loadRules } from '../../src/rules/load-rules.js';
-import { parseRuleTestFile, runRuleTests } from '../../src/rules/rule-tests.js';
+import { parseRuleTestFile, runRuleTests } from '../../src/rules/rule-tests/index.js';
 import type { PackageCatalogue } from '../../src/rules/package-catalogue.js';
 import { CONTEXT, PARTIES, created, exercised, input, rules } from './rule-fixtures.js';
 

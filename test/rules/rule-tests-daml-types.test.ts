@@ -7,7 +7,7 @@ import {
   runRuleTests,
   type RuleTestFile,
   type RuleTestFileResult,
-} from '../../src/rules/rule-tests.js';
+} from '../../src/rules/rule-tests/index.js';
 import { loadModel } from '../../src/sandbox/model/load-model.js';
 import { rules } from './rule-fixtures.js';
 

@@ -6,7 +6,7 @@ import {
   runRuleTests,
   testPackageId,
   type RuleTestFile,
-} from '../../src/rules/rule-tests.js';
+} from '../../src/rules/rule-tests/index.js';
 import { specValidator } from '../support/spec-validator.js';
 import { rules } from './rule-fixtures.js';
 

@@ -1,10 +1,15 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, extname, join, relative } from 'node:path';
 import { parse } from 'yaml';
+import { DEFAULTS } from '../../core/defaults.js';
 import { loadRules } from '../../rules/load-rules.js';
 import type { PackageCatalogue } from '../../rules/package-catalogue.js';
 import { formatRuleProblem } from '../../rules/rule-problem.js';
-import { formatRuleTestResult, parseRuleTestFile, runRuleTests } from '../../rules/rule-tests.js';
+import {
+  formatRuleTestResult,
+  parseRuleTestFile,
+  runRuleTests,
+} from '../../rules/rule-tests/index.js';
 import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
 import { colourFor, NO_COLOR_OPTION, paintProblems, type Colour } from '../present/colour.js';
@@ -17,7 +22,7 @@ const YAML_FILE = new Set(['.yaml', '.yml']);
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'coverage']);
 /** Directory levels searched for test files; deeper trees are not test layouts. */
 const MAX_DEPTH = 8;
-const DEFAULT_CONFIG = 'bot.config.yaml';
+const DEFAULT_CONFIG = DEFAULTS.cli.configFile;
 
 export const testCommand = defineCommand({
   name: 'test',
