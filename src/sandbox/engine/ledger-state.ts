@@ -16,11 +16,12 @@ import type {
 } from '../../ledger/wire/wire-types.js';
 import type { PackageModel, TemplateDef } from '../model/model-types.js';
 import { formatTimestamp } from '../model/normalize-daml-value.js';
-import { CommandInterpreter, type InterpreterLedger } from './command-interpreter.js';
+import { CommandInterpreter } from './command-interpreter.js';
 import type { CommittedTransaction, ContractRecord } from './committed-transaction.js';
 import { ContractStore } from './contract-store.js';
 import { engineError, type EngineError } from './engine-error.js';
 import type { LedgerEngine } from './engine-ports.js';
+import type { InterpreterLedger } from './transaction-view.js';
 import type {
   ActiveContractsCursor,
   ActiveContractsPage,
