@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../core/defaults.js';
 import { parseDuration } from '../core/duration.js';
 import { UsageError } from './usage-error.js';
 
@@ -29,4 +30,19 @@ export function integerOption(
 /** `--port`: 0 picks a free port. */
 export function portOption(text: string): number {
   return integerOption('--port', text, 0, 65_535);
+}
+
+/**
+ * `--config FILE`, read from ./bot.config.yaml when not given; `note` follows the help text
+ * (what the command needs of the config).
+ */
+export function configOption(note = '') {
+  return {
+    config: {
+      type: 'string',
+      default: DEFAULTS.cli.configFile,
+      value: 'FILE',
+      help: `the bot config (default ./${DEFAULTS.cli.configFile})${note}`,
+    },
+  } as const;
 }

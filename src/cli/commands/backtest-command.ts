@@ -3,6 +3,7 @@ import { MAX_LIST_LIMIT } from '../../ledger/ledger-client.js';
 import type { JsTransaction, Update } from '../../ledger/wire/wire-types.js';
 import { evaluateTransaction } from '../../rules/evaluate.js';
 import { formatRuleEvaluationError } from '../../rules/evaluation-result.js';
+import { configOption } from '../cli-options.js';
 import { defineCommand } from '../define-command.js';
 import { openReplayContext, type ReplayContext } from '../compose/open-replay-context.js';
 import { UsageError } from '../usage-error.js';
@@ -65,12 +66,7 @@ completed for the bot's user (from the completions of the range and later, and f
 own transactions in the range). Submits nothing
 and writes nothing.`,
   options: {
-    config: {
-      type: 'string',
-      default: 'bot.config.yaml',
-      value: 'FILE',
-      help: 'the bot config (default ./bot.config.yaml)',
-    },
+    ...configOption(),
     from: { type: 'string', value: 'OFFSET', help: 'the first offset replayed' },
     to: {
       type: 'string',

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULTS } from '../../core/defaults.js';
 import { systemClock } from '../../core/clock.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { deadLetterView, type DeadLetterView } from '../../runtime/intent-view.js';
@@ -7,6 +8,7 @@ import { parsePayload } from '../../runtime/submission-payload.js';
 import { openSqliteStore, SQLITE_STORE_FILE } from '../../store/open-sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import { StoreError } from '../../store/store-error.js';
+import { configOption } from '../cli-options.js';
 import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
 import { formatTable } from '../present/format-table.js';
@@ -52,13 +54,13 @@ show read it (also while a bot without http runs), retry and drop need the bot t
              lands at most once): at once by the running bot, or at the next start
   drop ID    delete it for good`,
   options: {
-    config: {
+    ...configOption(),
+    limit: {
       type: 'string',
-      default: 'bot.config.yaml',
-      value: 'FILE',
-      help: 'the bot config (default ./bot.config.yaml)',
+      default: String(DEFAULTS.deadLetterListLimit),
+      value: 'N',
+      help: `list at most N (default ${DEFAULTS.deadLetterListLimit})`,
     },
-    limit: { type: 'string', default: '100', value: 'N', help: 'list at most N (default 100)' },
     rule: { type: 'string', value: 'ID', help: "list only this rule's" },
     json: { type: 'boolean', default: false, help: 'print JSON' },
   },

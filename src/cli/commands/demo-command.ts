@@ -2,6 +2,7 @@ import { createWriteStream, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULTS } from '../../core/defaults.js';
 import { systemClock } from '../../core/clock.js';
 import { formatDuration } from '../../core/duration.js';
 import { SeededRandom } from '../../core/seeded-random.js';
@@ -27,7 +28,7 @@ import { startBot, type RunningBot } from '../compose/start-bot.js';
 import { durationOption, integerOption, portOption } from '../cli-options.js';
 import { UsageError } from '../usage-error.js';
 
-const DEFAULT_PORT = 7575;
+const DEFAULT_PORT = DEFAULTS.cli.sandboxPort;
 const DRIVER_USER = 'demo-driver';
 /** How long the end of the demo waits for the bot to finish what the last actions started. */
 const CATCH_UP_MS = 10_000;
@@ -53,7 +54,7 @@ summary with the ledger effects checked contract by contract.`,
     port: {
       type: 'string',
       value: 'N',
-      help: 'the sandbox port (default 7575, or a free one if that is taken; 0: a free one)',
+      help: `the sandbox port (default ${DEFAULTS.cli.sandboxPort}, or a free one if that is taken; 0: a free one)`,
     },
     pace: {
       type: 'string',

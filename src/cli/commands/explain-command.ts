@@ -4,6 +4,7 @@ import type { Event, JsTransaction, UpdateFormat } from '../../ledger/wire/wire-
 import { evaluate } from '../../rules/evaluate.js';
 import { formatRuleEvaluationError, type Intent } from '../../rules/evaluation-result.js';
 import { formatExplanation } from '../../rules/format-explanation.js';
+import { configOption } from '../cli-options.js';
 import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
 import { openReplayContext, type ReplayContext } from '../compose/open-replay-context.js';
@@ -19,12 +20,7 @@ it through the rules exactly as the bot does (CEL \`now\` is the update's record
 for every event and every rule, why the rule fired or not, condition by condition, and the
 commands it would submit. Submits nothing and writes nothing.`,
   options: {
-    config: {
-      type: 'string',
-      default: 'bot.config.yaml',
-      value: 'FILE',
-      help: 'the bot config (default ./bot.config.yaml)',
-    },
+    ...configOption(),
     'update-id': { type: 'string', value: 'ID', help: 'the update (transaction) to explain' },
     offset: {
       type: 'string',

@@ -1,5 +1,6 @@
 import { appendFile, lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { DEFAULTS } from '../../core/defaults.js';
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
 import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
@@ -24,7 +25,7 @@ import {
 import { UsageError } from '../usage-error.js';
 
 /** The participant URL when neither --url nor --embedded is given: a local JSON Ledger API. */
-const DEFAULT_URL = 'http://127.0.0.1:7575';
+const DEFAULT_URL = `http://127.0.0.1:${DEFAULTS.cli.sandboxPort}`;
 
 /** The project files exist and --force was not given; `files` are relative to the directory. */
 export class ExistingFilesError extends UsageError {
@@ -64,7 +65,7 @@ editors in schema/, and a .gitignore entry for the state directory (.state/). Th
     url: {
       type: 'string',
       value: 'URL',
-      help: `the participant's JSON Ledger API (default http://127.0.0.1:7575); the\ntoken is read from the environment variable ${TOKEN_ENV}`,
+      help: `the participant's JSON Ledger API (default ${DEFAULT_URL}); the\ntoken is read from the environment variable ${TOKEN_ENV}`,
     },
     party: {
       type: 'string',

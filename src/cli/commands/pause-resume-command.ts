@@ -1,4 +1,5 @@
 import type { CliCommand } from '../cli-command.js';
+import { configOption } from '../cli-options.js';
 import { defineCommand } from '../define-command.js';
 import { callOps, requireOpsClient } from '../ops-client.js';
 import { readConfig } from '../compose/read-config.js';
@@ -34,12 +35,7 @@ function ruleCommand(action: Action): CliCommand {
     usage: `${action} RULE --config FILE`,
     description: DESCRIPTION[action],
     options: {
-      config: {
-        type: 'string',
-        default: 'bot.config.yaml',
-        value: 'FILE',
-        help: 'the bot config (default ./bot.config.yaml); needs an http section',
-      },
+      ...configOption('; needs an http section'),
     },
     positionals: true,
     footer: `Exit status: 0 ${action === 'pause' ? 'paused' : 'resumed'}, 1 when the bot is not reachable or refuses (unknown rule, a rule

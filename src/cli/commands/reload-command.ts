@@ -1,3 +1,4 @@
+import { configOption } from '../cli-options.js';
 import { defineCommand } from '../define-command.js';
 import { expectStatus, isStatus, requireOpsClient } from '../ops-client.js';
 import { readConfig } from '../compose/read-config.js';
@@ -21,12 +22,7 @@ export const reloadCommand = defineCommand({
 http.token), as SIGHUP or saving a rule file does: all of them are swapped in if all are
 valid, none otherwise (the old rules keep running). Prints what changed, or every problem.`,
   options: {
-    config: {
-      type: 'string',
-      default: 'bot.config.yaml',
-      value: 'FILE',
-      help: 'the bot config (default ./bot.config.yaml); needs an http section',
-    },
+    ...configOption('; needs an http section'),
   },
   footer: `Exit status: 0 reloaded, 1 when a rule file is invalid or the bot is not reachable, 2 for
 usage and config errors (no http section).`,

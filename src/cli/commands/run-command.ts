@@ -2,6 +2,7 @@ import type { Logger as PinoLogger } from 'pino';
 import { AbortError } from '../../core/abort-error.js';
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
+import { configOption } from '../cli-options.js';
 import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
 import { readConfig } from '../compose/read-config.js';
@@ -26,12 +27,7 @@ With \`http\` in the config it serves /livez, /readyz, /metrics, /status, pause 
 dead letters (docs/operations-api.md). SIGHUP, or saving a rule file, reloads the rules: all of
 them if all are valid, none otherwise.`,
   options: {
-    config: {
-      type: 'string',
-      default: 'bot.config.yaml',
-      value: 'FILE',
-      help: 'the bot config (default ./bot.config.yaml)',
-    },
+    ...configOption(),
     shadow: {
       type: 'boolean',
       help: 'evaluate live traffic and log the intents, but submit nothing and write nothing\nto the state store (give it its own state.dir while the real bot runs)',

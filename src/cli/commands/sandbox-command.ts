@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../../core/defaults.js';
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
 import type { SandboxAuthMode } from '../../sandbox/server/sandbox-auth.js';
 import { startSandbox } from '../../sandbox/start-sandbox.js';
@@ -25,7 +26,7 @@ allocated (--party, and the parties of --user).`,
     port: {
       type: 'string',
       value: 'N',
-      help: 'port to listen on (default 7575; 0 picks a free one)',
+      help: `port to listen on (default ${DEFAULTS.cli.sandboxPort}; 0 picks a free one)`,
     },
     host: { type: 'string', value: 'H', help: 'address to bind (default 127.0.0.1)' },
     model: {
@@ -60,7 +61,7 @@ allocated (--party, and the parties of --user).`,
     },
   },
   run: async ({ values }, io) => {
-    const port = values.port === undefined ? 7575 : portOption(values.port);
+    const port = values.port === undefined ? DEFAULTS.cli.sandboxPort : portOption(values.port);
     const seed =
       values.seed === undefined ? undefined : integerOption('--seed', values.seed, 0, 0xffff_ffff);
     const maxDedupMs =

@@ -1,3 +1,4 @@
+import { configOption } from '../cli-options.js';
 import { defineCommand } from '../define-command.js';
 import { formatTable } from '../present/format-table.js';
 import { isStatus, OpsApiError, opsClientFor, opsErrorOf } from '../ops-client.js';
@@ -54,12 +55,7 @@ export const statusCommand = defineCommand({
 set) for its status and prints it: lifecycle and stream, checkpoint and lag, in-flight work,
 the rules and their state (active or paused), and the latest intents with their outcomes.`,
   options: {
-    config: {
-      type: 'string',
-      default: 'bot.config.yaml',
-      value: 'FILE',
-      help: 'the bot config (default ./bot.config.yaml)',
-    },
+    ...configOption(),
     json: { type: 'boolean', default: false, help: 'print the /status document as it is' },
   },
   footer: `Exit status: 0 when the bot answered, 1 when it is not reachable, 2 for usage and config errors.`,

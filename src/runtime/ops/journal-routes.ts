@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.js';
+import { DEFAULTS } from '../../core/defaults.js';
 import type { Logger } from '../../core/logger.js';
 import type { Store } from '../../store/store.js';
 import type { Bot } from '../bot.js';
@@ -67,7 +68,7 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
       auth: true,
       handle: (_params, url) => {
         const limitText = url.searchParams.get('limit');
-        const limit = limitText === null ? 100 : Number(limitText);
+        const limit = limitText === null ? DEFAULTS.deadLetterListLimit : Number(limitText);
         if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST) {
           throw new HttpProblem(400, 'BAD_REQUEST', `limit must be a whole number 1..${MAX_LIST}`);
         }
