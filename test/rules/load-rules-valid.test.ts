@@ -1,6 +1,6 @@
-import { DEFAULTS } from '../../src/core/defaults.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../src/core/defaults.js';
 import type { CompiledRule, CompiledValue } from '../../src/rules/compiled-rule.js';
 import { loadRules, loadRulesOrThrow } from '../../src/rules/load-rules.js';
 import { RuleError } from '../../src/rules/rule-error.js';
