@@ -1,31 +1,32 @@
 import { IllegalStateError } from '../core/illegal-state-error.js';
 import { sha256Hex } from '../core/sha256-hex.js';
+import type { TriggerKey as OneTriggerKey } from '../core/trigger-key.js';
 
 /**
- * What made a rule fire, as far as command deduplication is concerned.
- * - An event rule fires once per ledger event: `updateId` + `nodeId` name that event on this
- *   participant. (A consuming exercise and the archive it causes share the node id, so an
- *   `archived` rule gets the same key from either stream shape.)
- * - A schedule rule fires once per slot and contract: `slot` is the slot time as ISO-8601 UTC
- *   (`Date.toISOString()`), `contractId` the `forEach` contract, or null without `forEach`.
- * - A `created` rule recovered from the active contract set after the participant pruned the
- *   creating update (so its `updateId` can no longer be read) fires once per contract:
- *   `contractId` names the creation as uniquely as `updateId` + `nodeId` do. Every replica and
- *   every restart that recovers the same contract this way gets the same key; it differs from
- *   the `event` key the live stream would have given, which is why the runtime first looks for
- *   an intent of the same creation in its journal (see docs/runtime.md, pruning).
+ * The trigger key in the rules' former shape: the slot as ISO-8601 UTC text
+ * (`Date.toISOString()`), and a `contract` key without the creation's node id. It gives the same
+ * commandId as the one `TriggerKey` of the same firing.
+ * @deprecated Build the one key of `core/trigger-key.ts` (epoch-ms slot; a contract key with its
+ * node id). Kept while rules/evaluate-slot, runtime/prune-recovery and runtime/journal-entry
+ * still build this shape; removed once they do not.
  */
-export type TriggerKey =
+export type RuleTriggerKey =
   | { readonly kind: 'event'; readonly updateId: string; readonly nodeId: number }
   | { readonly kind: 'slot'; readonly slot: string; readonly contractId: string | null }
   | { readonly kind: 'contract'; readonly contractId: string };
+
+/**
+ * @deprecated Import `TriggerKey` from `core/trigger-key.ts`; this name still means the rules'
+ * former shape (`RuleTriggerKey`) so that its importers compile until they switch.
+ */
+export type TriggerKey = RuleTriggerKey;
 
 export type CommandIdInput = {
   readonly ruleId: string;
   readonly revision: number;
   /** Party ids (not aliases); order and repeats do not matter, as in the ledger's change id. */
   readonly actAs: readonly string[];
-  readonly triggerKey: TriggerKey;
+  readonly triggerKey: OneTriggerKey | RuleTriggerKey;
   /** 0-based position of the action in the rule's `then`. */
   readonly actionIndex: number;
 };
@@ -72,7 +73,7 @@ export function commandIdFor(input: CommandIdInput): string {
     key.kind === 'event'
       ? `["event",${JSON.stringify(key.updateId)},${jsonNumber(key.nodeId)}]`
       : key.kind === 'slot'
-        ? `["slot",${JSON.stringify(key.slot)},${key.contractId === null ? 'null' : JSON.stringify(key.contractId)}]`
+        ? `["slot",${JSON.stringify(slotText(key.slot))},${key.contractId === null ? 'null' : JSON.stringify(key.contractId)}]`
         : `["contract",${JSON.stringify(key.contractId)}]`;
   const encoded = `[${JSON.stringify(ENCODING_VERSION)},${JSON.stringify(input.ruleId)},${jsonNumber(input.revision)},[${actAs.map((p) => JSON.stringify(p)).join(',')}],${keyText},${jsonNumber(input.actionIndex)}]`;
   const id = `lb-${input.ruleId}-${sha256Hex(encoded).slice(0, COMMAND_ID_HASH_CHARS)}`;
@@ -87,6 +88,18 @@ export function commandIdFor(input: CommandIdInput): string {
     }
   }
   return id;
+}
+
+/**
+ * The slot as the encoding has hashed it since v1: ISO-8601 UTC text, so an epoch-ms slot and the
+ * former text form of the same time give the same id.
+ */
+function slotText(slot: number | string): string {
+  if (typeof slot === 'string') return slot;
+  if (!Number.isSafeInteger(slot)) {
+    throw new IllegalStateError(`slot ${slot} is not a time in epoch milliseconds`);
+  }
+  return new Date(slot).toISOString();
 }
 
 function jsonNumber(n: number): string {

@@ -50,7 +50,7 @@ export function triggerView(t: TriggerKey): TriggerView {
     case 'event':
       return { kind: 'event', updateId: t.updateId, nodeId: t.nodeId };
     case 'slot':
-      return { kind: 'slot', slot: isoTime(t.slot), contractId: t.contractId };
+      return { kind: 'slot', slot: isoTime(t.slot), contractId: t.contractId ?? '' };
   }
 }
 

@@ -93,13 +93,19 @@ function triggerColumns(t: TriggerKey): TriggerColumns {
     trigger_update_id: t.kind === 'event' ? t.updateId : null,
     trigger_node_id: t.kind === 'slot' ? null : t.nodeId,
     trigger_slot: t.kind === 'slot' ? t.slot : null,
-    trigger_contract_id: t.kind === 'event' ? null : t.contractId,
+    // A slot without `forEach` has been stored as '' since the journal's first version.
+    trigger_contract_id: t.kind === 'event' ? null : (t.contractId ?? ''),
   };
 }
 
 function triggerOf(row: IntentRow): TriggerKey {
   if (row.trigger_kind === 'slot') {
-    return { kind: 'slot', slot: row.trigger_slot ?? 0, contractId: row.trigger_contract_id ?? '' };
+    const contractId = row.trigger_contract_id;
+    return {
+      kind: 'slot',
+      slot: row.trigger_slot ?? 0,
+      contractId: contractId === null || contractId === '' ? null : contractId,
+    };
   }
   if (row.trigger_update_id === null && row.trigger_contract_id !== null) {
     return {

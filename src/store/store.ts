@@ -1,3 +1,5 @@
+import type { TriggerKey } from '../core/trigger-key.js';
+
 /**
  * The bot's durable state: the checkpoint, the intent journal, dead letters and schedule slots.
  *
@@ -162,15 +164,8 @@ export function isTerminal(state: IntentState): boolean {
   return TERMINAL_STATES.has(state);
 }
 
-/**
- * What made an intent: an event node, a schedule slot and the contract it iterated over, or a
- * contract recovered from the active contract set after pruning (its creating update was gone;
- * `nodeId` is the creation's; the intent's `offset` is the pruning offset the set was read at).
- */
-export type TriggerKey =
-  | { readonly kind: 'event'; readonly updateId: string; readonly nodeId: number }
-  | { readonly kind: 'slot'; readonly slot: number; readonly contractId: string }
-  | { readonly kind: 'contract'; readonly contractId: string; readonly nodeId: number };
+/** What made an intent: see `core/trigger-key.ts` (the rules hash the same key). */
+export type { TriggerKey };
 
 export type NewIntent<P = unknown> = {
   /** The deterministic `lb-<ruleId>-<hash>`; the journal's key. */

@@ -22,6 +22,18 @@ describe('intent rows', () => {
     });
   });
 
+  it('stores a slot without forEach as the journal always has (an empty contract id)', () => {
+    const slot: TriggerKey = { kind: 'slot', slot: 1_700_000_000_000, contractId: null };
+    expect(newIntentRow(eventIntent(3, 0, { trigger: slot }), 0)).toMatchObject({
+      trigger_kind: 'slot',
+      trigger_slot: 1_700_000_000_000,
+      trigger_contract_id: '',
+    });
+    expect(roundTrip(slot)).toEqual(slot);
+    const row = newIntentRow(eventIntent(3, 0, { trigger: slot }), 0);
+    expect(toIntent({ ...row, trigger_contract_id: null }).trigger).toEqual(slot);
+  });
+
   it('makes a pending row due now unless told otherwise, with actAs sorted', () => {
     const row = newIntentRow(eventIntent(3), 50);
     expect(row).toMatchObject({ state: 'pending', attempts: 0, next_attempt_at: 50 });
