@@ -210,13 +210,12 @@ export function logRecheckVerdict(
       logger.info(
         {
           ...ids,
+          foundVia: verdict.via,
           ...(verdict.contractId === undefined ? {} : { contractId: verdict.contractId }),
           completionUpdateId: verdict.updateId,
           completionOffset: verdict.offset,
         },
-        verdict.via === 'completion'
-          ? 'an earlier attempt of this command committed (its successful completion was found); settling it succeeded'
-          : 'an earlier attempt of this command committed (its transaction archived the contract); settling it succeeded',
+        'earlier attempt committed; settling succeeded',
       );
       return;
     case 'rejected':
@@ -231,7 +230,7 @@ export function logRecheckVerdict(
                 archivedAt: verdict.archivedBy.offset,
               }),
         },
-        'the contract the intent needs is no longer active; not retrying',
+        'input contract no longer active; not retrying',
       );
       return;
     case 'retry': {
@@ -240,12 +239,11 @@ export function logRecheckVerdict(
       logger.warn(
         {
           ...intentFields(t.record),
+          lookup,
           ...(contractId === undefined ? {} : { contractId }),
           ...errorFields(error),
         },
-        lookup === 'completions'
-          ? 'cannot tell whether an earlier attempt committed (reading the completions failed); retrying later'
-          : 'cannot tell whether an earlier attempt committed (the lookup failed); retrying later',
+        'cannot tell whether an earlier attempt committed; retrying',
       );
       return;
     }

@@ -102,7 +102,7 @@ export class InFlightIntents {
   dropUnrecorded(t: TrackedIntent, state: IntentState, err: unknown): void {
     this.#o.logger.error(
       { ...intentFields(t.record), state, ...errorFields(err) },
-      'cannot record the intent state change; leaving the intent to the next start',
+      'cannot record intent state change; leaving it to the next start',
     );
     this.clearTimer(t);
     t.seq += 1;

@@ -263,7 +263,7 @@ export class SubmissionTracker {
         t.dedup = { kind: 'duration', ms: step.ms };
         this.#o.logger.warn(
           { ...intentFields(t.record), errorCode: ledgerErrorCode(err), dedupDurationMs: step.ms },
-          'the participant no longer accepts the dedup offset; falling back to a dedup duration',
+          'dedup offset refused; falling back to a dedup duration',
         );
         this.#retryLater(t, err, 0);
         return;
@@ -287,7 +287,7 @@ export class SubmissionTracker {
             submissionId: t.submissionId,
             errorCode: ledgerErrorCode(err),
           },
-          'an earlier attempt is still in flight; waiting for its completion',
+          'attempt already in flight; awaiting its completion',
         );
         this.#await(t);
         return;
@@ -339,7 +339,7 @@ export class SubmissionTracker {
     t.dedup = { kind: 'offset', offset: anchor };
     this.#o.logger.warn(
       { ...intentFields(t.record), errorCode: t.lastError?.code, dedupOffset: anchor },
-      'every attempt so far was definitely refused, so none committed; resubmitting with the dedup period anchored at the pruning offset',
+      'dedup period refused, no attempt in doubt; anchoring it at the pruning offset',
     );
     if (this.#closing) {
       t.phase = 'waiting';
