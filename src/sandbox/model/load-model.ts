@@ -1,15 +1,11 @@
-import { LineCounter, parseDocument } from 'yaml';
-import { lazyValidator } from '../../core/lazy-validator.js';
+import { parseYamlSource } from '../../core/source/index.js';
 import { CelEnvironment } from '../../rules/cel/cel-environment.js';
+import { checkModelSchema } from './check-model-schema.js';
 import { ModelProblems } from './model-error.js';
 import { compileModel } from './model-compiler.js';
 import { ModelLocator } from './model-locator.js';
-import { MODEL_SCHEMA } from './model-schema.js';
-import { modelSchemaProblems } from './model-schema-problems.js';
 import type { PackageModel } from './model-types.js';
 import type { RawModel } from './raw-model.js';
-
-const modelValidator = lazyValidator<RawModel>({ allErrors: true, strict: false }, MODEL_SCHEMA);
 
 export type LoadModelOptions = {
   /** Share one environment across files; building one is the expensive part. */
@@ -18,8 +14,8 @@ export type LoadModelOptions = {
 
 /**
  * Parses, validates and compiles one model file. Throws ModelError (code INVALID_MODEL) with
- * every problem found, each at file:line:col: YAML syntax, then the schema, then types,
- * references and CEL (a phase runs only when the one before found nothing).
+ * every problem found, each at file:line:col: size, nesting, aliases and YAML syntax, then the
+ * schema, then types, references and CEL (a phase runs only when the one before found nothing).
  */
 export function loadModel(
   text: string,
@@ -27,26 +23,21 @@ export function loadModel(
   options: LoadModelOptions = {},
 ): PackageModel {
   const problems = new ModelProblems();
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  const parsed = parseYamlSource(file, text, { noun: 'model file' });
+  if (!parsed.ok) {
+    problems.addAll(parsed.problems);
+    return problems.fail();
+  }
+  const { doc, lines, value } = parsed.source;
   const at = new ModelLocator(file, text, doc, lines);
-  for (const e of doc.errors) {
-    problems.add(at.at(e.pos[0]), `YAML syntax: ${e.message.split('\n')[0] ?? ''}`);
-  }
+  problems.addAll(checkModelSchema(value, at).problems);
   problems.throwIfAny();
-  let raw: unknown;
-  try {
-    raw = doc.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    problems.add(at.pos([]), `YAML: ${(error as Error).message}`, error);
-    problems.throwIfAny();
-  }
-  const validate = modelValidator();
-  if (!validate(raw)) {
-    for (const p of modelSchemaProblems(validate.errors ?? [], at)) problems.add(p, p.problem);
-    problems.throwIfAny();
-  }
-  const model = compileModel(raw as RawModel, at, options.cel ?? CelEnvironment.create(), problems);
+  const model = compileModel(
+    value as RawModel,
+    at,
+    options.cel ?? CelEnvironment.create(),
+    problems,
+  );
   problems.throwIfAny();
   return model;
 }

@@ -1,19 +1,24 @@
+import { IllegalStateError } from '../../core/illegal-state-error.js';
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
+import type { SourceProblem } from '../../core/source/index.js';
 import type { SourcePos } from './model-types.js';
 
 /** One mistake in a model file, at 1-based line and column. */
 export type ModelProblem = SourcePos & {
-  /** What is wrong and what to write instead, without the position. */
+  /** What is wrong, without the position. */
   readonly problem: string;
+  /** What to write instead, when that is not already in `problem`. */
+  readonly hint?: string;
 };
 
 export function formatModelProblem(p: ModelProblem): string {
-  return `${p.file}:${p.line}:${p.col}: ${p.problem}`;
+  const head = `${p.file}:${p.line}:${p.col}: ${p.problem}`;
+  return p.hint === undefined ? head : `${head}\n    hint: ${p.hint}`;
 }
 
 /**
  * A model file that cannot be loaded, with every problem found: one `file:line:col: problem`
- * line each, the first one first. `file`, `line`, `col` and `problem` are those of the first.
+ * line each (and a hint line where there is one), the first one first. `file`, `line`, `col` and `problem` are those of the first.
  */
 export class ModelError extends LedgerbotError {
   readonly problems: readonly ModelProblem[];
@@ -44,8 +49,27 @@ export class ModelProblems {
     this.#cause ??= cause;
   }
 
+  /** Problems of the shared front end (YAML, schema), already placed. */
+  addAll(found: readonly SourceProblem<string>[]): void {
+    for (const p of found) {
+      this.#list.push({
+        file: p.file,
+        line: p.line,
+        col: p.col,
+        problem: p.message,
+        ...(p.hint === undefined ? {} : { hint: p.hint }),
+      });
+    }
+  }
+
   get size(): number {
     return this.#list.length;
+  }
+
+  /** Throws ModelError with every problem so far; for a phase that found one. */
+  fail(): never {
+    this.throwIfAny();
+    throw new IllegalStateError('a model phase failed without a problem');
   }
 
   throwIfAny(): void {

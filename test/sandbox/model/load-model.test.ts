@@ -265,7 +265,22 @@ describe('loadModel errors, each with file:line:col', () => {
   });
 });
 
-describe('loadModel refuses alias bombs and reports every problem', () => {
+describe('loadModel guards the parser and reports every problem', () => {
+  it('refuses hostile nesting before the YAML parser sees it, at its line', () => {
+    const deep = `${model(ORDER)}    ensure: ${'['.repeat(100_000)}\n`;
+    const e = loadError(deep);
+    expect(e.problem).toMatch(/model files do not nest that deep$/);
+    expect(e.line).toBe(where(deep, 'ensure')[0]);
+    const indented = `${model(ORDER)}${' '.repeat(300)}x: y\n`;
+    expect(loadError(indented).problem).toMatch(/model files do not nest that deep$/);
+  });
+
+  it('refuses a file that is too large', () => {
+    const e = loadError(`${model(ORDER)}# ${'x'.repeat(5 * 1024 * 1024)}\n`);
+    expect([e.line, e.col]).toEqual([1, 1]);
+    expect(e.problem).toMatch(/^the file is .*, more than the 4\.0 MiB a model file may have/);
+  });
+
   it('refuses an alias bomb', () => {
     const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
     for (let i = 1; i < 12; i++) {
@@ -275,7 +290,7 @@ describe('loadModel refuses alias bombs and reports every problem', () => {
           .join(', ')}]`,
       );
     }
-    expect(loadError(`${lines.join('\n')}\n`).problem).toMatch(/^YAML: .*[Aa]lias/);
+    expect(loadError(`${lines.join('\n')}\n`).problem).toMatch(/too many aliases/);
   });
 
   it('reports every schema problem, not only the first', () => {
@@ -285,8 +300,16 @@ describe('loadModel refuses alias bombs and reports every problem', () => {
       [where(text, 'signatorees')[0], expect.stringMatching(/unknown key "signatorees"/)],
       [where(text, 'ensur:')[0], expect.stringMatching(/unknown key "ensur"/)],
     ]);
-    expect(e.message.split('\n')).toHaveLength(2);
-    expect(e.message.split('\n')[1]).toMatch(/^shop\.yaml:\d+:5: unknown key "ensur"/);
+    expect(e.problems.map((p) => p.hint)).toEqual([
+      'did you mean "signatories"?',
+      'did you mean "ensure"?',
+    ]);
+    expect(e.message.split('\n')).toEqual([
+      expect.stringMatching(/^shop\.yaml:\d+:5: unknown key "signatorees"/),
+      '    hint: did you mean "signatories"?',
+      expect.stringMatching(/^shop\.yaml:\d+:5: unknown key "ensur"/),
+      '    hint: did you mean "ensure"?',
+    ]);
   });
 
   it('reports every type, party, CEL and reference problem at once, each once', () => {
@@ -317,6 +340,29 @@ describe('loadModel refuses alias bombs and reports every problem', () => {
     ]);
     expect(e.message.split('\n')[0]).toBe(
       `shop.yaml:${where(text, 'Integer').join(':')}: ${e.problems[0]!.problem}`,
+    );
+  });
+});
+
+describe('loadModel explains a value that fits none of its forms by its most telling error', () => {
+  it('a type that is neither text, an enum nor a record of fields, and a bad field name in one', () => {
+    const text = model(ORDER.replace('count: Int64', 'count: 42\n      addr: {1bad: Text}'));
+    const e = loadError(text);
+    expect(e.problems.map((p) => [p.line, p.col, p.problem])).toEqual([
+      [...where(text, '42'), '`templates.Shop:Order.fields.count` must be text, not 42'],
+      [...where(text, '1bad'), 'the name "1bad" is not allowed here'],
+    ]);
+  });
+
+  it('a list where a value is expected, deep in a create step', () => {
+    const text = model(
+      `${ORDER}    choices:\n      Ship:\n        controllers: [seller]\n        body:\n          - create: Shop:Order\n            with: {total: [1]}\n`,
+    );
+    const e = loadError(text);
+    expect(e.problems).toHaveLength(1);
+    expect([e.line, e.col]).toEqual(where(text, '[1]'));
+    expect(e.problem).toMatch(
+      /`templates\.Shop:Order\.choices\.Ship\.body\[0\]\.with\.total` must be .*, not a list/,
     );
   });
 });
