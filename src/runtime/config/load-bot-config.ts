@@ -74,7 +74,7 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
   const ctx: ConfigCheckContext = {
     at,
     problems,
-    describe: (path: YamlPath, value: unknown) => describeConfigValue(path, value, env.fromEnv),
+    describe: (path: YamlPath, shown: unknown) => describeConfigValue(path, shown, env.fromEnv),
   };
   const endpoint = checkLedgerEndpoint(raw, ctx);
   const start = resolveStartPosition(raw.start, ctx);
