@@ -53,4 +53,11 @@ export const DEFAULTS = {
   },
   /** Dead letters one list shows (ops API `GET /dead-letters`, `ledgerbot dead-letters list`). */
   deadLetterListLimit: 100,
+  /** The SQLite store. */
+  store: {
+    /** How long a statement waits for another connection's lock. */
+    busyTimeoutMs: 5000,
+    /** Intents or dead letters one `listIntents` / `listDeadLetters` returns without a `limit`. */
+    listLimit: 1000,
+  },
 } as const;

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { systemClock, type Clock } from '../core/clock.js';
+import { DEFAULTS } from '../core/defaults.js';
 import { SQLITE_MIGRATIONS, type SqliteMigration } from './sqlite-migrations.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
@@ -24,7 +25,10 @@ export type SqliteStoreOptions = (
    * deterministic commandIds plus ledger dedup make that harmless. `full` fsyncs every commit.
    */
   readonly synchronous?: 'normal' | 'full';
-  /** How long a statement waits for another connection's lock; default 5000 ms. */
+  /**
+   * How long a statement waits for another connection's lock.
+   * @default DEFAULTS.store.busyTimeoutMs (5 s)
+   */
   readonly busyTimeoutMs?: number;
   /**
    * Hold the store's single-writer lock (see `acquireStoreLock`) until `close`, so a second
@@ -65,14 +69,14 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       db = new Database(path, {
         readonly: true,
         fileMustExist: true,
-        timeout: options.busyTimeoutMs ?? 5000,
+        timeout: options.busyTimeoutMs ?? DEFAULTS.store.busyTimeoutMs,
       });
       return new SqliteStore(db, options.clock ?? systemClock);
     }
     if (options.dir !== undefined) mkdirSync(options.dir, { recursive: true });
     // Before the store is opened: a second writer must not even migrate it.
     if (options.exclusive === true) lock = acquireStoreLock(path);
-    db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    db = new Database(path, { timeout: options.busyTimeoutMs ?? DEFAULTS.store.busyTimeoutMs });
     const mode = db.pragma('journal_mode = WAL', { simple: true }) as string;
     if (mode.toLowerCase() !== 'wal') {
       throw new Error(`the file system does not support WAL mode (got ${mode})`);

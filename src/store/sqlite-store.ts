@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Clock } from '../core/clock.js';
+import { DEFAULTS } from '../core/defaults.js';
 import { IllegalStateError } from '../core/illegal-state-error.js';
 import { changedIntentRow } from './intent-row-change.js';
 import { SqliteBatches, type CommitScheduler } from './sqlite-batches.js';
@@ -32,8 +33,6 @@ import {
 import { StoreError } from './store-error.js';
 
 type Db = BetterSqlite3.Database;
-
-const DEFAULT_LIST_LIMIT = 1000;
 
 /**
  * The SQLite Store. Made by `openSqliteStore`, which opens the file and migrates it; the
@@ -198,7 +197,7 @@ export class SqliteStore implements Store {
       'ORDER BY justifying_offset, created_at, command_id LIMIT ?';
     return this.#db
       .prepare<unknown[], IntentRow>(sql)
-      .all(...params, query.limit ?? DEFAULT_LIST_LIMIT)
+      .all(...params, query.limit ?? DEFAULTS.store.listLimit)
       .map(toIntent);
   }
 
@@ -219,7 +218,7 @@ export class SqliteStore implements Store {
   ): DeadLetter[] {
     this.#assertOpen();
     return this.#s.listDeadLetters
-      .all({ rule_id: options.ruleId ?? null, limit: options.limit ?? DEFAULT_LIST_LIMIT })
+      .all({ rule_id: options.ruleId ?? null, limit: options.limit ?? DEFAULTS.store.listLimit })
       .map(toDeadLetter);
   }
 
