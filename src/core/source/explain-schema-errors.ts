@@ -63,8 +63,10 @@ export function describeValue(data: unknown): string {
 
 /**
  * Turns ajv's errors (allErrors, verbose) into one problem per real mistake, in the loader's
- * words. Errors inside `oneOf`/`anyOf` branches are dropped: the combinator's own error is
- * explained instead (by default generically; loaders know what their branches mean).
+ * words. Errors inside a `oneOf`/`anyOf` branch are dropped when the combinator failed as a
+ * whole: its own error is explained instead (by default generically; loaders know what their
+ * branches mean). With ajv's `discriminator`, the tag picks the one branch checked and there is
+ * no combinator error: that branch's errors are the real ones, and are kept.
  */
 export function explainSchemaErrors<C extends string = SourceProblemCode>(
   errors: readonly ErrorObject[],
@@ -79,8 +81,11 @@ export function explainSchemaErrors<C extends string = SourceProblemCode>(
     secret(path) ? 'the (secret) value' : (wording.value ?? describeValue)(data, path);
   const out: SchemaProblem<C>[] = [];
   const seen = new Set<string>();
+  const failedCombinators = new Set(
+    errors.filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf').map((e) => e.schemaPath),
+  );
   for (const e of errors) {
-    if (/\/(oneOf|anyOf)\/\d+/.test(e.schemaPath) || e.schemaPath.includes('/propertyNames/')) {
+    if (inFailedBranch(e, failedCombinators) || e.schemaPath.includes('/propertyNames/')) {
       continue;
     }
     const path = ajvInstancePath(e);
@@ -94,6 +99,14 @@ export function explainSchemaErrors<C extends string = SourceProblemCode>(
     out.push(problem);
   }
   return out;
+}
+
+/** Whether `e` sits inside a branch of a oneOf/anyOf (at any depth) that failed as a whole. */
+function inFailedBranch(e: ErrorObject, failed: ReadonlySet<string>): boolean {
+  for (const m of e.schemaPath.matchAll(/\/(oneOf|anyOf)\/\d+/g)) {
+    if (failed.has(e.schemaPath.slice(0, m.index + m[1]!.length + 1))) return true;
+  }
+  return false;
 }
 
 type Words<C extends string> = {

@@ -123,3 +123,46 @@ describe('schemaChecker', () => {
     expect(result.errorPaths).toEqual([['name'], ['server', 'port']]);
   });
 });
+
+describe('schemaChecker with oneOf and anyOf', () => {
+  const AUTH = {
+    type: 'object',
+    properties: {
+      auth: {
+        type: 'object',
+        discriminator: { propertyName: 'type' },
+        required: ['type'],
+        oneOf: [
+          {
+            properties: { type: { const: 'none' } },
+            additionalProperties: false,
+          },
+          {
+            properties: { type: { const: 'static' }, token: { type: 'string' } },
+            required: ['token'],
+            additionalProperties: false,
+          },
+        ],
+      },
+      paths: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+    },
+  };
+
+  function run(text: string): string[] {
+    const parsed = parseYamlSource('a.yaml', text, { noun: 'widget file' });
+    if (!parsed.ok) throw new Error('does not parse');
+    const check = schemaChecker(AUTH, { ajv: { discriminator: true } });
+    return check(parsed.source.value, parsed.source.at).problems.map((p) => formatSourceProblem(p));
+  }
+
+  it('keeps the errors of the branch a discriminator picked: they are the real ones', () => {
+    expect(run('auth: {type: static, tokn: x}\n')).toEqual([
+      'a.yaml:1:1: `auth` has no `token`',
+      'a.yaml:1:22: unknown key "tokn" in `auth`\n    hint: did you mean "token"?',
+    ]);
+  });
+
+  it('explains a failed anyOf once, not each of its branches', () => {
+    expect(run('paths: 5\n')).toEqual(['a.yaml:1:8: `paths` is none of the forms allowed here']);
+  });
+});
