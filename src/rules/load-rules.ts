@@ -1,4 +1,3 @@
-import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import { DEFAULT_SOURCE_LIMITS, parseYamlSource, schemaChecker } from '../core/source/index.js';
 import type { YamlPath } from '../core/yaml-locator.js';
 import { CelEnvironment } from './cel/cel-environment.js';
@@ -10,8 +9,8 @@ import { RuleError } from './rule-error.js';
 import { RULE_FILE_WORDING } from './rule-file-wording.js';
 import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
 import { RuleScope, type RuleFileContext } from './rule-scope.js';
-import { COMMAND_KINDS, RULES_SCHEMA } from './rules-schema.js';
-import { hasTemplate } from './split-template.js';
+import { RULES_SCHEMA } from './rules-schema.js';
+import { misplacedTemplates } from './template-placement.js';
 
 /** One rule file's contents; `path` is only used in messages. */
 export type RuleFile = { readonly path: string; readonly text: string };
@@ -49,9 +48,6 @@ const checkRuleFile = schemaChecker(RULES_SCHEMA, {
   ajv: { useDefaults: true },
   ...RULE_FILE_WORDING,
 });
-
-/** Where `${{ }}` may appear: the arguments and workflowId/disclosedContracts of an action. */
-const TEMPLATE_FIELDS = new Set(['createArguments', 'choiceArgument', 'contractId', 'contractKey']);
 
 /**
  * Parses, validates and compiles rule files (language version 1). Pure: takes the files' text,
@@ -143,7 +139,7 @@ function loadFile(file: RuleFile, ctx: FileContext): FileRules {
   }
   const { doc, at, value: raw } = parsed.source;
   const badRules = new Set<number>();
-  const forbidden = templateStrings(doc.contents).filter(({ path }) => !templateAllowed(path));
+  const forbidden = misplacedTemplates(doc.contents);
   const forbiddenPaths = new Set(forbidden.map(({ path }) => path.join('/')));
   const unknownKeys: string[] = [];
   const check = checkRuleFile(raw, at);
@@ -188,38 +184,6 @@ function loadFile(file: RuleFile, ctx: FileContext): FileRules {
     out.push({ id: rawRule.id, rule: failed ? null : rule, idPos: at.pos(['rules', index, 'id']) });
   });
   return out;
-}
-
-function templateAllowed(path: YamlPath): boolean {
-  if (path[0] !== 'rules' || path[2] !== 'then' || typeof path[3] !== 'number') return false;
-  const field = path[4];
-  if (field === 'workflowId' || field === 'disclosedContracts') return true;
-  return (
-    typeof field === 'string' &&
-    (COMMAND_KINDS as readonly string[]).includes(field) &&
-    typeof path[5] === 'string' &&
-    TEMPLATE_FIELDS.has(path[5])
-  );
-}
-
-/** Every string scalar holding `${{`, with its path; walks iteratively (input is untrusted). */
-function templateStrings(root: unknown): { path: YamlPath; node: Node }[] {
-  const found: { path: YamlPath; node: Node }[] = [];
-  const stack: { node: unknown; path: YamlPath }[] = [{ node: root, path: [] }];
-  while (stack.length > 0) {
-    const { node, path } = stack.pop()!;
-    if (isScalar(node)) {
-      if (typeof node.value === 'string' && hasTemplate(node.value)) found.push({ path, node });
-    } else if (isMap(node)) {
-      for (const pair of node.items) {
-        if (isScalar(pair.key))
-          stack.push({ node: pair.value, path: [...path, String(pair.key.value)] });
-      }
-    } else if (isSeq(node)) {
-      node.items.forEach((item, i) => stack.push({ node: item, path: [...path, i] }));
-    }
-  }
-  return found.reverse();
 }
 
 function sortProblems(problems: RuleProblem[]): RuleProblem[] {
