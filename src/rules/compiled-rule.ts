@@ -231,30 +231,54 @@ export type CreateAndExerciseAction = ActionCommon & {
 export type CompiledAction =
   CreateAction | ExerciseAction | ExerciseByKeyAction | CreateAndExerciseAction;
 
-/** Retry policy of the rule's submissions (durations in ms). */
+/**
+ * Retry policy of the rule's submissions (durations in ms). A field the rule leaves out comes
+ * from the config's `submission.retry`, else from DEFAULTS.retry (core/defaults.ts).
+ */
 export type RetryOptions = {
-  /** Attempts in total, including the first (default 5). */
+  /**
+   * Attempts in total, including the first.
+   * @default 10 (DEFAULTS.retry.maxAttempts)
+   */
   readonly maxAttempts: number;
-  /** Delay before the first retry (default 1s). */
+  /**
+   * Delay before the first retry.
+   * @default 1s (DEFAULTS.retry.initialDelayMs)
+   */
   readonly initialDelayMs: number;
-  /** Cap of the exponential backoff (default 1m). */
+  /**
+   * Cap of the exponential backoff.
+   * @default 1m (DEFAULTS.retry.maxDelayMs)
+   */
   readonly maxDelayMs: number;
-  /** Give up (dead-letter) this long after the first attempt (default 10m). */
+  /**
+   * Give up (dead-letter) this long after the first attempt.
+   * @default 1h (DEFAULTS.retry.deadlineMs)
+   */
   readonly deadlineMs: number;
 };
 
 /** Token bucket for the rule's submissions. */
 export type RateLimitOptions = {
-  /** Sustained submissions per second (default 10). */
+  /**
+   * Sustained submissions per second.
+   * @default 10 (DEFAULTS.rule.rateLimit.perSecond)
+   */
   readonly perSecond: number;
-  /** Bucket size (default 20). */
+  /**
+   * Bucket size.
+   * @default 20 (DEFAULTS.rule.rateLimit.burst)
+   */
   readonly burst: number;
 };
 
 export type RuleOptions = {
   readonly retry: RetryOptions;
   readonly rateLimit: RateLimitOptions;
-  /** Submissions of this rule in flight at once (default 4). */
+  /**
+   * Submissions of this rule in flight at once.
+   * @default 4 (DEFAULTS.rule.concurrency)
+   */
   readonly concurrency: number;
 };
 
