@@ -28,8 +28,9 @@ export type LoadRulesOptions = {
   /** Default 4 MiB. */
   readonly maxFileBytes?: number;
   /**
-   * The bot config's `submission.retry`: used for every retry field a rule does not write itself
-   * (the schema's own defaults apply otherwise).
+   * The bot config's `submission.retry`: used for every retry field a rule does not write itself.
+   * @default DEFAULTS.retry (10 attempts, 1s, 1m, 1h), which `ledgerbot run` also uses when the
+   * config has no `submission.retry`
    */
   readonly defaultRetry?: RetryOptions;
 };
