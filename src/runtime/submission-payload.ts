@@ -15,6 +15,20 @@ import {
 
 export { SubmissionPayloadError, type SubmissionPayloadErrorCode };
 
+/*
+ * An intent on its way to the ledger takes these shapes, each owned by one step:
+ * 1. `Intent` (rules/evaluation-result.ts): what evaluating a rule produced, commandId included.
+ * 2. `NewIntent<SubmissionPayload>` (runtime/journal-entry.ts): the journal entry, recorded
+ *    before anything is submitted: ids, the trigger key, the payload, the triggering event.
+ * 3. `IntentRecord<JournalPayload>` (the store, read through `decodedJournal`): the entry with
+ *    its state; its payload is checked once, as the row is read.
+ * 4. `TrackedIntent` (runtime/tracked-intent.ts): a record the tracker works on, with the state
+ *    of its current attempt.
+ * 5. `JsCommands` (`buildSubmission`): one attempt's body on the wire.
+ * `SubmissionPayload` is the JSON part of 2 and 3: `payloadOf` writes it, and
+ * `decodeSubmissionPayload` is the one place that reads it back.
+ */
+
 /**
  * What the journal keeps of an intent to resubmit it after a restart without evaluating the rule
  * again: the commands and parties, and the rule options in force when it was recorded (the rule
