@@ -93,6 +93,15 @@ export function isPrunedDataAccess(err: unknown): boolean {
   return hasLedgerErrorCode(err, 'PARTICIPANT_PRUNED_DATA_ACCESSED');
 }
 
+/**
+ * The oldest offset the participant still serves, as a PARTICIPANT_PRUNED_DATA_ACCESSED names it
+ * (`context.earliest_offset`, as sent); undefined for any other error or when it names none.
+ */
+export function earliestOffsetOf(err: unknown): string | undefined {
+  if (!(err instanceof LedgerApiError) || !isPrunedDataAccess(err)) return undefined;
+  return err.error.context.earliest_offset;
+}
+
 /** Codes that say the offset-anchored dedup period is unusable: fall back to a duration. */
 const DEDUP_PERIOD_REFUSED_CODES: ReadonlySet<string> = new Set([
   'INVALID_DEDUPLICATION_PERIOD',

@@ -7,6 +7,7 @@ import {
   isPrunedDataAccess,
   isResourceMissing,
   isTokenRejected,
+  earliestOffsetOf,
   ledgerErrorCode,
 } from '../../src/ledger/error-checks.js';
 import { parseJsCantonError } from '../../src/ledger/js-canton-error.js';
@@ -117,5 +118,20 @@ describe('isResourceMissing', () => {
     expect(isResourceMissing(apiError(body('USER_NOT_FOUND', 11)))).toBe(true);
     expect(isResourceMissing(apiError(body('PERMISSION_DENIED', 7), 404))).toBe(false);
     expect(isResourceMissing(transport)).toBe(false);
+  });
+});
+
+describe('earliestOffsetOf', () => {
+  it('reads the earliest offset a pruned-data refusal names, and nothing else', () => {
+    const pruned = {
+      ...body('PARTICIPANT_PRUNED_DATA_ACCESSED', 9),
+      context: { category: '9', earliest_offset: '120' },
+    };
+    expect(earliestOffsetOf(apiError(pruned, 400))).toBe('120');
+    expect(earliestOffsetOf(apiError(body('PARTICIPANT_PRUNED_DATA_ACCESSED', 9), 400))).toBe(
+      undefined,
+    );
+    const other = { ...body('OFFSET_OUT_OF_RANGE', 9), context: { earliest_offset: '120' } };
+    expect(earliestOffsetOf(apiError(other, 400))).toBeUndefined();
   });
 });
