@@ -22,7 +22,9 @@
  *   `x`") and placed by the locator, plus `errorPaths`. The rest of `options` is SchemaWording:
  *   `secret(path)` (values never shown), `field`/`place`/`value` (how things are named),
  *   `missingHints`, `patterns` (what a pattern means), and `explain(error, path)` for the
- *   loader's own words (return null to drop an error, undefined for the default).
+ *   loader's own words (return null to drop an error, undefined for the default). Errors inside
+ *   a oneOf/anyOf branch are passed over when the combinator failed as a whole (its own error is
+ *   explained), and kept when ajv's discriminator picked the branch.
  * - Problems are `SourceProblem<Code>`: file, line, col, path, code, message, hint?.
  *   `formatSourceProblem` renders `file:line:col: message` and an indented hint line.
  * - `closestMatch(word, candidates)` for a loader's own did-you-mean hints.
