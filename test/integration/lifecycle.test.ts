@@ -284,6 +284,14 @@ describe('pruning', () => {
         await bot2.stop();
         const before = await completionOutcomes(ledger, 'ledgerbot', prunedAt);
         const bot3 = scope.own(await startInProcessBot(ledger, { stateDir: dir, seed: 6 }));
+        // Nothing happening is checked over a window, opened once both streams are connected: on
+        // a slow machine the window does not pass before the bot even listens.
+        await waitFor(
+          () => bot3.bot.metrics.updatesConnected && bot3.bot.metrics.completionsConnected,
+          (connected) => connected,
+          10_000,
+          'both streams of the restarted bot connected',
+        );
         await new Promise((r) => setTimeout(r, 1_000));
         expect(bot3.bot.metrics.prunedRestarts).toBe(0);
         expect(bot3.store.listIntents({ limit: 10_000 })).toHaveLength(intents.length);
