@@ -1,3 +1,5 @@
+import type { Command } from '../ledger/wire/wire-types.js';
+import type { Intent } from '../rules/evaluation-result.js';
 import type { DeadLetter, IntentRecord, IntentState, TriggerKey } from '../store/store.js';
 
 /**
@@ -80,5 +82,28 @@ export function intentView(i: IntentRecord): IntentView {
     offset: i.offset,
     updatedAt: isoTime(i.updatedAt),
     ...(i.lastError === undefined ? {} : { error: i.lastError }),
+  };
+}
+
+/** An intent of a schedule slot, as `POST /rules/{id}/run-slot` lists it and run-slot prints it. */
+export type SlotIntentView = {
+  readonly commandId: string;
+  /** The contract the slot iterated over; null for a slot without `forEach`. */
+  readonly contractId: string | null;
+  readonly command: Command;
+  readonly actAs: readonly string[];
+  readonly offset: number;
+};
+
+export function slotIntentView(
+  i: Pick<Intent, 'commandId' | 'triggerKey' | 'command' | 'actAs' | 'offset'>,
+): SlotIntentView {
+  const t = i.triggerKey;
+  return {
+    commandId: i.commandId,
+    contractId: t.kind === 'slot' ? (t.contractId ?? null) : null,
+    command: i.command,
+    actAs: i.actAs,
+    offset: i.offset,
   };
 }

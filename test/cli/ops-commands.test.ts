@@ -3,7 +3,7 @@ import { createServer as createNetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatTable } from '../../src/cli/present/format-table.js';
 import { createOpsClient, OpsApiError } from '../../src/cli/ops-client.js';
-import { formatStatus } from '../../src/cli/commands/status-command.js';
+import { formatStatus } from '../../src/cli/present/status-text.js';
 import { cli } from '../support/cli-capture.js';
 
 const servers: Server[] = [];

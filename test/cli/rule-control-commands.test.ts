@@ -4,7 +4,7 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { shellWord } from '../../src/cli/commands/dead-letters-command.js';
+import { shellWord } from '../../src/cli/present/dead-letter-text.js';
 import { cli } from '../support/cli-capture.js';
 
 // pause, resume and reload against a stand-in ops API (their real bot is in

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { deadLetterView, intentView, triggerView } from '../../src/runtime/intent-view.js';
+import {
+  deadLetterView,
+  intentView,
+  slotIntentView,
+  triggerView,
+} from '../../src/runtime/intent-view.js';
 import type { DeadLetter, IntentRecord } from '../../src/store/store.js';
+
+type Key = Parameters<typeof slotIntentView>[0]['triggerKey'];
 
 const T0 = Date.parse('2026-01-01T12:00:00.000Z');
 
@@ -78,6 +85,26 @@ describe('intent view (the ops API shapes of docs/operations-api.md)', () => {
       offset: 118,
       updatedAt: '2026-01-01T12:00:01.000Z',
     });
-    expect(intentView(intent({ lastError: { code: 'E' } }))).toMatchObject({ error: { code: 'E' } });
+    expect(intentView(intent({ lastError: { code: 'E' } }))).toMatchObject({
+      error: { code: 'E' },
+    });
+  });
+
+  it('shows a slot intent with the contract it iterated over, or null', () => {
+    const base = {
+      commandId: 'lb-sweep-1',
+      command: { CreateCommand: { templateId: 'p:M:T', createArguments: {} } },
+      actAs: ['bank::1220'],
+      offset: 7,
+    };
+    // The rules' key is moving to core/trigger-key.ts; the view reads only kind and contractId.
+    const slotKey = { kind: 'slot', slot: T0, contractId: 'c9' } as unknown as Key;
+    expect(slotIntentView({ ...base, triggerKey: slotKey })).toStrictEqual({
+      ...base,
+      contractId: 'c9',
+    });
+    expect(
+      slotIntentView({ ...base, triggerKey: { kind: 'event', updateId: 'u', nodeId: 0 } }),
+    ).toStrictEqual({ ...base, contractId: null });
   });
 });

@@ -11,7 +11,6 @@ import { StoreError } from '../../store/store-error.js';
 import { configOption } from '../cli-options.js';
 import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
-import { formatTable } from '../present/format-table.js';
 import { openStoreForWriting } from '../compose/open-store-for-writing.js';
 import {
   expectStatus,
@@ -22,7 +21,7 @@ import {
 } from '../ops-client.js';
 import { readConfig } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
-import { indentJson } from '../present/would-submit.js';
+import { formatDeadLetter, formatDeadLetterTable } from '../present/dead-letter-text.js';
 
 /** Where the dead letters are worked on: the running bot, or its store. */
 type Target = {
@@ -125,21 +124,7 @@ async function perform(
         return 0;
       }
       io.out(`${list.length} dead letter(s) (${target.where})\n`);
-      if (list.length > 0) {
-        io.out(
-          formatTable(
-            ['DEAD-LETTERED AT', 'RULE', 'ATTEMPTS', 'OFFSET', 'COMMAND ID', 'ERROR'],
-            list.map((d) => [
-              d.deadLetteredAt,
-              d.ruleId,
-              String(d.attempts),
-              String(d.offset),
-              d.commandId,
-              errorText(d.error),
-            ]),
-          ),
-        );
-      }
+      if (list.length > 0) io.out(formatDeadLetterTable(list));
       return 0;
     }
     case 'show': {
@@ -255,43 +240,4 @@ function storeTarget(config: BotConfig, action: Action, httpConfigured: boolean)
     drop: (id) => Promise.resolve(store.purgeDeadLetter(id)),
     close: () => store.close(),
   };
-}
-
-/** `configArg`: the --config value as given, so the printed commands work when pasted. */
-function formatDeadLetter(d: DeadLetterView, where: string, configArg: string): string {
-  const lines = [
-    `dead letter ${d.commandId} (${where})`,
-    `  rule        ${d.ruleId} (revision ${d.revision})`,
-    `  actAs       ${d.actAs.join(', ')}`,
-    `  trigger     ${JSON.stringify(d.trigger)} at offset ${d.offset}`,
-    `  attempts    ${d.attempts}`,
-    `  since       ${d.deadLetteredAt}`,
-    `  error       ${errorText(d.error)}`,
-    '  error (full):',
-    indentJson(d.error, 4),
-  ];
-  if (d.payload !== undefined)
-    lines.push('  payload (what is submitted again on retry):', indentJson(d.payload, 4));
-  if (d.event !== undefined) lines.push('  triggering event:', indentJson(d.event, 4));
-  const config = `--config ${shellWord(configArg)}`;
-  const id = shellWord(d.commandId);
-  lines.push(
-    `retry: ledgerbot dead-letters retry ${id} ${config}`,
-    `drop:  ledgerbot dead-letters drop ${id} ${config}`,
-  );
-  return `${lines.join('\n')}\n`;
-}
-
-/** `text` as one word for a POSIX shell: as it is when that is safe, else single-quoted. */
-export function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
-function errorText(error: unknown): string {
-  const e = error as { code?: unknown; message?: unknown; reason?: unknown } | null;
-  if (e === null || typeof e !== 'object') return String(error);
-  const code = typeof e.code === 'string' ? e.code : '';
-  const reason = typeof e.reason === 'string' ? ` [${e.reason}]` : '';
-  const message = typeof e.message === 'string' ? `: ${e.message}` : '';
-  return `${code}${reason}${message}`.slice(0, 200);
 }

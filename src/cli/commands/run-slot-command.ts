@@ -2,18 +2,21 @@ import { systemClock } from '../../core/clock.js';
 import type { Intent } from '../../rules/evaluation-result.js';
 import { formatRuleEvaluationError } from '../../rules/evaluation-result.js';
 import { createBot } from '../../runtime/bot.js';
+import { slotIntentView } from '../../runtime/intent-view.js';
 import { ledgerSlotSource } from '../../runtime/ledger-slot-source.js';
 import { formatSlot } from '../../schedule/format-slot.js';
 import { runSlot, type SlotIntentSink } from '../../schedule/run-slot.js';
 import { previousSlot } from '../../schedule/slots-between.js';
 import { isTerminal, type IntentRecord, type Store } from '../../store/store.js';
 import { defineCommand } from '../define-command.js';
+import { submissionOptionsOf } from '../compose/bot-options-of-config.js';
 import { loadConfigRules } from '../compose/load-config-rules.js';
 import { openConfigLedger } from '../compose/open-config-ledger.js';
 import { openStoreForWriting } from '../compose/open-store-for-writing.js';
 import { opsClientFor } from '../ops-client.js';
+import { formatSlotIntent } from '../present/slot-intent-text.js';
 import { parseTimeOption } from '../parse-time-option.js';
-import { formatIntent, runSlotViaBot, type PrintedIntent } from './run-slot-via-bot.js';
+import { runSlotViaBot } from './run-slot-via-bot.js';
 import { readConfig } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
 
@@ -114,7 +117,7 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
       const printed: Intent[] = [];
       const printer: SlotIntentSink = {
         submitIntents: (intents) => {
-          for (const intent of intents) io.out(formatIntent(printable(intent)));
+          for (const intent of intents) io.out(formatSlotIntent(slotIntentView(intent)));
           printed.push(...intents);
           return Promise.resolve();
         },
@@ -136,11 +139,7 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
         userId: config.ledger.userId,
         ledger: ledger.client,
         store,
-        submission: {
-          maxInFlight: config.submission.maxInFlight,
-          completionTimeoutMs: config.submission.completionTimeoutMs,
-          dedup: config.submission.dedup,
-        },
+        submission: submissionOptionsOf(config),
         schedule: { drive: false },
       });
       try {
@@ -175,17 +174,6 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
     }
   },
 });
-
-function printable(intent: Intent): PrintedIntent {
-  const trigger = intent.triggerKey;
-  return {
-    commandId: intent.commandId,
-    contractId: trigger.kind === 'slot' ? trigger.contractId : null,
-    command: intent.command,
-    actAs: intent.actAs,
-    offset: intent.offset,
-  };
-}
 
 function summary(result: Awaited<ReturnType<typeof runSlot>>): string {
   const lines = [

@@ -2,6 +2,7 @@ import { systemClock } from '../../core/clock.js';
 import type { ManualSlotOutcome } from '../../runtime/ops/manual-slot.js';
 import { isTerminal, type IntentState } from '../../store/store.js';
 import type { CliIo } from '../cli-io.js';
+import { formatSlotIntent } from '../present/slot-intent-text.js';
 import {
   expectStatus,
   isNotFound,
@@ -17,20 +18,6 @@ const POLL_MS = 200;
 
 /** `ManualSlotOutcome` as the ops API sends it (the slot as an ISO time). */
 type RunSlotBody = Omit<ManualSlotOutcome, 'slot'> & { readonly slot: string };
-
-/** What run-slot prints of an intent: the same for a local run and one in the bot. */
-export type PrintedIntent = {
-  readonly commandId: string;
-  readonly contractId: string | null;
-  readonly command: unknown;
-  readonly actAs: readonly string[];
-  readonly offset: number;
-};
-
-export function formatIntent(intent: PrintedIntent): string {
-  const contract = intent.contractId === null ? '' : ` contract ${intent.contractId}`;
-  return `intent ${intent.commandId}${contract}\n  ${JSON.stringify(intent.command)}\n  actAs ${intent.actAs.join(', ')}, dedup from offset ${intent.offset}\n`;
-}
 
 /**
  * run-slot through the running bot's ops API (`POST /rules/{id}/run-slot`): the bot runs the
@@ -66,7 +53,7 @@ export async function runSlotViaBot(
   }
   const o = response.body as RunSlotBody;
   io.out(`run by the running bot at ${client.baseUrl}, with its rules and its pipeline\n`);
-  for (const intent of o.intents) io.out(formatIntent(intent));
+  for (const intent of o.intents) io.out(formatSlotIntent(intent));
   const lines = [
     `snapshot offset ${o.snapshotOffset}${o.resumed ? ' (resumed)' : ''}: ${o.contracts} contract(s) read, ${o.intentCount} intent(s)`,
     ...o.errors.map((e) => `rule error: ${e}`),

@@ -1,7 +1,7 @@
 import type { Logger } from '../../core/logger.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
 import type { BotLedger } from '../../runtime/bot-ledger.js';
-import type { BotOptions } from '../../runtime/bot-options.js';
+import type { BotOptions, BotSubmissionOptions } from '../../runtime/bot-options.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import type { Store } from '../../store/store.js';
 
@@ -44,13 +44,18 @@ export function botOptionsOf(
     // An embedded sandbox starts empty on every run: a checkpoint of the last run's ledger
     // means nothing on it.
     resetCheckpoint: flags.resetCheckpoint === true || parts.embedded,
-    submission: {
-      maxInFlight: config.submission.maxInFlight,
-      completionTimeoutMs: config.submission.completionTimeoutMs,
-      dedup: config.submission.dedup,
-    },
+    submission: submissionOptionsOf(config),
     logger: parts.logger,
     shadow: flags.shadow === true,
     retentionMs: config.state.retentionMs,
+  };
+}
+
+/** The config's `submission` as the bot takes it (its `retry` goes to the rules instead). */
+export function submissionOptionsOf(config: BotConfig): BotSubmissionOptions {
+  return {
+    maxInFlight: config.submission.maxInFlight,
+    completionTimeoutMs: config.submission.completionTimeoutMs,
+    dedup: config.submission.dedup,
   };
 }

@@ -1,9 +1,9 @@
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
-import type { Command } from '../../ledger/wire/wire-types.js';
 import { formatRuleEvaluationError } from '../../rules/evaluation-result.js';
 import { runSlot, type SlotIntentSink, type SlotJournal } from '../../schedule/run-slot.js';
 import { previousSlot } from '../../schedule/slots-between.js';
 import type { Bot } from '../bot.js';
+import { slotIntentView, type SlotIntentView } from '../intent-view.js';
 import { ledgerSlotSource, type SlotLedger } from '../ledger-slot-source.js';
 import { RuntimeError } from '../runtime-error.js';
 
@@ -26,13 +26,7 @@ export type ManualSlotOutcome = {
   readonly errors: readonly string[];
 };
 
-export type ManualSlotIntent = {
-  readonly commandId: string;
-  readonly contractId: string | null;
-  readonly command: Command;
-  readonly actAs: readonly string[];
-  readonly offset: number;
-};
+export type ManualSlotIntent = SlotIntentView;
 
 /** Why a slot cannot be run: `status` is the HTTP status the ops API answers with. */
 export class SlotRequestError extends LedgerbotError {
@@ -101,14 +95,7 @@ export function manualSlotRunner(
         submitIntents: async (intents, context) => {
           for (const i of intents) {
             if (listed.length >= LISTED_INTENTS) break;
-            const t = i.triggerKey;
-            listed.push({
-              commandId: i.commandId,
-              contractId: t.kind === 'slot' ? t.contractId : null,
-              command: i.command,
-              actAs: i.actAs,
-              offset: i.offset,
-            });
+            listed.push(slotIntentView(i));
           }
           await bot.submitIntents(intents, context);
         },
