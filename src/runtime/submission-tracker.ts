@@ -16,6 +16,7 @@ import {
   notNeededError,
   recheckFindings,
   recheckVerdict,
+  type RecheckLedger,
 } from './contention-recheck.js';
 import { initialDedup, pruningAnchor } from './dedup-period.js';
 import { errorRecord } from './error-record.js';
@@ -36,15 +37,8 @@ export type { GiveUpReason } from './retry-schedule.js';
 export { SUBMIT_REQUEST } from './match-completion.js';
 
 export type TrackerOptions = {
-  readonly ledger: Pick<
-    BotLedger,
-    | 'submit'
-    | 'eventsByContractId'
-    | 'updateByOffset'
-    | 'latestPrunedOffsets'
-    | 'ledgerEnd'
-    | 'listCompletions'
-  >;
+  /** What an attempt sends, and what a contention re-check reads. */
+  readonly ledger: Pick<BotLedger, 'submit'> & RecheckLedger;
   readonly store: Store;
   readonly clock: Clock;
   readonly random: Random;
