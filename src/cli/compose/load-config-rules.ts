@@ -1,3 +1,4 @@
+import type { Logger } from '../../core/logger.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
 import { loadRules } from '../../rules/load-rules.js';
 import { formatRuleProblem, type RuleProblem } from '../../rules/rule-problem.js';
@@ -40,4 +41,16 @@ export async function loadConfigRules(
   const idle = idleRuleSetWarning(ruleSet, files.length);
   if (idle !== undefined) onIdle(idle);
   return ruleSet;
+}
+
+/** `loadConfigRules`' notes as log lines: constant messages, the details in fields. */
+export function ruleNoteLoggers(
+  config: BotConfig,
+  logger: Logger,
+): { onWarning: (warning: RuleProblem) => void; onIdle: (note: string) => void } {
+  return {
+    onWarning: (w) =>
+      logger.warn({ file: w.file, line: w.line, col: w.col, warning: w.message }, 'rule warning'),
+    onIdle: (note) => logger.warn({ rules: config.rules, note }, 'no rule is enabled'),
+  };
 }

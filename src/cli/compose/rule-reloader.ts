@@ -5,7 +5,7 @@ import type { RuleProblem } from '../../rules/rule-problem.js';
 import type { Bot } from '../../runtime/bot.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import type { ReloadOutcome } from '../../runtime/ops/ops-server.js';
-import { loadConfigRules } from './load-config-rules.js';
+import { loadConfigRules, ruleNoteLoggers } from './load-config-rules.js';
 
 /**
  * Re-reads and validates every rule file of the config and, only if all are valid, swaps them
@@ -18,6 +18,7 @@ export function ruleReloader(
   logger: Logger,
 ): () => Promise<ReloadOutcome> {
   const log = logger.child({ component: 'reload' });
+  const notes = ruleNoteLoggers(config, log);
   let chain: Promise<unknown> = Promise.resolve();
   const reloadOnce = async (): Promise<ReloadOutcome> => {
     const warnings: RuleProblem[] = [];
@@ -27,11 +28,9 @@ export function ruleReloader(
         config,
         (w) => warnings.push(w),
         // A reload that leaves no rule enabled is applied (the bot idles) but said, as at start.
-        (idle) => log.warn({ rules: config.rules }, idle),
+        notes.onIdle,
       );
-      for (const w of warnings) {
-        log.warn({ file: w.file, line: w.line, col: w.col }, w.message);
-      }
+      for (const w of warnings) notes.onWarning(w);
       const diff = bot.reloadRules(ruleSet);
       return { applied: true, diff };
     } catch (err) {

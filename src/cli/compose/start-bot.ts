@@ -13,7 +13,7 @@ import type { Sandbox } from '../../sandbox/start-sandbox.js';
 import { openSqliteStore } from '../../store/open-sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import { botOptionsOf, type BotRunFlags } from './bot-options-of-config.js';
-import { loadConfigRules } from './load-config-rules.js';
+import { loadConfigRules, ruleNoteLoggers } from './load-config-rules.js';
 import { openConfigLedger } from './open-config-ledger.js';
 import { ruleReloader } from './rule-reloader.js';
 import { UsageError } from '../usage-error.js';
@@ -64,12 +64,8 @@ export async function startBot(
   };
   try {
     // Rules first: a mistake in them exits 2 before anything is started.
-    const ruleSet = await loadConfigRules(
-      config,
-      (warning) =>
-        logger.warn({ file: warning.file, line: warning.line, col: warning.col }, warning.message),
-      (idle) => logger.warn({ rules: config.rules }, idle),
-    );
+    const notes = ruleNoteLoggers(config, logger);
+    const ruleSet = await loadConfigRules(config, notes.onWarning, notes.onIdle);
     const ledger = await openConfigLedger(config, logger);
     cleanups.push(() => ledger.close());
     const { client, parties, sandbox } = ledger;
