@@ -2,11 +2,11 @@ import { Session } from 'node:inspector';
 import { silentLogger } from '../src/core/logger.js';
 import { isJsCantonError } from '../src/ledger/js-canton-error.js';
 import { decodeUpdate } from '../src/ledger/ws/update-stream.js';
-import { evaluateTransaction } from '../src/rules/evaluate.js';
 import { loadRules } from '../src/rules/load-rules.js';
 import { indexRules, type RuleIndex } from '../src/rules/rule-index.js';
 import { BotMetrics } from '../src/runtime/bot-metrics.js';
-import { newIntentOf } from '../src/runtime/bot.js';
+import { evaluateUpdate } from '../src/runtime/evaluate-update.js';
+import { journalEntriesOf } from '../src/runtime/journal-entry.js';
 import { benchRules, type RuleShape } from './bench-rules.js';
 import type { Profile } from './cpu-profile-summary.js';
 import { frameTemplate, maxOffset, renderFrame } from './frame-template.js';
@@ -17,9 +17,10 @@ import type { Recording } from './recorded-frames.js';
  * to `events` events with increasing offsets (and update ids that differ per cycle), through
  *  - parse only: `JSON.parse` of each frame (the floor no consumer can beat), and
  *  - the bot's ingest path: `JSON.parse`, the Canton-error check of the websocket reader,
- *    `decodeUpdate` (src/ledger/ws/update-stream.ts), `evaluateTransaction` with the 100 bench
- *    rules through their `RuleIndex`, the per-rule match counters (`BotMetrics.countMatch`) and
- *    `newIntentOf` (the journal entry: commandId, payload, trigger) for every intent.
+ *    `decodeUpdate` (src/ledger/ws/update-stream.ts), `evaluateUpdate` (the bot's own
+ *    evaluation of one update: the 100 bench rules through their `RuleIndex`, the counters in
+ *    `BotMetrics`) and `journalEntriesOf` (the journal entry: commandId, payload, trigger) for
+ *    every intent.
  * The SQLite journal write and the submission are not part of it (the end-to-end section has
  * them). Rounds alternate parse-only and pipeline; best and median per side.
  */
@@ -60,25 +61,23 @@ function pipeline(
     if (element === undefined || element.kind !== 'transaction') continue;
     const tx = element.transaction;
     const recordMs = Date.parse(tx.recordTime);
-    const result = evaluateTransaction(index, tx, { parties, now: new Date(recordMs) });
-    for (const x of result.explanations) {
-      if (x.triggerMatched) {
-        c.matched++;
-        metrics.countMatch(
-          x.ruleId,
-          x.conditions.some((k) => k.outcome === 'false'),
-        );
-      }
-    }
-    if (result.intents.length > 0) {
-      const firing = new Set<number | undefined>();
-      for (const intent of result.intents) {
-        const entry = newIntentOf(intent, tx, recordMs, 'bench');
+    const evaluation = evaluateUpdate(tx, element.offset, {
+      index,
+      parties,
+      now: recordMs,
+      metrics,
+      live: true,
+    });
+    c.matched += evaluation.matched;
+    if (evaluation.intents.length > 0) {
+      for (const entry of journalEntriesOf(evaluation, recordMs, 'bench')) {
         c.sink += entry.commandId.length;
-        firing.add(intent.triggerKey.kind === 'event' ? intent.triggerKey.nodeId : undefined);
       }
+      const firing = new Set(
+        evaluation.intents.map((i) => (i.triggerKey.kind === 'event' ? i.triggerKey.nodeId : -1)),
+      );
       c.fired += firing.size;
-      c.intents += result.intents.length;
+      c.intents += evaluation.intents.length;
     }
   }
 }

@@ -11,6 +11,7 @@ import {
   type SlotSnapshotSource,
 } from '../schedule/run-slot.js';
 import { ScheduleDriver } from '../schedule/schedule-driver.js';
+import { errorFields } from './error-record.js';
 import type { SlotScheduler } from '../schedule/slot-scheduler.js';
 import {
   ledgerSlotSource,
@@ -90,4 +91,67 @@ export function botSchedules(deps: BotSchedulesDeps): ScheduleDriver | undefined
         ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
       }),
   });
+}
+
+export type SwappableSchedulesDeps = Omit<BotSchedulesDeps, 'rules'> & {
+  /** The rules at creation. */
+  readonly rules: RuleSet;
+  /** False: no driver, whatever the rules (`schedule.drive: false`, or a shadow bot). */
+  readonly drive: boolean;
+  /** Whether the bot is starting or running (a swap that ends later starts nothing). */
+  readonly live: () => boolean;
+};
+
+/**
+ * The bot's schedule driver across reloads: a reload with other schedule rules stops the running
+ * driver and starts one for the new rules, one swap at a time.
+ */
+export class SwappableSchedules {
+  readonly #d: SwappableSchedulesDeps;
+  #driver: ScheduleDriver | undefined;
+  /** Serialises the swaps. */
+  #swap: Promise<void> = Promise.resolve();
+
+  constructor(deps: SwappableSchedulesDeps) {
+    this.#d = deps;
+    this.#driver = this.#make(deps.rules);
+  }
+
+  get driver(): ScheduleDriver | undefined {
+    return this.#driver;
+  }
+
+  start(): void {
+    this.#driver?.start();
+  }
+
+  /** Waits for a swap under way, then stops the driver. */
+  async stop(): Promise<void> {
+    await this.#swap;
+    await this.#driver?.stop();
+  }
+
+  /** Puts the schedule rules of `rules` in effect: swapped while live, else just replaced. */
+  swap(rules: RuleSet): void {
+    if (!this.#d.live()) {
+      this.#driver = this.#make(rules);
+      return;
+    }
+    const logger = this.#d.logger.child({ component: 'runtime' });
+    this.#swap = this.#swap
+      .then(async () => {
+        await this.#driver?.stop();
+        if (!this.#d.live()) return;
+        this.#driver = this.#make(rules);
+        this.#driver?.start();
+        logger.info({ schedules: this.#driver === undefined ? 0 : 1 }, 'schedules swapped');
+      })
+      .catch((err: unknown) => {
+        logger.error({ ...errorFields(err) }, 'cannot restart the schedule driver');
+      });
+  }
+
+  #make(rules: RuleSet): ScheduleDriver | undefined {
+    return this.#d.drive ? botSchedules({ ...this.#d, rules }) : undefined;
+  }
 }

@@ -1,8 +1,23 @@
+import type { BackoffPolicy } from '../core/backoff.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { Random } from '../core/random.js';
 import type { CallOptions } from '../ledger/http-transport.js';
+import { LedgerApiError } from '../ledger/ledger-api-error.js';
 import type { CreatedEvent, EventFormat, JsTransaction } from '../ledger/wire/wire-types.js';
-import type { RuleSet } from '../rules/compiled-rule.js';
+import { commandIdFor, type TriggerKey } from '../rules/command-id.js';
+import type { CompiledRule, RuleSet } from '../rules/compiled-rule.js';
+import type { Intent } from '../rules/evaluation-result.js';
+import type { RuleIndex } from '../rules/rule-index.js';
+import type { Store } from '../store/store.js';
 import type { BotLedger } from './bot-ledger.js';
+import type { BotMetrics } from './bot-metrics.js';
+import type { Checkpoint } from './checkpoint.js';
+import { errorFields } from './error-record.js';
+import { retryOnClock } from './retry-on-clock.js';
+import { RuntimeError } from './runtime-error.js';
 import { planSubscription } from './subscription-plan.js';
+import type { TransactionIngest } from './transaction-ingest.js';
 
 /**
  * What a recovery from the active contract set can make up for after the participant pruned
@@ -89,3 +104,171 @@ export function recoveredTransaction(created: CreatedEvent, synchronizerId: stri
     recordTime: created.createdAt,
   };
 }
+
+/** The updates or completions stream was refused: the offsets it asked for are pruned. */
+export function isPruned(err: unknown): boolean {
+  return err instanceof LedgerApiError && err.error.code === 'PARTICIPANT_PRUNED_DATA_ACCESSED';
+}
+
+/** One pruning recovery: where it read the active contract set, and counts for its log line. */
+export type RecoveryCounts = {
+  /** The pruning offset: the snapshot read, and the recovered intents' justifying offset. */
+  readonly at: number;
+  /** Contracts of the active contract set created in the pruned range. */
+  contracts: number;
+  /** Intents recorded for them. */
+  intents: number;
+  /** Intents left out because the journal already had them (or their live-key twin). */
+  known: number;
+};
+
+/**
+ * The intents of a contract recovered from the active contract set, keyed by its contract id
+ * (its creating update is pruned, so the live key cannot be rebuilt) and justified by the read
+ * of the active contract set at the pruning offset, where their dedup period is anchored (the
+ * creation offset is pruned: the participant would refuse it). A rule whose intent for this
+ * creation is already in the journal under the live key (`known`) is left out: an earlier run
+ * saw the creation on the stream, and that intent resumes from the journal. One recovered
+ * before has the same commandId, so `recordIntents` finds it.
+ */
+export function rekeyRecovered(
+  intents: readonly Intent[],
+  tx: JsTransaction,
+  counts: RecoveryCounts,
+  known: (ruleId: string, offset: number, nodeId: number) => boolean,
+): Intent[] {
+  const first = tx.events[0];
+  if (first === undefined || !('CreatedEvent' in first)) return [];
+  const created = first.CreatedEvent;
+  const triggerKey: TriggerKey = { kind: 'contract', contractId: created.contractId };
+  const out: Intent[] = [];
+  for (const intent of intents) {
+    if (known(intent.ruleId, created.offset, created.nodeId)) {
+      counts.known += 1;
+      continue;
+    }
+    out.push({
+      ...intent,
+      triggerKey,
+      offset: counts.at,
+      commandId: commandIdFor({
+        ruleId: intent.ruleId,
+        revision: intent.revision,
+        actAs: intent.actAs,
+        triggerKey,
+        actionIndex: intent.actionIndex,
+      }),
+    });
+  }
+  return out;
+}
+
+export type PruneRecoveryDeps = {
+  readonly ledger: Pick<BotLedger, 'latestPrunedOffsets' | 'ledgerEnd' | 'activeContracts'>;
+  readonly journal: Pick<Store, 'hasEventIntent'>;
+  readonly parties: Readonly<Record<string, string>>;
+  /** Intake: the recovery gives up when it aborts. */
+  readonly signal: AbortSignal;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly restartBackoff: BackoffPolicy;
+  readonly logger: Logger;
+  readonly metrics: BotMetrics;
+  /** The rules the live stream evaluates (paused ones stay paused). */
+  readonly liveRules: () => readonly CompiledRule[];
+  readonly index: () => RuleIndex;
+  readonly ingest: TransactionIngest;
+  readonly checkpoint: Checkpoint;
+};
+
+/**
+ * The updates stream hit offsets the participant pruned (PARTICIPANT_PRUNED_DATA_ACCESSED):
+ * evaluates the `created` rules on the contracts created in the pruned range that are still
+ * active at the pruning offset, then moves the checkpoint there (see docs/runtime.md, pruning).
+ */
+export class PruneRecovery {
+  readonly #d: PruneRecoveryDeps;
+
+  constructor(deps: PruneRecoveryDeps) {
+    this.#d = deps;
+  }
+
+  /** Retries with backoff until it gets through or the intake stops; the offset to resume after. */
+  recover(from: number, err: unknown): Promise<number> {
+    const earliest = err instanceof LedgerApiError ? err.error.context.earliest_offset : undefined;
+    const d = this.#d;
+    return retryOnClock(() => this.#recoverOnce(from, earliest), {
+      clock: d.clock,
+      random: d.random,
+      backoff: d.restartBackoff,
+      signal: d.signal,
+      onRetry: (e, wait) =>
+        d.logger.error(
+          { stream: 'updates', fromOffset: from, delayMs: wait.delayMs, ...errorFields(e) },
+          'pruning recovery failed; retrying',
+        ),
+    });
+  }
+
+  async #recoverOnce(from: number, earliest: string | undefined): Promise<number> {
+    const { ledger, signal } = this.#d;
+    const pruned = await prunedUpTo(ledger, { signal });
+    if (pruned <= from) {
+      // The participant says nothing above `from` is pruned although the stream said so: try
+      // again after a backoff rather than resubscribing in a hot loop.
+      throw new RuntimeError(
+        'PRUNING_OFFSET_UNCLEAR',
+        `the updates stream from offset ${from} was refused as pruned, but the participant reports pruning only up to ${pruned}`,
+      );
+    }
+    const ledgerEnd = await ledger.ledgerEnd({ signal });
+    // Paused rules stay paused: their checkpoint hold cannot survive the pruning anyway.
+    const plan = pruneRecoveryPlan({ rules: this.#d.liveRules(), warnings: [] }, this.#d.parties);
+    const counts: RecoveryCounts = { at: pruned, contracts: 0, intents: 0, known: 0 };
+    if (plan.eventFormat !== null) {
+      const contracts = gapContracts(
+        ledger,
+        { at: pruned, after: from, eventFormat: plan.eventFormat },
+        signal,
+      );
+      const known = (ruleId: string, offset: number, nodeId: number): boolean =>
+        this.#d.journal.hasEventIntent(ruleId, offset, nodeId);
+      for await (const { created, synchronizerId } of contracts) {
+        counts.contracts += 1;
+        const tx = recoveredTransaction(created, synchronizerId);
+        const recorded = await this.#d.ingest.ingest(tx, tx.offset, {
+          index: this.#d.index(),
+          live: false,
+          rekey: (intents, t) => rekeyRecovered(intents, t, counts, known),
+        });
+        counts.intents += recorded.inserted;
+        counts.known += recorded.existing;
+      }
+    }
+    this.#d.metrics.prunedRestarts += 1;
+    this.#d.logger.error(
+      {
+        stream: 'updates',
+        errorCode: 'PARTICIPANT_PRUNED_DATA_ACCESSED',
+        fromOffset: from,
+        toOffset: pruned,
+        skippedOffsets: pruned - from,
+        ledgerEnd,
+        ...(earliest === undefined ? {} : { earliestOffset: earliest }),
+        replayedContracts: counts.contracts,
+        replayedIntents: counts.intents,
+        alreadyInJournal: counts.known,
+        notRecoveredRules: plan.lostRules,
+        detail: LOST_DETAIL,
+      },
+      'PRUNED OFFSETS SKIPPED: EVENTS LOST',
+    );
+    // Only now: a crash during the recovery repeats it, and the journal check in
+    // rekeyRecovered keeps the repeat from firing twice.
+    this.#d.checkpoint.reset(pruned, { positions: true });
+    return pruned;
+  }
+}
+
+const LOST_DETAIL =
+  'the participant pruned offsets the bot had not read: created rules were evaluated on the contracts created between fromOffset and toOffset that are still active; contracts created AND archived in that range, and its exercises and archives (notRecoveredRules), are lost. Resuming at toOffset';

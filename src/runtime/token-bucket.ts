@@ -1,5 +1,6 @@
 import { throwIfAborted } from '../core/abort-error.js';
 import type { Clock } from '../core/clock.js';
+import type { RateLimitOptions } from '../rules/compiled-rule.js';
 
 /**
  * A token bucket on the injected clock: `burst` tokens, refilled at `perSecond`. `take` waits
@@ -58,5 +59,35 @@ export class TokenBucket {
     const elapsed = Math.max(0, now - this.#refilledAt);
     this.#refilledAt = now;
     this.#tokens = Math.min(this.#burst, this.#tokens + (elapsed / 1000) * this.#perSecond);
+  }
+}
+
+/**
+ * One token bucket per rule id, shared by all the rule's intents, made on first use with the
+ * rule's current `rateLimit` (or, for a rule that is gone, the one its intent was recorded with).
+ */
+export class RateLimits {
+  readonly #clock: Clock;
+  readonly #limitOf: (ruleId: string) => RateLimitOptions | undefined;
+  readonly #buckets = new Map<string, TokenBucket>();
+
+  constructor(clock: Clock, limitOf: (ruleId: string) => RateLimitOptions | undefined) {
+    this.#clock = clock;
+    this.#limitOf = limitOf;
+  }
+
+  bucket(ruleId: string, recorded: RateLimitOptions): TokenBucket {
+    let bucket = this.#buckets.get(ruleId);
+    if (bucket === undefined) {
+      const limit = this.#limitOf(ruleId) ?? recorded;
+      bucket = new TokenBucket(this.#clock, limit.perSecond, limit.burst);
+      this.#buckets.set(ruleId, bucket);
+    }
+    return bucket;
+  }
+
+  /** Drops the buckets of changed or removed rules: the next intent makes one with the new limit. */
+  forget(ruleIds: Iterable<string>): void {
+    for (const id of ruleIds) this.#buckets.delete(id);
   }
 }

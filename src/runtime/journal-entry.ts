@@ -1,0 +1,102 @@
+import type { JsTransaction } from '../ledger/wire/wire-types.js';
+import type { TriggerKey as RuleTriggerKey } from '../rules/command-id.js';
+import type { Intent } from '../rules/evaluation-result.js';
+import type { NewIntent, TriggerKey } from '../store/store.js';
+import type { SlotSubmitContext } from '../schedule/run-slot.js';
+import type { UpdateEvaluation } from './evaluate-update.js';
+import { payloadOf } from './submission-payload.js';
+
+/**
+ * The journal entry of an intent from a transaction of the update stream (payload, trigger,
+ * triggering event), as the bot records it before submitting. bench/ingest-bench.ts measures it.
+ */
+export function newIntentOf(
+  intent: Intent,
+  tx: JsTransaction,
+  now: number,
+  userId: string,
+): NewIntent {
+  const payload = payloadOf(intent);
+  const key = intent.triggerKey;
+  const event =
+    key.kind === 'contract'
+      ? tx.events.find((e) => 'CreatedEvent' in e && e.CreatedEvent.contractId === key.contractId)
+      : tx.events.find((e) => nodeIdOf(e) === nodeIdOfTrigger(key));
+  return {
+    commandId: intent.commandId,
+    userId,
+    actAs: intent.actAs,
+    ruleId: intent.ruleId,
+    revision: intent.revision,
+    actionIndex: intent.actionIndex,
+    trigger: storeTrigger(key, event),
+    offset: intent.offset,
+    payload,
+    event: {
+      updateId: tx.updateId,
+      offset: tx.offset,
+      recordTime: tx.recordTime,
+      ...(event === undefined ? {} : { event }),
+    },
+    deadline: now + payload.retry.deadlineMs,
+    nextAttemptAt: now,
+  };
+}
+
+/** The journal entry of an intent of a schedule slot (the slot and its snapshot as the event). */
+export function slotIntentOf(
+  intent: Intent,
+  context: SlotSubmitContext,
+  now: number,
+  userId: string,
+): NewIntent {
+  const payload = payloadOf(intent);
+  const key = intent.triggerKey;
+  return {
+    commandId: intent.commandId,
+    userId,
+    actAs: intent.actAs,
+    ruleId: intent.ruleId,
+    revision: intent.revision,
+    actionIndex: intent.actionIndex,
+    trigger: storeTrigger(key),
+    offset: intent.offset,
+    payload,
+    event: {
+      slot: new Date(context.slot).toISOString(),
+      snapshotOffset: context.snapshotOffset,
+      ...(key.kind === 'slot' && key.contractId !== null ? { contractId: key.contractId } : {}),
+    },
+    deadline: now + payload.retry.deadlineMs,
+    nextAttemptAt: now,
+  };
+}
+
+function storeTrigger(key: RuleTriggerKey, event?: JsTransaction['events'][number]): TriggerKey {
+  if (key.kind === 'event') return key;
+  if (key.kind === 'contract') {
+    const nodeId = event === undefined ? undefined : nodeIdOf(event);
+    return { kind: 'contract', contractId: key.contractId, nodeId: nodeId ?? 0 };
+  }
+  return { kind: 'slot', slot: Date.parse(key.slot), contractId: key.contractId ?? '' };
+}
+
+function nodeIdOfTrigger(key: RuleTriggerKey): number | undefined {
+  return key.kind === 'event' ? key.nodeId : undefined;
+}
+
+function nodeIdOf(event: JsTransaction['events'][number]): number | undefined {
+  if ('CreatedEvent' in event) return event.CreatedEvent.nodeId;
+  if ('ExercisedEvent' in event) return event.ExercisedEvent.nodeId;
+  if ('ArchivedEvent' in event) return event.ArchivedEvent.nodeId;
+  return undefined;
+}
+
+/** The journal entries of an evaluated transaction's intents. */
+export function journalEntriesOf(
+  evaluation: UpdateEvaluation,
+  now: number,
+  userId: string,
+): NewIntent[] {
+  return evaluation.intents.map((i) => newIntentOf(i, evaluation.transaction, now, userId));
+}

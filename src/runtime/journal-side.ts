@@ -1,0 +1,90 @@
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import { Admission } from './admission.js';
+import type { BotMetrics } from './bot-metrics.js';
+import type { Checkpoint } from './checkpoint.js';
+import type { CompiledBotOptions } from './compile-bot-options.js';
+import { CompletionFollower } from './completion-follower.js';
+import { JournalPipeline } from './intent-pipeline.js';
+import { JournalCompactor } from './journal-compactor.js';
+import { SubmissionTracker, type IntentEvent } from './submission-tracker.js';
+import type { RateLimits } from './token-bucket.js';
+
+/** What a real (not shadow) bot has for submitting: all of it writes to the journal. */
+export type JournalSide = {
+  readonly pipeline: JournalPipeline;
+  readonly tracker: SubmissionTracker;
+  readonly completions: CompletionFollower;
+  readonly compactor: JournalCompactor;
+};
+
+export type JournalSideDeps = {
+  readonly options: CompiledBotOptions;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: BotMetrics;
+  readonly checkpoint: Checkpoint;
+  readonly rateLimits: RateLimits;
+  /** Aborts intake (waits for admission). */
+  readonly intake: AbortSignal;
+  /** Aborts the completions stream, after the drain. */
+  readonly completionsStop: AbortSignal;
+  readonly onIntent: (event: IntentEvent) => void;
+  readonly assertRunning: (action: string) => void;
+};
+
+/**
+ * The submission side of a bot: the journal pipeline (record, then admit) in front of the
+ * tracker (attempts, retries, dead letters), the completions that settle the tracker's intents,
+ * and the journal's compaction.
+ */
+export function journalSide(d: JournalSideDeps): JournalSide {
+  const o = d.options;
+  const { clock, logger, metrics } = d;
+  const tracker = new SubmissionTracker({
+    ledger: o.ledger,
+    store: o.store,
+    clock,
+    random: o.random,
+    userId: o.userId,
+    completionTimeoutMs: o.submission.completionTimeoutMs,
+    dedup: o.submission.dedup,
+    logger,
+    metrics,
+    rateLimiter: (ruleId, payload) => d.rateLimits.bucket(ruleId, payload.rateLimit),
+    onIntent: d.onIntent,
+  });
+  const pipeline = new JournalPipeline({
+    store: o.store,
+    clock,
+    userId: o.userId,
+    checkpoint: d.checkpoint,
+    admission: new Admission(o.submission.maxInFlight),
+    tracker,
+    metrics,
+    logger,
+    intake: d.intake,
+    onIntent: d.onIntent,
+    assertRunning: d.assertRunning,
+  });
+  const completions = new CompletionFollower({
+    ledger: o.ledger,
+    userId: o.userId,
+    clock,
+    random: o.random,
+    restartBackoff: o.restartBackoff,
+    streamBackoff: o.streamBackoff,
+    logger,
+    metrics,
+    signal: d.completionsStop,
+    tracker,
+  });
+  const compactor = new JournalCompactor({
+    store: o.store,
+    clock,
+    retentionMs: o.retentionMs,
+    logger,
+    onCompacted: (deleted) => (metrics.compactedIntents += deleted),
+  });
+  return { pipeline, tracker, completions, compactor };
+}

@@ -1,0 +1,127 @@
+import type { BackoffPolicy } from '../core/backoff.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { Random } from '../core/random.js';
+import type { StreamOptions } from '../ledger/ws/stream-context.js';
+import type { UpdateElement } from '../ledger/ws/update-stream.js';
+import type { RuleIndex } from '../rules/rule-index.js';
+import type { BotEvents } from './bot-events.js';
+import type { BotLedger } from './bot-ledger.js';
+import type { BotMetrics } from './bot-metrics.js';
+import type { Checkpoint } from './checkpoint.js';
+import { StreamFollower } from './follow-stream.js';
+import type { SubscriptionPlan } from './subscription-plan.js';
+import type { TransactionIngest } from './transaction-ingest.js';
+
+/** What both stream followers of the bot share. */
+export type FollowerDeps = {
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly restartBackoff: BackoffPolicy;
+  /** The client's websocket reconnect backoff; undefined: the client's default. */
+  readonly streamBackoff: BackoffPolicy | undefined;
+  readonly logger: Logger;
+  readonly metrics: BotMetrics;
+};
+
+/** The stream options of every long-lived stream the bot opens (reconnect counts, connection). */
+export function followerStreamOptions(
+  name: 'updates' | 'completions',
+  deps: FollowerDeps,
+  signal: AbortSignal,
+): StreamOptions {
+  const { metrics } = deps;
+  return {
+    signal,
+    onReconnect: () => {
+      metrics.reconnects[name] += 1;
+    },
+    onOpen: () => metrics.streamOpened(name),
+    onClose: () => metrics.streamClosed(name),
+    backoff: deps.streamBackoff,
+  };
+}
+
+export type UpdateFollowerDeps = FollowerDeps & {
+  readonly ledger: Pick<BotLedger, 'updates' | 'ledgerEnd'>;
+  /** Intake: the follower ends when it aborts. */
+  readonly signal: AbortSignal;
+  readonly events: BotEvents;
+  /** The subscription in effect (a reload swaps it). */
+  readonly plan: () => SubscriptionPlan;
+  /** The rules the live stream is evaluated with. */
+  readonly index: () => RuleIndex;
+  readonly ingest: TransactionIngest;
+  readonly checkpoint: Checkpoint;
+  /** The stream was refused as pruned: recover, and return where to resume. */
+  readonly recover: (from: number, error: unknown) => Promise<number>;
+};
+
+/**
+ * Follows the updates stream with the subscription's filter and takes every element through the
+ * ingest (evaluate, record, admit), one at a time; this is where backpressure reaches the socket.
+ */
+export class UpdateFollower {
+  readonly #d: UpdateFollowerDeps;
+  readonly #follower: StreamFollower<UpdateElement>;
+
+  constructor(deps: UpdateFollowerDeps) {
+    this.#d = deps;
+    this.#follower = new StreamFollower<UpdateElement>({
+      name: 'updates',
+      signal: deps.signal,
+      clock: deps.clock,
+      random: deps.random,
+      restartBackoff: deps.restartBackoff,
+      logger: deps.logger,
+      open: (from, signal) => {
+        const format = deps.plan().updateFormat;
+        // Schedule rules only: nothing to read until a reload adds event rules.
+        if (format === null) return undefined;
+        return deps.ledger.updates(
+          { beginExclusive: from, updateFormat: format },
+          followerStreamOptions('updates', deps, signal),
+        );
+      },
+      handle: (element) => this.#ingest(element),
+      // Event rules added by a reload start at the ledger end of that moment, not at the events
+      // before they existed.
+      afterIdle: async (from, signal) => {
+        if (deps.plan().updateFormat === null) return from;
+        const end = await deps.ledger.ledgerEnd({ signal });
+        deps.checkpoint.evaluatedThrough = end;
+        return end;
+      },
+      onPruned: (from, error) => deps.recover(from, error),
+    });
+  }
+
+  /** Resolves at the stop; rejects when the stream fails for good. */
+  run(begin: number): Promise<void> {
+    return this.#follower.run(begin);
+  }
+
+  /** The filter changed: reopen after the last element processed. */
+  resubscribe(): void {
+    this.#follower.restart('resubscribing with the new filter');
+  }
+
+  async #ingest(element: UpdateElement): Promise<void> {
+    const { checkpoint } = this.#d;
+    // Set in the same synchronous run as the evaluation: a pause, resume or reload (which are
+    // synchronous too) always falls between two elements.
+    checkpoint.evaluatedThrough = element.offset;
+    if (element.kind === 'transaction') {
+      await this.#d.ingest.ingest(element.transaction, element.offset, {
+        index: this.#d.index(),
+        live: true,
+      });
+    } else {
+      // Checkpoints (and updates the rules do not read) move the low-watermark on.
+      checkpoint.advance(element.offset);
+    }
+    checkpoint.lastProcessed = element.offset;
+    this.#d.metrics.lastOffset = element.offset;
+    this.#d.events.emit('offset', element.offset);
+  }
+}
