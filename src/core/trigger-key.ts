@@ -11,10 +11,11 @@
  * - `contract`: a `created` rule recovered from the active contract set after the participant
  *   pruned the creating update (so its `updateId` can no longer be read) fires once per
  *   contract: `contractId` names the creation as uniquely as `updateId` + `nodeId` do, so it
- *   alone goes into the commandId. `nodeId` is the creation's node id, kept for the journal.
- *   The key differs from the `event` key the live stream would have given, which is why the
- *   runtime first looks for an intent of the same creation in its journal (docs/runtime.md,
- *   pruning).
+ *   alone goes into the commandId, and every replica and every restart that recovers the same
+ *   contract gets the same key. `nodeId` is the creation's node id, kept for the journal; the
+ *   intent's offset is the pruning offset the set was read at. The key differs from the `event`
+ *   key the live stream would have given, which is why the runtime first looks for an intent of
+ *   the same creation in its journal (docs/runtime.md, pruning).
  */
 export type TriggerKey = EventTriggerKey | SlotTriggerKey | ContractTriggerKey;
 
