@@ -15,7 +15,7 @@ import type { CliIo } from '../cli-io.js';
 import { colourFor, NO_COLOR_OPTION, paintProblems, type Colour } from '../present/colour.js';
 import { readConfig } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
-import { readCatalogue, readRuleFiles } from '../compose/read-rule-files.js';
+import { isDirectoryPath, readCatalogue, readRuleFiles } from '../compose/read-rule-files.js';
 
 const TEST_FILE = /\.test\.ya?ml$/;
 const YAML_FILE = new Set(['.yaml', '.yml']);
@@ -233,13 +233,7 @@ function paintReport(text: string, c: Colour): string {
 async function findCandidates(paths: readonly string[], anyYaml: boolean): Promise<string[]> {
   const found: string[] = [];
   for (const path of paths) {
-    let isDirectory: boolean;
-    try {
-      isDirectory = (await stat(path)).isDirectory();
-    } catch (error) {
-      throw new UsageError(`cannot read ${path}: no such file or directory`, { cause: error });
-    }
-    if (isDirectory) await walk(path, 0, anyYaml, found);
+    if (await isDirectoryPath(path)) await walk(path, 0, anyYaml, found);
     else found.push(path);
   }
   return found;
