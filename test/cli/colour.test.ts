@@ -11,7 +11,8 @@ import {
   paintProblems,
   stripColour,
 } from '../../src/cli/present/colour.js';
-import { DemoAccount, paintState } from '../../src/cli/present/demo-report.js';
+import { DemoAccount } from '../../src/cli/commands/demo-report.js';
+import { paintState } from '../../src/cli/present/demo-summary.js';
 import type { LedgerClient } from '../../src/ledger/ledger-client.js';
 import type { IntentEvent } from '../../src/runtime/submission-tracker.js';
 

@@ -10,18 +10,13 @@ import { LedgerClient } from '../../ledger/ledger-client.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { startSandbox, type Sandbox } from '../../sandbox/start-sandbox.js';
 import { openSqliteStore } from '../../store/open-sqlite-store.js';
-import { INTENT_STATES, type IntentState } from '../../store/store.js';
+import type { IntentState } from '../../store/store.js';
 import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
 import { colourFor, NO_COLOR_OPTION, type Colour } from '../present/colour.js';
 import { DemoDriver } from './demo-driver.js';
-import {
-  clockText,
-  DemoAccount,
-  paintState,
-  verifyDemoEffects,
-  type EffectsVerdict,
-} from '../present/demo-report.js';
+import { clockText, DemoAccount, verifyDemoEffects } from './demo-report.js';
+import { demoSummary } from '../present/demo-summary.js';
 import { readConfig } from '../compose/read-config.js';
 import { rootLogger } from '../compose/root-logger.js';
 import { startBot, type RunningBot } from '../compose/start-bot.js';
@@ -220,7 +215,7 @@ async function runDemo(o: DemoOptions, io: CliIo): Promise<number> {
     running = undefined;
     const states = finalStates(stateDir);
     io.out(
-      summary({
+      demoSummary({
         elapsedMs: clock.now() - startedAt,
         eventsSeen: metrics.eventsSeen,
         transactionsSeen: metrics.transactionsSeen,
@@ -320,49 +315,6 @@ function finalStates(stateDir: string): Record<IntentState, number> | undefined 
   } catch {
     return undefined;
   }
-}
-
-type SummaryInput = {
-  readonly elapsedMs: number;
-  readonly eventsSeen: number;
-  readonly transactionsSeen: number;
-  readonly ruleErrors: number;
-  readonly states: Record<IntentState, number> | undefined;
-  readonly outcomesByRule: ReadonlyMap<string, ReadonlyMap<IntentState, number>>;
-  readonly caughtUp: boolean;
-  readonly verdict: EffectsVerdict;
-  readonly invoices: number;
-  readonly logPath: string;
-  readonly failed: unknown;
-  readonly colour: Colour;
-};
-
-function summary(s: SummaryInput): string {
-  const states =
-    s.states === undefined
-      ? 'unknown (the store could not be read)'
-      : INTENT_STATES.map((k) =>
-          s.states![k] === 0 ? `${k} 0` : paintState(k, `${k} ${s.states![k]}`, s.colour),
-        ).join(', ');
-  return [
-    '',
-    `Summary after ${formatDuration(Math.round(s.elapsedMs / 1000) * 1000)}`,
-    `  invoices issued   ${s.invoices}`,
-    `  events seen       ${s.eventsSeen} in ${s.transactionsSeen} transactions (${s.ruleErrors} rule errors)`,
-    `  intents           ${states}`,
-    ...[...s.outcomesByRule].map(
-      ([rule, byState]) =>
-        `    ${rule.padEnd(26)} ${[...byState].map(([state, n]) => paintState(state, `${n} ${state}`, s.colour)).join(', ')}`,
-    ),
-    `  ledger effects    ${s.verdict.ok ? s.colour.green('verified') : s.colour.red('NOT as expected')} (active contracts read from the ledger):`,
-    ...s.verdict.lines.map((l) => `    ${l}`),
-    ...(s.caughtUp ? [] : ['  (the bot had not caught up with the ledger when the demo stopped)']),
-    ...(s.failed === undefined
-      ? []
-      : [`  the bot failed: ${s.failed instanceof Error ? s.failed.message : 'see the log'}`]),
-    `  log               ${s.logPath}`,
-    '',
-  ].join('\n');
 }
 
 /** A timer that keeps the process alive (the clock's timers do not). */

@@ -2,10 +2,9 @@ import { eventFormat } from '../../ledger/filters.js';
 import type { LedgerClient } from '../../ledger/ledger-client.js';
 import type { Command } from '../../ledger/wire/wire-types.js';
 import type { IntentEvent } from '../../runtime/submission-tracker.js';
-import type { IntentState } from '../../store/store.js';
 import { parsePayload } from '../../runtime/submission-payload.js';
-import { NO_COLOUR, type Colour } from './colour.js';
-import { DEMO_INVOICE_TEMPLATE, type DemoInvoice } from '../commands/demo-driver.js';
+import { NO_COLOUR, type Colour } from '../present/colour.js';
+import { DEMO_INVOICE_TEMPLATE, type DemoInvoice } from './demo-driver.js';
 
 const PAYMENT = '#invoices:Payment:Payment';
 const RECEIPT = '#invoices:Payment:Receipt';
@@ -87,20 +86,6 @@ export class DemoAccount {
       this.#subjects.set(contractId, known);
     }
     return known;
-  }
-}
-
-/** An intent state in its colour: finished ones green, failed ones red, open ones yellow. */
-export function paintState(state: IntentState, text: string, c: Colour): string {
-  switch (state) {
-    case 'succeeded':
-    case 'duplicate':
-      return c.green(text);
-    case 'rejected':
-    case 'dead-lettered':
-      return c.red(text);
-    default:
-      return c.yellow(text);
   }
 }
 
