@@ -1,5 +1,6 @@
 import type { Command } from '../ledger/wire/wire-types.js';
 import type { Intent } from '../rules/evaluation-result.js';
+import type { IntentSummary } from './recent-intents.js';
 import type { DeadLetter, IntentRecord, IntentState, TriggerKey } from '../store/store.js';
 
 /**
@@ -73,6 +74,7 @@ export function deadLetterView(d: DeadLetter, full = false): DeadLetterView {
   };
 }
 
+/** A journal record as `GET /intents/{commandId}` shows it. */
 export function intentView(i: IntentRecord): IntentView {
   return {
     commandId: i.commandId,
@@ -82,6 +84,19 @@ export function intentView(i: IntentRecord): IntentView {
     offset: i.offset,
     updatedAt: isoTime(i.updatedAt),
     ...(i.lastError === undefined ? {} : { error: i.lastError }),
+  };
+}
+
+/** One of the bot's latest intents, as `/status`'s `recentIntents` shows it. */
+export function recentIntentView(s: IntentSummary): IntentView {
+  return {
+    commandId: s.commandId,
+    ruleId: s.ruleId,
+    state: s.state,
+    attempts: s.attempts,
+    offset: s.offset,
+    updatedAt: isoTime(s.updatedAt),
+    ...(s.error === undefined ? {} : { error: s.error }),
   };
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   deadLetterView,
   intentView,
+  recentIntentView,
   slotIntentView,
   triggerView,
 } from '../../src/runtime/intent-view.js';
@@ -106,5 +107,22 @@ describe('intent view (the ops API shapes of docs/operations-api.md)', () => {
     expect(
       slotIntentView({ ...base, triggerKey: { kind: 'event', updateId: 'u', nodeId: 0 } }),
     ).toStrictEqual({ ...base, contractId: null });
+  });
+
+  it("shows a recent intent in the same shape as a journal record's", () => {
+    const summary = {
+      commandId: 'lb-settle-1',
+      ruleId: 'settle',
+      state: 'rejected',
+      attempts: 2,
+      offset: 118,
+      updatedAt: T0 + 1000,
+    } as const;
+    expect(recentIntentView(summary)).toStrictEqual(
+      intentView(intent({ state: 'rejected', attempts: 2, lastError: undefined })),
+    );
+    expect(recentIntentView({ ...summary, error: { code: 'E', message: 'm' } })).toMatchObject({
+      error: { code: 'E', message: 'm' },
+    });
   });
 });

@@ -25,6 +25,5 @@ export function notFound(message: string): HttpProblem {
   return new HttpProblem(404, 'NOT_FOUND', message);
 }
 
-export function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
+/** Epoch ms as the API writes times (ISO 8601, UTC). */
+export { isoTime as iso } from '../intent-view.js';

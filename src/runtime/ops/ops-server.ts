@@ -11,6 +11,7 @@ import type { RuleSetDiff } from '../rule-set-diff.js';
 import { journalRoutes } from './journal-routes.js';
 import type { ManualSlotOutcome } from './manual-slot.js';
 import { notReadyReason } from './not-ready-reason.js';
+import { recentIntentView } from '../intent-view.js';
 import { HttpProblem, iso, notFound, type Answer, type Route } from './ops-http.js';
 import { createOpsMetrics } from './ops-metrics.js';
 
@@ -189,10 +190,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
               line: r.line,
               hash: r.hash,
             })),
-            recentIntents: bot
-              .recentIntents()
-              .slice(0, RECENT)
-              .map((i) => ({ ...i, updatedAt: iso(i.updatedAt) })),
+            recentIntents: bot.recentIntents().slice(0, RECENT).map(recentIntentView),
           },
         };
       },
