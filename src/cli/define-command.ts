@@ -66,21 +66,21 @@ const MAX_LABEL = 20;
  */
 export function defineCommand<const Os extends OptionSpecs>(spec: CommandSpec<Os>): CliCommand {
   const help = commandHelp(spec);
+  const options = Object.fromEntries(
+    Object.entries<OptionSpec>({ ...spec.options, help: HELP_OPTION }).map(([name, o]) => [
+      name,
+      {
+        type: o.type,
+        ...(o.multiple === undefined ? {} : { multiple: o.multiple }),
+        ...(o.short === undefined ? {} : { short: o.short }),
+        ...(o.default === undefined ? {} : { default: o.default }),
+      },
+    ]),
+  ) as NonNullable<ParseArgsConfig['options']>;
   return {
     name: spec.name,
     summary: spec.summary,
     run: async (args: string[], io: CliIo) => {
-      const options = Object.fromEntries(
-        Object.entries<OptionSpec>({ ...spec.options, help: HELP_OPTION }).map(([name, o]) => [
-          name,
-          {
-            type: o.type,
-            ...(o.multiple === undefined ? {} : { multiple: o.multiple }),
-            ...(o.short === undefined ? {} : { short: o.short }),
-            ...(o.default === undefined ? {} : { default: o.default }),
-          },
-        ]),
-      ) as NonNullable<ParseArgsConfig['options']>;
       const { values, positionals } = parseArgs({
         args,
         options,
