@@ -1,6 +1,7 @@
 import type { Clock, TimerHandle } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Store } from '../store/store.js';
+import { errorFields } from './error-record.js';
 
 const MAX_INTERVAL_MS = 3600_000;
 const MIN_INTERVAL_MS = 1_000;
@@ -55,16 +56,16 @@ export class JournalCompactor {
     try {
       const deleted = this.#o.store.compact(this.#o.retentionMs);
       if (deleted > 0) {
-        this.#o.logger.info(
-          { deleted, retentionMs: this.#o.retentionMs },
-          'compacted the journal: finished intents older than the retention window deleted',
-        );
+        this.#o.logger.info({ deleted, retentionMs: this.#o.retentionMs }, 'journal compacted');
         this.#o.onCompacted?.(deleted);
       }
       return deleted;
     } catch (err) {
       // A failed compaction loses nothing; the next one tries again.
-      this.#o.logger.warn({ err }, 'journal compaction failed; retrying at the next interval');
+      this.#o.logger.warn(
+        { ...errorFields(err), nextInMs: this.#intervalMs },
+        'journal compaction failed',
+      );
       return 0;
     }
   }
