@@ -1,11 +1,12 @@
 /**
  * The base of every error ledgerbot throws on purpose. `code` is stable and machine-readable;
- * the message says what happened and what to do next.
+ * the message says what happened and what to do next. A family of errors with its own codes
+ * subclasses `LedgerbotError<TheirCode>` and needs no constructor of its own.
  */
-export class LedgerbotError extends Error {
-  readonly code: string;
+export class LedgerbotError<Code extends string = string> extends Error {
+  readonly code: Code;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: Code, message: string, options?: { cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.name = new.target.name;

@@ -1,3 +1,5 @@
+import { formatSourceProblem } from '../core/source/source-problem.js';
+
 /**
  * One problem found while loading rule files. Positions are 1-based. `code` is stable and
  * machine-readable (e.g. UNKNOWN_KEY, CEL_COMPILE_ERROR); `message` says what is wrong and `hint`,
@@ -45,6 +47,9 @@ export type RuleProblemCode =
 
 /** `file:line:col: message` (and an indented hint line), the form editors and CI understand. */
 export function formatRuleProblem(problem: RuleProblem): string {
-  const head = `${problem.file}:${problem.line}:${problem.col}: ${problem.severity === 'warning' ? 'warning: ' : ''}${problem.message}`;
-  return problem.hint === undefined ? head : `${head}\n    hint: ${problem.hint}`;
+  return formatSourceProblem(
+    problem.severity === 'warning'
+      ? { ...problem, message: `warning: ${problem.message}` }
+      : problem,
+  );
 }

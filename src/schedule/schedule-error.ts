@@ -7,10 +7,4 @@ export type ScheduleErrorCode =
   | 'UNKNOWN_PARTY';
 
 /** A slot that cannot run for a reason a retry will not fix. */
-export class ScheduleError extends LedgerbotError {
-  declare readonly code: ScheduleErrorCode;
-
-  constructor(code: ScheduleErrorCode, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
-  }
-}
+export class ScheduleError extends LedgerbotError<ScheduleErrorCode> {}

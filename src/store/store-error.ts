@@ -13,10 +13,4 @@ export type StoreErrorCode =
   | 'STORE_COMMIT_FAILED';
 
 /** A failure of the durable store; `code` says which. */
-export class StoreError extends LedgerbotError {
-  declare readonly code: StoreErrorCode;
-
-  constructor(code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
-  }
-}
+export class StoreError extends LedgerbotError<StoreErrorCode> {}

@@ -26,7 +26,8 @@
  *   a oneOf/anyOf branch are passed over when the combinator failed as a whole (its own error is
  *   explained), and kept when ajv's discriminator picked the branch.
  * - Problems are `SourceProblem<Code>`: file, line, col, path, code, message, hint?.
- *   `formatSourceProblem` renders `file:line:col: message` and an indented hint line.
+ *   `formatSourceProblem` renders `file:line:col: message` and an indented hint line;
+ *   `SourceProblemsError` is the base of a loader's error that carries them all.
  * - `closestMatch(word, candidates)` for a loader's own did-you-mean hints.
  */
 export { closestMatch, editDistance } from './closest-match.js';
@@ -46,6 +47,7 @@ export {
   type YamlSource,
 } from './parse-yaml-source.js';
 export { DEFAULT_SOURCE_LIMITS, type SourceLimits } from './source-limits.js';
+export { SourceProblemsError } from './source-problems-error.js';
 export {
   formatSourceProblem,
   type SourceProblem,

@@ -26,7 +26,9 @@ export type SourceProblem<C extends string = SourceProblemCode> = {
 };
 
 /** `file:line:col: message` (and an indented hint line), the form editors and CI understand. */
-export function formatSourceProblem(problem: SourceProblem<string>): string {
+export function formatSourceProblem(
+  problem: Pick<SourceProblem<string>, 'file' | 'line' | 'col' | 'message' | 'hint'>,
+): string {
   const head = `${problem.file}:${problem.line}:${problem.col}: ${problem.message}`;
   return problem.hint === undefined ? head : `${head}\n    hint: ${problem.hint}`;
 }

@@ -1,5 +1,8 @@
-import { LedgerbotError } from '../../core/ledgerbot-error.js';
-import type { SourceProblemCode } from '../../core/source/index.js';
+import {
+  formatSourceProblem,
+  SourceProblemsError,
+  type SourceProblemCode,
+} from '../../core/source/index.js';
 
 /** The front end's codes (YAML, size, schema) and the config's own. */
 export type ConfigProblemCode =
@@ -23,22 +26,15 @@ export type ConfigProblem = {
   readonly hint?: string;
 };
 
-export function formatConfigProblem(p: ConfigProblem): string {
-  const head = `${p.file}:${p.line}:${p.col}: ${p.message}`;
-  return p.hint === undefined ? head : `${head}\n    hint: ${p.hint}`;
-}
+/** `file:line:col: message` and a hint line, like every source problem. */
+export const formatConfigProblem: (p: ConfigProblem) => string = formatSourceProblem;
 
 /**
  * An invalid `bot.config.yaml`. `file`, `line` and `col` are those of the first problem; all of
  * them are in `problems` and in the message. The CLI exits with code 2. Messages never contain
  * secrets: neither secret fields nor values that came from the environment are echoed.
  */
-export class ConfigError extends LedgerbotError {
-  readonly problems: readonly ConfigProblem[];
-  readonly file: string;
-  readonly line: number;
-  readonly col: number;
-
+export class ConfigError extends SourceProblemsError<ConfigProblem> {
   constructor(
     problems: readonly [ConfigProblem, ...ConfigProblem[]],
     options?: { cause?: unknown },
@@ -46,6 +42,7 @@ export class ConfigError extends LedgerbotError {
     const first = problems[0];
     super(
       'INVALID_CONFIG',
+      problems,
       problems.length === 1
         ? formatConfigProblem(first)
         : [
@@ -54,9 +51,5 @@ export class ConfigError extends LedgerbotError {
           ].join('\n'),
       options,
     );
-    this.problems = problems;
-    this.file = first.file;
-    this.line = first.line;
-    this.col = first.col;
   }
 }

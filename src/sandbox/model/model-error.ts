@@ -1,6 +1,9 @@
 import { IllegalStateError } from '../../core/illegal-state-error.js';
-import { LedgerbotError } from '../../core/ledgerbot-error.js';
-import type { SourceProblem } from '../../core/source/index.js';
+import {
+  formatSourceProblem,
+  SourceProblemsError,
+  type SourceProblem,
+} from '../../core/source/index.js';
 import type { SourcePos } from './model-types.js';
 
 /** One mistake in a model file, at 1-based line and column. */
@@ -12,30 +15,20 @@ export type ModelProblem = SourcePos & {
 };
 
 export function formatModelProblem(p: ModelProblem): string {
-  const head = `${p.file}:${p.line}:${p.col}: ${p.problem}`;
-  return p.hint === undefined ? head : `${head}\n    hint: ${p.hint}`;
+  return formatSourceProblem({ ...p, message: p.problem });
 }
 
 /**
  * A model file that cannot be loaded, with every problem found: one `file:line:col: problem`
  * line each (and a hint line where there is one), the first one first. `file`, `line`, `col` and `problem` are those of the first.
  */
-export class ModelError extends LedgerbotError {
-  readonly problems: readonly ModelProblem[];
-  readonly file: string;
-  readonly line: number;
-  readonly col: number;
+export class ModelError extends SourceProblemsError<ModelProblem> {
   /** The first problem without the position prefix. */
   readonly problem: string;
 
   constructor(problems: readonly [ModelProblem, ...ModelProblem[]], options?: { cause?: unknown }) {
-    super('INVALID_MODEL', problems.map(formatModelProblem).join('\n'), options);
-    const first = problems[0];
-    this.problems = problems;
-    this.file = first.file;
-    this.line = first.line;
-    this.col = first.col;
-    this.problem = first.problem;
+    super('INVALID_MODEL', problems, problems.map(formatModelProblem).join('\n'), options);
+    this.problem = problems[0].problem;
   }
 }
 
