@@ -21,21 +21,23 @@ export type SchemaCheckOptions<C extends string> = SchemaWording<C> & {
 /**
  * A checker of data against one JSON Schema, compiled at its first use. The data is usually
  * the parsed source's value (ajv may fill in defaults: `ajv: { useDefaults: true }`); the
- * locator places each problem at file:line:col.
+ * locator places each problem at file:line:col. `perCall` adds wording that depends on the one
+ * file checked (the config describes values that came from the environment differently).
  */
 export function schemaChecker<C extends string = SourceProblemCode>(
   schema: object,
   options: SchemaCheckOptions<C> = {},
-): (data: unknown, at: YamlLocator) => SchemaCheck<C> {
-  const { ajv, ...wording } = options;
+): (data: unknown, at: YamlLocator, perCall?: SchemaWording<C>) => SchemaCheck<C> {
+  const { ajv, ...shared } = options;
   const validator = lazyValidator(
     { allErrors: true, verbose: true, strict: false, ...ajv },
     schema,
   );
-  return (data, at) => {
+  return (data, at, perCall) => {
     const validate = validator();
     if (validate(data)) return { valid: true, problems: [], errorPaths: [] };
     const errors = validate.errors ?? [];
+    const wording = perCall === undefined ? shared : { ...shared, ...perCall };
     const problems = explainSchemaErrors(errors, wording).map((p) => ({
       ...at.pos(p.path, { key: p.key }),
       path: p.path,

@@ -1,9 +1,7 @@
 import type { ErrorObject } from 'ajv';
-import { lazyValidator } from '../../core/lazy-validator.js';
 import {
-  explainSchemaErrors,
+  schemaChecker,
   type SchemaProblem,
-  type SchemaWording,
   type SourceProblem,
   type YamlLocator,
   type YamlPath,
@@ -11,18 +9,6 @@ import {
 import { ALIAS_PATTERN, BOT_CONFIG_SCHEMA, DURATION_PATTERN } from './bot-config-schema.js';
 import type { ConfigProblemCode } from './config-error.js';
 import { describeConfigValue, fieldName, isSecretField } from './describe-config-value.js';
-
-const configValidator = lazyValidator(
-  {
-    allErrors: true,
-    useDefaults: true,
-    coerceTypes: true,
-    discriminator: true,
-    verbose: true,
-    strict: false,
-  },
-  BOT_CONFIG_SCHEMA,
-);
 
 const ALIAS_HINT = 'aliases are letters, digits, - and _, starting with a letter';
 
@@ -83,48 +69,36 @@ function explain(
   }
 }
 
+const checkSchema = schemaChecker<ConfigProblemCode>(BOT_CONFIG_SCHEMA, {
+  ajv: { useDefaults: true, coerceTypes: true, discriminator: true },
+  secret: isSecretField,
+  place: (path) => (path.length === 0 ? 'in the top level' : `in ${fieldName(path)}`),
+  missingHints: MISSING_HINTS,
+  patterns: {
+    [DURATION_PATTERN]: {
+      what: 'a duration',
+      code: 'BAD_DURATION',
+      hint: 'write a number with a unit: ms, s, m, h, d or w, e.g. 30s, 5m or 1h30m',
+    },
+    [ALIAS_PATTERN]: { what: 'a party alias', hint: ALIAS_HINT },
+  },
+});
+
 /**
  * Validates an interpolated config against BOT_CONFIG_SCHEMA, filling in its defaults, and
  * explains every problem in the config's words through the shared front end. Values from the
- * environment and secret fields are never shown.
- *
- * Not `schemaChecker`: that drops every error inside a `oneOf` branch, and with ajv's
- * `discriminator` (`ledger.auth`, `submission.dedup`) the branch the tag picked is the only one
- * checked, so its errors are the real ones. Here they are renamed out of the front end's way.
+ * environment and secret fields are never shown. With ajv's `discriminator` (`ledger.auth`,
+ * `submission.dedup`) the tag picks the one branch checked, and the front end keeps its errors.
  */
 export function checkConfigSchema(
   data: unknown,
   at: YamlLocator,
   fromEnv: ReadonlySet<string>,
-): SourceProblem<ConfigProblemCode>[] {
-  const validate = configValidator();
-  if (validate(data)) return [];
-  const errors = (validate.errors ?? []).map((e) => ({
-    ...e,
-    schemaPath: e.schemaPath.replace(/\/oneOf\/(\d+)/g, '/oneOf-branch-$1'),
-  }));
+): readonly SourceProblem<ConfigProblemCode>[] {
   const describe = (path: YamlPath, value: unknown): string =>
     describeConfigValue(path, value, fromEnv);
-  const wording: SchemaWording<ConfigProblemCode> = {
-    secret: isSecretField,
+  return checkSchema(data, at, {
     value: (value, path) => describe(path, value),
-    place: (path) => (path.length === 0 ? 'in the top level' : `in ${fieldName(path)}`),
-    missingHints: MISSING_HINTS,
-    patterns: {
-      [DURATION_PATTERN]: {
-        what: 'a duration',
-        code: 'BAD_DURATION',
-        hint: 'write a number with a unit: ms, s, m, h, d or w, e.g. 30s, 5m or 1h30m',
-      },
-      [ALIAS_PATTERN]: { what: 'a party alias', hint: ALIAS_HINT },
-    },
     explain: (e, path) => explain(e, path, (p) => describe(p, e.data)),
-  };
-  return explainSchemaErrors(errors, wording).map((p) => ({
-    ...at.pos(p.path, { key: p.key }),
-    path: p.path,
-    code: p.code,
-    message: p.message,
-    ...(p.hint === undefined ? {} : { hint: p.hint }),
-  }));
+  }).problems;
 }
