@@ -43,28 +43,35 @@ export const BOT_CONFIG_DEFAULTS = {
   logLevel: DEFAULTS.logLevel,
 } as const;
 
+/**
+ * One branch of a union that ajv's `discriminator` picks by `tag`: the tag's constant, the
+ * branch's own fields, and no other key.
+ */
+function variant(
+  tag: string,
+  value: string,
+  fields: Readonly<Record<string, object>> = {},
+  required: readonly string[] = [],
+): object {
+  return {
+    properties: { [tag]: { const: value }, ...fields },
+    ...(required.length === 0 ? {} : { required }),
+    additionalProperties: false,
+  };
+}
+
 const authSchema = {
   type: 'object',
   required: ['type'],
   discriminator: { propertyName: 'type' },
   oneOf: [
-    {
-      properties: { type: { const: 'none' } },
-      additionalProperties: false,
-    },
-    {
-      properties: { type: { const: 'static' }, token: text },
-      required: ['token'],
-      additionalProperties: false,
-    },
-    {
-      properties: { type: { const: 'file' }, path: text },
-      required: ['path'],
-      additionalProperties: false,
-    },
-    {
-      properties: {
-        type: { const: 'oauth2' },
+    variant('type', 'none'),
+    variant('type', 'static', { token: text }, ['token']),
+    variant('type', 'file', { path: text }, ['path']),
+    variant(
+      'type',
+      'oauth2',
+      {
         tokenUrl: text,
         clientId: text,
         clientSecret: text,
@@ -72,9 +79,8 @@ const authSchema = {
         scope: text,
         clientAuth: { enum: ['basic', 'body'] },
       },
-      required: ['tokenUrl', 'clientId', 'clientSecret'],
-      additionalProperties: false,
-    },
+      ['tokenUrl', 'clientId', 'clientSecret'],
+    ),
   ],
 } as const;
 
@@ -83,15 +89,8 @@ const dedupSchema = {
   required: ['mode'],
   discriminator: { propertyName: 'mode' },
   oneOf: [
-    {
-      properties: { mode: { const: 'offset' }, fallback: duration },
-      additionalProperties: false,
-    },
-    {
-      properties: { mode: { const: 'duration' }, value: duration },
-      required: ['value'],
-      additionalProperties: false,
-    },
+    variant('mode', 'offset', { fallback: duration }),
+    variant('mode', 'duration', { value: duration }, ['value']),
   ],
   default: { mode: 'offset' },
 } as const;

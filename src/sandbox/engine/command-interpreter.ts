@@ -67,14 +67,7 @@ export class CommandInterpreter {
 
   #command(command: Command, authorizers: ReadonlySet<string>): void {
     if ('CreateCommand' in command) {
-      const c = command.CreateCommand;
-      const template = this.#view.template(c.templateId);
-      this.#builder.create(
-        template,
-        this.#commandArgument(template, c.createArguments),
-        authorizers,
-        new Set(),
-      );
+      this.#createCommand(command.CreateCommand, authorizers);
     } else if ('ExerciseCommand' in command) {
       const c = command.ExerciseCommand;
       const resolved = this.#view.resolve(c.templateId);
@@ -82,35 +75,16 @@ export class CommandInterpreter {
       this.#exerciseCommand(contract, resolved, c.choice, c.choiceArgument, authorizers);
     } else if ('CreateAndExerciseCommand' in command) {
       const c = command.CreateAndExerciseCommand;
-      const template = this.#view.template(c.templateId);
-      const cid = this.#builder.create(
-        template,
-        this.#commandArgument(template, c.createArguments),
-        authorizers,
-        new Set(),
-      );
-      const contract = this.#view.createdHere(cid)!;
-      this.#exerciseCommand(
-        contract,
-        { kind: 'template', template },
-        c.choice,
-        c.choiceArgument,
-        authorizers,
-      );
+      const { template, contractId } = this.#createCommand(c, authorizers);
+      const contract = this.#view.createdHere(contractId)!;
+      const via: ResolvedId = { kind: 'template', template };
+      this.#exerciseCommand(contract, via, c.choice, c.choiceArgument, authorizers);
     } else if ('ExerciseByKeyCommand' in command) {
       const c = command.ExerciseByKeyCommand;
       const template = this.#view.template(c.templateId);
-      const contract = this.#view.fetchVisible(this.#byKey(template, c.contractKey), {
-        kind: 'template',
-        template,
-      });
-      this.#exerciseCommand(
-        contract,
-        { kind: 'template', template },
-        c.choice,
-        c.choiceArgument,
-        authorizers,
-      );
+      const via: ResolvedId = { kind: 'template', template };
+      const contract = this.#view.fetchVisible(this.#byKey(template, c.contractKey), via);
+      this.#exerciseCommand(contract, via, c.choice, c.choiceArgument, authorizers);
     } else {
       fail(
         engineError(
@@ -156,6 +130,19 @@ export class CommandInterpreter {
       );
     }
     return cid;
+  }
+
+  /** The create of a CreateCommand or CreateAndExerciseCommand. */
+  #createCommand(
+    c: { readonly templateId: string; readonly createArguments: unknown },
+    authorizers: ReadonlySet<string>,
+  ): { template: TemplateDef; contractId: string } {
+    const template = this.#view.template(c.templateId);
+    const argument = this.#commandArgument(template, c.createArguments);
+    return {
+      template,
+      contractId: this.#builder.create(template, argument, authorizers, new Set()),
+    };
   }
 
   #commandArgument(template: TemplateDef, value: unknown): Record<string, unknown> {

@@ -20,6 +20,18 @@ const fieldsMap = {
   additionalProperties: { $ref: '#/$defs/type' },
 };
 
+/** Interfaces (or implementations of them) by qualified name, each with its `view`. */
+const viewsByInterface = (view: object): object => ({
+  type: 'object',
+  propertyNames: { pattern: QUALIFIED },
+  additionalProperties: {
+    type: 'object',
+    required: ['view'],
+    additionalProperties: false,
+    properties: { view },
+  },
+});
+
 export const MODEL_SCHEMA = {
   $id: 'https://ledgerbot.dev/schema/sandbox-model.json',
   type: 'object',
@@ -35,16 +47,7 @@ export const MODEL_SCHEMA = {
         version: { type: 'string', pattern: '^\\d+(\\.\\d+)*$' },
       },
     },
-    interfaces: {
-      type: 'object',
-      propertyNames: { pattern: QUALIFIED },
-      additionalProperties: {
-        type: 'object',
-        required: ['view'],
-        additionalProperties: false,
-        properties: { view: fieldsMap },
-      },
-    },
+    interfaces: viewsByInterface(fieldsMap),
     templates: {
       type: 'object',
       minProperties: 1,
@@ -68,16 +71,7 @@ export const MODEL_SCHEMA = {
               maintainers: partiesList,
             },
           },
-          implements: {
-            type: 'object',
-            propertyNames: { pattern: QUALIFIED },
-            additionalProperties: {
-              type: 'object',
-              required: ['view'],
-              additionalProperties: false,
-              properties: { view: { $ref: '#/$defs/value' } },
-            },
-          },
+          implements: viewsByInterface({ $ref: '#/$defs/value' }),
           choices: {
             type: 'object',
             propertyNames: { pattern: '^[A-Z][A-Za-z0-9_]*$' },
