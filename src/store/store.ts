@@ -167,7 +167,8 @@ export function isTerminal(state: IntentState): boolean {
 /** What made an intent: see `core/trigger-key.ts` (the rules hash the same key). */
 export type { TriggerKey };
 
-export type NewIntent<P = unknown> = {
+/** What an intent is and what it submits: the same in a new intent and in its record. */
+export type IntentFacts<P = unknown> = {
   /** The deterministic `lb-<ruleId>-<hash>`; the journal's key. */
   readonly commandId: string;
   /** The change id parts besides commandId: the ledger deduplicates on (userId, actAs, commandId). */
@@ -185,6 +186,9 @@ export type NewIntent<P = unknown> = {
    * minus submissionId, say). Must be JSON-serialisable and must not contain secrets.
    */
   readonly payload: P;
+};
+
+export type NewIntent<P = unknown> = IntentFacts<P> & {
   /** The triggering event (JSON), kept for the dead-letter record; optional. */
   readonly event?: unknown;
   /** Epoch ms after which the runtime stops retrying and dead-letters the intent. */
@@ -193,16 +197,7 @@ export type NewIntent<P = unknown> = {
   readonly nextAttemptAt?: number;
 };
 
-export type IntentRecord<P = unknown> = {
-  readonly commandId: string;
-  readonly userId: string;
-  readonly actAs: readonly string[];
-  readonly ruleId: string;
-  readonly revision: number;
-  readonly actionIndex: number;
-  readonly trigger: TriggerKey;
-  readonly offset: number;
-  readonly payload: P;
+export type IntentRecord<P = unknown> = IntentFacts<P> & {
   readonly state: IntentState;
   /** Submissions made so far (each `→ submitted` counts one). */
   readonly attempts: number;
