@@ -6,12 +6,12 @@ import type {
 import {
   DEFAULT_STREAM_BACKOFF,
   describeError,
-  isAuthRejection,
   logReconnect,
   reconnectable,
   reconnectDelay,
 } from './resumable-stream.js';
 import type { StreamContext, StreamOptions } from './stream-context.js';
+import { isTokenRejected } from '../error-checks.js';
 import { badFrame } from './unwrap-case.js';
 import { WsRequestStream } from './ws-request-stream.js';
 
@@ -61,7 +61,7 @@ export async function* activeContractsSocket(
       throwIfAborted(signal);
       const resumable = !yieldedAny || token !== undefined;
       let retry = resumable && reconnectable(err);
-      if (!retry && resumable && ctx.auth !== undefined && !authRetried && isAuthRejection(err)) {
+      if (!retry && resumable && ctx.auth !== undefined && !authRetried && isTokenRejected(err)) {
         authRetried = true;
         retry = true;
       }

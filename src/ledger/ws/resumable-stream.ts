@@ -4,7 +4,7 @@ import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { Random } from '../../core/random.js';
 import { classify, isStreamAuthExpiry, retryDelayHintMs } from '../classify.js';
-import { LedgerApiError } from '../ledger-api-error.js';
+import { isTokenRejected } from '../error-checks.js';
 
 /** Called before each reconnect; `error` is undefined when the server closed the stream normally. */
 export type ReconnectListener = (attempt: number, delayMs: number, error: unknown) => void;
@@ -46,14 +46,6 @@ export function reconnectable(err: unknown): boolean {
   if (err instanceof AbortError) return false;
   const c = classify(err);
   return c === 'retryable' || c === 'unknown-outcome' || c === 'in-flight';
-}
-
-/**
- * A rejected or expired token: 401 on the handshake, or an UNAUTHENTICATED error frame when the
- * token expires mid-stream. The stream has dropped its cached token, so one fresh try is worth it.
- */
-export function isAuthRejection(err: unknown): boolean {
-  return err instanceof LedgerApiError && (err.status === 401 || err.error.grpcCodeValue === 16);
 }
 
 /**
@@ -150,7 +142,9 @@ export class ResumableStream<T> implements AsyncIterable<T> {
         if (o.endInclusive !== undefined) return;
       } else if (!reconnectable(failure.error)) {
         const retryAuth =
-          (o.retryAuthOnce ?? true) && !authRetried && isAuthRejection(failure.error);
+          // A rejected or expired token (401 on the handshake, UNAUTHENTICATED mid-stream): the
+          // stream has dropped its cached token, so one fresh try is worth it.
+          (o.retryAuthOnce ?? true) && !authRetried && isTokenRejected(failure.error);
         if (!retryAuth) throw failure.error;
         authRetried = true;
       }
