@@ -1,3 +1,4 @@
+import { classify } from '../../ledger/classify.js';
 import { parseCompletionStatus } from '../../ledger/completion-status.js';
 import { MAX_LIST_LIMIT } from '../../ledger/ledger-client.js';
 import type { JsTransaction, Update } from '../../ledger/wire/wire-types.js';
@@ -264,7 +265,7 @@ async function completionsOf(
       last = Math.max(last, c.offset);
       if (!wanted.has(c.commandId)) continue;
       const error = parseCompletionStatus(c.status);
-      const landed = error === undefined || error.code === 'DUPLICATE_COMMAND';
+      const landed = error === undefined || classify(error) === 'duplicate';
       const previous = out.get(c.commandId);
       if (landed) {
         if (previous === undefined || previous.error !== undefined) {

@@ -1,5 +1,5 @@
 import { eventFormat, transactionFormat, updateFormat } from '../../ledger/filters.js';
-import { LedgerApiError } from '../../ledger/ledger-api-error.js';
+import { hasLedgerErrorCode } from '../../ledger/error-checks.js';
 import type { Event, JsTransaction, UpdateFormat } from '../../ledger/wire/wire-types.js';
 import { evaluate } from '../../rules/evaluate.js';
 import { formatRuleEvaluationError, type Intent } from '../../rules/evaluation-result.js';
@@ -87,7 +87,7 @@ async function fetchTransaction(
   try {
     response = await readUpdate(ctx, which, ctx.updateFormat);
   } catch (err) {
-    if (!(err instanceof LedgerApiError) || err.error.code !== 'UPDATE_NOT_FOUND') throw err;
+    if (!hasLedgerErrorCode(err, 'UPDATE_NOT_FOUND')) throw err;
     // Tell "the bot's filter hides every event of it" apart from "no such update".
     if (await visibleToReaders(ctx, which)) {
       io.err(
@@ -120,7 +120,7 @@ async function visibleToReaders(ctx: ReplayContext, which: Selector): Promise<bo
     await readUpdate(ctx, which, format);
     return true;
   } catch (err) {
-    if (err instanceof LedgerApiError && err.error.code === 'UPDATE_NOT_FOUND') return false;
+    if (hasLedgerErrorCode(err, 'UPDATE_NOT_FOUND')) return false;
     throw err;
   }
 }
