@@ -25,27 +25,20 @@ export async function openConfigLedger(config: BotConfig, logger?: Logger): Prom
     logger === undefined ? {} : { logger: logger.child({ component }) };
   if (endpoint.kind === 'url') {
     const auth = createAuthProvider(config.ledger.auth, child('auth'));
-    try {
-      const client = await LedgerClient.create({
-        url: endpoint.url,
-        auth,
-        pingIntervalMs: config.ledger.pingIntervalMs,
-        ...(config.ledger.tls === undefined ? {} : { tls: config.ledger.tls }),
-        ...child('ledger'),
-      });
-      return {
-        client,
+    return openOver(
+      () => auth.close(),
+      async () => ({
+        client: await LedgerClient.create({
+          url: endpoint.url,
+          auth,
+          pingIntervalMs: config.ledger.pingIntervalMs,
+          ...(config.ledger.tls === undefined ? {} : { tls: config.ledger.tls }),
+          ...child('ledger'),
+        }),
         parties: config.parties,
         sandbox: undefined,
-        close: async () => {
-          await client.close();
-          await auth.close();
-        },
-      };
-    } catch (error) {
-      await auth.close();
-      throw error;
-    }
+      }),
+    );
   }
   const sandbox = await startSandbox({
     models: endpoint.models,
@@ -53,32 +46,47 @@ export async function openConfigLedger(config: BotConfig, logger?: Logger): Prom
     users: [{ id: config.ledger.userId, actAs: endpoint.parties }],
     ...child('sandbox'),
   });
+  return openOver(
+    () => sandbox.stop(),
+    async () => {
+      const client = await LedgerClient.create({
+        url: sandbox.url,
+        pingIntervalMs: config.ledger.pingIntervalMs,
+        ...child('ledger'),
+      });
+      const parties = { ...config.parties };
+      for (const alias of endpoint.parties) {
+        const id = sandbox.parties[alias];
+        if (id !== undefined) parties[alias] = id;
+      }
+      logger?.info(
+        { url: sandbox.url, participantId: sandbox.participantId, parties },
+        'embedded sandbox ready',
+      );
+      return { client, parties, sandbox };
+    },
+  );
+}
+
+/**
+ * Opens the client on top of what it needs (the auth provider, the embedded sandbox): closing
+ * the result closes the client, then releases that; a failed open releases it at once.
+ */
+async function openOver(
+  release: () => Promise<void>,
+  open: () => Promise<Omit<ConfigLedger, 'close'>>,
+): Promise<ConfigLedger> {
   try {
-    const client = await LedgerClient.create({
-      url: sandbox.url,
-      pingIntervalMs: config.ledger.pingIntervalMs,
-      ...child('ledger'),
-    });
-    const parties = { ...config.parties };
-    for (const alias of endpoint.parties) {
-      const id = sandbox.parties[alias];
-      if (id !== undefined) parties[alias] = id;
-    }
-    logger?.info(
-      { url: sandbox.url, participantId: sandbox.participantId, parties },
-      'embedded sandbox ready',
-    );
+    const opened = await open();
     return {
-      client,
-      parties,
-      sandbox,
+      ...opened,
       close: async () => {
-        await client.close();
-        await sandbox.stop();
+        await opened.client.close();
+        await release();
       },
     };
   } catch (error) {
-    await sandbox.stop();
+    await release();
     throw error;
   }
 }
