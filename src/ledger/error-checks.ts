@@ -17,6 +17,12 @@ export function hasLedgerErrorCode(err: unknown, code: string): boolean {
   return ledgerErrorCode(err) === code;
 }
 
+/** Whether `err` is the participant's answer with one of these error codes. */
+function hasLedgerErrorCodeIn(err: unknown, codes: ReadonlySet<string>): boolean {
+  const code = ledgerErrorCode(err);
+  return code !== undefined && codes.has(code);
+}
+
 /** Codes with which Canton ends an open stream whose authorization lapsed (NOTES.md, Corrections). */
 const STREAM_AUTH_CODES: ReadonlySet<string> = new Set([
   'ACCESS_TOKEN_EXPIRED',
@@ -29,7 +35,7 @@ const STREAM_AUTH_CODES: ReadonlySet<string> = new Set([
  * with the request: reopen it at once with a fresh token, not after the category's retry delay.
  */
 export function isStreamAuthExpiry(err: unknown): boolean {
-  return err instanceof LedgerApiError && STREAM_AUTH_CODES.has(err.error.code);
+  return hasLedgerErrorCodeIn(err, STREAM_AUTH_CODES);
 }
 
 /** gRPC status codes (NOTES.md §5.1). */
@@ -113,8 +119,7 @@ const DEDUP_PERIOD_REFUSED_CODES: ReadonlySet<string> = new Set([
  * at an offset it has pruned.
  */
 export function isDedupPeriodRefused(err: unknown): boolean {
-  const code = ledgerErrorCode(err);
-  return code !== undefined && DEDUP_PERIOD_REFUSED_CODES.has(code);
+  return hasLedgerErrorCodeIn(err, DEDUP_PERIOD_REFUSED_CODES);
 }
 
 /** Contention on a contract key: the key is taken, possibly by the intent's own earlier create. */
@@ -124,8 +129,7 @@ const KEY_CONFLICT_CODES: ReadonlySet<string> = new Set([
 ]);
 
 export function isKeyConflict(err: unknown): boolean {
-  const code = ledgerErrorCode(err);
-  return code !== undefined && KEY_CONFLICT_CODES.has(code);
+  return hasLedgerErrorCodeIn(err, KEY_CONFLICT_CODES);
 }
 
 /** Category 11, InvalidGivenCurrentSystemStateResourceMissing (NOTES.md §8). */
