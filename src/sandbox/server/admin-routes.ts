@@ -20,6 +20,25 @@ function rightsOf(v: unknown): Right[] {
   return v as Right[];
 }
 
+/**
+ * Granting or revoking rights (admin only): the rights that changed, under `answer`; the cached
+ * rights of every token are dropped, as the user's may have changed.
+ */
+function changeRights(
+  s: SandboxContext,
+  answer: 'newlyGrantedRights' | 'newlyRevokedRights',
+  change: (userId: string, rights: readonly Right[]) => Result<readonly Right[]>,
+): Handler {
+  return (ctx) => {
+    s.auth.requireAdmin(ctx.principal);
+    const o = asObject(ctx.body);
+    const id = ctx.params['user-id'] ?? '';
+    const changed = unwrap(change(id, rightsOf(o.rights)));
+    s.auth.invalidate();
+    return json({ [answer]: changed });
+  };
+}
+
 function page<T>(
   items: readonly T[],
   ctx: RouteContext,
@@ -126,22 +145,12 @@ export function adminRoutes(s: SandboxContext): Record<string, Handler> {
       selfOrAdmin(ctx, id);
       return json({ rights: unwrap(s.engine.userRights(id)) });
     },
-    'POST /v2/users/{user-id}/rights': (ctx) => {
-      s.auth.requireAdmin(ctx.principal);
-      const o = asObject(ctx.body);
-      const id = ctx.params['user-id'] ?? '';
-      const granted = unwrap(s.engine.grantUserRights(id, rightsOf(o.rights)));
-      s.auth.invalidate();
-      return json({ newlyGrantedRights: granted });
-    },
-    'PATCH /v2/users/{user-id}/rights': (ctx) => {
-      s.auth.requireAdmin(ctx.principal);
-      const o = asObject(ctx.body);
-      const id = ctx.params['user-id'] ?? '';
-      const revoked = unwrap(s.engine.revokeUserRights(id, rightsOf(o.rights)));
-      s.auth.invalidate();
-      return json({ newlyRevokedRights: revoked });
-    },
+    'POST /v2/users/{user-id}/rights': changeRights(s, 'newlyGrantedRights', (id, rights) =>
+      s.engine.grantUserRights(id, rights),
+    ),
+    'PATCH /v2/users/{user-id}/rights': changeRights(s, 'newlyRevokedRights', (id, rights) =>
+      s.engine.revokeUserRights(id, rights),
+    ),
     'GET /v2/packages': () => json({ packageIds: s.engine.packages.map((p) => p.packageId) }),
     'GET /v2/packages/{package-id}/status': (ctx) => {
       const id = ctx.params['package-id'] ?? '';

@@ -69,6 +69,23 @@ function legacyTransactionFormat(o: JsonObject): TransactionFormat {
   };
 }
 
+/**
+ * A deprecated transaction lookup (by id or by offset): `find` reads the key from the body and
+ * says which transaction it names; the answer is `{"transaction": …}` in the legacy format.
+ */
+function legacyTransactionLookup(
+  s: SandboxContext,
+  find: (o: JsonObject) => { tx: CommittedTransaction | undefined; what: string },
+): Handler {
+  return (ctx) => {
+    const o = asObject(ctx.body);
+    const { tx, what } = find(o);
+    const format = legacyTransactionFormat(o);
+    const json = lookupUpdate(s, ctx.principal, tx, format, what);
+    return { status: 200, json: `{"transaction":${json}}` };
+  };
+}
+
 function requiredOffset(o: JsonObject, key: string, field: string): number {
   const v = optionalOffset(o, key, field);
   if (v === undefined) throw missingField(field);
@@ -202,32 +219,14 @@ export function readRoutes(s: SandboxContext): Record<string, Handler> {
       const json = lookupUpdate(s, ctx.principal, tx, format, `update id: ${id}`);
       return { status: 200, json: `{"update":{"Transaction":{"value":${json}}}}` };
     },
-    'POST /v2/updates/transaction-by-id': (ctx) => {
-      const o = asObject(ctx.body);
+    'POST /v2/updates/transaction-by-id': legacyTransactionLookup(s, (o) => {
       const id = requiredString(o, 'updateId', 'update_id');
-      const format = legacyTransactionFormat(o);
-      const json = lookupUpdate(
-        s,
-        ctx.principal,
-        s.engine.transactionById(id),
-        format,
-        `update id: ${id}`,
-      );
-      return { status: 200, json: `{"transaction":${json}}` };
-    },
-    'POST /v2/updates/transaction-by-offset': (ctx) => {
-      const o = asObject(ctx.body);
+      return { tx: s.engine.transactionById(id), what: `update id: ${id}` };
+    }),
+    'POST /v2/updates/transaction-by-offset': legacyTransactionLookup(s, (o) => {
       const offset = requiredOffset(o, 'offset', 'offset');
-      const format = legacyTransactionFormat(o);
-      const json = lookupUpdate(
-        s,
-        ctx.principal,
-        s.engine.transactionByOffset(offset),
-        format,
-        `offset: ${offset}`,
-      );
-      return { status: 200, json: `{"transaction":${json}}` };
-    },
+      return { tx: s.engine.transactionByOffset(offset), what: `offset: ${offset}` };
+    }),
     'POST /v2/events/events-by-contract-id': (ctx) => {
       const o = asObject(ctx.body);
       const cid = requiredString(o, 'contractId', 'contract_id');

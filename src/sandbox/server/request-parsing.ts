@@ -164,29 +164,46 @@ export function parseUpdateFormat(v: unknown, where: string): UpdateSelection {
 
 /** The 3.4 and 3.5 shapes of GetUpdatesRequest: updateFormat XOR legacy filter/verbose. */
 export function parseUpdateSelection(o: JsonObject): UpdateSelection {
-  const hasFormat = o.updateFormat !== undefined && o.updateFormat !== null;
+  return formatOrLegacyFilter(
+    o,
+    { key: 'updateFormat', field: 'update_format' },
+    (format) => parseUpdateFormat(format, 'updateFormat'),
+    (filter, verbose) => ({
+      transactions: {
+        eventFormat: legacyEventFormat(filter, verbose),
+        transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+      },
+    }),
+  );
+}
+
+/**
+ * A request's format (`key`, `field` in Canton's messages) XOR the legacy filter/verbose pair,
+ * refused as Canton refuses it when both or neither are given.
+ */
+function formatOrLegacyFilter<T>(
+  o: JsonObject,
+  format: { readonly key: string; readonly field: string },
+  parseFormat: (value: unknown) => T,
+  parseLegacy: (filter: unknown, verbose: boolean) => T,
+): T {
+  const { key, field } = format;
+  const hasFormat = o[key] !== undefined && o[key] !== null;
   const hasFilter = o.filter !== undefined && o.filter !== null;
   if (hasFormat && hasFilter) {
     throw invalidArgument(
-      'Both update_format and filter are set. Please use either backwards compatible arguments (filter and verbose) or update_format, but not both.',
+      `Both ${field} and filter are set. Please use either backwards compatible arguments (filter and verbose) or ${field}, but not both.`,
     );
   }
   if (hasFormat && o.verbose === true) {
     throw invalidArgument(
-      'Both update_format and verbose are set. Please use either backwards compatible arguments (filter and verbose) or update_format, but not both.',
+      `Both ${field} and verbose are set. Please use either backwards compatible arguments (filter and verbose) or ${field}, but not both.`,
     );
   }
-  if (hasFormat) return parseUpdateFormat(o.updateFormat, 'updateFormat');
-  if (hasFilter) {
-    return {
-      transactions: {
-        eventFormat: legacyEventFormat(o.filter, o.verbose === true),
-        transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
-      },
-    };
-  }
+  if (hasFormat) return parseFormat(o[key]);
+  if (hasFilter) return parseLegacy(o.filter, o.verbose === true);
   throw invalidArgument(
-    'Either filter/verbose or update_format is required. Please use either backwards compatible arguments (filter and verbose) or update_format.',
+    `Either filter/verbose or ${field} is required. Please use either backwards compatible arguments (filter and verbose) or ${field}.`,
   );
 }
 
@@ -197,22 +214,11 @@ export function legacyEventFormat(filter: unknown, verbose: boolean): EventForma
 
 /** GetActiveContractsRequest: eventFormat XOR legacy filter/verbose. */
 export function parseAcsEventFormat(o: JsonObject): EventFormat {
-  const hasFormat = o.eventFormat !== undefined && o.eventFormat !== null;
-  const hasFilter = o.filter !== undefined && o.filter !== null;
-  if (hasFormat && hasFilter) {
-    throw invalidArgument(
-      'Both event_format and filter are set. Please use either backwards compatible arguments (filter and verbose) or event_format, but not both.',
-    );
-  }
-  if (hasFormat && o.verbose === true) {
-    throw invalidArgument(
-      'Both event_format and verbose are set. Please use either backwards compatible arguments (filter and verbose) or event_format, but not both.',
-    );
-  }
-  if (hasFormat) return parseEventFormat(o.eventFormat, 'eventFormat');
-  if (hasFilter) return legacyEventFormat(o.filter, o.verbose === true);
-  throw invalidArgument(
-    'Either filter/verbose or event_format is required. Please use either backwards compatible arguments (filter and verbose) or event_format.',
+  return formatOrLegacyFilter(
+    o,
+    { key: 'eventFormat', field: 'event_format' },
+    (format) => parseEventFormat(format, 'eventFormat'),
+    legacyEventFormat,
   );
 }
 

@@ -215,3 +215,30 @@ describe('POST /v2/state/active-contracts-page', () => {
     }
   });
 });
+
+describe('POST /v2/state/active-contracts: eventFormat XOR the legacy filter', () => {
+  const cause = async (body: Record<string, unknown>): Promise<string> => {
+    const r = await call(sb, 'POST', '/v2/state/active-contracts', body);
+    expect(r.status).toBe(400);
+    return (r.body as { cause: string }).cause;
+  };
+
+  it('refuses both, a format with verbose, and neither, in the words of event_format', async () => {
+    const end = await ledgerEnd();
+    const format = wildcard(sb.parties.Alice!);
+    expect(await cause({ activeAtOffset: end, eventFormat: format, filter: format })).toMatch(
+      /: Both event_format and filter are set\./,
+    );
+    expect(await cause({ activeAtOffset: end, eventFormat: format, verbose: true })).toMatch(
+      /: Both event_format and verbose are set\./,
+    );
+    expect(await cause({ activeAtOffset: end })).toMatch(
+      /: Either filter\/verbose or event_format is required\./,
+    );
+    const legacy = await call(sb, 'POST', '/v2/state/active-contracts', {
+      activeAtOffset: end,
+      filter: format,
+    });
+    expect(legacy.status).toBe(200);
+  });
+});
