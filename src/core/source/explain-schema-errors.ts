@@ -25,6 +25,11 @@ export type SchemaWording<C extends string = SourceProblemCode> = {
   readonly place?: (path: YamlPath) => string;
   /** A value in messages; default `"text"`, 5, a list, a mapping, empty. */
   readonly value?: (data: unknown, path: YamlPath) => string;
+  /**
+   * What a key that fails the mapping's `propertyNames` is not (the config's party aliases); by
+   * default "is not a valid name" and where.
+   */
+  readonly badName?: (name: string, path: YamlPath) => { message: string; hint?: string };
   /** Hints for a missing key, by its name. */
   readonly missingHints?: Readonly<Record<string, string>>;
   /**
@@ -213,12 +218,10 @@ function defaultProblem<C extends string>(
     }
     case 'propertyNames': {
       const name = String(params.propertyName);
-      return {
-        path: [...path, name],
-        key: true,
-        code: 'BAD_VALUE',
+      const words = w.wording.badName?.(name, path) ?? {
         message: `"${name}" is not a valid name ${w.place(path)}`,
       };
+      return { path: [...path, name], key: true, code: 'BAD_VALUE', ...words };
     }
     case 'minLength':
       return at('BAD_VALUE', `${field(path)} is empty`);

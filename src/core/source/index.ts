@@ -18,13 +18,15 @@
  *   deep") and never show source text.
  * - `schemaChecker(schema, options)` compiles the schema at first use (ajv, allErrors, verbose;
  *   `options.ajv` adds e.g. useDefaults) and returns `(data, at, perCall?) => SchemaCheck`
- *   (`perCall`: wording for this one file only): `problems` explained in words (did-you-mean for unknown keys and enum values, type words, "has no
- *   `x`") and placed by the locator, plus `errorPaths`. The rest of `options` is SchemaWording:
- *   `secret(path)` (values never shown), `field`/`place`/`value` (how things are named),
- *   `missingHints`, `patterns` (what a pattern means), and `explain(error, path)` for the
- *   loader's own words (return null to drop an error, undefined for the default). Errors inside
- *   a oneOf/anyOf branch are passed over when the combinator failed as a whole (its own error is
- *   explained), and kept when ajv's discriminator picked the branch.
+ *   (`perCall`: wording for this one file only): `problems` explained in words (did-you-mean
+ *   for unknown keys and enum values, type words, "has no `x`") and placed by the locator, plus
+ *   `errorPaths`. The rest of `options` is SchemaWording: `secret(path)` (values never shown),
+ *   `field`/`place`/`value` (how things are named), `badName` (what a key refused by
+ *   `propertyNames` is not), `missingHints`, `patterns` (what a pattern means), and
+ *   `explain(error, path)` for the loader's own words (return null to drop an error, undefined
+ *   for the default). Errors inside a oneOf/anyOf branch are passed over when the combinator
+ *   failed as a whole (its own error is explained), and kept when ajv's discriminator picked the
+ *   branch.
  * - Problems are `SourceProblem<Code>`: file, line, col, path, code, message, hint?.
  *   `formatSourceProblem` renders `file:line:col: message` and an indented hint line;
  *   `SourceProblemsError` is the base of a loader's error that carries them all.

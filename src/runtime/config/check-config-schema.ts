@@ -31,7 +31,6 @@ function explain(
   path: YamlPath,
   describe: (p: YamlPath) => string,
 ): Problem | null | undefined {
-  const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'type':
       if (path.length > 0 || e.data === null || e.data === undefined) return undefined;
@@ -41,17 +40,6 @@ function explain(
         code: 'WRONG_TYPE',
         message: `the file must be a mapping of settings, not ${describe(path)}`,
       };
-    case 'propertyNames': {
-      // Only `parties` limits its key names: to party aliases.
-      const name = String(params.propertyName);
-      return {
-        path: [...path, name],
-        key: true,
-        code: 'BAD_VALUE',
-        message: `"${name}" is not a party alias`,
-        hint: ALIAS_HINT,
-      };
-    }
     case 'anyOf':
       // `rules` and `tests`: a path or a list of paths.
       return {
@@ -73,6 +61,8 @@ const checkSchema = schemaChecker<ConfigProblemCode>(BOT_CONFIG_SCHEMA, {
   ajv: { useDefaults: true, coerceTypes: true, discriminator: true },
   secret: isSecretField,
   place: (path) => (path.length === 0 ? 'in the top level' : `in ${fieldName(path)}`),
+  // Only `parties` limits its key names: to party aliases.
+  badName: (name) => ({ message: `"${name}" is not a party alias`, hint: ALIAS_HINT }),
   missingHints: MISSING_HINTS,
   patterns: {
     [DURATION_PATTERN]: {

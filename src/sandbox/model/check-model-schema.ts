@@ -59,15 +59,6 @@ function explain(
         code: 'MISSING_KEY',
         message: `"${String(params.missingProperty)}" is missing`,
       };
-    case 'propertyNames': {
-      const name = String(params.propertyName);
-      return {
-        path: [...path, name],
-        key: true,
-        code: 'BAD_VALUE',
-        message: `the name "${name}" is not allowed here`,
-      };
-    }
     case 'pattern':
       return { path, key: false, code: 'BAD_VALUE', message: patternProblem(params.pattern) };
     case 'anyOf': {
@@ -85,7 +76,10 @@ function explain(
   }
 }
 
-const MODEL_WORDING: SchemaWording = { explain };
+const MODEL_WORDING: SchemaWording = {
+  badName: (name) => ({ message: `the name "${name}" is not allowed here` }),
+  explain,
+};
 
 /** Checks a parsed model file against MODEL_SCHEMA; every problem, placed. */
 export const checkModelSchema = schemaChecker(MODEL_SCHEMA, MODEL_WORDING);

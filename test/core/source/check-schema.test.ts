@@ -166,3 +166,32 @@ describe('schemaChecker with oneOf and anyOf', () => {
     expect(run('paths: 5\n')).toEqual(['a.yaml:1:8: `paths` is none of the forms allowed here']);
   });
 });
+
+describe('schemaChecker: keys refused by propertyNames', () => {
+  const NAMES = {
+    type: 'object',
+    properties: {
+      tags: { type: 'object', propertyNames: { pattern: '^[a-z]+$' } },
+    },
+  };
+  const run = (options: SchemaCheckOptions<never>, perCall?: SchemaCheckOptions<never>) => {
+    const parsed = parseYamlSource('n.yaml', 'tags:\n  ok: 1\n  Bad1: 2\n', { noun: 'file' });
+    if (!parsed.ok) throw new Error('does not parse');
+    const checker = schemaChecker(NAMES, options);
+    return checker(parsed.source.value, parsed.source.at, perCall).problems.map((p) =>
+      formatSourceProblem(p),
+    );
+  };
+
+  it('says where the name is not valid, by default', () => {
+    expect(run({})).toEqual(['n.yaml:3:3: "Bad1" is not a valid name in `tags`']);
+  });
+
+  it("uses the loader's badName words, and per-call wording over the checker's", () => {
+    const badName = (name: string) => ({ message: `"${name}" is no tag`, hint: 'lower case' });
+    expect(run({ badName })).toEqual(['n.yaml:3:3: "Bad1" is no tag\n    hint: lower case']);
+    expect(run({ badName }, { badName: (name) => ({ message: `not ${name}` }) })).toEqual([
+      'n.yaml:3:3: not Bad1',
+    ]);
+  });
+});
