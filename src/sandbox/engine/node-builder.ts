@@ -1,4 +1,4 @@
-import type { ChoiceDef, TemplateDef } from '../model/model-types.js';
+import type { ChoiceDef, ModelExpr, TemplateDef } from '../model/model-types.js';
 import { canonicalText } from '../model/normalize-daml-value.js';
 import type { ContractRecord, CreateNode, ExerciseNode, TxNode } from './committed-transaction.js';
 import { engineError } from './engine-error.js';
@@ -221,6 +221,17 @@ export class NodeBuilder {
     return result;
   }
 
+  /** The visible contract a fetch or exercise step names, of a template of the same package. */
+  #stepContract(
+    contract: ContractRecord,
+    step: { readonly template: string; readonly contractId: ModelExpr },
+    scope: Scope,
+  ): ContractRecord {
+    const cid = evalExpr(step.contractId, scope);
+    const template = this.#view.sibling(contract.template, step.template);
+    return this.#view.fetchVisible(String(cid), { kind: 'template', template });
+  }
+
   /** The steps of a choice body, with `inner` authority; named results go into `scope`. */
   #body(
     contract: ContractRecord,
@@ -259,9 +270,7 @@ export class NodeBuilder {
           break;
         }
         case 'fetch': {
-          const cid = evalExpr(step.contractId, scope);
-          const template = this.#view.sibling(contract.template, step.template);
-          const fetched = this.#view.fetchVisible(String(cid), { kind: 'template', template });
+          const fetched = this.#stepContract(contract, step, scope);
           if (!fetched.stakeholders.some((p) => inner.has(p))) {
             fail(
               engineError(
@@ -275,9 +284,7 @@ export class NodeBuilder {
           break;
         }
         case 'exercise': {
-          const cid = evalExpr(step.contractId, scope);
-          const template = this.#view.sibling(contract.template, step.template);
-          const target = this.#view.fetchVisible(String(cid), { kind: 'template', template });
+          const target = this.#stepContract(contract, step, scope);
           const targetChoice = target.template.choices.get(step.choice)!;
           const targetArg = typed(
             { kind: 'Record', fields: targetChoice.argument },

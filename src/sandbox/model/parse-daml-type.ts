@@ -37,25 +37,23 @@ export function parseDamlType(text: string): DamlType | DamlTypeSyntaxError {
   const known =
     'Party, Text, Int64, Numeric n, Decimal, Bool, Date, Time, Unit, ContractId T, Optional t, List t, TextMap t';
 
+  // A whole type after an opening bracket, up to its `close`.
+  const enclosed = (close: string): DamlType | DamlTypeSyntaxError => {
+    i++;
+    const inner = parse(true);
+    if ('problem' in inner) return inner;
+    if (tokens[i]?.text !== close) return fail(`a "${close}" is missing`);
+    i++;
+    return inner;
+  };
   // `full`: a type applied to arguments; otherwise only an atom (for arguments of constructors).
   const parse = (full: boolean): DamlType | DamlTypeSyntaxError => {
     const tok = tokens[i];
     if (tok === undefined) return fail(`a type is missing: use one of ${known}`);
-    if (tok.text === '(') {
-      i++;
-      const inner = parse(true);
-      if ('problem' in inner) return inner;
-      if (tokens[i]?.text !== ')') return fail('a ")" is missing');
-      i++;
-      return inner;
-    }
+    if (tok.text === '(') return enclosed(')');
     if (tok.text === '[') {
-      i++;
-      const inner = parse(true);
-      if ('problem' in inner) return inner;
-      if (tokens[i]?.text !== ']') return fail('a "]" is missing');
-      i++;
-      return { kind: 'List', of: inner };
+      const inner = enclosed(']');
+      return 'problem' in inner ? inner : { kind: 'List', of: inner };
     }
     const primitive = PRIMITIVES[tok.text];
     if (primitive !== undefined) {
