@@ -22,6 +22,7 @@ import {
   numberTextOperands,
   unknownFieldReads,
   valueRootTypes,
+  type UnknownFieldRead,
   type ValueRootTypes,
 } from './unknown-field-reads.js';
 
@@ -247,33 +248,36 @@ export class RuleScope {
   /** Reports the fields an expression reads that its template does not have (by the catalogue). */
   #checkFieldReads(reads: readonly ReadPath[], path: YamlPath, offset: number): void {
     if (this.#eventShape !== null) {
-      for (const problem of unknownEventFieldReads(reads, this.#eventShape)) {
-        this.error(
-          this.at.valuePos(path, offset + problem.offset),
-          'UNKNOWN_EVENT_FIELD',
-          problem.message,
-          problem.hint,
-        );
-      }
+      const found = unknownEventFieldReads(reads, this.#eventShape);
+      this.#reportInExpression(path, offset, 'UNKNOWN_EVENT_FIELD', found);
     }
     if (this.#valueTypes === null) return;
-    for (const problem of unknownFieldReads(reads, this.#valueTypes)) {
-      this.error(
-        this.at.valuePos(path, offset + problem.offset),
-        'UNKNOWN_FIELD',
-        problem.message,
-        problem.hint,
-      );
-    }
+    this.#reportInExpression(
+      path,
+      offset,
+      'UNKNOWN_FIELD',
+      unknownFieldReads(reads, this.#valueTypes),
+    );
   }
 
   /** Reports Numeric and Int64 fields (text in CEL) used with number literals, by the catalogue. */
   #checkNumberOperands(operands: readonly NumberOperand[], path: YamlPath, offset: number): void {
     if (this.#valueTypes === null) return;
-    for (const problem of numberTextOperands(operands, this.#valueTypes)) {
+    const found = numberTextOperands(operands, this.#valueTypes);
+    this.#reportInExpression(path, offset, 'NUMERIC_AS_NUMBER', found);
+  }
+
+  /** Errors at places inside the expression that starts at `offset` of the value at `path`. */
+  #reportInExpression(
+    path: YamlPath,
+    offset: number,
+    code: RuleProblemCode,
+    found: readonly UnknownFieldRead[],
+  ): void {
+    for (const problem of found) {
       this.error(
         this.at.valuePos(path, offset + problem.offset),
-        'NUMERIC_AS_NUMBER',
+        code,
         problem.message,
         problem.hint,
       );

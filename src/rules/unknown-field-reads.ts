@@ -16,10 +16,12 @@ import type { CatalogueField, CatalogueTemplate, CatalogueType } from './package
  */
 
 /** What a Daml-value root of `event` or `contract` holds, as the catalogue describes it. */
+type ValueRoot = { readonly what: string; readonly types: CatalogueType[] };
+
 export type ValueRootTypes = {
   readonly variable: 'event' | 'contract';
   /** Root field name (createArgument, ...) → what it is; several with several package versions. */
-  readonly roots: ReadonlyMap<string, { readonly what: string; readonly types: CatalogueType[] }>;
+  readonly roots: ReadonlyMap<string, ValueRoot>;
 };
 
 export type UnknownFieldRead = {
@@ -75,20 +77,29 @@ export function unknownFieldReads(
   known: ValueRootTypes,
 ): UnknownFieldRead[] {
   const out: UnknownFieldRead[] = [];
-  const seen = new Set<number>();
   for (const path of reads) {
-    if (path.variable !== known.variable) continue;
-    const rootLength = valueRootLength(path.segments);
-    if (rootLength !== 1) continue;
-    const root = known.roots.get(path.segments[0]!.name);
+    const root = rootOf(path, known);
     if (root === undefined) continue;
     const problem = check(path.segments.slice(1), root.types, root.what);
-    if (problem !== null && !seen.has(problem.offset)) {
-      seen.add(problem.offset);
-      out.push(problem);
-    }
+    if (problem !== null) out.push(problem);
   }
-  return out;
+  return firstAtEachOffset(out);
+}
+
+/** The catalogued root a read starts from (`event.createArgument`), when it is one. */
+function rootOf(path: ReadPath, known: ValueRootTypes): ValueRoot | undefined {
+  if (path.variable !== known.variable || valueRootLength(path.segments) !== 1) return undefined;
+  return known.roots.get(path.segments[0]!.name);
+}
+
+/** One problem per place in the expression: the first found there. */
+function firstAtEachOffset(problems: readonly UnknownFieldRead[]): UnknownFieldRead[] {
+  const seen = new Set<number>();
+  return problems.filter((p) => {
+    if (seen.has(p.offset)) return false;
+    seen.add(p.offset);
+    return true;
+  });
 }
 
 /** `Optional r` is `r` or null on the wire, so its fields are read as `r`'s. */
@@ -169,10 +180,8 @@ export function numberTextOperands(
   known: ValueRootTypes,
 ): UnknownFieldRead[] {
   const out: UnknownFieldRead[] = [];
-  const seen = new Set<number>();
   for (const { path, op } of operands) {
-    if (path.variable !== known.variable || valueRootLength(path.segments) !== 1) continue;
-    const root = known.roots.get(path.segments[0]!.name);
+    const root = rootOf(path, known);
     if (root === undefined) continue;
     const types = typesAt(path.segments.slice(1), root.types);
     if (types === null || types.length === 0) continue;
@@ -180,8 +189,6 @@ export function numberTextOperands(
     if (![...names].every((n) => n === 'Numeric' || n === 'Int64')) continue;
     const daml = names.has('Numeric') ? 'Numeric' : 'Int64';
     const last = path.segments[path.segments.length - 1]!;
-    if (seen.has(last.offset)) continue;
-    seen.add(last.offset);
     const text = [path.variable, ...path.segments.map((s) => s.name)]
       .join('.')
       .replaceAll(`.${EVERY_ITEM}`, '[…]');
@@ -198,7 +205,7 @@ export function numberTextOperands(
           : `convert it: int(${text}) ${op} …, or decimal(${text}) ${op} decimal("…")`,
     });
   }
-  return out;
+  return firstAtEachOffset(out);
 }
 
 /** `field "amount"`, or `an item of field "counts"` for a list item. */
