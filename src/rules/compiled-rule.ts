@@ -48,14 +48,17 @@ export type TemplateRef =
       readonly qualifiedName: string;
     };
 
-/** Trigger of a rule that reacts to a created contract of `template`, seen by `party`. */
-export type CreatedTrigger = {
-  readonly kind: 'created';
+/** Trigger of a rule that reacts to a contract of `template` being created or archived. */
+type ContractTrigger<K extends 'created' | 'archived'> = {
+  readonly kind: K;
   readonly template: TemplateRef;
   /** Party alias (a key of bot.config.yaml `parties:`) whose view of the ledger the rule reads. */
   readonly party: string;
   readonly pos: SourcePos;
 };
+
+/** Trigger of a rule that reacts to a created contract of `template`, seen by `party`. */
+export type CreatedTrigger = ContractTrigger<'created'>;
 
 /** Trigger of a rule that reacts to an exercise of `choice` on `template`. */
 export type ExercisedTrigger = {
@@ -69,12 +72,7 @@ export type ExercisedTrigger = {
 };
 
 /** Trigger of a rule that reacts to an archived contract of `template`. */
-export type ArchivedTrigger = {
-  readonly kind: 'archived';
-  readonly template: TemplateRef;
-  readonly party: string;
-  readonly pos: SourcePos;
-};
+export type ArchivedTrigger = ContractTrigger<'archived'>;
 
 /** What a schedule rule iterates over in each slot: the active contracts of `template` for `party`. */
 export type ForEach = {
