@@ -15,6 +15,7 @@ import { SwappableSchedules } from './bot-schedules.js';
 import { Checkpoint } from './checkpoint.js';
 import { runCleanupSteps, type CleanupStep } from './cleanup-steps.js';
 import { compileBotOptions, type CompiledBotOptions } from './compile-bot-options.js';
+import { completionsStart } from './completions-start.js';
 import { errorFields } from './error-record.js';
 import type { IntentPipeline } from './intent-pipeline.js';
 import { journalSide, type JournalSide } from './journal-side.js';
@@ -264,16 +265,13 @@ class TriggerBot implements Bot {
       const { start, resetCheckpoint } = this.#o;
       const begin = this.#checkpoint.begin(start, ledgerEnd, resetCheckpoint);
       const open = this.#pipeline.openIntents();
-      // Completions of intents submitted before a restart come after their justifying offset,
-      // so the stream starts no later than the oldest open intent's offset; otherwise at the
-      // ledger end, which is before any submission this run makes.
-      const completionsBegin = Math.min(ledgerEnd, ...open.map((i) => i.offset));
       const plan = this.#book.plan;
+      const completions = completionsStart(ledgerEnd, open, plan.actAsParties);
       this.#log.info(
         {
           startOffset: begin,
           ledgerEnd,
-          completionsOffset: completionsBegin,
+          completionsOffset: completions.begin,
           openIntents: open.length,
           shape: plan.shape,
           readParties: plan.readParties,
@@ -284,8 +282,9 @@ class TriggerBot implements Bot {
       );
       const journal = this.#journal;
       if (journal !== undefined) {
-        const parties = [...plan.actAsParties, ...open.flatMap((i) => i.actAs)];
-        this.#completionsTask = this.#guard(journal.completions.run(completionsBegin, parties));
+        this.#completionsTask = this.#guard(
+          journal.completions.run(completions.begin, completions.parties),
+        );
       }
       this.#ingestTask = this.#guard(this.#followUpdates(begin));
       journal?.compactor.start();
