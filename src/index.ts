@@ -107,7 +107,13 @@ export type {
   PackageCatalogue,
 } from './rules/package-catalogue.js';
 export { RULES_SCHEMA } from './rules/rules-schema.js';
-export type { CommandIdInput, TriggerKey } from './rules/command-id.js';
+export type { CommandIdInput } from './rules/command-id.js';
+export type {
+  ContractTriggerKey,
+  EventTriggerKey,
+  SlotTriggerKey,
+  TriggerKey,
+} from './core/trigger-key.js';
 export { commandIdFor } from './rules/command-id.js';
 export type { RuleIndex } from './rules/rule-index.js';
 export { indexRules } from './rules/rule-index.js';

@@ -1,32 +1,13 @@
 import { IllegalStateError } from '../core/illegal-state-error.js';
 import { sha256Hex } from '../core/sha256-hex.js';
-import type { TriggerKey as OneTriggerKey } from '../core/trigger-key.js';
-
-/**
- * The trigger key in the rules' former shape: the slot as ISO-8601 UTC text
- * (`Date.toISOString()`), and a `contract` key without the creation's node id. It gives the same
- * commandId as the one `TriggerKey` of the same firing.
- * @deprecated Build the one key of `core/trigger-key.ts` (epoch-ms slot; a contract key with its
- * node id). Kept while rules/evaluate-slot, runtime/prune-recovery and runtime/journal-entry
- * still build this shape; removed once they do not.
- */
-export type RuleTriggerKey =
-  | { readonly kind: 'event'; readonly updateId: string; readonly nodeId: number }
-  | { readonly kind: 'slot'; readonly slot: string; readonly contractId: string | null }
-  | { readonly kind: 'contract'; readonly contractId: string };
-
-/**
- * @deprecated Import `TriggerKey` from `core/trigger-key.ts`; this name still means the rules'
- * former shape (`RuleTriggerKey`) so that its importers compile until they switch.
- */
-export type TriggerKey = RuleTriggerKey;
+import type { TriggerKey } from '../core/trigger-key.js';
 
 export type CommandIdInput = {
   readonly ruleId: string;
   readonly revision: number;
   /** Party ids (not aliases); order and repeats do not matter, as in the ledger's change id. */
   readonly actAs: readonly string[];
-  readonly triggerKey: OneTriggerKey | RuleTriggerKey;
+  readonly triggerKey: TriggerKey;
   /** 0-based position of the action in the rule's `then`. */
   readonly actionIndex: number;
 };
@@ -91,11 +72,10 @@ export function commandIdFor(input: CommandIdInput): string {
 }
 
 /**
- * The slot as the encoding has hashed it since v1: ISO-8601 UTC text, so an epoch-ms slot and the
- * former text form of the same time give the same id.
+ * The slot as the encoding has hashed it since v1, when keys carried the slot as ISO-8601 UTC
+ * text: the ids of slots journalled by earlier versions stay the same.
  */
-function slotText(slot: number | string): string {
-  if (typeof slot === 'string') return slot;
+function slotText(slot: number): string {
   if (!Number.isSafeInteger(slot)) {
     throw new IllegalStateError(`slot ${slot} is not a time in epoch milliseconds`);
   }

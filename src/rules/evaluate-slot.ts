@@ -78,7 +78,7 @@ export function evaluateSlot(
   const result = fireRule(rule, {
     variables,
     parties: context.parties,
-    triggerKey: { kind: 'slot', slot: slot.toISOString(), contractId },
+    triggerKey: { kind: 'slot', slot: slot.getTime(), contractId },
     offset: context.snapshotOffset,
     contractId,
   });

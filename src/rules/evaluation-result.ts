@@ -1,5 +1,5 @@
+import type { TriggerKey } from '../core/trigger-key.js';
 import type { Command, DisclosedContract } from '../ledger/wire/wire-types.js';
-import type { TriggerKey } from './command-id.js';
 import type { RuleOptions, SourcePos } from './compiled-rule.js';
 
 /**

@@ -1,6 +1,7 @@
 import { LedgerbotError } from '../core/ledgerbot-error.js';
+import type { TriggerKey } from '../core/trigger-key.js';
 import type { Command, DisclosedContract } from '../ledger/wire/wire-types.js';
-import { commandIdFor, type TriggerKey } from './command-id.js';
+import { commandIdFor } from './command-id.js';
 import type { CompiledAction, CompiledRule, JsonValue, SourcePos } from './compiled-rule.js';
 import type {
   ConditionOutcome,

@@ -35,7 +35,7 @@ export type AttemptErrorStep =
  * Pure: the tracker applies the step.
  */
 export function attemptErrorStep(
-  t: Pick<TrackedIntent, 'dedup' | 'record' | 'payload' | 'internalErrors' | 'lastError'>,
+  t: Pick<TrackedIntent, 'dedup' | 'record' | 'internalErrors' | 'lastError'>,
   err: unknown,
   completionOffset: number | undefined,
   internal: boolean,
@@ -47,12 +47,12 @@ export function attemptErrorStep(
   if (
     internal &&
     (t.internalErrors >= UNREADABLE_VALUES_ATTEMPTS ||
-      t.record.attempts >= t.payload.retry.maxAttempts)
+      t.record.attempts >= t.record.payload.retry.maxAttempts)
   ) {
     return {
       kind: 'dead-letter',
       reason: 'unreadable-values',
-      lastError: unreadableValuesError(t.payload, t.lastError, t.internalErrors),
+      lastError: unreadableValuesError(t.record.payload, t.lastError, t.internalErrors),
     };
   }
   switch (classifyForSubmission(err)) {

@@ -27,6 +27,7 @@ import { reloadRules } from './rule-reload.js';
 import type { RuleSetDiff } from './rule-set-diff.js';
 import { RuntimeError } from './runtime-error.js';
 import { ShadowPipeline } from './shadow-pipeline.js';
+import { decodedJournal } from './submission-payload.js';
 import type { IntentEvent } from './submission-tracker.js';
 import type { SubscriptionPlan } from './subscription-plan.js';
 import { RateLimits } from './token-bucket.js';
@@ -88,20 +89,23 @@ class TriggerBot implements Bot {
     const { metrics, events } = this;
     const signal = this.#intake.signal;
     this.#book = new RuleBook(o.rules, o.parties);
+    // Wrapped once: behind this, a payload is a field read (checked as its row was read).
+    const journal = decodedJournal(o.store);
     this.#checkpoint = new Checkpoint({
-      store: o.store,
+      store: journal,
       writes: !o.shadow,
       logger,
       heldAt: () => this.#book.heldAt(),
     });
     this.#rateLimits = new RateLimits(o.clock, (id) => this.#book.find(id)?.options.rateLimit);
-    const { clock, random, store, ledger, parties, restartBackoff, streamBackoff } = o;
+    const { clock, random, ledger, parties, restartBackoff, streamBackoff } = o;
     const follower = { ledger, clock, random, restartBackoff, streamBackoff, logger, metrics };
     if (o.shadow) {
       this.#pipeline = new ShadowPipeline({ metrics, logger, events });
     } else {
       this.#journal = journalSide({
         options: o,
+        journal,
         clock,
         logger,
         metrics,
@@ -119,7 +123,7 @@ class TriggerBot implements Bot {
     const recovery = new PruneRecovery({
       ...follower,
       parties,
-      journal: store,
+      journal,
       signal,
       liveRules: () => this.#book.liveRules(),
       index: () => this.#book.index,
@@ -150,7 +154,7 @@ class TriggerBot implements Bot {
     this.#schedules = new SwappableSchedules({
       ...follower,
       parties,
-      journal: store,
+      journal,
       sink: pipeline,
       logger: o.logger,
       rules: o.rules,

@@ -1,7 +1,7 @@
 import type { CompletionElement } from '../ledger/ws/completion-stream.js';
 import type { BotLedger } from './bot-ledger.js';
 import { StreamFollower } from './follow-stream.js';
-import { prunedUpTo } from './prune-recovery.js';
+import { prunedUpTo } from './pruned-up-to.js';
 import type { SubmissionTracker } from './submission-tracker.js';
 import { followerStreamOptions, type FollowerDeps } from './update-follower.js';
 

@@ -32,7 +32,7 @@ export type RecheckFindings = {
   readonly completed: CompletionLookup | undefined;
 };
 
-type Intent = Pick<TrackedIntent, 'commandId' | 'payload' | 'record'>;
+type Intent = Pick<TrackedIntent, 'commandId' | 'record'>;
 
 /**
  * Contention: the inputs changed under the command. Canton interprets before it deduplicates,
@@ -48,13 +48,13 @@ export async function recheckFindings(
   logger: Logger,
   signal: AbortSignal,
 ): Promise<RecheckFindings | undefined> {
-  const contractIds = contractIdsToCheck(t.payload, err);
+  const contractIds = contractIdsToCheck(t.record.payload, err);
   try {
     const found = await findEarlierCommit(
       ledger,
       {
         commandId: t.commandId,
-        parties: [...new Set([...t.payload.actAs, ...t.payload.readAs])],
+        parties: [...new Set([...t.record.payload.actAs, ...t.record.payload.readAs])],
         contractIds,
       },
       { signal },
@@ -73,7 +73,7 @@ export async function recheckFindings(
         ledger,
         {
           userId: t.record.userId,
-          actAs: t.payload.actAs,
+          actAs: t.record.payload.actAs,
           commandId: t.commandId,
           afterOffset: t.record.offset,
         },

@@ -5,8 +5,8 @@ import type { Logger } from '../core/logger.js';
 import type { Random } from '../core/random.js';
 import { AuthError } from '../ledger/auth/auth-error.js';
 import { isAuthRejection } from '../ledger/classify.js';
+import { isPrunedDataAccess } from '../ledger/error-checks.js';
 import { errorFields } from './error-record.js';
-import { isPruned } from './prune-recovery.js';
 import { retryOnClock } from './retry-on-clock.js';
 import { RuntimeError } from './runtime-error.js';
 
@@ -79,7 +79,7 @@ export class StreamFollower<E extends { readonly offset: number }> {
         } catch (err) {
           if (signal.aborted) return;
           if (restart.aborted) continue;
-          if (!isPruned(err)) throw err;
+          if (!isPrunedDataAccess(err)) throw err;
           from = await this.#o.onPruned(from, err);
         }
       }

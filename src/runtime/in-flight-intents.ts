@@ -71,7 +71,8 @@ export class InFlightIntents {
   transition(t: TrackedIntent, change: IntentChange): boolean {
     const from = t.record.state;
     try {
-      t.record = this.#o.store.transition(t.commandId, change);
+      // A transition leaves the payload as it was: keep the one checked when tracking began.
+      t.record = { ...this.#o.store.transition(t.commandId, change), payload: t.record.payload };
     } catch (err) {
       this.dropUnrecorded(t, change.to, err);
       return false;

@@ -19,6 +19,7 @@ import { intentFields, logIntent } from './intent-log.js';
 import { journalEntriesOf, slotIntentOf } from './journal-entry.js';
 import { RuntimeError } from './runtime-error.js';
 import { storedLimits } from './stored-payload.js';
+import type { JournalPayload, SubmissionPayload } from './submission-payload.js';
 import type { IntentEvent, SubmissionTracker } from './submission-tracker.js';
 
 /** How many intents of the journal one `resumeOpen` page reads. */
@@ -56,7 +57,8 @@ export interface IntentPipeline {
 }
 
 export type JournalPipelineDeps = {
-  readonly store: Store;
+  /** The journal, its payloads decoded as rows are read (`decodedJournal`). */
+  readonly store: Store<JournalPayload>;
   readonly checkpoint: Checkpoint;
   readonly admission: Admission;
   readonly tracker: Pick<SubmissionTracker, 'has' | 'track'>;
@@ -152,7 +154,7 @@ export class JournalPipeline implements IntentPipeline {
    * open but nobody works on. `eventMs`: the triggering event's time, for the latency metrics.
    */
   async #recordAndAdmit(
-    entries: readonly NewIntent[],
+    entries: readonly NewIntent<SubmissionPayload>[],
     options: { processed?: number; eventMs?: number; signal?: AbortSignal },
   ): Promise<RecordedCounts> {
     const { store, metrics, checkpoint } = this.#d;
@@ -194,7 +196,7 @@ export class JournalPipeline implements IntentPipeline {
   }
 
   /** Waits for a place (this is where ingestion pauses), then hands the intent over. */
-  async #admit(record: IntentRecord, signal?: AbortSignal): Promise<void> {
+  async #admit(record: IntentRecord<JournalPayload>, signal?: AbortSignal): Promise<void> {
     const { metrics, intake } = this.#d;
     metrics.waitingForAdmission += 1;
     let permit;

@@ -1,10 +1,9 @@
 import type { JsTransaction } from '../ledger/wire/wire-types.js';
-import type { TriggerKey as RuleTriggerKey } from '../rules/command-id.js';
 import type { Intent } from '../rules/evaluation-result.js';
-import type { NewIntent, TriggerKey } from '../store/store.js';
+import type { NewIntent } from '../store/store.js';
 import type { SlotSubmitContext } from '../schedule/run-slot.js';
 import type { UpdateEvaluation } from './evaluate-update.js';
-import { payloadOf } from './submission-payload.js';
+import { payloadOf, type SubmissionPayload } from './submission-payload.js';
 
 /**
  * The journal entry of an intent from a transaction of the update stream (payload, trigger,
@@ -15,13 +14,10 @@ export function newIntentOf(
   tx: JsTransaction,
   now: number,
   userId: string,
-): NewIntent {
+): NewIntent<SubmissionPayload> {
   const payload = payloadOf(intent);
   const key = intent.triggerKey;
-  const event =
-    key.kind === 'contract'
-      ? tx.events.find((e) => 'CreatedEvent' in e && e.CreatedEvent.contractId === key.contractId)
-      : tx.events.find((e) => nodeIdOf(e) === nodeIdOfTrigger(key));
+  const event = key.kind === 'slot' ? undefined : tx.events.find((e) => nodeIdOf(e) === key.nodeId);
   return {
     commandId: intent.commandId,
     userId,
@@ -29,7 +25,7 @@ export function newIntentOf(
     ruleId: intent.ruleId,
     revision: intent.revision,
     actionIndex: intent.actionIndex,
-    trigger: storeTrigger(key, event),
+    trigger: key,
     offset: intent.offset,
     payload,
     event: {
@@ -49,7 +45,7 @@ export function slotIntentOf(
   context: SlotSubmitContext,
   now: number,
   userId: string,
-): NewIntent {
+): NewIntent<SubmissionPayload> {
   const payload = payloadOf(intent);
   const key = intent.triggerKey;
   return {
@@ -59,7 +55,7 @@ export function slotIntentOf(
     ruleId: intent.ruleId,
     revision: intent.revision,
     actionIndex: intent.actionIndex,
-    trigger: storeTrigger(key),
+    trigger: key,
     offset: intent.offset,
     payload,
     event: {
@@ -70,19 +66,6 @@ export function slotIntentOf(
     deadline: now + payload.retry.deadlineMs,
     nextAttemptAt: now,
   };
-}
-
-function storeTrigger(key: RuleTriggerKey, event?: JsTransaction['events'][number]): TriggerKey {
-  if (key.kind === 'event') return key;
-  if (key.kind === 'contract') {
-    const nodeId = event === undefined ? undefined : nodeIdOf(event);
-    return { kind: 'contract', contractId: key.contractId, nodeId: nodeId ?? 0 };
-  }
-  return { kind: 'slot', slot: Date.parse(key.slot), contractId: key.contractId ?? '' };
-}
-
-function nodeIdOfTrigger(key: RuleTriggerKey): number | undefined {
-  return key.kind === 'event' ? key.nodeId : undefined;
 }
 
 function nodeIdOf(event: JsTransaction['events'][number]): number | undefined {
@@ -97,6 +80,6 @@ export function journalEntriesOf(
   evaluation: UpdateEvaluation,
   now: number,
   userId: string,
-): NewIntent[] {
+): NewIntent<SubmissionPayload>[] {
   return evaluation.intents.map((i) => newIntentOf(i, evaluation.transaction, now, userId));
 }

@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import type { Store } from '../store/store.js';
 import { Admission } from './admission.js';
 import type { BotMetrics } from './bot-metrics.js';
 import type { Checkpoint } from './checkpoint.js';
@@ -7,6 +8,7 @@ import type { CompiledBotOptions } from './compile-bot-options.js';
 import { CompletionFollower } from './completion-follower.js';
 import { JournalPipeline } from './intent-pipeline.js';
 import { JournalCompactor } from './journal-compactor.js';
+import { decodedJournal, type JournalPayload } from './submission-payload.js';
 import { SubmissionTracker, type IntentEvent } from './submission-tracker.js';
 import type { RateLimits } from './token-bucket.js';
 
@@ -20,6 +22,11 @@ export type JournalSide = {
 
 export type JournalSideDeps = {
   readonly options: CompiledBotOptions;
+  /**
+   * The store with its payloads decoded as rows are read; `decodedJournal(options.store)` when
+   * not given (a bot passes the one it wraps for all its parts).
+   */
+  readonly journal?: Store<JournalPayload>;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics: BotMetrics;
@@ -41,9 +48,10 @@ export type JournalSideDeps = {
 export function journalSide(d: JournalSideDeps): JournalSide {
   const o = d.options;
   const { clock, logger, metrics } = d;
+  const journal = d.journal ?? decodedJournal(o.store);
   const tracker = new SubmissionTracker({
     ledger: o.ledger,
-    store: o.store,
+    store: journal,
     clock,
     random: o.random,
     userId: o.userId,
@@ -55,7 +63,7 @@ export function journalSide(d: JournalSideDeps): JournalSide {
     onIntent: d.onIntent,
   });
   const pipeline = new JournalPipeline({
-    store: o.store,
+    store: journal,
     clock,
     userId: o.userId,
     checkpoint: d.checkpoint,
@@ -80,7 +88,7 @@ export function journalSide(d: JournalSideDeps): JournalSide {
     tracker,
   });
   const compactor = new JournalCompactor({
-    store: o.store,
+    store: journal,
     clock,
     retentionMs: o.retentionMs,
     logger,

@@ -2,10 +2,10 @@ import type { BackoffPolicy } from '../core/backoff.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Random } from '../core/random.js';
-import type { CallOptions } from '../ledger/http-transport.js';
-import { LedgerApiError } from '../ledger/ledger-api-error.js';
+import type { TriggerKey } from '../core/trigger-key.js';
+import { earliestOffsetOf } from '../ledger/error-checks.js';
 import type { CreatedEvent, EventFormat, JsTransaction } from '../ledger/wire/wire-types.js';
-import { commandIdFor, type TriggerKey } from '../rules/command-id.js';
+import { commandIdFor } from '../rules/command-id.js';
 import type { CompiledRule, RuleSet } from '../rules/compiled-rule.js';
 import type { Intent } from '../rules/evaluation-result.js';
 import type { RuleIndex } from '../rules/rule-index.js';
@@ -14,6 +14,7 @@ import type { BotLedger } from './bot-ledger.js';
 import type { BotMetrics } from './bot-metrics.js';
 import type { Checkpoint } from './checkpoint.js';
 import { errorFields } from './error-record.js';
+import { prunedUpTo } from './pruned-up-to.js';
 import { retryOnClock } from './retry-on-clock.js';
 import { RuntimeError } from './runtime-error.js';
 import { planSubscription } from './subscription-plan.js';
@@ -46,20 +47,6 @@ export function pruneRecoveryPlan(
     .map((r) => r.id);
   const format = planSubscription({ rules: created, warnings: [] }, parties).updateFormat;
   return { eventFormat: format?.includeTransactions?.eventFormat ?? null, lostRules };
-}
-
-/**
- * The offset up to which the participant pruned (inclusive): the oldest point the updates
- * stream can resume from and the active contract set can still be read at. Zero when the
- * participant says it has not pruned.
- */
-export async function prunedUpTo(
-  ledger: Pick<BotLedger, 'latestPrunedOffsets'>,
-  options?: CallOptions,
-): Promise<number> {
-  const res = await ledger.latestPrunedOffsets(options);
-  const offset = res.participantPrunedUpToInclusive ?? 0;
-  return Number.isSafeInteger(offset) && offset > 0 ? offset : 0;
 }
 
 /**
@@ -105,11 +92,6 @@ export function recoveredTransaction(created: CreatedEvent, synchronizerId: stri
   };
 }
 
-/** The updates or completions stream was refused: the offsets it asked for are pruned. */
-export function isPruned(err: unknown): boolean {
-  return err instanceof LedgerApiError && err.error.code === 'PARTICIPANT_PRUNED_DATA_ACCESSED';
-}
-
 /** One pruning recovery: where it read the active contract set, and counts for its log line. */
 export type RecoveryCounts = {
   /** The pruning offset: the snapshot read, and the recovered intents' justifying offset. */
@@ -140,7 +122,11 @@ export function rekeyRecovered(
   const first = tx.events[0];
   if (first === undefined || !('CreatedEvent' in first)) return [];
   const created = first.CreatedEvent;
-  const triggerKey: TriggerKey = { kind: 'contract', contractId: created.contractId };
+  const triggerKey: TriggerKey = {
+    kind: 'contract',
+    contractId: created.contractId,
+    nodeId: created.nodeId,
+  };
   const out: Intent[] = [];
   for (const intent of intents) {
     if (known(intent.ruleId, created.offset, created.nodeId)) {
@@ -195,7 +181,7 @@ export class PruneRecovery {
 
   /** Retries with backoff until it gets through or the intake stops; the offset to resume after. */
   recover(from: number, err: unknown): Promise<number> {
-    const earliest = err instanceof LedgerApiError ? err.error.context.earliest_offset : undefined;
+    const earliest = earliestOffsetOf(err);
     const d = this.#d;
     return retryOnClock(() => this.#recoverOnce(from, earliest), {
       clock: d.clock,

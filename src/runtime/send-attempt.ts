@@ -46,13 +46,13 @@ export type AttemptOutcome =
 export async function sendAttempt(d: SendAttemptDeps, t: TrackedIntent): Promise<AttemptOutcome> {
   const stopped = { kind: 'stopped' } as const;
   if (d.closing() || !d.intents.has(t.commandId)) return stopped;
-  const giveUp = exhausted({ record: t.record, retry: t.payload.retry }, d.clock.now());
+  const giveUp = exhausted({ record: t.record, retry: t.record.payload.retry }, d.clock.now());
   if (giveUp !== undefined) return { kind: 'give-up', reason: giveUp };
   const seq = ++t.seq;
   const stale = (): boolean => t.seq !== seq || !d.intents.has(t.commandId);
   t.phase = 'throttled';
   try {
-    await d.rateLimiter(t.record.ruleId, t.payload).take(d.signal);
+    await d.rateLimiter(t.record.ruleId, t.record.payload).take(d.signal);
   } catch {
     return stopped; // closing
   }
@@ -71,7 +71,7 @@ export async function sendAttempt(d: SendAttemptDeps, t: TrackedIntent): Promise
     return stopped;
   }
   if (stale()) return stopped;
-  const body = buildSubmission(t.payload, {
+  const body = buildSubmission(t.record.payload, {
     commandId: t.commandId,
     userId: t.record.userId,
     submissionId,

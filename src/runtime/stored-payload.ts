@@ -1,9 +1,9 @@
-import { decodeSubmissionPayload, SubmissionPayloadError } from './submission-payload.js';
+import { SubmissionPayloadError, type JournalPayload } from './submission-payload.js';
 
 /**
- * What the pipeline reads of a journal entry's stored payload before handing it to the tracker,
- * through the payload's one codec (`decodeSubmissionPayload`). An unusable payload gets the
- * neutral values here; the tracker dead-letters it (`bad-payload`) at its first attempt.
+ * What the pipeline reads of a journal entry's payload (decoded as the row was read) before
+ * handing it to the tracker. An unusable payload gets the neutral values here; the tracker
+ * dead-letters it (`bad-payload`) at its first attempt.
  */
 export type StoredLimits = {
   /** The rule's `concurrency` when the intent was recorded; 1 for an unusable payload. */
@@ -12,9 +12,8 @@ export type StoredLimits = {
   readonly deadlineMs: number | undefined;
 };
 
-export function storedLimits(payload: unknown): StoredLimits {
-  const decoded = decodeSubmissionPayload(payload);
-  if (decoded instanceof SubmissionPayloadError) return { concurrency: 1, deadlineMs: undefined };
-  const ms = decoded.retry.deadlineMs;
-  return { concurrency: decoded.concurrency, deadlineMs: ms > 0 ? ms : undefined };
+export function storedLimits(payload: JournalPayload): StoredLimits {
+  if (payload instanceof SubmissionPayloadError) return { concurrency: 1, deadlineMs: undefined };
+  const ms = payload.retry.deadlineMs;
+  return { concurrency: payload.concurrency, deadlineMs: ms > 0 ? ms : undefined };
 }

@@ -108,17 +108,6 @@ export function decodedJournal(store: Store): Store<JournalPayload> {
   return decodingStore(store, decodeSubmissionPayload);
 }
 
-/**
- * Narrows a stored payload; throws SubmissionPayloadError when the journal holds something this
- * version cannot use.
- * @deprecated Read records through a store typed with `decodeSubmissionPayload` instead.
- */
-export function parsePayload(value: unknown): SubmissionPayload {
-  const decoded = decodeSubmissionPayload(value);
-  if (decoded instanceof SubmissionPayloadError) throw decoded;
-  return decoded;
-}
-
 function isObject(value: unknown): value is object {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -25,7 +25,11 @@ import { intentFields } from './intent-log.js';
 import { matchCompletion } from './match-completion.js';
 import { nextAttempt, type GiveUpReason } from './retry-schedule.js';
 import { sendAttempt, type SendAttemptDeps } from './send-attempt.js';
-import { parsePayload, type SubmissionPayload } from './submission-payload.js';
+import {
+  SubmissionPayloadError,
+  type JournalPayload,
+  type SubmissionPayload,
+} from './submission-payload.js';
 import type { TokenBucket } from './token-bucket.js';
 import { trackedIntent, type TrackedIntent } from './tracked-intent.js';
 import { isInternalSubmitError } from './unreadable-values.js';
@@ -110,23 +114,22 @@ export class SubmissionTracker {
    * contention error (a consuming one, whose input that attempt archived), after which
    * #recheck finds the earlier commit.
    */
-  track(record: IntentRecord, permit: Permit): void {
+  track(record: IntentRecord<JournalPayload>, permit: Permit): void {
     if (this.#intents.has(record.commandId) || this.#closing) {
       permit.release();
       return;
     }
-    let payload: SubmissionPayload;
-    try {
-      payload = parsePayload(record.payload);
-    } catch (err) {
+    const { payload } = record;
+    if (payload instanceof SubmissionPayloadError) {
       this.#o.store.transition(record.commandId, {
         to: 'dead-lettered',
-        error: { ...errorRecord(err), reason: 'bad-payload' },
+        error: { ...errorRecord(payload), reason: 'bad-payload' },
       });
       permit.release();
       return;
     }
-    const t = trackedIntent(record, payload, permit, initialDedup(record, this.#o.dedup));
+    const usable = { ...record, payload };
+    const t = trackedIntent(usable, permit, initialDedup(usable, this.#o.dedup));
     this.#intents.add(t);
     const due = record.state === 'submitted' ? 0 : (record.nextAttemptAt ?? 0);
     this.#schedule(t, Math.max(0, due - this.#o.clock.now()));
@@ -300,7 +303,7 @@ export class SubmissionTracker {
 
   #retryLater(t: TrackedIntent, err: unknown, delayOverrideMs?: number): void {
     const next = nextAttempt(
-      { record: t.record, retry: t.payload.retry, err, delayOverrideMs },
+      { record: t.record, retry: t.record.payload.retry, err, delayOverrideMs },
       this.#o.clock.now(),
       this.#o.random,
     );

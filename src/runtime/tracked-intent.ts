@@ -15,12 +15,14 @@ import { INTERNAL_ERROR_CODE } from './unreadable-values.js';
  */
 export type Phase = 'waiting' | 'throttled' | 'submitting' | 'awaiting' | 'checking';
 
-/** One intent the submission tracker is working on, until it is terminal. */
+/**
+ * One intent the submission tracker is working on, until it is terminal. Its record's payload was
+ * checked when the record was read from the journal, and the tracker works only on usable ones.
+ */
 export type TrackedIntent = {
   readonly commandId: string;
-  readonly payload: SubmissionPayload;
   readonly permit: Permit;
-  record: IntentRecord;
+  record: IntentRecord<SubmissionPayload>;
   dedup: DedupChoice;
   /** The submissionId of the latest attempt (from the journal after a restart). */
   submissionId: string | undefined;
@@ -39,15 +41,13 @@ export type TrackedIntent = {
 
 /** A freshly tracked intent, waiting for its first attempt. */
 export function trackedIntent(
-  record: IntentRecord,
-  payload: SubmissionPayload,
+  record: IntentRecord<SubmissionPayload>,
   permit: Permit,
   dedup: DedupChoice,
 ): TrackedIntent {
   const lastError = errorRecordOf(record.lastError);
   return {
     commandId: record.commandId,
-    payload,
     permit,
     record,
     dedup,

@@ -18,6 +18,9 @@ const base: CommandIdInput = {
   actionIndex: 0,
 };
 
+const SLOT = '2025-03-03T08:00:00.000Z';
+const SLOT_MS = Date.parse(SLOT);
+
 const LEDGER_STRING = /^[A-Za-z0-9#:\-_/ ]{1,255}$/;
 
 describe('commandIdFor', () => {
@@ -54,35 +57,37 @@ describe('commandIdFor', () => {
     expect(a).not.toBe(b);
     const slotA = commandIdFor({
       ...base,
-      triggerKey: { kind: 'slot', slot: '2025-03-03T08:00:00.000Z', contractId: null },
+      triggerKey: { kind: 'slot', slot: SLOT_MS, contractId: null },
     });
     const slotB = commandIdFor({
       ...base,
-      triggerKey: { kind: 'slot', slot: '2025-03-03T08:00:00.000Z', contractId: 'null' },
+      triggerKey: { kind: 'slot', slot: SLOT_MS, contractId: 'null' },
     });
     expect(slotA).not.toBe(slotB);
     // An event key and a slot key with the same text never collide either.
-    const ev = commandIdFor({ ...base, triggerKey: { kind: 'event', updateId: 'x', nodeId: 1 } });
-    const sl = commandIdFor({ ...base, triggerKey: { kind: 'slot', slot: 'x', contractId: '1' } });
+    const ev = commandIdFor({ ...base, triggerKey: { kind: 'event', updateId: SLOT, nodeId: 1 } });
+    const sl = commandIdFor({
+      ...base,
+      triggerKey: { kind: 'slot', slot: SLOT_MS, contractId: '1' },
+    });
     expect(ev).not.toBe(sl);
   });
 
   it('gives a contract key (pruning recovery) its own ids, distinct from every other key', () => {
     const cid = '00' + 'ab'.repeat(33);
-    const contract = commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: cid } });
+    const key = { kind: 'contract', contractId: cid, nodeId: 0 } as const;
+    const contract = commandIdFor({ ...base, triggerKey: key });
     expect(contract).toMatch(/^lb-accept-small-invoices-[0-9a-f]{32}$/);
     // Deterministic: every replica and restart recovering the contract gets the same id.
-    expect(commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: cid } })).toBe(
-      contract,
-    );
+    expect(commandIdFor({ ...base, triggerKey: { ...key } })).toBe(contract);
     const others = [
-      commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: cid + '0' } }),
+      commandIdFor({ ...base, triggerKey: { ...key, contractId: cid + '0' } }),
       // The same text in the other kinds never collides with it.
-      commandIdFor({ ...base, triggerKey: { kind: 'slot', slot: cid, contractId: null } }),
-      commandIdFor({ ...base, triggerKey: { kind: 'slot', slot: 'contract', contractId: cid } }),
+      commandIdFor({ ...base, triggerKey: { kind: 'slot', slot: 0, contractId: cid } }),
+      commandIdFor({ ...base, triggerKey: { kind: 'slot', slot: SLOT_MS, contractId: cid } }),
       commandIdFor({ ...base, triggerKey: { kind: 'event', updateId: cid, nodeId: 0 } }),
-      commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: cid }, actionIndex: 1 }),
-      commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: cid }, revision: 2 }),
+      commandIdFor({ ...base, triggerKey: key, actionIndex: 1 }),
+      commandIdFor({ ...base, triggerKey: key, revision: 2 }),
     ];
     expect(new Set([contract, ...others]).size).toBe(others.length + 1);
   });
@@ -95,7 +100,7 @@ describe('commandIdFor', () => {
       ...base,
       ruleId: longest,
       actAs: Array.from({ length: 50 }, (_, i) => `Party${i}::1220${'f'.repeat(64)}`),
-      triggerKey: { kind: 'slot', slot: '2025-03-03T08:00:00.000Z', contractId: '00'.repeat(100) },
+      triggerKey: { kind: 'slot', slot: SLOT_MS, contractId: '00'.repeat(100) },
       actionIndex: RULE_LIMITS.ACTIONS_PER_RULE_MAX - 1,
     });
     expect(id.length).toBeLessThanOrEqual(255);
@@ -119,45 +124,22 @@ describe('commandIdFor', () => {
         .digest('hex')
         .slice(0, 32);
     expect(commandIdFor(base)).toBe(`lb-accept-small-invoices-${json(['event', '1220abcd', 0])}`);
-    const slot = { kind: 'slot', slot: '2025-03-03T08:00:00.000Z', contractId: 'a"b\\c' } as const;
+    // The slot is hashed as ISO-8601 UTC text, as when keys carried it so: the ids of slots
+    // journalled by earlier versions stay the same.
+    const slot = { kind: 'slot', slot: SLOT_MS, contractId: 'a"b\\c' } as const;
     expect(commandIdFor({ ...base, triggerKey: slot })).toBe(
-      `lb-accept-small-invoices-${json(['slot', slot.slot, slot.contractId])}`,
+      `lb-accept-small-invoices-${json(['slot', SLOT, slot.contractId])}`,
     );
-    expect(commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: 'a"b\\c' } })).toBe(
-      `lb-accept-small-invoices-${json(['contract', 'a"b\\c'])}`,
-    );
+    expect(
+      commandIdFor({ ...base, triggerKey: { kind: 'slot', slot: SLOT_MS, contractId: null } }),
+    ).toBe(`lb-accept-small-invoices-${json(['slot', SLOT, null])}`);
+    // A recovered contract's node id is kept by the journal, not hashed.
+    for (const nodeId of [0, 3]) {
+      expect(
+        commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: 'a"b\\c', nodeId } }),
+      ).toBe(`lb-accept-small-invoices-${json(['contract', 'a"b\\c'])}`);
+    }
     expect(commandIdFor(base)).toBe('lb-accept-small-invoices-5c02b4b4b963b9313e2cc940e2df5896');
-  });
-
-  it('gives the one TriggerKey (epoch-ms slot, contract with node id) the ids of the former shape', () => {
-    const slotTime = '2025-03-03T08:00:00.000Z';
-    const expected = {
-      slot: (contractId: string | null) =>
-        commandIdFor({ ...base, triggerKey: { kind: 'slot', slot: slotTime, contractId } }),
-    };
-    expect(
-      commandIdFor({
-        ...base,
-        triggerKey: { kind: 'slot', slot: Date.parse(slotTime), contractId: '00c1' },
-      }),
-    ).toBe(expected.slot('00c1'));
-    expect(
-      commandIdFor({
-        ...base,
-        triggerKey: { kind: 'slot', slot: Date.parse(slotTime), contractId: null },
-      }),
-    ).toBe(expected.slot(null));
-    // The node id of a recovered contract is kept by the journal, not hashed.
-    const contract = commandIdFor({
-      ...base,
-      triggerKey: { kind: 'contract', contractId: '00c1' },
-    });
-    expect(
-      commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: '00c1', nodeId: 3 } }),
-    ).toBe(contract);
-    expect(
-      commandIdFor({ ...base, triggerKey: { kind: 'contract', contractId: '00c1', nodeId: 4 } }),
-    ).toBe(contract);
   });
 
   it('refuses a slot that is not a time in epoch milliseconds', () => {

@@ -56,7 +56,7 @@ describe('evaluateSlot', () => {
     });
     expect(intent.triggerKey).toEqual({
       kind: 'slot',
-      slot: '2025-03-03T20:00:00.000Z',
+      slot: Date.parse('2025-03-03T20:00:00.000Z'),
       contractId: invoice.contractId,
     });
     expect(intent.offset).toBe(77);
@@ -121,7 +121,7 @@ describe('evaluateSlot', () => {
     });
     expect(r.intents[0]!.triggerKey).toEqual({
       kind: 'slot',
-      slot: '2025-03-04T00:00:00.000Z',
+      slot: Date.parse('2025-03-04T00:00:00.000Z'),
       contractId: null,
     });
   });

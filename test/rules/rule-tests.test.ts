@@ -300,7 +300,7 @@ describe('runRuleTests', () => {
     expect(result.cases[0]!.failures).toEqual([]);
     expect(result.cases[0]!.intents[0]!).toMatchObject({
       offset: 1,
-      triggerKey: { kind: 'slot', slot: '2025-03-03T01:00:00.000Z', contractId: '00late' },
+      triggerKey: { kind: 'slot', slot: Date.parse('2025-03-03T01:00:00Z'), contractId: '00late' },
     });
     expect(
       result.cases[0]!.explanations.map((e) => [e.contractId, e.fired, e.mismatch?.reason]),

@@ -3,7 +3,6 @@ import { LedgerTransportError } from '../../src/ledger/ledger-transport-error.js
 import { attemptErrorStep } from '../../src/runtime/attempt-error-step.js';
 import { errorRecord } from '../../src/runtime/error-record.js';
 import type { TrackedIntent } from '../../src/runtime/tracked-intent.js';
-import { payload } from './tracker-fixture.js';
 import { intentRecord, ledgerError } from './tracker-samples.js';
 
 const DEDUP = { mode: 'offset', fallbackMs: 60_000 } as const;
@@ -14,7 +13,6 @@ function intent(err: unknown, overrides: Partial<TrackedIntent> = {}): Intent {
   return {
     dedup: { kind: 'offset', offset: 10 },
     record: intentRecord({ attempts: 1 }),
-    payload: payload(),
     internalErrors: 0,
     lastError: errorRecord(err),
     ...overrides,

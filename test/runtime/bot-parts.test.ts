@@ -6,6 +6,7 @@ import type { SlotScheduler } from '../../src/schedule/slot-scheduler.js';
 import { SwappableSchedules } from '../../src/runtime/bot-schedules.js';
 import { RecentIntents } from '../../src/runtime/recent-intents.js';
 import { storedLimits } from '../../src/runtime/stored-payload.js';
+import { decodeSubmissionPayload } from '../../src/runtime/submission-payload.js';
 import type { IntentEvent } from '../../src/runtime/submission-tracker.js';
 import { RateLimits } from '../../src/runtime/token-bucket.js';
 import type { IntentRecord, IntentState } from '../../src/store/store.js';
@@ -57,13 +58,15 @@ describe('RateLimits', () => {
 });
 
 describe('storedLimits', () => {
-  it("reads the stored payload's concurrency and deadline through its codec", () => {
+  it("reads a decoded payload's concurrency and deadline; neutral values for an unusable one", () => {
     expect(storedLimits(payload({ concurrency: 3 }))).toEqual({
       concurrency: 3,
       deadlineMs: 600_000,
     });
-    expect(storedLimits({ version: 99 })).toEqual({ concurrency: 1, deadlineMs: undefined });
-    expect(storedLimits(null)).toEqual({ concurrency: 1, deadlineMs: undefined });
+    const unusable = [decodeSubmissionPayload({ version: 99 }), decodeSubmissionPayload(null)];
+    for (const p of unusable) {
+      expect(storedLimits(p)).toEqual({ concurrency: 1, deadlineMs: undefined });
+    }
   });
 });
 

@@ -404,7 +404,7 @@ rules:
       ruleId: 'accept',
       revision: 1,
       actAs: [PAYER],
-      triggerKey: { kind: 'contract', contractId: '00inv10' },
+      triggerKey: { kind: 'contract', contractId: '00inv10', nodeId: 0 },
       actionIndex: 0,
     });
     const submitted = f.ledger.submits.find((c) => c.commandId === expectedId);

@@ -129,13 +129,13 @@ describe('journal entries', () => {
     const entry = slotIntentOf(
       {
         ...intent!,
-        triggerKey: { kind: 'slot', slot: new Date(slot).toISOString(), contractId: null },
+        triggerKey: { kind: 'slot', slot, contractId: null },
       },
       { ruleId: 'accept', slot, snapshotOffset: 40 },
       clock.now(),
       'ledgerbot',
     );
-    expect(entry.trigger).toEqual({ kind: 'slot', slot, contractId: '' });
+    expect(entry.trigger).toEqual({ kind: 'slot', slot, contractId: null });
     expect(entry.event).toEqual({ slot: '2026-01-05T09:00:00.000Z', snapshotOffset: 40 });
   });
 });

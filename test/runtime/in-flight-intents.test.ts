@@ -38,7 +38,10 @@ async function setup(storeOverride?: (store: Store) => Store) {
   const [record] = real.recordIntents([newIntent(10)]).inserted;
   if (record === undefined) throw new Error('not recorded');
   const permit = await admission.acquire(record.ruleId, 4);
-  const t = trackedIntent(record, payload(), permit, { kind: 'offset', offset: 10 });
+  const t = trackedIntent({ ...record, payload: payload() }, permit, {
+    kind: 'offset',
+    offset: 10,
+  });
   intents.add(t);
   return { clock, store: real, metrics, admission, events, intents, t };
 }

@@ -4,6 +4,7 @@ import type { Intent } from '../../src/rules/evaluation-result.js';
 import { Admission } from '../../src/runtime/admission.js';
 import { JournalPipeline } from '../../src/runtime/intent-pipeline.js';
 import { RuntimeError } from '../../src/runtime/runtime-error.js';
+import { decodedJournal } from '../../src/runtime/submission-payload.js';
 import type { IntentEvent } from '../../src/runtime/submission-tracker.js';
 import { invoiceCreated, PAYER } from './bot-fixture.js';
 import { evaluated, FakeTracker, partsFixture, type PartsFixture } from './parts-fixture.js';
@@ -19,7 +20,7 @@ function pipeline(fx: PartsFixture, options: { maxInFlight?: number; running?: b
   const intents: IntentEvent[] = [];
   const intake = new AbortController();
   const p = new JournalPipeline({
-    store: fx.store,
+    store: decodedJournal(fx.store),
     checkpoint: fx.checkpoint,
     admission: new Admission(options.maxInFlight ?? 8),
     tracker,
@@ -127,7 +128,7 @@ describe('JournalPipeline', () => {
     const slot = Date.UTC(2026, 0, 5, 9);
     const slotIntent: Intent = {
       ...intent!,
-      triggerKey: { kind: 'slot', slot: new Date(slot).toISOString(), contractId: '00inv7' },
+      triggerKey: { kind: 'slot', slot, contractId: '00inv7' },
       commandId: 'lb-accept-slot',
       offset: 40,
     };

@@ -8,8 +8,6 @@ import {
 } from '../../src/runtime/intent-view.js';
 import type { DeadLetter, IntentRecord } from '../../src/store/store.js';
 
-type Key = Parameters<typeof slotIntentView>[0]['triggerKey'];
-
 const T0 = Date.parse('2026-01-01T12:00:00.000Z');
 
 const intent = (over: Partial<IntentRecord> = {}): IntentRecord => ({
@@ -98,8 +96,7 @@ describe('intent view (the ops API shapes of docs/operations-api.md)', () => {
       actAs: ['bank::1220'],
       offset: 7,
     };
-    // The rules' key is moving to core/trigger-key.ts; the view reads only kind and contractId.
-    const slotKey = { kind: 'slot', slot: T0, contractId: 'c9' } as unknown as Key;
+    const slotKey = { kind: 'slot', slot: T0, contractId: 'c9' } as const;
     expect(slotIntentView({ ...base, triggerKey: slotKey })).toStrictEqual({
       ...base,
       contractId: 'c9',

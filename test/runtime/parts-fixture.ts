@@ -9,6 +9,7 @@ import { BotMetrics } from '../../src/runtime/bot-metrics.js';
 import { Checkpoint } from '../../src/runtime/checkpoint.js';
 import { evaluateUpdate, type UpdateEvaluation } from '../../src/runtime/evaluate-update.js';
 import { RuleBook } from '../../src/runtime/rule-book.js';
+import type { JournalPayload } from '../../src/runtime/submission-payload.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import type { IntentRecord, Store } from '../../src/store/store.js';
 import { tempDir } from '../store/store-fixtures.js';
@@ -81,13 +82,13 @@ export function evaluated(f: PartsFixture, element: UpdateElement, live = true):
 
 /** A tracker that only takes intents in (what the pipeline hands over, and the permits). */
 export class FakeTracker {
-  readonly tracked = new Map<string, { record: IntentRecord; permit: Permit }>();
+  readonly tracked = new Map<string, { record: IntentRecord<JournalPayload>; permit: Permit }>();
 
   has(commandId: string): boolean {
     return this.tracked.has(commandId);
   }
 
-  track(record: IntentRecord, permit: Permit): void {
+  track(record: IntentRecord<JournalPayload>, permit: Permit): void {
     this.tracked.set(record.commandId, { record, permit });
   }
 

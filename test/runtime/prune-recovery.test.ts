@@ -6,13 +6,11 @@ import { indexRules } from '../../src/rules/rule-index.js';
 import { BotMetrics } from '../../src/runtime/bot-metrics.js';
 import { evaluateUpdate } from '../../src/runtime/evaluate-update.js';
 import {
-  isPruned,
   pruneRecoveryPlan,
   rekeyRecovered,
   type RecoveryCounts,
 } from '../../src/runtime/prune-recovery.js';
 import { ACCEPT_RULES, invoiceCreated, PARTIES, PAYER, rules } from './bot-fixture.js';
-import { apiError } from './fake-ledger.js';
 
 function liveIntents(offset: number): { tx: JsTransaction; intents: readonly Intent[] } {
   const element = invoiceCreated(offset);
@@ -32,7 +30,7 @@ describe('rekeyRecovered', () => {
     const { tx, intents } = liveIntents(10);
     const counts: RecoveryCounts = { at: 30, contracts: 1, intents: 0, known: 0 };
     const out = rekeyRecovered(intents, tx, counts, () => false);
-    const triggerKey = { kind: 'contract', contractId: '00inv10' } as const;
+    const triggerKey = { kind: 'contract', contractId: '00inv10', nodeId: 0 } as const;
     expect(out).toHaveLength(1);
     expect(out[0]).toMatchObject({ triggerKey, offset: 30 });
     expect(out[0]!.commandId).toBe(
@@ -56,12 +54,6 @@ describe('rekeyRecovered', () => {
 });
 
 describe('pruning', () => {
-  it('isPruned: only PARTICIPANT_PRUNED_DATA_ACCESSED', () => {
-    expect(isPruned(apiError('PARTICIPANT_PRUNED_DATA_ACCESSED', 9, 9, 'pruned'))).toBe(true);
-    expect(isPruned(apiError('OFFSET_OUT_OF_RANGE', 9, 9, 'no'))).toBe(false);
-    expect(isPruned(new Error('PARTICIPANT_PRUNED_DATA_ACCESSED'))).toBe(false);
-  });
-
   it('the recovery plan reads the created rules and names the lost ones', () => {
     const plan = pruneRecoveryPlan(
       rules(`${ACCEPT_RULES}  - id: note-archive

@@ -33,7 +33,10 @@ async function setup(submit: (body: JsCommands) => Promise<unknown>, retry = pay
   const [record] = store.recordIntents([newIntent(10, { payload: payload({ retry }) })]).inserted;
   if (record === undefined) throw new Error('not recorded');
   const permit = await new Admission(10).acquire(record.ruleId, 4);
-  const t = trackedIntent(record, payload({ retry }), permit, { kind: 'offset', offset: 10 });
+  const t = trackedIntent({ ...record, payload: payload({ retry }) }, permit, {
+    kind: 'offset',
+    offset: 10,
+  });
   intents.add(t);
   const bucket = new TokenBucket(clock, 1000, 1000);
   const deps: SendAttemptDeps = {

@@ -5,7 +5,6 @@ import { FakeClock } from '../../src/core/fake-clock.js';
 import {
   decodedJournal,
   decodeSubmissionPayload,
-  parsePayload,
   SubmissionPayloadError,
   type SubmissionPayload,
   type SubmissionPayloadErrorCode,
@@ -87,13 +86,6 @@ describe('decodeSubmissionPayload', () => {
     const err = decodeSubmissionPayload(stored) as SubmissionPayloadError;
     expect(err.stored).toBe(stored);
     expect(JSON.parse(JSON.stringify({ payload: err }))).toEqual({ payload: stored });
-  });
-});
-
-describe('parsePayload', () => {
-  it('throws the decoder’s error', () => {
-    expect(() => parsePayload({ version: 1 })).toThrow(SubmissionPayloadError);
-    expect(parsePayload(JSON.parse(STORED_V1))).toMatchObject({ version: 1, concurrency: 4 });
   });
 });
 

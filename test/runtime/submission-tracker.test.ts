@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsCommands } from '../../src/ledger/wire/wire-types.js';
+import type { SubmissionPayload } from '../../src/runtime/submission-payload.js';
 import { apiError } from './fake-ledger.js';
 import {
   completionOf,
@@ -307,6 +308,20 @@ describe('SubmissionTracker', () => {
     expect(dl?.error).toMatchObject({ code: 'DAML_AUTHORIZATION_ERROR', reason: 'final' });
     expect(dl?.event).toEqual({ updateId: 'upd-17', offset: 17 });
     expect(f.admission.inFlight).toBe(0);
+  });
+
+  it('dead-letters an intent whose journalled payload this version cannot use, without submitting', async () => {
+    f = trackerFixture();
+    const unusable = { ...payload(), version: 2 } as unknown as SubmissionPayload;
+    await f.track(newIntent(45, { payload: unusable }));
+    await f.clock.advance(60_000);
+    expect(f.ledger.submits).toEqual([]);
+    expect(f.intent('lb-accept-45')).toMatchObject({
+      state: 'dead-lettered',
+      lastError: { code: 'PAYLOAD_UNKNOWN_VERSION', reason: 'bad-payload' },
+    });
+    expect(f.admission.inFlight).toBe(0);
+    expect(f.tracker.has('lb-accept-45')).toBe(false);
   });
 
   it('dead-letters after maxAttempts', async () => {

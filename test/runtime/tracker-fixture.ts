@@ -6,7 +6,11 @@ import type { Completion, JsCommands } from '../../src/ledger/wire/wire-types.js
 import { Admission } from '../../src/runtime/admission.js';
 import { BotMetrics } from '../../src/runtime/bot-metrics.js';
 import type { DedupConfig } from '../../src/runtime/config/bot-config.js';
-import type { SubmissionPayload } from '../../src/runtime/submission-payload.js';
+import {
+  decodedJournal,
+  type JournalPayload,
+  type SubmissionPayload,
+} from '../../src/runtime/submission-payload.js';
 import { SubmissionTracker, type IntentEvent } from '../../src/runtime/submission-tracker.js';
 import { TokenBucket } from '../../src/runtime/token-bucket.js';
 import { openSqliteStore, type SqliteStoreOptions } from '../../src/store/open-sqlite-store.js';
@@ -45,7 +49,10 @@ export function payload(overrides: Partial<SubmissionPayload> = {}): SubmissionP
   };
 }
 
-export function newIntent(offset: number, overrides: Partial<NewIntent> = {}): NewIntent {
+export function newIntent(
+  offset: number,
+  overrides: Partial<NewIntent<SubmissionPayload>> = {},
+): NewIntent<SubmissionPayload> {
   return {
     commandId: `lb-accept-${offset}`,
     userId: 'ledgerbot',
@@ -64,14 +71,15 @@ export function newIntent(offset: number, overrides: Partial<NewIntent> = {}): N
 export type TrackerFixture = {
   clock: FakeClock;
   ledger: FakeLedger;
-  store: Store;
+  /** The journal as the bot reads it: payloads decoded as rows are read. */
+  store: Store<JournalPayload>;
   metrics: BotMetrics;
   admission: Admission;
   tracker: SubmissionTracker;
   events: IntentEvent[];
   /** Records the intent and hands it to the tracker; its first attempt runs on `advance(0)`. */
-  track(intent: NewIntent): Promise<IntentRecord>;
-  intent(commandId: string): IntentRecord;
+  track(intent: NewIntent<SubmissionPayload>): Promise<IntentRecord<JournalPayload>>;
+  intent(commandId: string): IntentRecord<JournalPayload>;
   cleanup(): void;
 };
 
@@ -87,11 +95,13 @@ export function trackerFixture(
   const random = new SeededRandom(7);
   const ledger = new FakeLedger();
   const temp = tempDir();
-  const store = openSqliteStore({
-    dir: temp.dir,
-    clock,
-    ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
-  });
+  const store = decodedJournal(
+    openSqliteStore({
+      dir: temp.dir,
+      clock,
+      ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
+    }),
+  );
   const metrics = new BotMetrics();
   const admission = new Admission(10);
   const events: IntentEvent[] = [];

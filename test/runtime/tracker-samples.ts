@@ -1,10 +1,13 @@
 import { parseJsCantonError } from '../../src/ledger/js-canton-error.js';
 import { LedgerApiError } from '../../src/ledger/ledger-api-error.js';
+import type { SubmissionPayload } from '../../src/runtime/submission-payload.js';
 import type { IntentRecord } from '../../src/store/store.js';
 import { payload } from './tracker-fixture.js';
 
 /** An intent record as the journal would hand it over, without a store. */
-export function intentRecord(overrides: Partial<IntentRecord> = {}): IntentRecord {
+export function intentRecord(
+  overrides: Partial<IntentRecord<SubmissionPayload>> = {},
+): IntentRecord<SubmissionPayload> {
   return {
     commandId: 'lb-accept-10',
     userId: 'ledgerbot',

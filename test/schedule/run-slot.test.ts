@@ -161,7 +161,10 @@ describe('runSlot', () => {
     expect(new Set(intents.map((i) => i.commandId)).size).toBe(125);
     expect(new Set(intents.map((i) => i.offset))).toEqual(new Set([500]));
     for (const i of intents) {
-      expect(i.triggerKey).toMatchObject({ kind: 'slot', slot: '2026-01-05T08:00:00.000Z' });
+      expect(i.triggerKey).toMatchObject({
+        kind: 'slot',
+        slot: Date.parse('2026-01-05T08:00:00.000Z'),
+      });
       spec.assert('Command', i.command);
     }
     expect(journal.log).toEqual([
@@ -229,7 +232,7 @@ describe('runSlot', () => {
     });
     expect(sink.intents[0]!.triggerKey).toEqual({
       kind: 'slot',
-      slot: '2026-01-05T08:00:05.000Z',
+      slot: Date.parse('2026-01-05T08:00:05.000Z'),
       contractId: null,
     });
   });

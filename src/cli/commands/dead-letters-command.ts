@@ -4,7 +4,10 @@ import { DEFAULTS } from '../../core/defaults.js';
 import { systemClock } from '../../core/clock.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { deadLetterView, type DeadLetterView } from '../../runtime/intent-view.js';
-import { parsePayload } from '../../runtime/submission-payload.js';
+import {
+  decodeSubmissionPayload,
+  SubmissionPayloadError,
+} from '../../runtime/submission-payload.js';
 import { openSqliteStore, SQLITE_STORE_FILE } from '../../store/open-sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import { StoreError } from '../../store/store-error.js';
@@ -228,12 +231,12 @@ function storeTarget(config: BotConfig, action: Action, httpConfigured: boolean)
       const d = store.getDeadLetter(id);
       if (d === undefined) return Promise.resolve(false);
       // A fresh deadline from the intent's own retry policy: the old one has passed.
-      let deadlineMs = config.submission.retry.deadlineMs;
-      try {
-        deadlineMs = parsePayload(d.intent.payload).retry.deadlineMs;
-      } catch {
-        // An unusable payload: the bot dead-letters it again on start, with the reason.
-      }
+      const payload = decodeSubmissionPayload(d.intent.payload);
+      // An unusable payload: the bot dead-letters it again on start, with the reason.
+      const deadlineMs =
+        payload instanceof SubmissionPayloadError
+          ? config.submission.retry.deadlineMs
+          : payload.retry.deadlineMs;
       store.requeueDeadLetter(id, { deadline: systemClock.now() + deadlineMs });
       return Promise.resolve(true);
     },

@@ -2,7 +2,10 @@ import { eventFormat } from '../../ledger/filters.js';
 import type { LedgerClient } from '../../ledger/ledger-client.js';
 import type { Command } from '../../ledger/wire/wire-types.js';
 import type { IntentEvent } from '../../runtime/submission-tracker.js';
-import { parsePayload } from '../../runtime/submission-payload.js';
+import {
+  decodeSubmissionPayload,
+  SubmissionPayloadError,
+} from '../../runtime/submission-payload.js';
 import { NO_COLOUR, type Colour } from '../present/colour.js';
 import { DEMO_INVOICE_TEMPLATE, type DemoInvoice } from './demo-driver.js';
 
@@ -41,12 +44,9 @@ export class DemoAccount {
   async line(event: IntentEvent): Promise<string | undefined> {
     const result = resultText(event, this.#colour);
     if (result === undefined) return undefined;
-    let command: Command | undefined;
-    try {
-      command = parsePayload(event.record.payload).commands[0];
-    } catch {
-      command = undefined;
-    }
+    const payload = decodeSubmissionPayload(event.record.payload);
+    const command: Command | undefined =
+      payload instanceof SubmissionPayloadError ? undefined : payload.commands[0];
     const what = command === undefined ? 'a command' : await this.#describe(command);
     return `${event.ruleId.padEnd(26)} ${what.padEnd(44)} ${result}`;
   }
