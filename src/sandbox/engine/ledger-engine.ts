@@ -2,20 +2,6 @@ import type { LedgerEngineOptions } from './engine-types.js';
 import type { LedgerEngine as Port } from './engine-ports.js';
 import { LedgerState } from './ledger-state.js';
 
-export type {
-  ActiveContractsCursor,
-  ActiveContractsPage,
-  CompletionInput,
-  LedgerEngineOptions,
-  LogEntry,
-  LogListener,
-  PendingTransaction,
-  Result,
-  SubmitContext,
-  SubmitOutcome,
-} from './engine-types.js';
-export type { CommandPort, LedgerReader, PartyAdmin } from './engine-ports.js';
-
 /** The sandbox's in-memory ledger as the server sees it (see engine-ports.ts). */
 export type LedgerEngine = Port;
 

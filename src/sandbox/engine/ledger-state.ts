@@ -9,10 +9,7 @@ import type {
   JsGetActiveContractsResponse,
   JsGetEventsByContractIdResponse,
   JsTransaction,
-  PartyDetails,
-  Right,
   TransactionFormat,
-  User,
 } from '../../ledger/wire/wire-types.js';
 import type { PackageModel, TemplateDef } from '../model/model-types.js';
 import { formatTimestamp } from '../model/normalize-daml-value.js';
@@ -44,12 +41,13 @@ const ok = <T>(value: T): Result<T> => ({ ok: true, value });
 const err = <T>(error: EngineError): Result<T> => ({ ok: false, error });
 
 /**
- * The engine: the parties and users (`IdentityRegistry`), the contracts (`ContractStore`) and
- * the log (`LedgerLog`), and what ties them together: commands interpreted against the
- * contracts and committed to the log, pruning of both, and the projections of a party's view.
+ * The engine: the parties and users (the `IdentityRegistry` it extends, whose methods are the
+ * `PartyAdmin` port as they stand), the contracts (`ContractStore`) and the log (`LedgerLog`),
+ * and what ties them together: commands interpreted against the contracts and committed to the
+ * log, pruning of both, and the projections of a party's view.
  * See `LedgerEngine` (engine-ports.ts) for the contract of each method.
  */
-export class LedgerState implements LedgerEngine, InterpreterLedger {
+export class LedgerState extends IdentityRegistry implements LedgerEngine, InterpreterLedger {
   readonly participantId: string;
   readonly synchronizerId: string;
   readonly packages: readonly PackageModel[];
@@ -58,19 +56,18 @@ export class LedgerState implements LedgerEngine, InterpreterLedger {
   readonly #resolver: TemplateResolver;
   readonly #idSeed: string;
   #idCounter = 0;
-  readonly #identities: IdentityRegistry;
   readonly #contracts = new ContractStore();
   readonly #log = new LedgerLog();
 
   constructor(options: LedgerEngineOptions) {
-    this.participantId = options.participantId;
     const namespace = options.participantId.split('::')[1] ?? sha256Hex(options.participantId);
+    super(namespace);
+    this.participantId = options.participantId;
     this.synchronizerId = options.synchronizerId ?? `sandbox::${namespace}`;
     this.packages = options.models;
     this.#clock = options.clock;
     this.#resolver = new TemplateResolver(options.models);
     this.#idSeed = randomHex(options.random);
-    this.#identities = new IdentityRegistry(namespace);
   }
 
   // ---- ids -------------------------------------------------------------------------------------
@@ -81,52 +78,6 @@ export class LedgerState implements LedgerEngine, InterpreterLedger {
 
   #nextUpdateId(): string {
     return `1220${sha256Hex(`u:${this.#idSeed}:${this.#idCounter++}`)}`;
-  }
-
-  // ---- parties and users (IdentityRegistry) ----------------------------------------------------
-
-  allocateParty(hint: string, options: { readonly userId?: string } = {}): Result<PartyDetails> {
-    return this.#identities.allocateParty(hint, options);
-  }
-
-  parties(): readonly PartyDetails[] {
-    return this.#identities.parties();
-  }
-
-  party(id: string): PartyDetails | undefined {
-    return this.#identities.party(id);
-  }
-
-  isKnownParty(party: string): boolean {
-    return this.#identities.isKnownParty(party);
-  }
-
-  createUser(user: User, rights: readonly Right[]): Result<User> {
-    return this.#identities.createUser(user, rights);
-  }
-
-  user(id: string): User | undefined {
-    return this.#identities.user(id);
-  }
-
-  users(): readonly User[] {
-    return this.#identities.users();
-  }
-
-  deleteUser(id: string): Result<null> {
-    return this.#identities.deleteUser(id);
-  }
-
-  userRights(id: string): Result<readonly Right[]> {
-    return this.#identities.userRights(id);
-  }
-
-  grantUserRights(id: string, rights: readonly Right[]): Result<readonly Right[]> {
-    return this.#identities.grantUserRights(id, rights);
-  }
-
-  revokeUserRights(id: string, rights: readonly Right[]): Result<readonly Right[]> {
-    return this.#identities.revokeUserRights(id, rights);
   }
 
   // ---- contracts (InterpreterLedger) -----------------------------------------------------------

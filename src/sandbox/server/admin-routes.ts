@@ -1,5 +1,5 @@
 import type { Right, User } from '../../ledger/wire/wire-types.js';
-import type { Result } from '../engine/ledger-engine.js';
+import type { Result } from '../engine/engine-types.js';
 import { asObject, BodyDecodeError, invalidArgument, missingField } from './request-parsing.js';
 import type { Handler, RouteContext, RouteResult } from './route-table.js';
 import type { SandboxContext } from './sandbox-context.js';

@@ -1,7 +1,8 @@
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import type { Completion, TransactionFormat } from '../../ledger/wire/wire-types.js';
 import type { CommittedTransaction } from '../engine/committed-transaction.js';
-import type { LedgerEngine, LogEntry } from '../engine/ledger-engine.js';
+import type { LogEntry } from '../engine/engine-types.js';
+import type { LedgerEngine } from '../engine/ledger-engine.js';
 import {
   completionCheckpoint,
   completionFrame,

@@ -3,7 +3,7 @@ import type {
   CommittedTransaction,
   ExerciseNode,
 } from '../../../src/sandbox/engine/committed-transaction.js';
-import type { SubmitOutcome } from '../../../src/sandbox/engine/ledger-engine.js';
+import type { SubmitOutcome } from '../../../src/sandbox/engine/engine-types.js';
 import { commands, invoiceArgs, invoiceLedger, type InvoiceLedger } from './invoice-ledger.js';
 
 function committed(r: SubmitOutcome): CommittedTransaction {

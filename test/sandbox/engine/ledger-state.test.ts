@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LogEntry } from '../../../src/sandbox/engine/ledger-engine.js';
+import type { LogEntry } from '../../../src/sandbox/engine/engine-types.js';
 import { specValidator } from '../../support/spec-validator.js';
 import { commands, invoiceArgs, invoiceLedger, type InvoiceLedger } from './invoice-ledger.js';
 
