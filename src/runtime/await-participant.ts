@@ -5,7 +5,8 @@ import { formatDuration } from '../core/duration.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { systemRandom, type Random } from '../core/random.js';
 import { AuthError } from '../ledger/auth/auth-error.js';
-import { classify, isAuthRejection } from '../ledger/classify.js';
+import { classify } from '../ledger/classify.js';
+import { hasLedgerErrorCode, isAuthRejection } from '../ledger/error-checks.js';
 import type { CallOptions } from '../ledger/http-transport.js';
 import { LedgerApiError } from '../ledger/ledger-api-error.js';
 import { LedgerTransportError } from '../ledger/ledger-transport-error.js';
@@ -45,9 +46,6 @@ const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 30_000 };
 
 /** What a failed probe means at start: wait and try again, or stop with this error. */
 type Verdict = { readonly retry: true } | { readonly retry: false; readonly error: unknown };
-
-/** Unreadable answers that come from a proxy or a participant still starting up. */
-const PASSING_STATUSES: ReadonlySet<number> = new Set([408, 429, 502, 503, 504]);
 
 /**
  * Waits until the participant answers: it reads the ledger end and the bot's user record. A
@@ -126,16 +124,16 @@ function startupVerdict(err: unknown, userId: string, url: string): Verdict {
     ),
   });
   if (err instanceof LedgerTransportError) {
-    if (err.failure !== 'bad-response' || PASSING_STATUSES.has(err.status ?? 0)) {
-      return { retry: true };
-    }
+    // Not reached, no answer, or an unreadable one from a proxy or a participant still starting
+    // (408, 429, 502, 503, 504): not final. Anything else unreadable is a wrong URL.
+    if (classify(err) !== 'final') return { retry: true };
     return refused(`${err.message} (is ledger.url right?)`);
   }
   if (err instanceof AuthError) {
     return err.retryable ? { retry: true } : refused(`${err.message} (check ledger.auth)`);
   }
   if (err instanceof LedgerApiError) {
-    if (err.error.code === 'USER_NOT_FOUND') {
+    if (hasLedgerErrorCode(err, 'USER_NOT_FOUND')) {
       return {
         retry: false,
         error: new RuntimeError(

@@ -36,10 +36,4 @@ export type RuntimeErrorCode =
   | 'CHECKPOINT_BEYOND_LEDGER_END';
 
 /** A failure of the trigger runtime itself (not of one ledger call). */
-export class RuntimeError extends LedgerbotError {
-  declare readonly code: RuntimeErrorCode;
-
-  constructor(code: RuntimeErrorCode, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
-  }
-}
+export class RuntimeError extends LedgerbotError<RuntimeErrorCode> {}

@@ -97,6 +97,18 @@ describe('awaitParticipant', () => {
     expect(reasons[1]).toContain('attempt 2 failed: HTTP 503');
   });
 
+  it('retries what a proxy or a starting participant answers, and calls that got no answer', async () => {
+    const request = 'GET /v2/state/ledger-end';
+    const lost = (['reset', 'timeout', 'closed'] as const).map(
+      (failure) => new LedgerTransportError(failure, request, failure),
+    );
+    const p = participant([...[408, 429, 502, 503, 504].map(unreadable), ...lost]);
+    const { clock, done } = start(p.ledger, { backoff: { initialMs: 10, maxMs: 10 } });
+    await clock.advance(1_000);
+    expect(await done).toBe('ok');
+    expect(p.calls.ledgerEnd).toBe(9);
+  });
+
   it('waits forever by default, and stops at once when aborted', async () => {
     const controller = new AbortController();
     const p = participant(Array.from({ length: 1000 }, refused));
