@@ -38,6 +38,12 @@ export type SchemaWording<C extends string = SourceProblemCode> = {
    */
   readonly patterns?: Readonly<Record<string, { what: string; hint?: string; code?: C }>>;
   /**
+   * How a value that matches none of a `oneOf`/`anyOf`'s forms is explained: `summary` (the
+   * default) says just that; `most-telling` explains instead the error inside the alternatives
+   * that best tells what is wrong (the deepest, a named key before a type mismatch).
+   */
+  readonly alternatives?: 'summary' | 'most-telling';
+  /**
    * The loader's own explanation of one error: a problem, null to drop the error (another one
    * explains it), or undefined for the default wording. `all` is every error of the check.
    */
@@ -86,13 +92,15 @@ export function explainSchemaErrors<C extends string = SourceProblemCode>(
     secret(path) ? 'the (secret) value' : (wording.value ?? describeValue)(data, path);
   const out: SchemaProblem<C>[] = [];
   const seen = new Set<string>();
-  const failedCombinators = new Set(
-    errors.filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf').map((e) => e.schemaPath),
-  );
-  for (const e of errors) {
-    if (inFailedBranch(e, failedCombinators) || e.schemaPath.includes('/propertyNames/')) {
+  const failedCombinators = new Set(errors.filter(isCombinator).map((e) => e.schemaPath));
+  for (const found of errors) {
+    if (inFailedBranch(found, failedCombinators) || found.schemaPath.includes('/propertyNames/')) {
       continue;
     }
+    const e =
+      wording.alternatives === 'most-telling' && isCombinator(found)
+        ? (mostTellingAlternativeError(found, errors) ?? found)
+        : found;
     const path = ajvInstancePath(e);
     const own = wording.explain?.(e, path, errors);
     if (own === null) continue;
@@ -104,6 +112,37 @@ export function explainSchemaErrors<C extends string = SourceProblemCode>(
     out.push(problem);
   }
   return out;
+}
+
+function isCombinator(e: ErrorObject): boolean {
+  return e.keyword === 'oneOf' || e.keyword === 'anyOf';
+}
+
+function isUnder(root: string, path: string): boolean {
+  return root === '' || path === root || path.startsWith(`${root}/`);
+}
+
+/**
+ * The error that best tells what is wrong in a value that matches none of a combinator's forms
+ * (a type, a value, a list): the deepest one, a named key before a `type` summary, and a bad
+ * key name before an unknown key (a bad name in a record says more than another form's "unknown
+ * key").
+ */
+function mostTellingAlternativeError(
+  combinator: ErrorObject,
+  all: readonly ErrorObject[],
+): ErrorObject | undefined {
+  const depth = (e: ErrorObject): number => ajvInstancePath(e).length;
+  const vague = (e: ErrorObject): number => Number(e.keyword === 'type');
+  const ranked = all
+    .filter((e) => !isCombinator(e) && isUnder(combinator.instancePath, e.instancePath))
+    .filter((e) => !e.schemaPath.endsWith('/propertyNames/pattern'))
+    .sort((a, b) => depth(b) - depth(a) || vague(a) - vague(b));
+  return (
+    ranked.find((e) => e.keyword === 'propertyNames') ??
+    ranked.find((e) => e.keyword === 'additionalProperties') ??
+    ranked[0]
+  );
 }
 
 /** Whether `e` sits inside a branch of a oneOf/anyOf (at any depth) that failed as a whole. */

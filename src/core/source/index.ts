@@ -25,8 +25,9 @@
  *   `propertyNames` is not), `missingHints`, `patterns` (what a pattern means), and
  *   `explain(error, path)` for the loader's own words (return null to drop an error, undefined
  *   for the default). Errors inside a oneOf/anyOf branch are passed over when the combinator
- *   failed as a whole (its own error is explained), and kept when ajv's discriminator picked the
- *   branch.
+ *   failed as a whole (its own error is explained: "none of the forms", or with `alternatives:
+ *   'most-telling'` the error inside them that best says what is wrong), and kept when ajv's
+ *   discriminator picked the branch.
  * - Problems are `SourceProblem<Code>`: file, line, col, path, code, message, hint?.
  *   `formatSourceProblem` renders `file:line:col: message` and an indented hint line;
  *   `SourceProblemsError` is the base of a loader's error that carries them all.

@@ -1,7 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { ajvInstancePath } from '../../core/ajv-instance-path.js';
 import {
-  explainSchemaErrors,
   schemaChecker,
   type SchemaProblem,
   type SchemaWording,
@@ -21,35 +19,8 @@ function patternProblem(pattern: unknown): string {
   }`;
 }
 
-function isUnder(root: string, path: string): boolean {
-  return root === '' || path === root || path.startsWith(`${root}/`);
-}
-
-/**
- * The error that best tells what is wrong in a value that matches none of an `anyOf`'s forms (a
- * type, a value, a party list): the deepest one, a named key before a `type` summary.
- */
-function bestBranchError(anyOf: ErrorObject, all: readonly ErrorObject[]): ErrorObject | undefined {
-  const depth = (e: ErrorObject): number => ajvInstancePath(e).length;
-  const vague = (e: ErrorObject): number => Number(e.keyword === 'type');
-  const ranked = all
-    .filter((e) => e.keyword !== 'anyOf' && isUnder(anyOf.instancePath, e.instancePath))
-    .filter((e) => !e.schemaPath.endsWith('/propertyNames/pattern'))
-    .sort((a, b) => depth(b) - depth(a) || vague(a) - vague(b));
-  // A bad name in a record type says more than the enum form's "unknown key".
-  return (
-    ranked.find((e) => e.keyword === 'propertyNames') ??
-    ranked.find((e) => e.keyword === 'additionalProperties') ??
-    ranked[0]
-  );
-}
-
 /** The model's words for an error; undefined for the front end's. */
-function explain(
-  e: ErrorObject,
-  path: YamlPath,
-  all: readonly ErrorObject[],
-): Problem | null | undefined {
+function explain(e: ErrorObject, path: YamlPath): Problem | null | undefined {
   const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required':
@@ -61,16 +32,6 @@ function explain(
       };
     case 'pattern':
       return { path, key: false, code: 'BAD_VALUE', message: patternProblem(params.pattern) };
-    case 'anyOf': {
-      const best = bestBranchError(e, all);
-      if (best === undefined) return undefined;
-      // The front end passes over errors inside anyOf branches: this one is shown, renamed.
-      const shown = {
-        ...best,
-        schemaPath: best.schemaPath.replace(/\/anyOf\/(\d+)/g, '/anyOf-$1'),
-      };
-      return explainSchemaErrors([shown], MODEL_WORDING)[0] ?? null;
-    }
     default:
       return undefined;
   }
@@ -78,6 +39,8 @@ function explain(
 
 const MODEL_WORDING: SchemaWording = {
   badName: (name) => ({ message: `the name "${name}" is not allowed here` }),
+  // A type, a value, a party list: say what is wrong inside the form meant, not "none of them".
+  alternatives: 'most-telling',
   explain,
 };
 

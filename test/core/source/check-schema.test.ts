@@ -148,10 +148,13 @@ describe('schemaChecker with oneOf and anyOf', () => {
     },
   };
 
-  function run(text: string): string[] {
+  function run(text: string, alternatives?: 'most-telling'): string[] {
     const parsed = parseYamlSource('a.yaml', text, { noun: 'widget file' });
     if (!parsed.ok) throw new Error('does not parse');
-    const check = schemaChecker(AUTH, { ajv: { discriminator: true } });
+    const check = schemaChecker(AUTH, {
+      ajv: { discriminator: true },
+      ...(alternatives === undefined ? {} : { alternatives }),
+    });
     return check(parsed.source.value, parsed.source.at).problems.map((p) => formatSourceProblem(p));
   }
 
@@ -164,6 +167,15 @@ describe('schemaChecker with oneOf and anyOf', () => {
 
   it('explains a failed anyOf once, not each of its branches', () => {
     expect(run('paths: 5\n')).toEqual(['a.yaml:1:8: `paths` is none of the forms allowed here']);
+  });
+
+  it('with most-telling alternatives, explains the deepest error inside the forms instead', () => {
+    expect(run('paths: [a, 5]\n', 'most-telling')).toEqual([
+      'a.yaml:1:12: `paths[1]` must be text, not 5',
+    ]);
+    expect(run('paths: [a, 5]\n')).toEqual([
+      'a.yaml:1:8: `paths` is none of the forms allowed here',
+    ]);
   });
 });
 
