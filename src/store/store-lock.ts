@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { once } from '../core/once.js';
 import { StoreError } from './store-error.js';
 
 /** The writer's lock of a state store: held while a process may write the store. */
@@ -43,13 +44,5 @@ export function acquireStoreLock(storePath: string): StoreLock {
     throw err;
   }
   const held = db;
-  let released = false;
-  return {
-    path,
-    release: () => {
-      if (released) return;
-      released = true;
-      held.close();
-    },
-  };
+  return { path, release: once(() => held.close()) };
 }
