@@ -171,6 +171,11 @@ export {
   type OpsMetricsOptions,
 } from './runtime/ops/ops-metrics.js';
 export { RuntimeError, type RuntimeErrorCode } from './runtime/runtime-error.js';
+// What an intent record carries in place of a journalled payload this version cannot submit.
+export {
+  SubmissionPayloadError,
+  type SubmissionPayloadErrorCode,
+} from './runtime/submission-payload-error.js';
 export type { IntentEvent } from './runtime/submission-tracker.js';
 export { openSqliteStore, type SqliteStoreOptions } from './store/open-sqlite-store.js';
 export type { Store, IntentRecord, IntentState, DeadLetter } from './store/store.js';

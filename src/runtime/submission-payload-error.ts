@@ -18,8 +18,7 @@ export type SubmissionPayloadErrorCode =
  * edited by hand). The runtime dead-letters such an intent with reason `bad-payload` rather than
  * stopping: one unusable row must not keep the others from being resumed.
  */
-export class SubmissionPayloadError extends LedgerbotError {
-  declare readonly code: SubmissionPayloadErrorCode;
+export class SubmissionPayloadError extends LedgerbotError<SubmissionPayloadErrorCode> {
   /** The payload as the journal holds it. */
   readonly stored: unknown;
 
