@@ -116,7 +116,7 @@ export function slotIntentView(
   const t = i.triggerKey;
   return {
     commandId: i.commandId,
-    contractId: t.kind === 'slot' ? (t.contractId ?? null) : null,
+    contractId: t.kind === 'slot' ? t.contractId : null,
     command: i.command,
     actAs: i.actAs,
     offset: i.offset,
