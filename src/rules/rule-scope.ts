@@ -86,20 +86,24 @@ export class RuleScope {
 
   error(pos: SourcePos, code: RuleProblemCode, message: string, hint?: string): void {
     this.#ok = false;
-    this.file.problems.push({
-      ...pos,
-      code,
-      severity: 'error',
-      message,
-      ...(hint === undefined ? {} : { hint }),
-    });
+    this.#report('error', pos, code, message, hint);
   }
 
   warn(pos: SourcePos, code: RuleProblemCode, message: string, hint?: string): void {
+    this.#report('warning', pos, code, message, hint);
+  }
+
+  #report(
+    severity: RuleProblem['severity'],
+    pos: SourcePos,
+    code: RuleProblemCode,
+    message: string,
+    hint: string | undefined,
+  ): void {
     this.file.problems.push({
       ...pos,
       code,
-      severity: 'warning',
+      severity,
       message,
       ...(hint === undefined ? {} : { hint }),
     });

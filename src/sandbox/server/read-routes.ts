@@ -69,20 +69,55 @@ function legacyTransactionFormat(o: JsonObject): TransactionFormat {
   };
 }
 
-/**
- * A deprecated transaction lookup (by id or by offset): `find` reads the key from the body and
- * says which transaction it names; the answer is `{"transaction": …}` in the legacy format.
- */
-function legacyTransactionLookup(
+type FoundTransaction = { tx: CommittedTransaction | undefined; what: string };
+
+/** How a transaction lookup reads its format and wraps the transaction it answers with. */
+type LookupAnswer = {
+  readonly format: (o: JsonObject) => TransactionFormat | undefined;
+  readonly body: (transactionJson: string) => string;
+};
+
+/** `update-by-*`: the request's updateFormat; `{"update":{"Transaction":{"value":…}}}`. */
+const AS_UPDATE: LookupAnswer = {
+  format: (o) => {
+    if (o.updateFormat === undefined || o.updateFormat === null)
+      throw missingField('update_format');
+    return parseUpdateFormat(o.updateFormat, 'updateFormat').transactions;
+  },
+  body: (json) => `{"update":{"Transaction":{"value":${json}}}}`,
+};
+
+/** The deprecated `transaction-by-*`: the legacy format; `{"transaction":…}`. */
+const AS_LEGACY_TRANSACTION: LookupAnswer = {
+  format: legacyTransactionFormat,
+  body: (json) => `{"transaction":${json}}`,
+};
+
+function byId(s: SandboxContext): (o: JsonObject) => FoundTransaction {
+  return (o) => {
+    const id = requiredString(o, 'updateId', 'update_id');
+    return { tx: s.engine.transactionById(id), what: `update id: ${id}` };
+  };
+}
+
+function byOffset(s: SandboxContext): (o: JsonObject) => FoundTransaction {
+  return (o) => {
+    const offset = requiredOffset(o, 'offset', 'offset');
+    return { tx: s.engine.transactionByOffset(offset), what: `offset: ${offset}` };
+  };
+}
+
+/** A transaction lookup: `find` reads the key from the body, `answer` the format and the shape. */
+function transactionLookup(
   s: SandboxContext,
-  find: (o: JsonObject) => { tx: CommittedTransaction | undefined; what: string },
+  answer: LookupAnswer,
+  find: (o: JsonObject) => FoundTransaction,
 ): Handler {
   return (ctx) => {
     const o = asObject(ctx.body);
     const { tx, what } = find(o);
-    const format = legacyTransactionFormat(o);
-    const json = lookupUpdate(s, ctx.principal, tx, format, what);
-    return { status: 200, json: `{"transaction":${json}}` };
+    const json = lookupUpdate(s, ctx.principal, tx, answer.format(o), what);
+    return { status: 200, json: answer.body(json) };
   };
 }
 
@@ -199,34 +234,14 @@ export function readRoutes(s: SandboxContext): Record<string, Handler> {
       }),
     'POST /v2/state/active-contracts-page': activeContractsPage,
     'GET /v2/state/active-contracts-page': activeContractsPage,
-    'POST /v2/updates/update-by-offset': (ctx) => {
-      const o = asObject(ctx.body);
-      const offset = requiredOffset(o, 'offset', 'offset');
-      if (o.updateFormat === undefined || o.updateFormat === null)
-        throw missingField('update_format');
-      const format = parseUpdateFormat(o.updateFormat, 'updateFormat').transactions;
-      const tx = s.engine.transactionByOffset(offset);
-      const json = lookupUpdate(s, ctx.principal, tx, format, `offset: ${offset}`);
-      return { status: 200, json: `{"update":{"Transaction":{"value":${json}}}}` };
-    },
-    'POST /v2/updates/update-by-id': (ctx) => {
-      const o = asObject(ctx.body);
-      const id = requiredString(o, 'updateId', 'update_id');
-      if (o.updateFormat === undefined || o.updateFormat === null)
-        throw missingField('update_format');
-      const format = parseUpdateFormat(o.updateFormat, 'updateFormat').transactions;
-      const tx = s.engine.transactionById(id);
-      const json = lookupUpdate(s, ctx.principal, tx, format, `update id: ${id}`);
-      return { status: 200, json: `{"update":{"Transaction":{"value":${json}}}}` };
-    },
-    'POST /v2/updates/transaction-by-id': legacyTransactionLookup(s, (o) => {
-      const id = requiredString(o, 'updateId', 'update_id');
-      return { tx: s.engine.transactionById(id), what: `update id: ${id}` };
-    }),
-    'POST /v2/updates/transaction-by-offset': legacyTransactionLookup(s, (o) => {
-      const offset = requiredOffset(o, 'offset', 'offset');
-      return { tx: s.engine.transactionByOffset(offset), what: `offset: ${offset}` };
-    }),
+    'POST /v2/updates/update-by-offset': transactionLookup(s, AS_UPDATE, byOffset(s)),
+    'POST /v2/updates/update-by-id': transactionLookup(s, AS_UPDATE, byId(s)),
+    'POST /v2/updates/transaction-by-id': transactionLookup(s, AS_LEGACY_TRANSACTION, byId(s)),
+    'POST /v2/updates/transaction-by-offset': transactionLookup(
+      s,
+      AS_LEGACY_TRANSACTION,
+      byOffset(s),
+    ),
     'POST /v2/events/events-by-contract-id': (ctx) => {
       const o = asObject(ctx.body);
       const cid = requiredString(o, 'contractId', 'contract_id');
