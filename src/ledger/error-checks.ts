@@ -17,26 +17,26 @@ export function hasLedgerErrorCode(err: unknown, code: string): boolean {
   return ledgerErrorCode(err) === code;
 }
 
-/** Whether `err` is the participant's answer with one of these error codes. */
-function hasLedgerErrorCodeIn(err: unknown, codes: ReadonlySet<string>): boolean {
-  const code = ledgerErrorCode(err);
-  return code !== undefined && codes.has(code);
+/** A check that `err` is the participant's answer with one of `codes`. */
+function hasAnyLedgerErrorCode(...codes: readonly string[]): (err: unknown) => boolean {
+  const set: ReadonlySet<string> = new Set(codes);
+  return (err) => {
+    const code = ledgerErrorCode(err);
+    return code !== undefined && set.has(code);
+  };
 }
-
-/** Codes with which Canton ends an open stream whose authorization lapsed (NOTES.md, Corrections). */
-const STREAM_AUTH_CODES: ReadonlySet<string> = new Set([
-  'ACCESS_TOKEN_EXPIRED',
-  'STALE_STREAM_AUTHORIZATION',
-]);
 
 /**
  * The participant ended a stream because the token behind it expired (`ACCESS_TOKEN_EXPIRED`)
- * or the user's rights changed (`STALE_STREAM_AUTHORIZATION`), both category 2. Nothing is wrong
- * with the request: reopen it at once with a fresh token, not after the category's retry delay.
+ * or the user's rights changed (`STALE_STREAM_AUTHORIZATION`), both category 2 (the codes with
+ * which Canton ends an open stream whose authorization lapsed: NOTES.md, Corrections). Nothing
+ * is wrong with the request: reopen it at once with a fresh token, not after the category's
+ * retry delay.
  */
-export function isStreamAuthExpiry(err: unknown): boolean {
-  return hasLedgerErrorCodeIn(err, STREAM_AUTH_CODES);
-}
+export const isStreamAuthExpiry: (err: unknown) => boolean = hasAnyLedgerErrorCode(
+  'ACCESS_TOKEN_EXPIRED',
+  'STALE_STREAM_AUTHORIZATION',
+);
 
 /** gRPC status codes (NOTES.md §5.1). */
 const GRPC_PERMISSION_DENIED = 7;
@@ -108,29 +108,20 @@ export function earliestOffsetOf(err: unknown): string | undefined {
   return err.error.context.earliest_offset;
 }
 
-/** Codes that say the offset-anchored dedup period is unusable: fall back to a duration. */
-const DEDUP_PERIOD_REFUSED_CODES: ReadonlySet<string> = new Set([
-  'INVALID_DEDUPLICATION_PERIOD',
-  'PARTICIPANT_PRUNED_DATA_ACCESSED',
-]);
-
 /**
  * The participant refused the submission's dedup period: too long for its maximum, or anchored
- * at an offset it has pruned.
+ * at an offset it has pruned. The offset-anchored period is unusable: fall back to a duration.
  */
-export function isDedupPeriodRefused(err: unknown): boolean {
-  return hasLedgerErrorCodeIn(err, DEDUP_PERIOD_REFUSED_CODES);
-}
+export const isDedupPeriodRefused: (err: unknown) => boolean = hasAnyLedgerErrorCode(
+  'INVALID_DEDUPLICATION_PERIOD',
+  'PARTICIPANT_PRUNED_DATA_ACCESSED',
+);
 
 /** Contention on a contract key: the key is taken, possibly by the intent's own earlier create. */
-const KEY_CONFLICT_CODES: ReadonlySet<string> = new Set([
+export const isKeyConflict: (err: unknown) => boolean = hasAnyLedgerErrorCode(
   'DUPLICATE_CONTRACT_KEY',
   'INCONSISTENT_CONTRACT_KEY',
-]);
-
-export function isKeyConflict(err: unknown): boolean {
-  return hasLedgerErrorCodeIn(err, KEY_CONFLICT_CODES);
-}
+);
 
 /** Category 11, InvalidGivenCurrentSystemStateResourceMissing (NOTES.md §8). */
 const RESOURCE_MISSING = 11;
