@@ -1,13 +1,11 @@
-import { systemClock } from '../../core/clock.js';
-import type { Intent } from '../../rules/evaluation-result.js';
-import { formatRuleEvaluationError } from '../../rules/evaluation-result.js';
-import { createBot } from '../../runtime/bot.js';
+import { formatRuleEvaluationError, type Intent } from '../../rules/evaluation-result.js';
 import { slotIntentView } from '../../runtime/intent-view.js';
 import { ledgerSlotSource } from '../../runtime/ledger-slot-source.js';
+import { runOneSlot } from '../../runtime/run-one-slot.js';
 import { formatSlot } from '../../schedule/format-slot.js';
 import { runSlot, type SlotIntentSink } from '../../schedule/run-slot.js';
 import { previousSlot } from '../../schedule/slots-between.js';
-import { isTerminal, type IntentRecord, type Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import { defineCommand } from '../define-command.js';
 import { submissionOptionsOf } from '../compose/bot-options-of-config.js';
 import { loadConfigRules } from '../compose/load-config-rules.js';
@@ -114,15 +112,13 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
         io.out('note: the ledger is an embedded sandbox started just now, so it is empty\n');
       }
       const source = ledgerSlotSource(ledger.client);
-      const printed: Intent[] = [];
-      const printer: SlotIntentSink = {
-        submitIntents: (intents) => {
-          for (const intent of intents) io.out(formatSlotIntent(slotIntentView(intent)));
-          printed.push(...intents);
-          return Promise.resolve();
-        },
+      const printIntents = (intents: readonly Intent[]): void => {
+        for (const intent of intents) io.out(formatSlotIntent(slotIntentView(intent)));
       };
       if (dryRun) {
+        const printer: SlotIntentSink = {
+          submitIntents: (intents) => Promise.resolve(printIntents(intents)),
+        };
         const result = await runSlot(rule, slot, {
           source,
           sink: printer,
@@ -132,42 +128,26 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
         return 0;
       }
       if (store === undefined) throw new Error('unreachable: no store for a run-slot');
-      const journal = store;
-      const bot = createBot({
-        rules: { rules: [rule], warnings: [] },
+      const run = await runOneSlot({
+        rule,
+        slot,
         parties: ledger.parties,
         userId: config.ledger.userId,
         ledger: ledger.client,
         store,
+        source,
         submission: submissionOptionsOf(config),
-        schedule: { drive: false },
+        timeoutMs: waitMs,
+        onIntents: printIntents,
+        onRecorded: (result) => io.out(summary(result)),
       });
-      try {
-        await bot.start();
-        const sink: SlotIntentSink = {
-          submitIntents: async (intents, context) => {
-            await printer.submitIntents(intents, context);
-            await bot.submitIntents(intents, context);
-          },
-        };
-        const result = await runSlot(rule, slot, {
-          source,
-          sink,
-          journal,
-          parties: ledger.parties,
-        });
-        io.out(summary(result));
-        const records = await waitForOutcomes(journal, printed, waitMs);
-        const counts = new Map<string, number>();
-        for (const r of records) counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
-        io.out(
-          `outcomes: ${[...counts].map(([state, n]) => `${n} ${state}`).join(', ') || 'none'}\n`,
-        );
-        const bad = records.filter((r) => r.state !== 'succeeded' && r.state !== 'duplicate');
-        return bad.length === 0 ? 0 : 1;
-      } finally {
-        await bot.stop();
-      }
+      const counts = new Map<string, number>();
+      for (const r of run.outcomes) counts.set(r.state, (counts.get(r.state) ?? 0) + 1);
+      io.out(
+        `outcomes: ${[...counts].map(([state, n]) => `${n} ${state}`).join(', ') || 'none'}\n`,
+      );
+      const bad = run.outcomes.filter((r) => r.state !== 'succeeded' && r.state !== 'duplicate');
+      return bad.length === 0 ? 0 : 1;
     } finally {
       store?.close();
       await ledger.close();
@@ -184,21 +164,4 @@ function summary(result: Awaited<ReturnType<typeof runSlot>>): string {
     lines.push(`... and ${result.errorCount - result.errors.length} more rule error(s)`);
   }
   return `${lines.join('\n')}\n`;
-}
-
-/** Polls the journal until every intent is terminal, or `waitMs` passed. */
-async function waitForOutcomes(
-  store: Store,
-  intents: readonly Intent[],
-  waitMs: number,
-): Promise<IntentRecord[]> {
-  const deadline = systemClock.now() + waitMs;
-  for (;;) {
-    const records = intents.flatMap((i) => {
-      const r = store.getIntent(i.commandId);
-      return r === undefined ? [] : [r];
-    });
-    if (records.every((r) => isTerminal(r.state)) || systemClock.now() >= deadline) return records;
-    await systemClock.sleep(Math.min(100, Math.max(0, deadline - systemClock.now())));
-  }
 }
