@@ -1,4 +1,10 @@
-import type { ChoiceDef, ModelExpr, TemplateDef } from '../model/model-types.js';
+import type {
+  ChoiceDef,
+  FieldDef,
+  ModelExpr,
+  TemplateDef,
+  ValueExpr,
+} from '../model/model-types.js';
 import { canonicalText } from '../model/normalize-daml-value.js';
 import type { ContractRecord, CreateNode, ExerciseNode, TxNode } from './committed-transaction.js';
 import { engineError } from './engine-error.js';
@@ -255,17 +261,13 @@ export class NodeBuilder {
           break;
         case 'create': {
           const template = this.#view.sibling(contract.template, step.template);
-          const argument = typed(
-            { kind: 'Record', fields: template.fields },
-            evalValue(step.argument, scope),
+          const argument = recordArgument(
+            template.fields,
+            step.argument,
+            scope,
             `create of ${step.template}`,
           );
-          const cid = this.create(
-            template,
-            argument as Record<string, unknown>,
-            inner,
-            innerAncestors,
-          );
+          const cid = this.create(template, argument, inner, innerAncestors);
           if (step.name !== null) scope[step.name] = cid;
           break;
         }
@@ -286,15 +288,16 @@ export class NodeBuilder {
         case 'exercise': {
           const target = this.#stepContract(contract, step, scope);
           const targetChoice = target.template.choices.get(step.choice)!;
-          const targetArg = typed(
-            { kind: 'Record', fields: targetChoice.argument },
-            evalValue(step.argument, scope),
+          const targetArg = recordArgument(
+            targetChoice.argument,
+            step.argument,
+            scope,
             `argument of ${step.choice}`,
           );
           const result = this.exercise(
             target,
             targetChoice,
-            targetArg as Record<string, unknown>,
+            targetArg,
             inner,
             innerAncestors,
             null,
@@ -305,4 +308,15 @@ export class NodeBuilder {
       }
     }
   }
+}
+
+/** A step's record argument (a create's, a choice's), evaluated and checked against `fields`. */
+function recordArgument(
+  fields: readonly FieldDef[],
+  argument: ValueExpr,
+  scope: Scope,
+  what: string,
+): Record<string, unknown> {
+  const value = typed({ kind: 'Record', fields }, evalValue(argument, scope), what);
+  return value as Record<string, unknown>;
 }
