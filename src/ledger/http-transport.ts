@@ -10,6 +10,7 @@ import { readAnswer } from './http-answer.js';
 import { LedgerApiError } from './ledger-api-error.js';
 import type { LedgerConnectionOptions, TlsOptions } from './ledger-connection.js';
 import { LedgerTransportError, type TransportFailure } from './ledger-transport-error.js';
+import { parseHttpUrl } from './parse-http-url.js';
 import { LedgerUsageError } from './ledger-usage-error.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -107,21 +108,16 @@ export async function loadTlsMaterial(tls: TlsOptions): Promise<TlsMaterial> {
 }
 
 export function resolveConnection(options: LedgerConnectionOptions): ResolvedLedgerConnection {
-  let parsed: URL;
-  try {
-    parsed = new URL(options.url);
-  } catch {
-    // No cause: the parser's error repeats the URL, which may hold credentials.
+  const checked = parseHttpUrl(options.url);
+  if (!checked.ok) {
     throw new LedgerUsageError(
-      'The ledger URL is not a valid URL; expected e.g. http://127.0.0.1:7575.',
+      checked.problem === 'not-a-url'
+        ? 'The ledger URL is not a valid URL; expected e.g. http://127.0.0.1:7575.'
+        : `The ledger URL must start with http:// or https://, not ${checked.protocol}//.`,
     );
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new LedgerUsageError(
-      `The ledger URL must start with http:// or https://, not ${parsed.protocol}//.`,
-    );
-  }
-  if (parsed.username !== '' || parsed.password !== '') {
+  const parsed = checked.url;
+  if (checked.hasCredentials) {
     // Credentials in a URL end up in logs; tokens go through an AuthProvider.
     throw new LedgerUsageError(
       'The ledger URL must not contain credentials; configure an auth provider instead.',

@@ -1,3 +1,4 @@
+import { parseHttpUrl } from '../../ledger/parse-http-url.js';
 import { ALIAS_PATTERN } from '../../runtime/config/bot-config-schema.js';
 import { UsageError } from '../usage-error.js';
 
@@ -12,19 +13,15 @@ const ENV_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}$/;
 
 /** `--url URL`: the participant's JSON Ledger API, as `ledger.url` accepts it. */
 export function urlOption(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch (error) {
+  const checked = parseHttpUrl(text);
+  if (!checked.ok) {
     throw new UsageError(
-      `--url ${text}: not a URL; write the JSON Ledger API address, e.g. https://participant.example.com`,
-      { cause: error },
+      checked.problem === 'not-a-url'
+        ? `--url ${text}: not a URL; write the JSON Ledger API address, e.g. https://participant.example.com`
+        : `--url ${text}: must start with http:// or https://`,
     );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`--url ${text}: must start with http:// or https://`);
-  }
-  if (url.username !== '' || url.password !== '') {
+  if (checked.hasCredentials) {
     // A credential in the URL would end up in a file that is committed to git.
     throw new UsageError(
       '--url: must not carry a user or password; the config reads the token from LEDGER_TOKEN',

@@ -3,6 +3,7 @@ import { request, type Dispatcher } from 'undici';
 import { AbortError, throwIfAborted } from '../../core/abort-error.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
+import { parseHttpUrl } from '../parse-http-url.js';
 import { AuthError } from './auth-error.js';
 import type { AuthProvider } from './auth-provider.js';
 import { REDACTED, redactSecrets, redactUrl } from './redact-secrets.js';
@@ -54,17 +55,14 @@ export class OAuth2ClientCredentialsAuth implements AuthProvider {
         throw new AuthError('AUTH_CONFIG_INVALID', `OAuth2 auth needs a non-empty ${key}.`);
       }
     }
-    let parsed: URL;
-    try {
-      parsed = new URL(options.tokenUrl);
-    } catch {
+    const checked = parseHttpUrl(options.tokenUrl);
+    if (!checked.ok) {
       throw new AuthError(
         'AUTH_CONFIG_INVALID',
-        `The OAuth2 tokenUrl ${redactUrl(options.tokenUrl)} is not a valid URL.`,
+        checked.problem === 'not-a-url'
+          ? `The OAuth2 tokenUrl ${redactUrl(options.tokenUrl)} is not a valid URL.`
+          : 'The OAuth2 tokenUrl must be an http(s) URL.',
       );
-    }
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-      throw new AuthError('AUTH_CONFIG_INVALID', 'The OAuth2 tokenUrl must be an http(s) URL.');
     }
     this.#opts = options;
     this.#url = redactUrl(options.tokenUrl);

@@ -1,3 +1,4 @@
+import { parseHttpUrl } from '../../ledger/parse-http-url.js';
 import type { LedgerEndpoint } from './bot-config.js';
 import type { ConfigCheckContext } from './config-problem-list.js';
 import type { RawBotConfig } from './raw-bot-config.js';
@@ -86,16 +87,11 @@ export function checkLedgerEndpoint(
 
 /** What is wrong with a URL the bot connects to, or undefined. */
 export function urlProblem(text: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return 'is not a URL';
+  const checked = parseHttpUrl(text);
+  if (!checked.ok) {
+    return checked.problem === 'not-a-url' ? 'is not a URL' : 'must start with http:// or https://';
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    return 'must start with http:// or https://';
-  if (url.username !== '' || url.password !== '') {
-    return 'must not carry credentials; put them in `ledger.auth`';
-  }
-  return undefined;
+  return checked.hasCredentials
+    ? 'must not carry credentials; put them in `ledger.auth`'
+    : undefined;
 }
