@@ -68,45 +68,53 @@ export function explainRuleId(id: string): { message: string; hint?: string } {
   };
 }
 
+/**
+ * What a string failing each pattern is not, and what to write instead: `"<text>" is not <what>`.
+ * `max`: how much of the text is shown, 40 characters unless said.
+ */
+const PATTERN_WORDS: Readonly<
+  Record<string, { code: RuleProblemCode; what: string; hint: string; max?: number }>
+> = {
+  [RULE_PATTERNS.TEMPLATE_REF]: {
+    code: 'BAD_TEMPLATE_REF',
+    what: 'a template reference',
+    hint: 'write "#package-name:Module:Entity", e.g. "#invoices:Invoice:Invoice" (quote it: # starts a comment in YAML)',
+    max: 80,
+  },
+  [RULE_PATTERNS.DURATION]: {
+    code: 'BAD_DURATION',
+    what: 'a duration',
+    hint: 'write a number with a unit: ms, s, m, h, d or w, e.g. 30s, 5m or 1h30m',
+    max: Number.POSITIVE_INFINITY,
+  },
+  [RULE_PATTERNS.PARTY_ALIAS]: {
+    code: 'BAD_VALUE',
+    what: 'a party alias',
+    hint: 'use the alias from `parties:` in bot.config.yaml (letters, digits, - and _), not the party id',
+  },
+  [RULE_PATTERNS.CHOICE]: {
+    code: 'BAD_VALUE',
+    what: 'a choice name',
+    hint: 'write the choice as in Daml, e.g. Accept',
+  },
+};
+
 function patternProblem(
   pattern: string,
   data: unknown,
   path: YamlPath,
 ): Pick<Problem, 'code' | 'message' | 'hint'> {
   const text = typeof data === 'string' ? data : JSON.stringify(data);
-  switch (pattern) {
-    case RULE_PATTERNS.RULE_ID:
-      return { code: 'BAD_RULE_ID', ...explainRuleId(text) };
-    case RULE_PATTERNS.TEMPLATE_REF:
-      return {
-        code: 'BAD_TEMPLATE_REF',
-        message: `"${truncate(text, 80)}" is not a template reference`,
-        hint: 'write "#package-name:Module:Entity", e.g. "#invoices:Invoice:Invoice" (quote it: # starts a comment in YAML)',
-      };
-    case RULE_PATTERNS.DURATION:
-      return {
-        code: 'BAD_DURATION',
-        message: `"${text}" is not a duration`,
-        hint: 'write a number with a unit: ms, s, m, h, d or w, e.g. 30s, 5m or 1h30m',
-      };
-    case RULE_PATTERNS.PARTY_ALIAS:
-      return {
-        code: 'BAD_VALUE',
-        message: `"${truncate(text)}" is not a party alias`,
-        hint: 'use the alias from `parties:` in bot.config.yaml (letters, digits, - and _), not the party id',
-      };
-    case RULE_PATTERNS.CHOICE:
-      return {
-        code: 'BAD_VALUE',
-        message: `"${truncate(text)}" is not a choice name`,
-        hint: 'write the choice as in Daml, e.g. Accept',
-      };
-    default:
-      return {
-        code: 'BAD_VALUE',
-        message: `"${truncate(text)}" is not a valid ${fieldName(path)}`,
-      };
+  if (pattern === RULE_PATTERNS.RULE_ID) return { code: 'BAD_RULE_ID', ...explainRuleId(text) };
+  const words = PATTERN_WORDS[pattern];
+  if (words === undefined) {
+    return { code: 'BAD_VALUE', message: `"${truncate(text)}" is not a valid ${fieldName(path)}` };
   }
+  return {
+    code: words.code,
+    message: `"${truncate(text, words.max)}" is not ${words.what}`,
+    hint: words.hint,
+  };
 }
 
 function keysOf(data: unknown): string[] {
