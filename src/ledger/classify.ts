@@ -5,15 +5,9 @@ import { LedgerApiError } from './ledger-api-error.js';
 import { LedgerTransportError } from './ledger-transport-error.js';
 import { parseScalaDuration } from './scala-duration.js';
 
-// The named checks of ledger errors moved to error-checks.ts; these re-exports keep the import
-// paths of callers that have not moved yet (src/index.ts, ledger/ws) working.
-export {
-  isAuthRejection,
-  isStreamAuthExpiry,
-  isTokenRejected,
-  isValueTranscodingFailure,
-  needsFreshToken,
-} from './error-checks.js';
+// The named checks of ledger errors live in error-checks.ts; this re-export keeps the import of
+// runtime/follow-stream.ts working until it imports from there.
+export { isAuthRejection } from './error-checks.js';
 
 /**
  * What a failed call means for the intent that made it (ARCHITECTURE.md, correctness kernel 4):

@@ -2,7 +2,8 @@
 // over HTTP (undici MockAgent) and over real websockets. Every `null` of an API structure must
 // come out missing; every `null` inside a Daml value must come out as is.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { classify, isValueTranscodingFailure } from '../../src/ledger/classify.js';
+import { classify } from '../../src/ledger/classify.js';
+import { isValueTranscodingFailure } from '../../src/ledger/error-checks.js';
 import { eventFormat } from '../../src/ledger/filters.js';
 import { LedgerApiError } from '../../src/ledger/ledger-api-error.js';
 import { LedgerClient } from '../../src/ledger/ledger-client.js';

@@ -3,8 +3,8 @@ import { backoffCeiling, backoffDelay, type BackoffPolicy } from '../../core/bac
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { Random } from '../../core/random.js';
-import { classify, isStreamAuthExpiry, retryDelayHintMs } from '../classify.js';
-import { isTokenRejected } from '../error-checks.js';
+import { classify, retryDelayHintMs } from '../classify.js';
+import { isStreamAuthExpiry, isTokenRejected } from '../error-checks.js';
 
 /** Called before each reconnect; `error` is undefined when the server closed the stream normally. */
 export type ReconnectListener = (attempt: number, delayMs: number, error: unknown) => void;

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { WebSocket, type ClientOptions, type RawData } from 'ws';
 import { AbortError } from '../../core/abort-error.js';
 import { IllegalStateError } from '../../core/illegal-state-error.js';
-import { needsFreshToken } from '../classify.js';
+import { needsFreshToken } from '../error-checks.js';
 import { isJsCantonError, parseJsCantonError } from '../js-canton-error.js';
 import { LedgerApiError } from '../ledger-api-error.js';
 import { LedgerTransportError } from '../ledger-transport-error.js';

@@ -3,7 +3,8 @@
 // category 2, NOTES.md "Corrections"). The stream must come back at once with a fresh token.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthProvider } from '../../../src/ledger/auth/auth-provider.js';
-import { classify, isStreamAuthExpiry, needsFreshToken } from '../../../src/ledger/classify.js';
+import { classify } from '../../../src/ledger/classify.js';
+import { isStreamAuthExpiry, needsFreshToken } from '../../../src/ledger/error-checks.js';
 import { parseJsCantonError } from '../../../src/ledger/js-canton-error.js';
 import { LedgerApiError } from '../../../src/ledger/ledger-api-error.js';
 import { activeContractsSocket } from '../../../src/ledger/ws/active-contracts-socket.js';
