@@ -70,6 +70,15 @@ export class EventFilter {
     format: EventFormat,
     resolve: (id: string) => ResolvedId | EngineError,
   ): EventFilter | EngineError {
+    // A filter's id resolved to the kind the filter takes (template or interface), or the error.
+    const resolveAs = <K extends ResolvedId['kind']>(
+      id: string,
+      kind: K,
+    ): Extract<ResolvedId, { kind: K }> | EngineError => {
+      const r = resolve(id);
+      if ('code' in r) return r;
+      return r.kind === kind ? (r as Extract<ResolvedId, { kind: K }>) : notOfKind(id);
+    };
     const toMatchers = (filters: Filters | undefined): readonly Matcher[] | EngineError => {
       const cumulative: readonly CumulativeFilter[] = filters?.cumulative ?? [];
       const out: Matcher[] = [];
@@ -83,9 +92,8 @@ export class EventFilter {
           });
         } else if ('TemplateFilter' in f) {
           const id = f.TemplateFilter.value.templateId ?? '';
-          const r = resolve(id);
+          const r = resolveAs(id, 'template');
           if ('code' in r) return r;
-          if (r.kind !== 'template') return notATemplate(id, resolve);
           out.push({
             kind: 'template',
             byName: id.startsWith('#'),
@@ -94,9 +102,8 @@ export class EventFilter {
           });
         } else if ('InterfaceFilter' in f) {
           const id = f.InterfaceFilter.value.interfaceId ?? '';
-          const r = resolve(id);
+          const r = resolveAs(id, 'interface');
           if ('code' in r) return r;
-          if (r.kind !== 'interface') return notATemplate(id, resolve);
           out.push({
             kind: 'interface',
             byName: id.startsWith('#'),
@@ -180,7 +187,7 @@ export class EventFilter {
   }
 }
 
-function notATemplate(id: string, _resolve: unknown): EngineError {
+function notOfKind(id: string): EngineError {
   return {
     code: 'INVALID_ARGUMENT',
     category: 8,
