@@ -277,6 +277,17 @@ describe('projections of a nested CreateAndExercise', () => {
     expect(
       l.engine.validateEventFormat({ filtersByParty: { [l.payer]: { cumulative: [wildcard()] } } }),
     ).toBeNull();
+    // A template filter takes templates and an interface filter interfaces, not the other kind.
+    for (const wrongKind of [
+      template('#invoices:Payment:Payable'),
+      iface('#invoices:Invoice:Invoice'),
+    ]) {
+      const error = l.engine.validateEventFormat({
+        filtersByParty: { [l.payer]: { cumulative: [wrongKind] } },
+      });
+      expect(error?.code).toBe('INVALID_ARGUMENT');
+      expect(error?.cause).toMatch(/is not of the kind the filter expects/);
+    }
   });
 
   it('ACS at an offset and events by contract id', () => {
