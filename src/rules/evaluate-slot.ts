@@ -1,4 +1,5 @@
 import { IllegalStateError } from '../core/illegal-state-error.js';
+import { zoneFormats } from '../core/zone-formats.js';
 import type { CreatedEvent } from '../ledger/wire/wire-types.js';
 import type { CompiledRule } from './compiled-rule.js';
 import { eventFieldsOf, notMatched, ruleGate } from './evaluate.js';
@@ -94,7 +95,7 @@ function none(explanation: EvaluationResult['explanations'][number]): Evaluation
   return { intents: [], explanations: [explanation], errors: [] };
 }
 
-const formats = new Map<string, Intl.DateTimeFormat>();
+const dayFormatFor = zoneFormats('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit' });
 
 /** A slot evaluates every contract with the same instant: remember the last answer. */
 let lastDay: { ms: number; timeZone: string; day: Date } | undefined;
@@ -105,17 +106,7 @@ export function startOfDay(instant: Date, timeZone: string): Date {
   if (lastDay !== undefined && lastDay.ms === ms && lastDay.timeZone === timeZone) {
     return new Date(lastDay.day.getTime());
   }
-  let format = formats.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    });
-    formats.set(timeZone, format);
-  }
-  const parts = format.formatToParts(instant);
+  const parts = dayFormatFor(timeZone).formatToParts(instant);
   const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value);
   const day = new Date(Date.UTC(get('year'), get('month') - 1, get('day')));
   lastDay = { ms, timeZone, day };

@@ -4,26 +4,18 @@
  * instant(s) a local wall-clock time names.
  */
 
-const formats = new Map<string, Intl.DateTimeFormat>();
+import { zoneFormats } from '../core/zone-formats.js';
 
-function formatFor(timeZone: string): Intl.DateTimeFormat {
-  let format = formats.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-      era: 'short',
-    });
-    formats.set(timeZone, format);
-  }
-  return format;
-}
+const formatFor = zoneFormats('en-US', {
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: 'numeric',
+  second: 'numeric',
+  era: 'short',
+});
 
 /** The local wall-clock time of `instant` in `timeZone`, written as if it were UTC (epoch ms). */
 export function wallClockOf(instant: number, timeZone: string): number {
