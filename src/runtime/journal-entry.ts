@@ -15,28 +15,14 @@ export function newIntentOf(
   now: number,
   userId: string,
 ): NewIntent<SubmissionPayload> {
-  const payload = payloadOf(intent);
   const key = intent.triggerKey;
   const event = key.kind === 'slot' ? undefined : tx.events.find((e) => nodeIdOf(e) === key.nodeId);
-  return {
-    commandId: intent.commandId,
-    userId,
-    actAs: intent.actAs,
-    ruleId: intent.ruleId,
-    revision: intent.revision,
-    actionIndex: intent.actionIndex,
-    trigger: key,
-    offset: intent.offset,
-    payload,
-    event: {
-      updateId: tx.updateId,
-      offset: tx.offset,
-      recordTime: tx.recordTime,
-      ...(event === undefined ? {} : { event }),
-    },
-    deadline: now + payload.retry.deadlineMs,
-    nextAttemptAt: now,
-  };
+  return entryOf(intent, now, userId, {
+    updateId: tx.updateId,
+    offset: tx.offset,
+    recordTime: tx.recordTime,
+    ...(event === undefined ? {} : { event }),
+  });
 }
 
 /** The journal entry of an intent of a schedule slot (the slot and its snapshot as the event). */
@@ -46,8 +32,22 @@ export function slotIntentOf(
   now: number,
   userId: string,
 ): NewIntent<SubmissionPayload> {
-  const payload = payloadOf(intent);
   const key = intent.triggerKey;
+  return entryOf(intent, now, userId, {
+    slot: new Date(context.slot).toISOString(),
+    snapshotOffset: context.snapshotOffset,
+    ...(key.kind === 'slot' && key.contractId !== null ? { contractId: key.contractId } : {}),
+  });
+}
+
+/** What every journal entry holds, whatever justified it: `event` says what that was. */
+function entryOf(
+  intent: Intent,
+  now: number,
+  userId: string,
+  event: NewIntent<SubmissionPayload>['event'],
+): NewIntent<SubmissionPayload> {
+  const payload = payloadOf(intent);
   return {
     commandId: intent.commandId,
     userId,
@@ -55,14 +55,10 @@ export function slotIntentOf(
     ruleId: intent.ruleId,
     revision: intent.revision,
     actionIndex: intent.actionIndex,
-    trigger: key,
+    trigger: intent.triggerKey,
     offset: intent.offset,
     payload,
-    event: {
-      slot: new Date(context.slot).toISOString(),
-      snapshotOffset: context.snapshotOffset,
-      ...(key.kind === 'slot' && key.contractId !== null ? { contractId: key.contractId } : {}),
-    },
+    event,
     deadline: now + payload.retry.deadlineMs,
     nextAttemptAt: now,
   };
