@@ -5,10 +5,6 @@ import { LedgerApiError } from './ledger-api-error.js';
 import { LedgerTransportError } from './ledger-transport-error.js';
 import { parseScalaDuration } from './scala-duration.js';
 
-// The named checks of ledger errors live in error-checks.ts; this re-export keeps the import of
-// runtime/follow-stream.ts working until it imports from there.
-export { isAuthRejection } from './error-checks.js';
-
 /**
  * What a failed call means for the intent that made it (ARCHITECTURE.md, correctness kernel 4):
  * - `retryable`: nothing happened; retry with backoff under the same commandId;

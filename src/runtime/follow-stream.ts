@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Random } from '../core/random.js';
 import { AuthError } from '../ledger/auth/auth-error.js';
-import { isAuthRejection } from '../ledger/classify.js';
+import { isAuthRejection } from '../ledger/error-checks.js';
 import { isPrunedDataAccess } from '../ledger/error-checks.js';
 import { errorFields } from './error-record.js';
 import { retryOnClock } from './retry-on-clock.js';
