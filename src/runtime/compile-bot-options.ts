@@ -1,41 +1,22 @@
 import type { BackoffPolicy } from '../core/backoff.js';
-import { systemClock, type Clock } from '../core/clock.js';
+import { systemClock } from '../core/clock.js';
 import { DEFAULTS } from '../core/defaults.js';
-import { silentLogger, type Logger } from '../core/logger.js';
-import { systemRandom, type Random } from '../core/random.js';
-import type { RuleSet } from '../rules/compiled-rule.js';
-import type { Store } from '../store/store.js';
-import type { BotLedger } from './bot-ledger.js';
-import type { BotOptions } from './bot-options.js';
+import { silentLogger } from '../core/logger.js';
+import { systemRandom } from '../core/random.js';
+import type { BotOptions, BotSubmissionOptions } from './bot-options.js';
 import type { BotScheduleOptions } from './bot-schedules.js';
-import type { DedupConfig, StartPosition } from './config/bot-config.js';
+
+/** Every optional field of `T` present, with no `undefined`. */
+type Filled<T> = { readonly [K in keyof T]-?: Exclude<T[K], undefined> };
 
 /** `BotOptions` with every default filled in (`compileBotOptions`); what the bot reads. */
-export type CompiledBotOptions = {
-  readonly rules: RuleSet;
-  readonly parties: Readonly<Record<string, string>>;
-  readonly userId: string;
-  readonly ledger: BotLedger;
-  readonly store: Store;
-  readonly closeStore: boolean;
-  readonly start: StartPosition;
-  readonly resetCheckpoint: boolean;
-  readonly submission: {
-    readonly maxInFlight: number;
-    readonly completionTimeoutMs: number;
-    readonly dedup: DedupConfig;
-  };
-  readonly stopGraceMs: number;
-  readonly restartBackoff: BackoffPolicy;
+export type CompiledBotOptions = Filled<
+  Omit<BotOptions, 'submission' | 'streamBackoff' | 'schedule'>
+> & {
+  readonly submission: Filled<BotSubmissionOptions>;
   /** Undefined: the client streams use their own default. */
   readonly streamBackoff: BackoffPolicy | undefined;
-  readonly clock: Clock;
-  readonly random: Random;
-  /** The logger as given (the bot makes its `component` children). */
-  readonly logger: Logger;
   readonly schedule: BotScheduleOptions & { readonly drive: boolean };
-  readonly shadow: boolean;
-  readonly retentionMs: number;
 };
 
 /**
