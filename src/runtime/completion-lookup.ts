@@ -4,7 +4,7 @@ import { isPrunedDataAccess } from '../ledger/error-checks.js';
 import type { CallOptions } from '../ledger/http-transport.js';
 import { decodeCompletion } from '../ledger/ws/completion-stream.js';
 import type { BotLedger } from './bot-ledger.js';
-import type { ErrorRecord } from './error-record.js';
+import { earlierCommitUnknownRecord, type ErrorRecord } from './error-record.js';
 import { prunedUpTo } from './pruned-up-to.js';
 
 /** What `findCommittedCompletion` reads of the ledger. */
@@ -122,13 +122,10 @@ export function completionsPruned(
   prunedUpToOffset: number,
   last: ErrorRecord | undefined,
 ): ErrorRecord {
-  return {
-    ...last,
-    code: 'EARLIER_COMMIT_UNKNOWN',
-    message:
-      `the participant has pruned its completions up to ${prunedUpToOffset}, past the intent's ` +
+  return earlierCommitUnknownRecord(
+    `the participant has pruned its completions up to ${prunedUpToOffset}, past the intent's ` +
       `offset ${intentOffset}, and none after it is a success of this command: an earlier ` +
-      'attempt may have committed in the pruned range, and the ledger can no longer tell. Check ' +
-      'the ledger, then drop or requeue the dead letter.',
-  };
+      'attempt may have committed in the pruned range',
+    last,
+  );
 }

@@ -3,7 +3,7 @@ import { eventFormat, transactionFormat, updateFormat } from '../ledger/filters.
 import { LedgerApiError } from '../ledger/ledger-api-error.js';
 import type { CallOptions } from '../ledger/http-transport.js';
 import type { BotLedger } from './bot-ledger.js';
-import type { ErrorRecord } from './error-record.js';
+import { earlierCommitUnknownRecord, type ErrorRecord } from './error-record.js';
 import { prunedUpTo } from './pruned-up-to.js';
 import type { SubmissionPayload } from './submission-payload.js';
 
@@ -160,14 +160,11 @@ export function earlierCommitUnknown(
   intentOffset: number,
   last: ErrorRecord | undefined,
 ): ErrorRecord {
-  return {
-    ...last,
-    code: 'EARLIER_COMMIT_UNKNOWN',
-    message:
-      `the contract ${contractId} is unknown to the participant, which has pruned past the ` +
-      `intent's offset ${intentOffset}: an earlier attempt of this command may have archived it, ` +
-      'and the ledger can no longer tell. Check the ledger, then drop or requeue the dead letter.',
-  };
+  return earlierCommitUnknownRecord(
+    `the contract ${contractId} is unknown to the participant, which has pruned past the ` +
+      `intent's offset ${intentOffset}: an earlier attempt of this command may have archived it`,
+    last,
+  );
 }
 
 function rethrowAbort(err: unknown, options: CallOptions): void {

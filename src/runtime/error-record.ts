@@ -60,3 +60,18 @@ export function errorFields(err: unknown): Record<string, unknown> {
   const r = errorRecord(err);
   return { errorCode: r.code, error: r.message };
 }
+
+/**
+ * The dead letter's error when pruning hid whether an earlier attempt of the command committed:
+ * `why` says what the participant no longer knows.
+ */
+export function earlierCommitUnknownRecord(
+  why: string,
+  last: ErrorRecord | undefined,
+): ErrorRecord {
+  return {
+    ...last,
+    code: 'EARLIER_COMMIT_UNKNOWN',
+    message: `${why}, and the ledger can no longer tell. Check the ledger, then drop or requeue the dead letter.`,
+  };
+}
