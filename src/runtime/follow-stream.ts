@@ -1,23 +1,17 @@
 import { AbortError } from '../core/abort-error.js';
-import type { BackoffPolicy } from '../core/backoff.js';
-import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { Random } from '../core/random.js';
 import { AuthError } from '../ledger/auth/auth-error.js';
 import { isAuthRejection } from '../ledger/error-checks.js';
 import { isPrunedDataAccess } from '../ledger/error-checks.js';
 import { errorFields } from './error-record.js';
-import { retryOnClock } from './retry-on-clock.js';
+import { retryOnClock, type RetryTiming } from './retry-on-clock.js';
 import { RuntimeError } from './runtime-error.js';
 
-export type StreamFollowerOptions<E extends { readonly offset: number }> = {
+/** `restartBackoff` is the wait before reopening after an auth failure. */
+export type StreamFollowerOptions<E extends { readonly offset: number }> = RetryTiming & {
   readonly name: 'updates' | 'completions';
   /** Ends the following: `run` then resolves. */
   readonly signal: AbortSignal;
-  readonly clock: Clock;
-  readonly random: Random;
-  /** The wait before reopening after an auth failure. */
-  readonly restartBackoff: BackoffPolicy;
   readonly logger: Logger;
   /**
    * The stream after `from`, aborted by `signal` (the stop or a `restart`); undefined when there
@@ -86,9 +80,7 @@ export class StreamFollower<E extends { readonly offset: number }> {
     };
     try {
       await retryOnClock(follow, {
-        clock: this.#o.clock,
-        random: this.#o.random,
-        backoff: this.#o.restartBackoff,
+        timing: this.#o,
         signal,
         retryable: isAuthFailure,
         step: () => failures++,

@@ -1,7 +1,4 @@
-import type { BackoffPolicy } from '../core/backoff.js';
-import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { Random } from '../core/random.js';
 import type { TriggerKey } from '../core/trigger-key.js';
 import { earliestOffsetOf } from '../ledger/error-checks.js';
 import type { CreatedEvent, EventFormat, JsTransaction } from '../ledger/wire/wire-types.js';
@@ -15,7 +12,7 @@ import type { BotMetrics } from './bot-metrics.js';
 import type { Checkpoint } from './checkpoint.js';
 import { errorFields } from './error-record.js';
 import { prunedUpTo } from './pruned-up-to.js';
-import { retryOnClock } from './retry-on-clock.js';
+import { retryOnClock, type RetryTiming } from './retry-on-clock.js';
 import { RuntimeError } from './runtime-error.js';
 import { planSubscription } from './subscription-plan.js';
 import type { TransactionIngest } from './transaction-ingest.js';
@@ -149,15 +146,12 @@ export function rekeyRecovered(
   return out;
 }
 
-export type PruneRecoveryDeps = {
+export type PruneRecoveryDeps = RetryTiming & {
   readonly ledger: Pick<BotLedger, 'latestPrunedOffsets' | 'ledgerEnd' | 'activeContracts'>;
   readonly journal: Pick<Store, 'hasEventIntent'>;
   readonly parties: Readonly<Record<string, string>>;
   /** Intake: the recovery gives up when it aborts. */
   readonly signal: AbortSignal;
-  readonly clock: Clock;
-  readonly random: Random;
-  readonly restartBackoff: BackoffPolicy;
   readonly logger: Logger;
   readonly metrics: BotMetrics;
   /** The rules the live stream evaluates (paused ones stay paused). */
@@ -184,9 +178,7 @@ export class PruneRecovery {
     const earliest = earliestOffsetOf(err);
     const d = this.#d;
     return retryOnClock(() => this.#recoverOnce(from, earliest), {
-      clock: d.clock,
-      random: d.random,
-      backoff: d.restartBackoff,
+      timing: d,
       signal: d.signal,
       onRetry: (e, wait) =>
         d.logger.error(

@@ -3,10 +3,16 @@ import { backoffDelay, type BackoffPolicy } from '../core/backoff.js';
 import type { Clock } from '../core/clock.js';
 import type { Random } from '../core/random.js';
 
-export type RetryOnClockOptions = {
+/** How the bot's retry loops wait: the injected clock and randomness, the backoff between tries. */
+export type RetryTiming = {
   readonly clock: Clock;
   readonly random: Random;
-  readonly backoff: BackoffPolicy;
+  readonly restartBackoff: BackoffPolicy;
+};
+
+export type RetryOnClockOptions = {
+  /** How to wait (the deps of the caller, which hold these fields, will do). */
+  readonly timing: RetryTiming;
   /** Stops the retries: a wait is cut short, and the last failure (or an AbortError) rejects. */
   readonly signal: AbortSignal;
   /** Whether a failure is worth another try; false rejects with it at once. Default: all are. */
@@ -44,9 +50,10 @@ export function retryOnClock<T>(
       if (signal.aborted) return false;
       if (options.retryable !== undefined && !options.retryable(error)) return false;
       const step = options.step?.() ?? retriesConsumed;
-      const delayMs = backoffDelay(options.backoff, step, options.random);
+      const { clock, random, restartBackoff } = options.timing;
+      const delayMs = backoffDelay(restartBackoff, step, random);
       options.onRetry?.(error, { step, delayMs });
-      await options.clock.sleep(delayMs, signal);
+      await clock.sleep(delayMs, signal);
       return true;
     },
   });

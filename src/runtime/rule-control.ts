@@ -1,20 +1,18 @@
 import type { BackoffPolicy } from '../core/backoff.js';
-import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { Random } from '../core/random.js';
 import type { CompiledRule } from '../rules/compiled-rule.js';
 import { indexRules } from '../rules/rule-index.js';
 import type { BotEvents, BotState } from './bot-events.js';
 import type { BotLedger } from './bot-ledger.js';
 import type { Checkpoint } from './checkpoint.js';
 import { errorFields } from './error-record.js';
-import { retryOnClock } from './retry-on-clock.js';
+import { retryOnClock, type RetryTiming } from './retry-on-clock.js';
 import type { PauseState, RuleBook, RuleStatus } from './rule-book.js';
 import { RuntimeError } from './runtime-error.js';
 import { planSubscription } from './subscription-plan.js';
 import type { TransactionIngest } from './transaction-ingest.js';
 
-export type RuleControlDeps = {
+export type RuleControlDeps = RetryTiming & {
   readonly book: RuleBook;
   readonly checkpoint: Checkpoint;
   readonly state: () => BotState;
@@ -23,9 +21,6 @@ export type RuleControlDeps = {
   readonly ingest: TransactionIngest;
   /** Intake: a replay gives up when it aborts (the hold stays; a restart replays from it). */
   readonly signal: AbortSignal;
-  readonly clock: Clock;
-  readonly random: Random;
-  readonly restartBackoff: BackoffPolicy;
   readonly streamBackoff: BackoffPolicy | undefined;
   readonly logger: Logger;
   readonly events: BotEvents;
@@ -125,9 +120,7 @@ export class RuleControl {
     };
     try {
       await retryOnClock(readPause, {
-        clock: d.clock,
-        random: d.random,
-        backoff: d.restartBackoff,
+        timing: d,
         signal,
         onRetry: (err, wait) =>
           d.logger.error(

@@ -1,7 +1,5 @@
 import type { BackoffPolicy } from '../core/backoff.js';
-import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { Random } from '../core/random.js';
 import type { StreamOptions } from '../ledger/ws/stream-context.js';
 import type { UpdateElement } from '../ledger/ws/update-stream.js';
 import type { RuleIndex } from '../rules/rule-index.js';
@@ -10,14 +8,12 @@ import type { BotLedger } from './bot-ledger.js';
 import type { BotMetrics } from './bot-metrics.js';
 import type { Checkpoint } from './checkpoint.js';
 import { StreamFollower } from './follow-stream.js';
+import type { RetryTiming } from './retry-on-clock.js';
 import type { SubscriptionPlan } from './subscription-plan.js';
 import type { TransactionIngest } from './transaction-ingest.js';
 
 /** What both stream followers of the bot share. */
-export type FollowerDeps = {
-  readonly clock: Clock;
-  readonly random: Random;
-  readonly restartBackoff: BackoffPolicy;
+export type FollowerDeps = RetryTiming & {
   /** The client's websocket reconnect backoff; undefined: the client's default. */
   readonly streamBackoff: BackoffPolicy | undefined;
   readonly logger: Logger;

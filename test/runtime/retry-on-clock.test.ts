@@ -11,9 +11,7 @@ function setup() {
   const abort = new AbortController();
   const waits: { step: number; delayMs: number }[] = [];
   const options = {
-    clock,
-    random: new SeededRandom(1),
-    backoff,
+    timing: { clock, random: new SeededRandom(1), restartBackoff: backoff },
     signal: abort.signal,
     onRetry: (_e: Error, w: { step: number; delayMs: number }) => waits.push(w),
   };
