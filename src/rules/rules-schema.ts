@@ -29,6 +29,8 @@ export const RULE_LIMITS = {
   EXPRESSION_MAX: 4000,
   RULES_PER_FILE_MAX: 10_000,
   ACTIONS_PER_RULE_MAX: 100,
+  /** A retry policy's attempts; the config's `submission.retry` (the rules' default) has the same cap. */
+  RETRY_ATTEMPTS_MAX: 1000,
 } as const;
 
 export const COMMAND_KINDS = ['createAndExercise', 'create', 'exercise', 'exerciseByKey'] as const;
@@ -314,7 +316,7 @@ const rule: Schema = {
         maxAttempts: {
           type: 'integer',
           minimum: 1,
-          maximum: 1000,
+          maximum: RULE_LIMITS.RETRY_ATTEMPTS_MAX,
           default: DEFAULTS.retry.maxAttempts,
           description: 'Attempts in total, the first one included.',
         },

@@ -5,6 +5,7 @@
  */
 import { DEFAULTS } from '../../core/defaults.js';
 import { formatDuration } from '../../core/duration.js';
+import { RULE_LIMITS } from '../../rules/rules-schema.js';
 
 export const DURATION_PATTERN = '^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$';
 export const ALIAS_PATTERN = '^[A-Za-z][A-Za-z0-9_-]*$';
@@ -174,6 +175,8 @@ export const BOT_CONFIG_SCHEMA = {
             maxAttempts: {
               type: 'integer',
               minimum: 1,
+              // The rules' default retry, so bounded as a rule's own is.
+              maximum: RULE_LIMITS.RETRY_ATTEMPTS_MAX,
               default: BOT_CONFIG_DEFAULTS.retry.maxAttempts,
             },
             initialDelay: { ...duration, default: BOT_CONFIG_DEFAULTS.retry.initialDelay },

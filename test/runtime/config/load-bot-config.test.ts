@@ -464,6 +464,15 @@ describe('errors, each at file:line:col', () => {
     expect(e).toMatchObject({ line: 4, col: 3 });
     expect(e.problems.map((p) => p.code)).toEqual(['MISSING_KEY', 'UNKNOWN_KEY']);
   });
+
+  it('caps submission.retry.maxAttempts as a rule retry is capped (it is the rules default)', () => {
+    const e = errorOf(`${BASE}submission:\n  retry:\n    maxAttempts: 5000\n`);
+    expect(e).toMatchObject({ line: 7, col: 18 });
+    expect(e.message).toContain('1000');
+    expect(
+      load(`${BASE}submission:\n  retry:\n    maxAttempts: 1000\n`).submission.retry.maxAttempts,
+    ).toBe(1000);
+  });
 });
 
 describe('shipped configs', () => {
