@@ -9,6 +9,7 @@ import { loadRulesOrThrow } from '../../src/rules/load-rules.js';
 import { createBot, type Bot } from '../../src/runtime/bot.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/start-sandbox.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
+import { waitFor } from '../support/wait-for.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/invoices/', import.meta.url));
 const RULES_DIR = join(EXAMPLE, 'rules');
@@ -92,22 +93,23 @@ async function count(template: string): Promise<number> {
   return n;
 }
 
-/** Polls (bounded: 100 × 100 ms) until `check` holds. */
-async function eventually(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition not met within 10 s');
-}
-
 describe('the bot against the sandbox (examples/invoices)', () => {
   it('accepts an invoice and settles the payment exactly once, and resumes from its checkpoint', async () => {
     const bot = newBot();
     await bot.start();
     await createInvoice('INV-1');
-    await eventually(async () => (await count('#invoices:Payment:Receipt')) === 1);
-    await eventually(async () => Promise.resolve(bot.metrics.inFlight === 0));
+    await waitFor(
+      () => count('#invoices:Payment:Receipt'),
+      (n) => n === 1,
+      10_000,
+      'one receipt',
+    );
+    await waitFor(
+      () => bot.metrics.inFlight,
+      (n) => n === 0,
+      10_000,
+      'no intent in flight',
+    );
     expect(await count('#invoices:Invoice:Invoice')).toBe(0);
     expect(await count('#invoices:Payment:Payment')).toBe(0);
     const transitions = bot.metrics.snapshot().intentTransitions;
@@ -122,8 +124,18 @@ describe('the bot against the sandbox (examples/invoices)', () => {
     await createInvoice('INV-2');
     const again = newBot();
     await again.start();
-    await eventually(async () => (await count('#invoices:Payment:Receipt')) === 2);
-    await eventually(async () => Promise.resolve(again.metrics.inFlight === 0));
+    await waitFor(
+      () => count('#invoices:Payment:Receipt'),
+      (n) => n === 2,
+      10_000,
+      'two receipts',
+    );
+    await waitFor(
+      () => again.metrics.inFlight,
+      (n) => n === 0,
+      10_000,
+      'no intent in flight',
+    );
     // Give a stray duplicate every chance to show up before counting again.
     await new Promise((r) => setTimeout(r, 500));
     expect(await count('#invoices:Payment:Receipt')).toBe(2);

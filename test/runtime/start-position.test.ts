@@ -12,6 +12,7 @@ import { RuntimeError } from '../../src/runtime/runtime-error.js';
 import { startOffsetOf } from '../../src/runtime/start-offset.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/start-sandbox.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
+import { waitFor } from '../support/wait-for.js';
 import { recordingLogger } from './bot-fixture.js';
 
 describe('startOffsetOf', () => {
@@ -193,20 +194,19 @@ async function receipts(): Promise<string[]> {
   return out.sort();
 }
 
-async function eventually(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition not met within 10 s');
-}
-
 async function settled(bot: Bot, references: string[]): Promise<void> {
-  await eventually(async () => {
-    const have = await receipts();
-    return references.every((r) => have.includes(r));
-  });
-  await eventually(() => Promise.resolve(bot.metrics.inFlight === 0));
+  await waitFor(
+    receipts,
+    (have) => references.every((r) => have.includes(r)),
+    10_000,
+    `receipts for ${references.join(', ')}`,
+  );
+  await waitFor(
+    () => bot.metrics.inFlight,
+    (n) => n === 0,
+    10_000,
+    'no intent in flight',
+  );
 }
 
 describe('start: against the sandbox, across restarts', () => {
@@ -255,7 +255,12 @@ describe('start: against the sandbox, across restarts', () => {
     const b = await startBotOn(dir, { kind: 'begin' }, true);
     expect(b.startOffset).toBe(0);
     expect(b.warnings.some((w) => w.startsWith('checkpoint reset'))).toBe(true);
-    await eventually(() => Promise.resolve((b.bot.checkpoint() ?? 0) > 0));
+    await waitFor(
+      () => b.bot.checkpoint() ?? 0,
+      (c) => c > 0,
+      10_000,
+      'a checkpoint',
+    );
     await new Promise((r) => setTimeout(r, 500));
     expect(await receipts()).toEqual(before);
     expect(b.bot.metrics.snapshot().intentTransitions.pending).toBe(0);
