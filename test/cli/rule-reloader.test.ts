@@ -7,6 +7,7 @@ import { ruleReloader, watchRuleFiles } from '../../src/cli/compose/rule-reloade
 import { rootLogger } from '../../src/cli/compose/root-logger.js';
 import type { Bot } from '../../src/runtime/bot.js';
 import { silentLogger } from '../../src/core/logger.js';
+import { waitFor } from '../support/wait-for.js';
 
 let dir: string | undefined;
 let stop: (() => void) | undefined;
@@ -16,19 +17,18 @@ afterEach(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-async function until(check: () => boolean, ms: number): Promise<void> {
-  for (let waited = 0; !check() && waited < ms; waited += 20) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('watchRuleFiles', () => {
   it('calls back once for a burst of writes in a watched directory', async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledgerbot-watch-'));
     let calls = 0;
     stop = watchRuleFiles([dir], () => (calls += 1), silentLogger, 100);
     for (let i = 0; i < 5; i++) writeFileSync(join(dir, 'rules.yaml'), `version: 1 # ${i}\n`);
-    await until(() => calls > 0, 3_000);
+    await waitFor(
+      () => calls,
+      (n) => n > 0,
+      3_000,
+      'a call back',
+    );
     await new Promise((r) => setTimeout(r, 250));
     expect(calls).toBe(1);
   });
@@ -43,7 +43,12 @@ describe('watchRuleFiles', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(calls).toBe(0);
     writeFileSync(file, 'version: 1\nrules: []\n');
-    await until(() => calls > 0, 3_000);
+    await waitFor(
+      () => calls,
+      (n) => n > 0,
+      3_000,
+      'a call back',
+    );
     expect(calls).toBe(1);
   });
 });

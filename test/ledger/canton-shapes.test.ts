@@ -14,7 +14,8 @@ import { FakeWsServer } from '../support/fake-ws-server.js';
 import * as C from './canton-samples.js';
 import { MockLedger, ORIGIN } from './mock-ledger.js';
 import { UPDATE_FORMAT } from './ws/ws-fixtures.js';
-import { caught, drain, testContext, until } from './ws/ws-test-helpers.js';
+import { waitFor } from '../support/wait-for.js';
+import { caught, drain, testContext } from './ws/ws-test-helpers.js';
 
 const FORMAT = eventFormat({ parties: [C.ALICE] });
 
@@ -169,7 +170,12 @@ describe('Canton shapes over websockets', () => {
     await conn.request();
     await conn.send({ update: { Transaction: { value: C.transaction } } });
     await conn.send({ update: { OffsetCheckpoint: { value: C.checkpoint } } });
-    await until(() => got.length === 2);
+    await waitFor(
+      () => got.length,
+      (n) => n === 2,
+      2_000,
+      'got: 2',
+    );
     const first = got[0]!;
     if (first.kind !== 'transaction') throw new Error('expected a transaction');
     const tx = first.transaction;
@@ -194,7 +200,12 @@ describe('Canton shapes over websockets', () => {
     const conn = await server.nextConnection();
     await conn.request();
     await conn.send({ completionResponse: { Completion: { value: C.completion } } });
-    await until(() => got.length === 1);
+    await waitFor(
+      () => got.length,
+      (n) => n === 1,
+      2_000,
+      'got: 1',
+    );
     const c = got[0]!;
     if (c.kind !== 'completion') throw new Error('expected a completion');
     expect(keysOf(c.completion)).not.toContain('traceContext');

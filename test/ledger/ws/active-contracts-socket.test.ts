@@ -6,7 +6,8 @@ import { activeContractsSocket } from '../../../src/ledger/ws/active-contracts-s
 import { FakeWsServer } from '../../support/fake-ws-server.js';
 import { specValidator } from '../../support/spec-validator.js';
 import { ALICE, PRUNED_ERROR, SHUTDOWN_ERROR, acsFrame } from './ws-fixtures.js';
-import { AutoClock, collect, drain, sendValid, testContext, until } from './ws-test-helpers.js';
+import { waitFor } from '../../support/wait-for.js';
+import { AutoClock, collect, drain, sendValid, testContext } from './ws-test-helpers.js';
 
 const REQUEST: GetActiveContractsRequest = {
   activeAtOffset: 42,
@@ -70,7 +71,12 @@ describe('activeContractsSocket', () => {
     const first = await server.nextConnection();
     await sendValid(first, 'JsGetActiveContractsResponse', acsFrame(1, 'tok-1'));
     await sendValid(first, 'JsGetActiveContractsResponse', acsFrame(2, 'tok-2'));
-    await until(() => got.length === 2);
+    await waitFor(
+      () => got.length,
+      (n) => n === 2,
+      2_000,
+      'got: 2',
+    );
     first.drop();
     const second = await server.nextConnection();
     const resumed = await second.request();
@@ -104,7 +110,12 @@ describe('activeContractsSocket', () => {
     );
     const conn = await server.nextConnection();
     await sendValid(conn, 'JsGetActiveContractsResponse', acsFrame(1));
-    await until(() => got.length === 1);
+    await waitFor(
+      () => got.length,
+      (n) => n === 1,
+      2_000,
+      'got: 1',
+    );
     conn.drop();
     const { error } = await ended;
     expect(error).toBeInstanceOf(LedgerTransportError);

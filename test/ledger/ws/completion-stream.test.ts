@@ -11,7 +11,8 @@ import {
   completionCheckpointFrame,
   completionFrame,
 } from './ws-fixtures.js';
-import { drain, sendValid, testContext, until } from './ws-test-helpers.js';
+import { waitFor } from '../../support/wait-for.js';
+import { drain, sendValid, testContext } from './ws-test-helpers.js';
 
 let server: FakeWsServer;
 let stop: AbortController;
@@ -44,7 +45,12 @@ describe('streamCompletions', () => {
     expect(request).toEqual({ userId: 'alice-bot', parties: [ALICE], beginExclusive: 40 });
     await sendValid(first, 'CompletionStreamResponse', completionFrame(41, 'lb-accept-1'));
     await sendValid(first, 'CompletionStreamResponse', completionCheckpointFrame(45));
-    await until(() => got.length === 2);
+    await waitFor(
+      () => got.length,
+      (n) => n === 2,
+      2_000,
+      'got: 2',
+    );
     expect(got[0]).toMatchObject({ kind: 'completion', offset: 41 });
     expect(got[0]?.kind === 'completion' && got[0].completion.commandId).toBe('lb-accept-1');
     expect(got[0]?.kind === 'completion' && got[0].completion.status?.code).toBe(0);

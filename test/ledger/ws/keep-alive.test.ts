@@ -13,7 +13,8 @@ import { WsRequestStream } from '../../../src/ledger/ws/ws-request-stream.js';
 import { activeContract, ALICE } from '../canton-samples.js';
 import { IdleClosingWsServer } from './idle-closing-ws-server.js';
 import { UPDATE_FORMAT } from './ws-fixtures.js';
-import { drain, recordingLogger, until } from './ws-test-helpers.js';
+import { waitFor } from '../../support/wait-for.js';
+import { drain, recordingLogger } from './ws-test-helpers.js';
 
 // Pings every 50 ms leave a busy test machine 350 ms of slack before the server drops a socket.
 const IDLE_MS = 400;
@@ -74,7 +75,12 @@ describe('websocket keep-alive pings', () => {
       { signal: stop.signal, backoff: FAST },
     );
     drain(s);
-    await until(() => s.reconnects >= 2, 4 * IDLE_MS + 1_000);
+    await waitFor(
+      () => s.reconnects,
+      (n) => n >= 2,
+      4 * IDLE_MS + 1_000,
+      'two reconnects',
+    );
     expect(server.connections.every((c) => c.pings === 0)).toBe(true);
     expect(server.connections[0]!.closedIdle).toBe(true);
   });
@@ -87,7 +93,12 @@ describe('websocket keep-alive pings', () => {
   it('stop when the socket closes', async () => {
     const frames = new WsRequestStream(context(20), '/v2/updates', { beginExclusive: 0 });
     const { ended } = drain(frames);
-    await until(() => server.connections.length === 1 && frames.pings >= 2);
+    await waitFor(
+      () => ({ connections: server.connections.length, pings: frames.pings }),
+      (v) => v.connections === 1 && v.pings >= 2,
+      2_000,
+      'one connection and two pings',
+    );
     server.connections[0]!.socket.close(1000);
     await ended;
     const pings = frames.pings;
@@ -113,7 +124,12 @@ describe('websocket keep-alive pings', () => {
           { signal: stop.signal },
         ),
       );
-      await until(() => server.connections.length === 2);
+      await waitFor(
+        () => server.connections.length,
+        (n) => n === 2,
+        2_000,
+        'server.connections: 2',
+      );
       await wait(3 * IDLE_MS);
       const acsConn = server.connections.find((c) => c.path === '/v2/state/active-contracts')!;
       acsConn.socket.send(JSON.stringify(activeContract(3)));

@@ -20,7 +20,8 @@ import {
   completionFrame,
   transactionFrame,
 } from './ws-fixtures.js';
-import { AutoClock, drain, recordingLogger, testContext, until } from './ws-test-helpers.js';
+import { waitFor } from '../../support/wait-for.js';
+import { AutoClock, drain, recordingLogger, testContext } from './ws-test-helpers.js';
 
 /** An auth provider whose token changes each time it is invalidated, like a refreshed one. */
 class RotatingAuth implements AuthProvider {
@@ -80,7 +81,12 @@ describe('a stream ended for a lapsed token', () => {
       expect(tokenOf(second.handshake.protocolHeader)).toBe('token-2');
       expect(await second.request()).toMatchObject({ beginExclusive: 5 });
       await second.send(transactionFrame(6));
-      await until(() => got.length === 2);
+      await waitFor(
+        () => got.length,
+        (n) => n === 2,
+        2_000,
+        'got: 2',
+      );
 
       expect(got.map((u) => u.offset)).toEqual([5, 6]);
       expect(auth.invalidations).toBe(1);
@@ -113,7 +119,12 @@ describe('a stream ended for a lapsed token', () => {
     expect(tokenOf(second.handshake.protocolHeader)).toBe('token-2');
     expect(await second.request()).toMatchObject({ beginExclusive: 3 });
     await second.send(completionFrame(4));
-    await until(() => got.length === 2);
+    await waitFor(
+      () => got.length,
+      (n) => n === 2,
+      2_000,
+      'got: 2',
+    );
     expect(auth.invalidations).toBe(1);
   });
 
@@ -154,7 +165,12 @@ describe('a stream ended for a lapsed token', () => {
       await conn.send(accessTokenExpired);
       conn.close();
     }
-    await until(() => clock.sleeps.length >= 4);
+    await waitFor(
+      () => clock.sleeps.length,
+      (n) => n >= 4,
+      2_000,
+      'four backoff sleeps',
+    );
     // Attempts 0..3 of a 100 ms doubling backoff (jittered): the waits grow.
     expect(clock.sleeps[3]!).toBeGreaterThan(clock.sleeps[0]!);
   });

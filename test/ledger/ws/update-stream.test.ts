@@ -17,6 +17,7 @@ import {
   topologyFrame,
   transactionFrame,
 } from './ws-fixtures.js';
+import { waitFor } from '../../support/wait-for.js';
 import {
   AutoClock,
   StaticAuth,
@@ -25,7 +26,6 @@ import {
   recordingLogger,
   sendValid,
   testContext,
-  until,
 } from './ws-test-helpers.js';
 
 const POLICY: BackoffPolicy = { initialMs: 200, maxMs: 5_000 };
@@ -65,7 +65,12 @@ describe('streamUpdates', () => {
     await sendValid(conn, 'JsGetUpdatesResponse', reassignmentFrame(7));
     await sendValid(conn, 'JsGetUpdatesResponse', topologyFrame(8));
     await sendValid(conn, 'JsGetUpdatesResponse', checkpointFrame(9));
-    await until(() => got.length === 4);
+    await waitFor(
+      () => got.length,
+      (n) => n === 4,
+      2_000,
+      'got: 4',
+    );
     expect(got.map((e) => [e.kind, e.offset])).toEqual([
       ['transaction', 6],
       ['reassignment', 7],
@@ -96,7 +101,12 @@ describe('streamUpdates', () => {
     const first = await server.nextConnection();
     await sendValid(first, 'JsGetUpdatesResponse', transactionFrame(6));
     await sendValid(first, 'JsGetUpdatesResponse', checkpointFrame(11));
-    await until(() => got.length === 2);
+    await waitFor(
+      () => got.length,
+      (n) => n === 2,
+      2_000,
+      'got: 2',
+    );
     first.drop();
     const second = await server.nextConnection();
     const request = await second.request();
@@ -108,7 +118,12 @@ describe('streamUpdates', () => {
     const third = await server.nextConnection();
     expect(await third.request()).toEqual({ beginExclusive: 11, updateFormat: UPDATE_FORMAT });
     await sendValid(third, 'JsGetUpdatesResponse', transactionFrame(12));
-    await until(() => got.length === 3);
+    await waitFor(
+      () => got.length,
+      (n) => n === 3,
+      2_000,
+      'got: 3',
+    );
     expect(got.map((e) => e.offset)).toEqual([6, 11, 12]);
     const twin = new SeededRandom(3);
     expect(clock.sleeps).toEqual([backoffDelay(POLICY, 0, twin), backoffDelay(POLICY, 1, twin)]);
@@ -131,20 +146,40 @@ describe('streamUpdates', () => {
     const first = await server.nextConnection();
     await first.request();
     // Open although nothing has arrived yet: the stream is connected on an idle ledger.
-    await until(() => events.length === 1);
+    await waitFor(
+      () => events.length,
+      (n) => n === 1,
+      2_000,
+      'events: 1',
+    );
     expect(events).toEqual(['open']);
     first.close(1000); // the server ends the stream normally: it reconnects
     const second = await server.nextConnection();
     await second.request();
-    await until(() => events.length === 3);
+    await waitFor(
+      () => events.length,
+      (n) => n === 3,
+      2_000,
+      'events: 3',
+    );
     second.drop();
     const third = await server.nextConnection();
     await third.request();
-    await until(() => events.length === 5);
+    await waitFor(
+      () => events.length,
+      (n) => n === 5,
+      2_000,
+      'events: 5',
+    );
     expect(events).toEqual(['open', 'close', 'open', 'close', 'open']);
     stop.abort();
     expect((await ended).error).toBeInstanceOf(AbortError);
-    await until(() => events.length === 6);
+    await waitFor(
+      () => events.length,
+      (n) => n === 6,
+      2_000,
+      'events: 6',
+    );
     expect(events).toEqual(['open', 'close', 'open', 'close', 'open', 'close']);
   });
 
@@ -199,7 +234,12 @@ describe('streamUpdates', () => {
     const { got } = drain(s);
     const first = await server.nextConnection();
     await sendValid(first, 'JsGetUpdatesResponse', checkpointFrame(8));
-    await until(() => got.length === 1);
+    await waitFor(
+      () => got.length,
+      (n) => n === 1,
+      2_000,
+      'got: 1',
+    );
     first.close(1000);
     const second = await server.nextConnection();
     expect(await second.request()).toEqual({ beginExclusive: 8, updateFormat: UPDATE_FORMAT });
@@ -217,7 +257,12 @@ describe('streamUpdates', () => {
     assertRequest(request);
     expect(request).toEqual({ beginExclusive: 5, endInclusive: 9, updateFormat: UPDATE_FORMAT });
     await sendValid(first, 'JsGetUpdatesResponse', transactionFrame(6));
-    await until(() => got.length === 1);
+    await waitFor(
+      () => got.length,
+      (n) => n === 1,
+      2_000,
+      'got: 1',
+    );
     first.drop();
     const second = await server.nextConnection();
     expect(await second.request()).toEqual({
@@ -257,7 +302,12 @@ describe('streamUpdates', () => {
     const { got, ended } = drain(s);
     const conn = await server.nextConnection();
     await sendValid(conn, 'JsGetUpdatesResponse', transactionFrame(6));
-    await until(() => got.length === 1);
+    await waitFor(
+      () => got.length,
+      (n) => n === 1,
+      2_000,
+      'got: 1',
+    );
     controller.abort();
     expect((await ended).error).toBeInstanceOf(AbortError);
     expect((await conn.closed).code).toBe(1000);

@@ -4,7 +4,8 @@ import { LedgerTransportError } from '../../../src/ledger/ledger-transport-error
 import { WsRequestStream } from '../../../src/ledger/ws/ws-request-stream.js';
 import { FakeWsServer } from '../../support/fake-ws-server.js';
 import { PRUNED_ERROR, UPDATE_FORMAT, transactionFrame } from './ws-fixtures.js';
-import { caught, sendValid, testContext, until } from './ws-test-helpers.js';
+import { waitFor } from '../../support/wait-for.js';
+import { caught, sendValid, testContext } from './ws-test-helpers.js';
 
 // The open/close signal is what the bot's "updates stream connected" gauge and /readyz read:
 // it must say "down" the moment the stream is over, not after the closing handshake.
@@ -44,7 +45,12 @@ describe('WsRequestStream open and close reports', () => {
     // The closing handshake needs a round trip to the server; the report did not wait for it.
     expect(events).toEqual(['open', 'close']);
     expect((await conn.closed).code).toBe(1000);
-    await until(() => !conn.isOpen);
+    await waitFor(
+      () => conn.isOpen,
+      (open) => !open,
+      2_000,
+      'the connection closed',
+    );
     expect(events).toEqual(['open', 'close']);
   });
 

@@ -115,15 +115,6 @@ export async function caught(fn: () => Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection');
 }
 
-/** Polls `condition` every few ms, failing after `timeoutMs` (real time; sockets need it). */
-export async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 /** Consumes a stream in the background, keeping what arrived and how it ended. */
 export function drain<T>(stream: AsyncIterable<T>): {
   got: T[];
