@@ -81,9 +81,11 @@ describe('ledgerbot run with no rule enabled', () => {
     const exit = await bot.exited;
     expect(exit.code).toBe(0);
     expect(bot.other.join('')).toMatch(/ledgerbot: stopped by SIGTERM/);
-    expect(bot.lines.some((l) => l.msg === 'exiting: stopped by SIGTERM' && l.exitCode === 0)).toBe(
-      true,
-    );
+    expect(
+      bot.lines.some(
+        (l) => l.msg === 'exiting' && l.why === 'stopped by SIGTERM' && l.exitCode === 0,
+      ),
+    ).toBe(true);
   });
 
   it('is ready (/readyz 200) and logs why it does nothing', { timeout: 30_000 }, async () => {

@@ -177,7 +177,9 @@ describe('ledgerbot run with the participant down at start', () => {
       expect(stderr).toContain('within 2s (ledger.startTimeout');
       expect(bot.lines.some(retrying)).toBe(true);
       expect(
-        bot.lines.some((l) => l.msg === 'exiting: the bot could not start' && l.exitCode === 1),
+        bot.lines.some(
+          (l) => l.msg === 'exiting' && l.why === 'the bot could not start' && l.exitCode === 1,
+        ),
       ).toBe(true);
     }),
   );

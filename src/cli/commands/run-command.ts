@@ -80,9 +80,9 @@ async function runUntilStopped(
   });
   const exit = (code: number, why: string, fields: Record<string, unknown> = {}): number => {
     io.err(`ledgerbot: ${why}\n`);
-    const line = { ...fields, exitCode: code };
-    if (code === 0) logger.info(line, `exiting: ${why}`);
-    else logger.error(line, `exiting: ${why}`);
+    const line = { ...fields, exitCode: code, why };
+    if (code === 0) logger.info(line, 'exiting');
+    else logger.error(line, 'exiting');
     return code;
   };
   let running: RunningBot | undefined;
@@ -112,10 +112,11 @@ async function runUntilStopped(
       logger.error(
         {
           exitCode: code,
+          why: 'the bot could not start',
           error: message,
           ...(err instanceof LedgerbotError ? { code: err.code } : {}),
         },
-        'exiting: the bot could not start',
+        'exiting',
       );
       throw err; // the CLI prints it and exits with its code
     }
