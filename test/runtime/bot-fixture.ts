@@ -8,7 +8,7 @@ import { loadRulesOrThrow } from '../../src/rules/load-rules.js';
 import { createBot, type Bot, type BotOptions } from '../../src/runtime/bot.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
-import { tempDir } from '../store/store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
 import { specValidator } from '../support/spec-validator.js';
 import { FakeLedger } from './fake-ledger.js';
 

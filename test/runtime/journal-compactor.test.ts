@@ -4,7 +4,8 @@ import { silentLogger } from '../../src/core/logger.js';
 import { JournalCompactor } from '../../src/runtime/journal-compactor.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
-import { eventIntent, tempDir } from '../store/store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
+import { eventIntent } from '../store/store-fixtures.js';
 
 const HOUR = 3600_000;
 let store: Store;

@@ -12,7 +12,7 @@ import { RuleBook } from '../../src/runtime/rule-book.js';
 import type { JournalPayload } from '../../src/runtime/submission-payload.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import type { IntentRecord, Store } from '../../src/store/store.js';
-import { tempDir } from '../store/store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
 import { PARTIES, recordingLogger, rules } from './bot-fixture.js';
 
 /**

@@ -11,7 +11,7 @@ import { TokenBucket } from '../../src/runtime/token-bucket.js';
 import { trackedIntent } from '../../src/runtime/tracked-intent.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
-import { tempDir } from '../store/store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
 import { newIntent, payload } from './tracker-fixture.js';
 
 let cleanup: (() => void)[] = [];

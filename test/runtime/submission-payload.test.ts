@@ -10,7 +10,7 @@ import {
   type SubmissionPayloadErrorCode,
 } from '../../src/runtime/submission-payload.js';
 import { openSqliteStore, SQLITE_STORE_FILE } from '../../src/store/open-sqlite-store.js';
-import { tempDir } from '../store/store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
 import { newIntent, payload } from './tracker-fixture.js';
 
 /**

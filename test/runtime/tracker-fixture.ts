@@ -16,7 +16,7 @@ import { TokenBucket } from '../../src/runtime/token-bucket.js';
 import { openSqliteStore, type SqliteStoreOptions } from '../../src/store/open-sqlite-store.js';
 import type { IntentRecord, NewIntent, Store } from '../../src/store/store.js';
 import { cantonStatus, specForm } from '../ledger/status-samples.js';
-import { tempDir } from '../store/store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
 import { specValidator } from '../support/spec-validator.js';
 import { FakeLedger } from './fake-ledger.js';
 

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openSqliteStore, SQLITE_STORE_FILE } from '../../src/store/open-sqlite-store.js';
 import { isTerminal } from '../../src/store/store.js';
-import { tempDir } from './store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let dir: string;
 let cleanup: () => void;

@@ -3,7 +3,8 @@ import { FakeClock } from '../../src/core/fake-clock.js';
 import { decodingStore } from '../../src/store/decoding-store.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
-import { eventIntent, tempDir } from './store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
+import { eventIntent } from './store-fixtures.js';
 
 /** The decoded type of these tests: a counter payload, or 'bad' for a row without one. */
 type Counted = { readonly n: number } | 'bad';

@@ -6,7 +6,8 @@ import { openSqliteStore, SQLITE_STORE_FILE } from '../../src/store/open-sqlite-
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { StoreError } from '../../src/store/store-error.js';
-import { eventIntent, tempDir } from './store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
+import { eventIntent } from './store-fixtures.js';
 
 let dir: string;
 let cleanup: () => void;

@@ -8,7 +8,8 @@ import { openSqliteStore, SQLITE_STORE_FILE } from '../../src/store/open-sqlite-
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite-migrations.js';
 import type { IntentChange, IntentState, Store } from '../../src/store/store.js';
 import { StoreError } from '../../src/store/store-error.js';
-import { eventIntent, tempDir } from './store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
+import { eventIntent } from './store-fixtures.js';
 
 let dir: string;
 let cleanup: () => void;

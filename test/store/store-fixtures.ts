@@ -1,13 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { NewIntent } from '../../src/store/store.js';
-
-/** A fresh temp directory; `cleanup()` removes it. */
-export function tempDir(): { dir: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-store-'));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 /** An event-triggered intent at `offset`; `n` tells intents of one event apart. */
 export function eventIntent(offset: number, n = 0, overrides: Partial<NewIntent> = {}): NewIntent {

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import { acquireStoreLock } from '../../src/store/store-lock.js';
-import { eventIntent, tempDir } from './store-fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
+import { eventIntent } from './store-fixtures.js';
 
 let child: ChildProcess | undefined;
 let cleanup: (() => void) | undefined;
