@@ -1,15 +1,11 @@
-import type { Clock } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
 import type { Store } from '../store/store.js';
 import { Admission } from './admission.js';
-import type { BotMetrics } from './bot-metrics.js';
-import type { Checkpoint } from './checkpoint.js';
 import type { CompiledBotOptions } from './compile-bot-options.js';
 import { CompletionFollower } from './completion-follower.js';
-import { JournalPipeline } from './intent-pipeline.js';
+import { JournalPipeline, type JournalPipelineDeps } from './intent-pipeline.js';
 import { JournalCompactor } from './journal-compactor.js';
 import { decodedJournal, type JournalPayload } from './submission-payload.js';
-import { SubmissionTracker, type IntentEvent } from './submission-tracker.js';
+import { SubmissionTracker } from './submission-tracker.js';
 import type { RateLimits } from './token-bucket.js';
 
 /** What a real (not shadow) bot has for submitting: all of it writes to the journal. */
@@ -20,24 +16,20 @@ export type JournalSide = {
   readonly compactor: JournalCompactor;
 };
 
-export type JournalSideDeps = {
+/** The pipeline's own deps, which the side hands on (and its other parts share), plus the rest. */
+export type JournalSideDeps = Pick<
+  JournalPipelineDeps,
+  'clock' | 'logger' | 'metrics' | 'checkpoint' | 'intake' | 'onIntent' | 'assertRunning'
+> & {
   readonly options: CompiledBotOptions;
   /**
    * The store with its payloads decoded as rows are read; `decodedJournal(options.store)` when
    * not given (a bot passes the one it wraps for all its parts).
    */
   readonly journal?: Store<JournalPayload>;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly metrics: BotMetrics;
-  readonly checkpoint: Checkpoint;
   readonly rateLimits: RateLimits;
-  /** Aborts intake (waits for admission). */
-  readonly intake: AbortSignal;
   /** Aborts the completions stream, after the drain. */
   readonly completionsStop: AbortSignal;
-  readonly onIntent: (event: IntentEvent) => void;
-  readonly assertRunning: (action: string) => void;
 };
 
 /**
