@@ -1,9 +1,9 @@
 import type { CompletionElement } from '../ledger/ws/completion-stream.js';
 import type { BotLedger } from './bot-ledger.js';
-import { StreamFollower } from './follow-stream.js';
+import type { StreamFollower } from './follow-stream.js';
 import { prunedUpTo } from './pruned-up-to.js';
 import type { SubmissionTracker } from './submission-tracker.js';
-import { followerStreamOptions, type FollowerDeps } from './update-follower.js';
+import { botStreamFollower, type FollowerDeps } from './update-follower.js';
 
 export type CompletionFollowerDeps = FollowerDeps & {
   readonly ledger: Pick<BotLedger, 'completions' | 'ledgerEnd' | 'latestPrunedOffsets'>;
@@ -24,20 +24,14 @@ export class CompletionFollower {
 
   constructor(deps: CompletionFollowerDeps) {
     this.#d = deps;
-    this.#follower = new StreamFollower<CompletionElement>({
-      name: 'completions',
-      signal: deps.signal,
-      clock: deps.clock,
-      random: deps.random,
-      restartBackoff: deps.restartBackoff,
-      logger: deps.logger,
+    this.#follower = botStreamFollower<CompletionElement>('completions', deps, {
       // No rule acts as anyone yet: wait for a reload that adds one.
-      open: (from, signal) =>
+      open: (from, options) =>
         this.#parties.length === 0
           ? undefined
           : deps.ledger.completions(
               { userId: deps.userId, parties: [...this.#parties], beginExclusive: from },
-              followerStreamOptions('completions', deps, signal),
+              options,
             ),
       handle: (element) => {
         if (element.kind === 'completion') {

@@ -7,7 +7,7 @@ import type { BotEvents } from './bot-events.js';
 import type { BotLedger } from './bot-ledger.js';
 import type { BotMetrics } from './bot-metrics.js';
 import type { Checkpoint } from './checkpoint.js';
-import { StreamFollower } from './follow-stream.js';
+import { StreamFollower, type StreamFollowerOptions } from './follow-stream.js';
 import type { RetryTiming } from './retry-on-clock.js';
 import type { SubscriptionPlan } from './subscription-plan.js';
 import type { TransactionIngest } from './transaction-ingest.js';
@@ -20,22 +20,47 @@ export type FollowerDeps = RetryTiming & {
   readonly metrics: BotMetrics;
 };
 
-/** The stream options of every long-lived stream the bot opens (reconnect counts, connection). */
-export function followerStreamOptions(
+/** What a follower of the bot adds to the stream follower's own options. */
+export type FollowerParts<E extends { readonly offset: number }> = Omit<
+  StreamFollowerOptions<E>,
+  keyof RetryTiming | 'name' | 'signal' | 'logger' | 'open'
+> & {
+  /**
+   * The stream after `from`, opened with `options` (the follower's signal, reconnect counts,
+   * connection metrics, the client's backoff); undefined: nothing to follow yet.
+   */
+  open(from: number, options: StreamOptions): AsyncIterable<E> | undefined;
+};
+
+/**
+ * The stream follower of one of the bot's long-lived streams: its timing, logger and stop from
+ * `deps`, and every stream it opens counted in `deps.metrics` under `name`.
+ */
+export function botStreamFollower<E extends { readonly offset: number }>(
   name: 'updates' | 'completions',
-  deps: FollowerDeps,
-  signal: AbortSignal,
-): StreamOptions {
+  deps: FollowerDeps & { readonly signal: AbortSignal },
+  parts: FollowerParts<E>,
+): StreamFollower<E> {
   const { metrics } = deps;
-  return {
-    signal,
-    onReconnect: () => {
-      metrics.reconnects[name] += 1;
-    },
-    onOpen: () => metrics.streamOpened(name),
-    onClose: () => metrics.streamClosed(name),
-    backoff: deps.streamBackoff,
-  };
+  return new StreamFollower<E>({
+    ...parts,
+    name,
+    signal: deps.signal,
+    clock: deps.clock,
+    random: deps.random,
+    restartBackoff: deps.restartBackoff,
+    logger: deps.logger,
+    open: (from, signal) =>
+      parts.open(from, {
+        signal,
+        onReconnect: () => {
+          metrics.reconnects[name] += 1;
+        },
+        onOpen: () => metrics.streamOpened(name),
+        onClose: () => metrics.streamClosed(name),
+        backoff: deps.streamBackoff,
+      }),
+  });
 }
 
 export type UpdateFollowerDeps = FollowerDeps & {
@@ -63,21 +88,12 @@ export class UpdateFollower {
 
   constructor(deps: UpdateFollowerDeps) {
     this.#d = deps;
-    this.#follower = new StreamFollower<UpdateElement>({
-      name: 'updates',
-      signal: deps.signal,
-      clock: deps.clock,
-      random: deps.random,
-      restartBackoff: deps.restartBackoff,
-      logger: deps.logger,
-      open: (from, signal) => {
+    this.#follower = botStreamFollower<UpdateElement>('updates', deps, {
+      open: (from, options) => {
         const format = deps.plan().updateFormat;
         // Schedule rules only: nothing to read until a reload adds event rules.
         if (format === null) return undefined;
-        return deps.ledger.updates(
-          { beginExclusive: from, updateFormat: format },
-          followerStreamOptions('updates', deps, signal),
-        );
+        return deps.ledger.updates({ beginExclusive: from, updateFormat: format }, options);
       },
       handle: (element) => this.#ingest(element),
       // Event rules added by a reload start at the ledger end of that moment, not at the events
