@@ -1,18 +1,14 @@
-import type { Logger } from '../../core/logger.js';
-import type { RuleSet } from '../../rules/compiled-rule.js';
-import type { BotLedger } from '../../runtime/bot-ledger.js';
 import type { BotOptions, BotSubmissionOptions } from '../../runtime/bot-options.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
-import type { Store } from '../../store/store.js';
 
-/** What the composition root built for the bot from the config (see `startBot`). */
-export type BotParts = {
-  readonly rules: RuleSet;
-  /** The config's aliases plus those an embedded sandbox allocated. */
-  readonly parties: Readonly<Record<string, string>>;
-  readonly ledger: BotLedger;
-  readonly store: Store;
-  readonly logger: Logger;
+/**
+ * What the composition root built for the bot from the config (see `startBot`): the options it
+ * hands the bot as they are (`parties`: the config's aliases plus those an embedded sandbox
+ * allocated; a logger always).
+ */
+export type BotParts = Required<
+  Pick<BotOptions, 'rules' | 'parties' | 'ledger' | 'store' | 'logger'>
+> & {
   /** The ledger is an embedded sandbox, which starts empty on every run. */
   readonly embedded: boolean;
 };
