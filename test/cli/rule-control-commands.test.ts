@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { shellWord } from '../../src/cli/present/dead-letter-text.js';
 import { cli } from '../support/cli-capture.js';
+import { freePort } from '../support/free-port.js';
 
 // pause, resume and reload against a stand-in ops API (their real bot is in
 // test/integration/cli-while-running.test.ts): the requests they send, what they print, and
@@ -57,16 +57,6 @@ async function fakeBot(
   return { port: address.port, seen };
 }
 
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const s = createNetServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const address = s.address();
-  await new Promise((resolve) => s.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ledgerbot-rule-control-'));
 });
@@ -113,7 +103,7 @@ describe('pause, resume, reload', () => {
   });
 
   it('a bot that is not running: exit 1, naming the address', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const config = writeConfig('down.yaml', `http: { port: ${port}, token: ${TOKEN} }`);
     for (const args of [['pause', 'r'], ['resume', 'r'], ['reload']]) {
       const r = await cli([...args, '--config', config]);
