@@ -108,57 +108,63 @@ export function createOpsMetrics(options: OpsMetricsOptions): OpsMetrics {
       }
     },
   });
-  counter({
-    name: 'ledgerbot_submissions_total',
-    help: 'async/submit calls made.',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(m().submissions);
-    },
-  });
-  counter({
-    name: 'ledgerbot_stream_reconnects_total',
-    help: 'Reconnects of the ledger streams.',
-    labelNames: ['stream'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      const r = m().reconnects;
-      this.inc({ stream: 'updates' }, r.updates);
-      this.inc({ stream: 'completions' }, r.completions);
-    },
-  });
-  counter({
-    name: 'ledgerbot_rules_reloaded_total',
-    help: 'Hot reloads of the rule files: applied, or rejected (the old rules kept running).',
-    labelNames: ['result'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      const r = m().reloads;
-      this.inc({ result: 'applied' }, r.applied);
-      this.inc({ result: 'rejected' }, r.rejected);
-    },
-  });
-  counter({
-    name: 'ledgerbot_earlier_commits_found_total',
-    help: 'Intents settled succeeded after a contention error: the transaction that archived their input carried their own commandId.',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(m().earlierCommitsFound);
-    },
-  });
-  counter({
-    name: 'ledgerbot_shadow_intents_total',
-    help: 'Intents a shadow bot would have submitted.',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(m().shadowIntents);
-    },
-  });
+  /** A counter of one number of the bot's metrics. */
+  const total = (name: string, help: string, value: () => number): void => {
+    counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(value());
+      },
+    });
+  };
+  /** A counter with one label, whose values are the keys of one record of the bot's metrics. */
+  const byLabel = <K extends string>(
+    name: string,
+    help: string,
+    label: string,
+    keys: readonly K[],
+    values: () => Readonly<Record<K, number>>,
+  ): void => {
+    counter({
+      name,
+      help,
+      labelNames: [label],
+      registers: [registry],
+      collect() {
+        this.reset();
+        const v = values();
+        for (const key of keys) this.inc({ [label]: key }, v[key]);
+      },
+    });
+  };
+  total('ledgerbot_submissions_total', 'async/submit calls made.', () => m().submissions);
+  byLabel(
+    'ledgerbot_stream_reconnects_total',
+    'Reconnects of the ledger streams.',
+    'stream',
+    ['updates', 'completions'],
+    () => m().reconnects,
+  );
+  byLabel(
+    'ledgerbot_rules_reloaded_total',
+    'Hot reloads of the rule files: applied, or rejected (the old rules kept running).',
+    'result',
+    ['applied', 'rejected'],
+    () => m().reloads,
+  );
+  total(
+    'ledgerbot_earlier_commits_found_total',
+    'Intents settled succeeded after a contention error: the transaction that archived their input carried their own commandId.',
+    () => m().earlierCommitsFound,
+  );
+  total(
+    'ledgerbot_shadow_intents_total',
+    'Intents a shadow bot would have submitted.',
+    () => m().shadowIntents,
+  );
 
   const gauge = (name: string, help: string, value: () => number | undefined): void => {
     new Gauge({
