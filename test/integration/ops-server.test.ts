@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpsServer, type OpsServer } from '../../src/runtime/ops/ops-server.js';
 import {
   allTerminal,
+  AUDIT_RULE_FEW_RETRIES,
   countContracts,
   issueInvoices,
   loadFixtureRules,
@@ -18,23 +19,6 @@ import {
 } from './harness.js';
 
 const TOKEN = 'ops-token-7f3a9c';
-
-/** The audit rule, giving up after two attempts so a dead letter comes quickly. */
-const AUDIT_RULE = `version: 1
-rules:
-  - id: audit-invoices
-    on: { created: '#invoices:Invoice:Invoice', party: issuer }
-    then:
-      - create:
-          template: '#audit:Audit:Seen'
-          createArguments:
-            owner: '\${{ parties.issuer }}'
-            reference: '\${{ event.createArgument.reference }}'
-            amount: '\${{ event.createArgument.amount }}'
-        actAs: [issuer]
-    retry: { maxAttempts: 2, initialDelay: 10ms, maxDelay: 20ms, deadline: 1m }
-    rateLimit: { perSecond: 1000, burst: 1000 }
-`;
 
 let ledger: TestLedger;
 let temp: TempDir;
@@ -342,7 +326,7 @@ describe('the ops endpoints against a bot on the sandbox', () => {
   }, 60_000);
 
   it('retries a dead letter under the same commandId, and it lands once', async () => {
-    const r = await run({ rulesText: AUDIT_RULE });
+    const r = await run({ rulesText: AUDIT_RULE_FEW_RETRIES });
     try {
       const before = await countContracts(ledger);
       await deadLetter(r, 'DL-1');
@@ -401,7 +385,7 @@ describe('the ops endpoints against a bot on the sandbox', () => {
   }, 60_000);
 
   it('drops a dead letter for good', async () => {
-    const r = await run({ rulesText: AUDIT_RULE });
+    const r = await run({ rulesText: AUDIT_RULE_FEW_RETRIES });
     try {
       await deadLetter(r, 'DL-2');
       const id = r.bot.store.listDeadLetters()[0]!.intent.commandId;
@@ -465,11 +449,11 @@ describe('the ops endpoints against a bot on the sandbox', () => {
     // One audit submission per 1000 s, one at a time: the second invoice's intent holds the
     // rule's only place while it waits for a token, so the third one stops the ingestion
     // (backpressure) while the ledger moves on.
-    const throttled = AUDIT_RULE.replace(
-      'rateLimit: { perSecond: 1000, burst: 1000 }',
-      'rateLimit: { perSecond: 0.001, burst: 1 }\n    concurrency: 1',
+    const throttled = AUDIT_RULE_FEW_RETRIES.replace(
+      'deadline: 2m }\n',
+      'deadline: 2m }\n    rateLimit: { perSecond: 0.001, burst: 1 }\n    concurrency: 1\n',
     );
-    expect(throttled).not.toBe(AUDIT_RULE);
+    expect(throttled).not.toBe(AUDIT_RULE_FEW_RETRIES);
     const r = await run({ rulesText: throttled, readyMaxLag: 1 });
     const ready = (): Promise<Awaited<ReturnType<typeof call>>> => call(r.ops, 'GET', '/readyz');
     try {
