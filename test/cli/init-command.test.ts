@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -14,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
+import { spawnBot } from '../integration/child-bot.js';
 import { cli } from '../support/cli-capture.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -265,10 +265,18 @@ describe('ledgerbot run on an init --embedded project (child process)', () => {
   it('gets ready, fires the example rule on a new claim, and stops on SIGTERM with exit 0', async () => {
     const dir = newDir();
     expect((await cli(['init', dir, '--embedded'])).code).toBe(0);
-    const bot = spawnRun(join(dir, 'bot.config.yaml'));
+    const bot = spawnBot(join(dir, 'bot.config.yaml'), { fromSources: true });
     try {
-      const ready = await bot.waitFor((l) => l.msg === 'embedded sandbox ready', 'the sandbox');
-      await bot.waitFor((l) => l.msg === 'bot state changed' && l.state === 'running', 'running');
+      const ready = await bot.waitForLine(
+        (l) => l.msg === 'embedded sandbox ready',
+        45_000,
+        'the sandbox',
+      );
+      await bot.waitForLine(
+        (l) => l.msg === 'bot state changed' && l.state === 'running',
+        45_000,
+        'running',
+      );
       const { url, parties } = ready as unknown as {
         url: string;
         parties: { employee: string; approver: string };
@@ -299,82 +307,16 @@ describe('ledgerbot run on an init --embedded project (child process)', () => {
       });
       expect(res.status).toBe(200);
       await res.body?.cancel();
-      const done = await bot.waitFor(
+      const done = await bot.waitForLine(
         (l) => l.msg === 'intent state changed' && l.state === 'succeeded',
+        45_000,
         'the example rule to fire',
       );
       expect(done.ruleId).toBe('approve-small-claims');
       bot.child.kill('SIGTERM');
       expect(await bot.exited).toEqual({ code: 0, signal: null });
     } finally {
-      bot.child.kill('SIGKILL');
+      await bot.kill();
     }
   }, 60_000);
 });
-
-type LogLine = { msg?: string; [field: string]: unknown };
-
-/**
- * `ledgerbot run` from the TypeScript sources (tsx), so the test needs no build of dist/; the
- * log is JSON lines on stdout, since stdout is not a terminal.
- */
-function spawnRun(config: string) {
-  const entry = join(dirname(config), 'run-entry.mjs');
-  writeFileSync(
-    entry,
-    `const { runCli } = await import(${JSON.stringify(join(ROOT, 'src/cli/run-cli.ts'))});\n` +
-      'process.exitCode = await runCli(process.argv.slice(2));\n',
-  );
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, 'run', '--config', config], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: LogLine[] = [];
-  const other: string[] = [];
-  let buffered = '';
-  const waiters = new Set<() => void>();
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
-      const text = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      try {
-        lines.push(JSON.parse(text) as LogLine);
-      } catch {
-        other.push(text);
-      }
-    }
-    for (const w of waiters) w();
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => other.push(chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
-    child.on('exit', (code, signal) => {
-      for (const w of waiters) w();
-      done({ code, signal });
-    });
-  });
-  const waitFor = (match: (l: LogLine) => boolean, what: string): Promise<LogLine> =>
-    new Promise((done, fail) => {
-      const finish = (): void => {
-        clearTimeout(timer);
-        waiters.delete(check);
-      };
-      const check = (): void => {
-        const line = lines.find(match);
-        if (line !== undefined) {
-          finish();
-          done(line);
-        } else if (child.exitCode !== null || child.signalCode !== null) {
-          finish();
-          fail(new Error(`the bot exited while waiting for ${what}:\n${other.join('\n')}`));
-        }
-      };
-      const timer = setTimeout(() => {
-        finish();
-        fail(new Error(`timed out waiting for ${what}:\n${other.join('\n')}`));
-      }, 45_000);
-      waiters.add(check);
-      check();
-    });
-  return { child, exited, waitFor };
-}

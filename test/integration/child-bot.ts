@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ROOT, RULES_DIR, type TestLedger } from './harness.js';
 
 const ENTRY = join(ROOT, 'dist/cli/run-cli.js');
@@ -116,8 +116,23 @@ export type ChildBot = {
   kill(signal?: NodeJS.Signals): Promise<void>;
 };
 
-export function spawnBot(configPath: string): ChildBot {
-  const child = spawn(process.execPath, [BIN, 'run', '--config', configPath], {
+/**
+ * `ledgerbot run --config <configPath>`: `bin/ledgerbot.js` (dist/, see `ensureBuilt`), or with
+ * `fromSources` the TypeScript sources through tsx (an entry file written beside the config), for
+ * a test that should need no build.
+ */
+export function spawnBot(configPath: string, options: { fromSources?: boolean } = {}): ChildBot {
+  let program = [BIN];
+  if (options.fromSources === true) {
+    const entry = join(dirname(configPath), 'run-entry.mjs');
+    writeFileSync(
+      entry,
+      `const { runCli } = await import(${JSON.stringify(join(ROOT, 'src/cli/run-cli.ts'))});\n` +
+        'process.exitCode = await runCli(process.argv.slice(2));\n',
+    );
+    program = ['--import', 'tsx', entry];
+  }
+  const child = spawn(process.execPath, [...program, 'run', '--config', configPath], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
