@@ -250,7 +250,7 @@ export type RetryOptions = {
    */
   readonly maxDelayMs: number;
   /**
-   * Give up (dead-letter) this long after the first attempt.
+   * Give up (dead-letter) this long after the intent was recorded.
    * @default 1h (DEFAULTS.retry.deadlineMs)
    */
   readonly deadlineMs: number;

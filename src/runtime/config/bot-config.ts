@@ -1,4 +1,5 @@
 import type { AuthConfig } from '../../ledger/auth/create-auth-provider.js';
+import type { RetryOptions } from '../../rules/compiled-rule.js';
 
 /**
  * The validated, defaulted and frozen `bot.config.yaml` (see `loadBotConfig`). Durations are in
@@ -73,17 +74,9 @@ export type SubmissionConfig = {
   readonly maxInFlight: number;
   /** How long to wait for a completion before resubmitting with the same commandId. */
   readonly completionTimeoutMs: number;
-  /** The default retry policy; rules may override it. */
-  readonly retry: RetryConfig;
+  /** The rules' default retry policy (`loadRules`' `defaultRetry`); each rule may override it. */
+  readonly retry: RetryOptions;
   readonly dedup: DedupConfig;
-};
-
-export type RetryConfig = {
-  readonly maxAttempts: number;
-  readonly initialDelayMs: number;
-  readonly maxDelayMs: number;
-  /** How long after the intent was recorded to keep trying before dead-lettering it. */
-  readonly deadlineMs: number;
 };
 
 /**
