@@ -161,6 +161,29 @@ type Words<C extends string> = {
   readonly wording: SchemaWording<C>;
 };
 
+/**
+ * The problem of a key the schema does not allow there (ajv's `additionalProperties`), pointed at
+ * the key: hinted with the closest allowed key (`didYouMean`), else with the keys allowed there.
+ * `message` and `didYouMean` word it (rule test files word it their own way).
+ */
+export function unknownKeyProblem<C extends string>(
+  e: ErrorObject,
+  path: YamlPath,
+  message: (key: string) => string,
+  didYouMean: (guess: string) => string,
+): SchemaProblem<C> {
+  const key = String((e.params as { additionalProperty?: unknown }).additionalProperty);
+  const allowed = schemaPropertyNames(e.parentSchema);
+  const guess = closestMatch(key, allowed);
+  return {
+    path: [...path, key],
+    key: true,
+    code: 'UNKNOWN_KEY',
+    message: message(key),
+    hint: guess === undefined ? `allowed here: ${allowed.join(', ')}` : didYouMean(guess),
+  };
+}
+
 const BOUND_WORDS: Readonly<Record<string, string>> = {
   minimum: 'at least',
   maximum: 'at most',
@@ -187,19 +210,13 @@ function defaultProblem<C extends string>(
     ...(hint === undefined ? {} : { hint }),
   });
   switch (e.keyword) {
-    case 'additionalProperties': {
-      const key = String(params.additionalProperty);
-      const allowed = schemaPropertyNames(e.parentSchema);
-      const guess = closestMatch(key, allowed);
-      return {
-        path: [...path, key],
-        key: true,
-        code: 'UNKNOWN_KEY',
-        message: `unknown key "${key}" ${w.place(path)}`,
-        hint:
-          guess !== undefined ? `did you mean "${guess}"?` : `allowed here: ${allowed.join(', ')}`,
-      };
-    }
+    case 'additionalProperties':
+      return unknownKeyProblem(
+        e,
+        path,
+        (key) => `unknown key "${key}" ${w.place(path)}`,
+        (guess) => `did you mean "${guess}"?`,
+      );
     case 'required': {
       const missing = String(params.missingProperty);
       const hint = w.wording.missingHints?.[missing];

@@ -31,7 +31,9 @@
  * - Problems are `SourceProblem<Code>`: file, line, col, path, code, message, hint?.
  *   `formatSourceProblem` renders `file:line:col: message` and an indented hint line;
  *   `SourceProblemsError` is the base of a loader's error that carries them all.
- * - `closestMatch(word, candidates)` for a loader's own did-you-mean hints.
+ * - `closestMatch(word, candidates)` for a loader's own did-you-mean hints, and
+ *   `unknownKeyProblem(error, path, message, didYouMean)` for an `explain` that words unknown
+ *   keys its own way (the closest key, else the keys allowed there).
  */
 export { closestMatch, editDistance } from './closest-match.js';
 export { schemaChecker, type SchemaCheck, type SchemaCheckOptions } from './check-schema.js';
@@ -39,6 +41,7 @@ export {
   describeValue,
   dottedPath,
   explainSchemaErrors,
+  unknownKeyProblem,
   type SchemaProblem,
   type SchemaWording,
 } from './explain-schema-errors.js';

@@ -1,7 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { schemaPropertyNames } from '../../core/schema-property-names.js';
-import { closestMatch } from '../../core/source/closest-match.js';
-import type { SchemaProblem } from '../../core/source/index.js';
+import { unknownKeyProblem, type SchemaProblem } from '../../core/source/index.js';
 import type { YamlPath } from '../../core/yaml-locator.js';
 import type { RuleProblemCode } from '../rule-problem.js';
 
@@ -137,21 +135,13 @@ export function explainTestFileError(
     message,
   });
   switch (e.keyword) {
-    case 'additionalProperties': {
-      const key = (e.params as { additionalProperty: string }).additionalProperty;
-      const allowed = schemaPropertyNames(e.parentSchema);
-      const guess = closestMatch(key, allowed);
-      return {
-        path: [...path, key],
-        key: true,
-        code: 'UNKNOWN_KEY',
-        message: `unknown key "${key}"`,
-        hint:
-          guess === undefined
-            ? `allowed here: ${allowed.join(', ')}`
-            : `did you mean \`${guess}\`?`,
-      };
-    }
+    case 'additionalProperties':
+      return unknownKeyProblem(
+        e,
+        path,
+        (key) => `unknown key "${key}"`,
+        (guess) => `did you mean \`${guess}\`?`,
+      );
     case 'required': {
       const missing = (e.params as { missingProperty: string }).missingProperty;
       return at('MISSING_KEY', `missing \`${missing}:\``);
