@@ -10,16 +10,16 @@ import {
   issueInvoices,
   startInProcessBot,
   startTestLedger,
-  tempDir,
   waitFor,
-  type TempDir,
   type TestLedger,
   AUDIT_RULE_FEW_RETRIES,
 } from './harness.js';
+import { TestScope, withScope } from '../support/test-scope.js';
 import { cli } from '../support/cli-capture.js';
 
 let ledger: TestLedger;
-let temp: TempDir;
+const scope = new TestScope();
+let tmp: string;
 let config: string;
 let stateDir: string;
 let rulesFile: string;
@@ -38,13 +38,13 @@ async function deadLetters(): Promise<DeadLetterView[]> {
 }
 
 beforeAll(async () => {
-  ledger = await startTestLedger(7202);
-  temp = tempDir('ledgerbot-cli-dead-letters-');
-  stateDir = join(temp.dir, 'state');
-  mkdirSync(join(temp.dir, 'rules'));
-  rulesFile = join(temp.dir, 'rules', 'audit.yaml');
+  ledger = scope.own(await startTestLedger(7202));
+  tmp = scope.tempDir('ledgerbot-cli-dead-letters-');
+  stateDir = join(tmp, 'state');
+  mkdirSync(join(tmp, 'rules'));
+  rulesFile = join(tmp, 'rules', 'audit.yaml');
   writeFileSync(rulesFile, AUDIT_RULE_FEW_RETRIES);
-  config = join(temp.dir, 'bot.config.yaml');
+  config = join(tmp, 'bot.config.yaml');
   writeFileSync(
     config,
     [
@@ -64,14 +64,17 @@ beforeAll(async () => {
     { reference: 'D-1', amount: '10.00', currency: 'USD' },
     { reference: 'D-2', amount: '20.00', currency: 'USD' },
   ]);
-  await ledger.faults({ submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 1 }] });
-  const bot = await startInProcessBot(ledger, {
-    stateDir,
-    seed: 4,
-    rules: rules(),
-    start: { kind: 'begin' },
-  });
-  try {
+  await withScope(async (seeding) => {
+    await ledger.faults({ submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 1 }] });
+    seeding.defer(undefined, () => ledger.clearFaults());
+    const bot = seeding.own(
+      await startInProcessBot(ledger, {
+        stateDir,
+        seed: 4,
+        rules: rules(),
+        start: { kind: 'begin' },
+      }),
+    );
     const states = await waitFor(
       () => bot.states(),
       (s) => allTerminal(s) && s['dead-lettered'] === 2,
@@ -79,16 +82,10 @@ beforeAll(async () => {
       'two dead letters',
     );
     expect(states['dead-lettered']).toBe(2);
-  } finally {
-    await bot.stop();
-    await ledger.clearFaults();
-  }
+  });
 }, 60_000);
 
-afterAll(async () => {
-  await ledger?.close();
-  temp?.cleanup();
-});
+afterAll(() => scope.close());
 
 describe('ledgerbot dead-letters, on the store while the bot is down', () => {
   it('lists them as a table', async () => {

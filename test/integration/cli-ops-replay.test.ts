@@ -10,12 +10,11 @@ import {
   issueInvoices,
   startInProcessBot,
   startTestLedger,
-  tempDir,
   waitForEffects,
   type InvoiceSpec,
-  type TempDir,
   type TestLedger,
 } from './harness.js';
+import { TestScope, withScope } from '../support/test-scope.js';
 import { cli } from '../support/cli-capture.js';
 
 /**
@@ -31,7 +30,8 @@ const HANDLED: InvoiceSpec[] = [
 const MISSED: InvoiceSpec[] = [{ reference: 'B-1', amount: '50.00', currency: 'USD' }];
 
 let ledger: TestLedger;
-let temp: TempDir;
+const scope = new TestScope();
+let tmp: string;
 let config: string;
 let end: number;
 
@@ -52,24 +52,19 @@ async function report(from: number, to: number): Promise<BacktestReport> {
 }
 
 beforeAll(async () => {
-  ledger = await startTestLedger(7101);
-  temp = tempDir('ledgerbot-cli-replay-');
-  config = writeBotConfig(ledger, temp.dir, { stateDir: join(temp.dir, 'state') });
-  const bot = await startInProcessBot(ledger, { stateDir: join(temp.dir, 'state'), seed: 1 });
-  try {
+  ledger = scope.own(await startTestLedger(7101));
+  tmp = scope.tempDir('ledgerbot-cli-replay-');
+  config = writeBotConfig(ledger, tmp, { stateDir: join(tmp, 'state') });
+  await withScope(async (handling) => {
+    handling.own(await startInProcessBot(ledger, { stateDir: join(tmp, 'state'), seed: 1 }));
     await issueInvoices(ledger, HANDLED);
     await waitForEffects(ledger, expectedEffects(HANDLED));
-  } finally {
-    await bot.stop();
-  }
+  });
   await issueInvoices(ledger, MISSED);
   end = await ledger.client.ledgerEnd();
 }, 60_000);
 
-afterAll(async () => {
-  await ledger?.close();
-  temp?.cleanup();
-});
+afterAll(() => scope.close());
 
 describe('ledgerbot backtest', () => {
   it('replays the whole history: what would fire, and what is already on the ledger', async () => {
@@ -196,10 +191,10 @@ describe('ledgerbot explain', () => {
     expect(r.err).toContain('update no-such-update was not found');
     expect((await cli(['explain', '--config', config])).code).toBe(2);
     expect((await cli(['explain', '--config', config, '--update-id', 'x', '--nope'])).code).toBe(2);
-    const embedded = join(temp.dir, 'embedded.yaml');
+    const embedded = join(tmp, 'embedded.yaml');
     writeFileSync(
       embedded,
-      `ledger:\n  embedded: { models: ['${join(temp.dir, 'none.yaml')}'], parties: [issuer, payer] }\n  userId: ledgerbot\nrules: ['${join(temp.dir, 'none')}']\n`,
+      `ledger:\n  embedded: { models: ['${join(tmp, 'none.yaml')}'], parties: [issuer, payer] }\n  userId: ledgerbot\nrules: ['${join(tmp, 'none')}']\n`,
     );
     const e = await cli(['explain', '--config', embedded, '--update-id', 'x']);
     expect(e.code).toBe(2);

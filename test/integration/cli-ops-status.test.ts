@@ -12,19 +12,19 @@ import {
   issueInvoices,
   ROOT,
   startTestLedger,
-  tempDir,
   waitFor,
-  type TempDir,
   type TestLedger,
   AUDIT_RULE_FEW_RETRIES,
   freePort,
 } from './harness.js';
+import { TestScope } from '../support/test-scope.js';
 import { cli } from '../support/cli-capture.js';
 
 const TOKEN = 'ops-token-for-the-test';
 
 let ledger: TestLedger;
-let temp: TempDir;
+const scope = new TestScope();
+let tmp: string;
 let config: string;
 let noToken: string;
 let port: number;
@@ -33,7 +33,7 @@ let running: RunningBot | undefined;
 /** A port nothing listens on right now (the OS picks it; the bot binds it right after). */
 
 function writeConfig(name: string, http: string): string {
-  const path = join(temp.dir, name);
+  const path = join(tmp, name);
   writeFileSync(
     path,
     [
@@ -68,10 +68,10 @@ async function deadLetters(): Promise<DeadLetterView[]> {
 }
 
 beforeAll(async () => {
-  ledger = await startTestLedger(7303);
-  temp = tempDir('ledgerbot-cli-status-');
-  mkdirSync(join(temp.dir, 'rules'));
-  writeFileSync(join(temp.dir, 'rules', 'audit.yaml'), AUDIT_RULE_FEW_RETRIES);
+  ledger = scope.own(await startTestLedger(7303));
+  tmp = scope.tempDir('ledgerbot-cli-status-');
+  mkdirSync(join(tmp, 'rules'));
+  writeFileSync(join(tmp, 'rules', 'audit.yaml'), AUDIT_RULE_FEW_RETRIES);
   port = await freePort();
   config = writeConfig('bot.config.yaml', `http: { port: ${port}, token: ${TOKEN} }`);
   noToken = writeConfig('no-token.yaml', `http: { port: ${port} }`);
@@ -82,7 +82,7 @@ beforeAll(async () => {
   ]);
   await ledger.faults({ submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 1 }] });
   const logger = rootLogger({ level: 'silent', pretty: false }, { out: () => {}, err: () => {} });
-  running = await startBot(await readConfig(config), logger);
+  running = scope.own(await startBot(await readConfig(config), logger));
   await waitFor(
     () => running!.bot.metrics.intentTransitions['dead-lettered'],
     (n) => n === 2,
@@ -92,11 +92,7 @@ beforeAll(async () => {
   await ledger.clearFaults();
 }, 60_000);
 
-afterAll(async () => {
-  await running?.close();
-  await ledger?.close();
-  temp?.cleanup();
-});
+afterAll(() => scope.close());
 
 describe('ledgerbot status', () => {
   it('prints the running bot as a table: rules, checkpoint, lag, in flight, last intents', async () => {
@@ -287,6 +283,6 @@ describe('after the bot stopped', () => {
     expect(r.err).toContain(`the bot is not reachable at http://127.0.0.1:${port} (ECONNREFUSED)`);
     const l = await cli(['dead-letters', 'list', '--config', config]);
     expect(l.code).toBe(0);
-    expect(l.out).toContain(`0 dead letter(s) (store ${join(temp.dir, 'state')})`);
+    expect(l.out).toContain(`0 dead letter(s) (store ${join(tmp, 'state')})`);
   });
 });

@@ -10,13 +10,12 @@ import {
   issueInvoices,
   startInProcessBot,
   startTestLedger,
-  tempDir,
   waitFor,
-  type TempDir,
   type TestLedger,
   AUDIT_RULE_FEW_RETRIES,
   freePort,
 } from './harness.js';
+import { TestScope, withScope } from '../support/test-scope.js';
 import { cli } from '../support/cli-capture.js';
 
 // Every CLI command against a real `ledgerbot run` (a child process) on a real sandbox and a
@@ -42,14 +41,15 @@ rules:
 const TOKEN = 'while-running-ops-token';
 
 let ledger: TestLedger;
-let temp: TempDir;
+const scope = new TestScope();
+let tmp: string;
 let withHttp: string;
 let withoutHttp: string;
 let stateDir: string;
 let port: number;
 
 function writeConfig(name: string, http: string): string {
-  const path = join(temp.dir, name);
+  const path = join(tmp, name);
   writeFileSync(
     path,
     [
@@ -100,11 +100,11 @@ async function deadLetters(config: string): Promise<DeadLetterView[]> {
 
 beforeAll(async () => {
   const built = ensureBuilt();
-  ledger = await startTestLedger(7404);
-  temp = tempDir('ledgerbot-cli-while-running-');
-  stateDir = join(temp.dir, 'state');
-  mkdirSync(join(temp.dir, 'rules'));
-  const auditFile = join(temp.dir, 'rules', 'audit.yaml');
+  ledger = scope.own(await startTestLedger(7404));
+  tmp = scope.tempDir('ledgerbot-cli-while-running-');
+  stateDir = join(tmp, 'state');
+  mkdirSync(join(tmp, 'rules'));
+  const auditFile = join(tmp, 'rules', 'audit.yaml');
   writeFileSync(auditFile, AUDIT_RULE_FEW_RETRIES);
   port = await freePort();
   withHttp = writeConfig('http.config.yaml', `http: { port: ${port}, token: ${TOKEN} }`);
@@ -114,34 +114,31 @@ beforeAll(async () => {
     { reference: 'D-1', amount: '10.00', currency: 'USD' },
     { reference: 'D-2', amount: '20.00', currency: 'USD' },
   ]);
-  await ledger.faults({ submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 1 }] });
-  const seeding = await startInProcessBot(ledger, {
-    stateDir,
-    seed: 4,
-    rules: loadRulesOrThrow([{ path: auditFile, text: readFileSync(auditFile, 'utf8') }], {
-      parties: ledger.parties,
-    }),
-    start: { kind: 'begin' },
-  });
-  try {
+  await withScope(async (seeding) => {
+    await ledger.faults({ submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 1 }] });
+    seeding.defer(undefined, () => ledger.clearFaults());
+    const bot = seeding.own(
+      await startInProcessBot(ledger, {
+        stateDir,
+        seed: 4,
+        rules: loadRulesOrThrow([{ path: auditFile, text: readFileSync(auditFile, 'utf8') }], {
+          parties: ledger.parties,
+        }),
+        start: { kind: 'begin' },
+      }),
+    );
     await waitFor(
-      () => seeding.states(),
+      () => bot.states(),
       (s) => allTerminal(s) && s['dead-lettered'] === 2,
       20_000,
       'two dead letters',
     );
-  } finally {
-    await seeding.bot.stop();
-    await ledger.clearFaults();
-  }
-  writeFileSync(join(temp.dir, 'rules', 'slot.yaml'), SLOT_RULE);
+  });
+  writeFileSync(join(tmp, 'rules', 'slot.yaml'), SLOT_RULE);
   await built;
 }, 180_000);
 
-afterAll(async () => {
-  await ledger?.close();
-  temp?.cleanup();
-});
+afterAll(() => scope.close());
 
 describe('while the bot runs, with http in its config', () => {
   let bot: ChildBot;
@@ -283,7 +280,7 @@ describe('while the bot runs, with http in its config', () => {
     const same = await cli(['reload', '--config', withHttp]);
     expect(same.err).toBe('');
     expect(same.out).toBe('rules reloaded: no change (2 rule(s))\n');
-    const bad = join(temp.dir, 'rules', 'bad.yaml');
+    const bad = join(tmp, 'rules', 'bad.yaml');
     writeFileSync(bad, 'version: 1\nrules:\n  - id: broken\n    on: { created: 3 }\n');
     try {
       const refused = await cli(['reload', '--config', withHttp]);

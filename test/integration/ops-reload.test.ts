@@ -9,29 +9,29 @@ import {
   issueInvoices,
   RULES_DIR,
   startTestLedger,
-  tempDir,
   waitFor,
-  type TempDir,
   type TestLedger,
 } from './harness.js';
+import { TestScope } from '../support/test-scope.js';
 
 const LEDGER_TOKEN = 'static-ledger-token-5d1e0b';
 const HTTP_TOKEN = 'ops-http-token-93ac27';
 
 let ledger: TestLedger;
-let temp: TempDir;
+const scope = new TestScope();
+let tmp: string;
 let rulesDir: string;
 let running: RunningBot | undefined;
 const lines: string[] = [];
 
 beforeAll(async () => {
-  ledger = await startTestLedger(7311);
-  temp = tempDir('ledgerbot-ops-reload-');
-  rulesDir = join(temp.dir, 'rules');
+  ledger = scope.own(await startTestLedger(7311));
+  tmp = scope.tempDir('ledgerbot-ops-reload-');
+  rulesDir = join(tmp, 'rules');
   mkdirSync(rulesDir);
   // Only the accept rule at first: accepted invoices leave their Payment unsettled.
   copyFileSync(join(RULES_DIR, 'accept-small-invoices.yaml'), join(rulesDir, 'accept.yaml'));
-  const configFile = join(temp.dir, 'bot.config.yaml');
+  const configFile = join(tmp, 'bot.config.yaml');
   writeFileSync(
     configFile,
     [
@@ -52,14 +52,10 @@ beforeAll(async () => {
   );
   const config = await readConfig(configFile, { LEDGER_TOKEN, HTTP_TOKEN });
   const logger = rootLogger(config.log, { out: (t) => lines.push(t), err: (t) => lines.push(t) });
-  running = await startBot(config, logger);
+  running = scope.own(await startBot(config, logger));
 }, 30_000);
 
-afterAll(async () => {
-  await running?.close();
-  await ledger?.close();
-  temp?.cleanup();
-});
+afterAll(() => scope.close());
 
 async function post(path: string): Promise<{ status: number; body: unknown }> {
   const res = await fetch(`${running!.ops!.url}${path}`, {

@@ -11,29 +11,25 @@ import {
   RULES_DIR,
   startInProcessBot,
   startTestLedger,
-  tempDir,
   waitFor,
   type InProcessBot,
-  type TempDir,
   type TestLedger,
 } from './harness.js';
-import { withScope, type TestScope } from '../support/test-scope.js';
+import { TestScope, withScope } from '../support/test-scope.js';
 
 const TOKEN = 'ops-token-7f3a9c';
 
 let ledger: TestLedger;
-let temp: TempDir;
+const suite = new TestScope();
+let tmp: string;
 let n = 0;
 
 beforeAll(async () => {
-  ledger = await startTestLedger(7301);
-  temp = tempDir('ledgerbot-ops-');
+  ledger = suite.own(await startTestLedger(7301));
+  tmp = suite.tempDir('ledgerbot-ops-');
 }, 30_000);
 
-afterAll(async () => {
-  await ledger?.close();
-  temp?.cleanup();
-});
+afterAll(() => suite.close());
 
 type Running = { bot: InProcessBot; ops: OpsServer };
 
@@ -43,10 +39,10 @@ async function run(
   options: { rulesText?: string; token?: string; readyMaxLag?: number } = {},
 ): Promise<Running> {
   n += 1;
-  const stateDir = join(temp.dir, `state-${n}`);
+  const stateDir = join(tmp, `state-${n}`);
   let rules = loadFixtureRules(ledger.parties);
   if (options.rulesText !== undefined) {
-    const dir = join(temp.dir, `rules-${n}`);
+    const dir = join(tmp, `rules-${n}`);
     mkdirSync(dir);
     writeFileSync(join(dir, 'rules.yaml'), options.rulesText);
     rules = loadFixtureRules(ledger.parties, dir);
@@ -518,7 +514,7 @@ describe('the ops endpoints against a bot on the sandbox', () => {
 describe('shadow mode', () => {
   it('evaluates and reports intents but submits and stores nothing', async () => {
     n += 1;
-    const stateDir = join(temp.dir, `state-${n}`);
+    const stateDir = join(tmp, `state-${n}`);
     await withScope(async (scope) => {
       const bot = scope.own(
         await startInProcessBot(ledger, {
