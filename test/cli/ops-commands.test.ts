@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatTable } from '../../src/cli/present/format-table.js';
 import { createOpsClient, OpsApiError } from '../../src/cli/ops-client.js';
 import { formatStatus } from '../../src/cli/present/status-text.js';
 import { cli } from '../support/cli-capture.js';
+import { freePort } from '../support/free-port.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -108,10 +108,7 @@ describe('formatTable', () => {
 
 describe('the ops client', () => {
   it('nothing listening: unreachable, with the address', async () => {
-    const probe = createNetServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const port = (probe.address() as { port: number }).port;
-    await new Promise((r) => probe.close(r));
+    const port = await freePort();
     const client = createOpsClient({ host: '0.0.0.0', port });
     expect(client.baseUrl).toBe(`http://127.0.0.1:${port}`);
     const err = await client.request('GET', '/status').catch((e: unknown) => e);
