@@ -329,7 +329,7 @@ const rule: Schema = {
           formatDuration(DEFAULTS.retry.maxDelayMs),
         ),
         deadline: duration(
-          'Give up this long after the first attempt.',
+          'Give up this long after the intent was recorded (its first attempt follows unless admission makes it wait).',
           formatDuration(DEFAULTS.retry.deadlineMs),
         ),
       },
