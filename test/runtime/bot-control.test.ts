@@ -11,6 +11,7 @@ import {
   PAYER,
   recordingLogger,
   rules,
+  SETTLE_RULE,
   type BotFixture,
 } from './bot-fixture.js';
 import { completionOf } from './tracker-fixture.js';
@@ -86,16 +87,7 @@ describe('the bot, unit: rule control, reload, shadow, dead letters, stop', () =
     await f.settle();
     const diffs: RuleSetDiff[] = [];
     f.bot.events.on('reload', (d) => diffs.push(d));
-    const diff = f.bot.reloadRules(
-      rules(`${ACCEPT_RULES}  - id: settle
-    on:
-      exercised: { template: '#invoices:Invoice:Invoice', choice: Accept }
-      party: issuer
-    then:
-      - exercise: { template: '#invoices:Payment:Payment', contractId: '\${{ event.exerciseResult }}', choice: Settle }
-        actAs: [issuer]
-`),
-    );
+    const diff = f.bot.reloadRules(rules(`${ACCEPT_RULES}${SETTLE_RULE}`));
     expect(diffs).toEqual([diff]);
     await f.settle();
     expect(f.ledger.updateStreams.map((s) => s.request.beginExclusive)).toEqual([10, 11]);

@@ -32,6 +32,16 @@ rules:
     concurrency: 8
 `;
 
+/** A rule entry (append it to a `rules:` list) that acts as the issuer on an exercised Accept. */
+export const SETTLE_RULE = `  - id: settle
+    on:
+      exercised: { template: '#invoices:Invoice:Invoice', choice: Accept }
+      party: issuer
+    then:
+      - exercise: { template: '#invoices:Payment:Payment', contractId: '\${{ event.exerciseResult }}', choice: Settle }
+        actAs: [issuer]
+`;
+
 export function rules(text = ACCEPT_RULES): RuleSet {
   return loadRulesOrThrow([{ path: 'rules.yaml', text }], { parties: PARTIES });
 }

@@ -15,6 +15,7 @@ import {
   PAYER,
   recordingLogger,
   rules,
+  SETTLE_RULE,
   type BotFixture,
 } from './bot-fixture.js';
 import { completionOf } from './tracker-fixture.js';
@@ -105,14 +106,7 @@ describe('createBot', () => {
     const bot = createBot({
       rules: rules(`version: 1
 rules:
-  - id: settle
-    on:
-      exercised: { template: '#invoices:Invoice:Invoice', choice: Accept }
-      party: issuer
-    then:
-      - exercise: { template: '#invoices:Payment:Payment', contractId: '\${{ event.exerciseResult }}', choice: Settle }
-        actAs: [issuer]
-`),
+${SETTLE_RULE}`),
       parties: PARTIES,
       userId: 'u',
       ledger: {} as never,

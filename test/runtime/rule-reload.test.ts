@@ -4,17 +4,10 @@ import { loadRulesOrThrow } from '../../src/rules/load-rules.js';
 import type { BotState } from '../../src/runtime/bot-events.js';
 import { reloadRules } from '../../src/runtime/rule-reload.js';
 import type { RuleSetDiff } from '../../src/runtime/rule-set-diff.js';
-import { ACCEPT_RULES, ISSUER, PARTIES, PAYER, rules } from './bot-fixture.js';
+import { ACCEPT_RULES, ISSUER, PARTIES, PAYER, rules, SETTLE_RULE } from './bot-fixture.js';
 import { partsFixture, type PartsFixture } from './parts-fixture.js';
 
-const WITH_ISSUER = `${ACCEPT_RULES}  - id: settle
-    on:
-      exercised: { template: '#invoices:Invoice:Invoice', choice: Accept }
-      party: issuer
-    then:
-      - exercise: { template: '#invoices:Payment:Payment', contractId: '\${{ event.exerciseResult }}', choice: Settle }
-        actAs: [issuer]
-`;
+const WITH_ISSUER = `${ACCEPT_RULES}${SETTLE_RULE}`;
 
 const SCHEDULED = `${ACCEPT_RULES}  - id: nightly
     schedule: { cron: '0 2 * * *' }
