@@ -10,37 +10,8 @@ import {
   earliestOffsetOf,
   ledgerErrorCode,
 } from '../../src/ledger/error-checks.js';
-import { parseJsCantonError } from '../../src/ledger/js-canton-error.js';
-import { LedgerApiError } from '../../src/ledger/ledger-api-error.js';
 import { LedgerTransportError } from '../../src/ledger/ledger-transport-error.js';
-import { specValidator } from '../support/spec-validator.js';
-
-const spec = specValidator('openapi-3.5');
-
-/** NOTES.md §8.3: the gRPC code of each category used here. */
-const CATEGORY_GRPC: Record<number, number> = { 2: 10, 6: 16, 7: 7, 9: 9, 10: 6, 11: 5 };
-
-function body(code: string, category: number) {
-  const grpc = CATEGORY_GRPC[category];
-  return {
-    code,
-    cause: `cause of ${code}`,
-    correlationId: '3f0c9a1e-5c8b-4d7e-9a61-2b8d0c4e7f11',
-    traceId: '99e67812af315256ef9a02a9fdb94646',
-    context: { category: String(category), participant: 'participant1' },
-    resources: [],
-    errorCategory: category,
-    ...(grpc === undefined ? {} : { grpcCodeValue: grpc }),
-  };
-}
-
-/** What the HTTP client would throw for that body. */
-function apiError(b: unknown, status?: number): LedgerApiError {
-  spec.assert('JsCantonError', b);
-  const parsed = parseJsCantonError(b);
-  if (parsed === undefined) throw new Error('sample is not a JsCantonError');
-  return new LedgerApiError(parsed, 'POST /v2/commands/async/submit', status);
-}
+import { apiError, body } from './canton-error-samples.js';
 
 const transport = new LedgerTransportError('bad-response', 'GET /v2/state/ledger-end', 'html', {
   status: 404,
