@@ -32,6 +32,17 @@ rules:
     concurrency: 8
 `;
 
+/** The accept rule with a condition that fails on every invoice (its currency is no decimal): a rule error. */
+export const FAILING_ACCEPT_RULES = `version: 1
+rules:
+  - id: accept
+    on: { created: '#invoices:Invoice:Invoice', party: payer }
+    when: decimal(event.createArgument.currency) > decimal("1")
+    then:
+      - exercise: { template: '#invoices:Invoice:Invoice', contractId: '\${{ event.contractId }}', choice: Accept }
+        actAs: [payer]
+`;
+
 /** A rule entry (append it to a `rules:` list) that acts as the issuer on an exercised Accept. */
 export const SETTLE_RULE = `  - id: settle
     on:

@@ -10,6 +10,7 @@ import {
   ACCEPT_RULES,
   botFixture,
   checkpointAt,
+  FAILING_ACCEPT_RULES,
   invoiceCreated,
   PARTIES,
   PAYER,
@@ -282,15 +283,7 @@ rules:
     const logger = recordingLogger();
     f = botFixture({
       logger,
-      rules: rules(`version: 1
-rules:
-  - id: accept
-    on: { created: '#invoices:Invoice:Invoice', party: payer }
-    when: decimal(event.createArgument.currency) > decimal("1")
-    then:
-      - exercise: { template: '#invoices:Invoice:Invoice', contractId: '\${{ event.contractId }}', choice: Accept }
-        actAs: [payer]
-`),
+      rules: rules(FAILING_ACCEPT_RULES),
     });
     await f.bot.start();
     f.ledger.updateQueue.push(invoiceCreated(1), invoiceCreated(2));

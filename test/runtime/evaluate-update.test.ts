@@ -5,7 +5,7 @@ import { indexRules } from '../../src/rules/rule-index.js';
 import { BotMetrics } from '../../src/runtime/bot-metrics.js';
 import { evaluateUpdate } from '../../src/runtime/evaluate-update.js';
 import { journalEntriesOf, slotIntentOf } from '../../src/runtime/journal-entry.js';
-import { invoiceCreated, PARTIES, PAYER, rules } from './bot-fixture.js';
+import { FAILING_ACCEPT_RULES, invoiceCreated, PARTIES, PAYER, rules } from './bot-fixture.js';
 
 function tx(offset: number, args: Record<string, unknown> = {}): JsTransaction {
   const element = invoiceCreated(offset, args);
@@ -35,15 +35,7 @@ describe('evaluateUpdate', () => {
 
   it('counts nothing live for a replay, but counts matches and rule errors', () => {
     const metrics = new BotMetrics();
-    const failing = rules(`version: 1
-rules:
-  - id: accept
-    on: { created: '#invoices:Invoice:Invoice', party: payer }
-    when: decimal(event.createArgument.currency) > decimal("1")
-    then:
-      - exercise: { template: '#invoices:Invoice:Invoice', contractId: '\${{ event.contractId }}', choice: Accept }
-        actAs: [payer]
-`);
+    const failing = rules(FAILING_ACCEPT_RULES);
     const e = evaluateUpdate(tx(3), 3, {
       index: indexRules(failing),
       parties: PARTIES,
