@@ -12,6 +12,11 @@ import type { RuleSet } from '../../src/rules/compiled-rule.js';
 import { loadRulesOrThrow } from '../../src/rules/load-rules.js';
 import type { BotLedger } from '../../src/runtime/bot-ledger.js';
 import { createBot, type Bot, type BotOptions } from '../../src/runtime/bot.js';
+import {
+  startOpsServer,
+  type OpsServer,
+  type OpsServerOptions,
+} from '../../src/runtime/ops/ops-server.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/start-sandbox.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import type { IntentState, Store } from '../../src/store/store.js';
@@ -376,6 +381,20 @@ export async function startInProcessBot(
     throw err;
   }
   return { bot, store, client, submitOutcomes, states: () => store.countByState(), stop };
+}
+
+/** The ops API of an in-process bot (its bot, store and client), on a free port. */
+export function startBotOps(
+  bot: InProcessBot,
+  options: Partial<Omit<OpsServerOptions, 'bot' | 'store' | 'ledger' | 'port'>> = {},
+): Promise<OpsServer> {
+  return startOpsServer({
+    bot: bot.bot,
+    store: bot.store,
+    ledger: bot.client,
+    port: 0,
+    ...options,
+  });
 }
 
 /** Every intent of the journal is terminal. */

@@ -2,12 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NON_COUNTER_TOTALS } from '../../src/runtime/ops/ops-metrics.js';
-import { startOpsServer } from '../../src/runtime/ops/ops-server.js';
 import { TestScope } from '../support/test-scope.js';
 import {
   allTerminal,
   issueInvoices,
   loadFixtureRules,
+  startBotOps,
   startInProcessBot,
   startTestLedger,
   waitFor,
@@ -40,15 +40,7 @@ beforeAll(async () => {
       start: { kind: 'ledger-end' },
     }),
   );
-  const ops = scope.own(
-    await startOpsServer({
-      bot: bot.bot,
-      store: bot.store,
-      ledger: bot.client,
-      port: 0,
-      processMetrics: true,
-    }),
-  );
+  const ops = scope.own(await startBotOps(bot, { processMetrics: true }));
   // Some traffic, so the per-rule counters and the histograms have samples.
   await issueInvoices(ledger, [{ reference: 'PROM-1', amount: '10.00', currency: 'USD' }]);
   await waitFor(

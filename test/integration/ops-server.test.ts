@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOpsServer, type OpsServer } from '../../src/runtime/ops/ops-server.js';
+import type { OpsServer } from '../../src/runtime/ops/ops-server.js';
 import {
   allTerminal,
   AUDIT_RULE_FEW_RETRIES,
@@ -9,6 +9,7 @@ import {
   issueInvoices,
   loadFixtureRules,
   RULES_DIR,
+  startBotOps,
   startInProcessBot,
   startTestLedger,
   waitFor,
@@ -56,11 +57,7 @@ async function run(
     }),
   );
   const ops = scope.own(
-    await startOpsServer({
-      bot: bot.bot,
-      store: bot.store,
-      ledger: bot.client,
-      port: 0,
+    await startBotOps(bot, {
       processMetrics: n === 1,
       ...(options.token === undefined ? {} : { token: options.token }),
       ...(options.readyMaxLag === undefined ? {} : { readyMaxLag: options.readyMaxLag }),
