@@ -4,7 +4,7 @@ import type { CompiledBotOptions } from './compile-bot-options.js';
 import { CompletionFollower } from './completion-follower.js';
 import { JournalPipeline, type JournalPipelineDeps } from './intent-pipeline.js';
 import { JournalCompactor } from './journal-compactor.js';
-import { decodedJournal, type JournalPayload } from './submission-payload.js';
+import type { JournalPayload } from './submission-payload.js';
 import { SubmissionTracker } from './submission-tracker.js';
 import type { RateLimits } from './token-bucket.js';
 
@@ -23,10 +23,10 @@ export type JournalSideDeps = Pick<
 > & {
   readonly options: CompiledBotOptions;
   /**
-   * The store with its payloads decoded as rows are read; `decodedJournal(options.store)` when
-   * not given (a bot passes the one it wraps for all its parts).
+   * `options.store` with its payloads decoded as rows are read (`decodedJournal`): the caller
+   * wraps it once and hands the same view to all its parts, so no row is decoded twice.
    */
-  readonly journal?: Store<JournalPayload>;
+  readonly journal: Store<JournalPayload>;
   readonly rateLimits: RateLimits;
   /** Aborts the completions stream, after the drain. */
   readonly completionsStop: AbortSignal;
@@ -40,7 +40,7 @@ export type JournalSideDeps = Pick<
 export function journalSide(d: JournalSideDeps): JournalSide {
   const o = d.options;
   const { clock, logger, metrics } = d;
-  const journal = d.journal ?? decodedJournal(o.store);
+  const journal = d.journal;
   const tracker = new SubmissionTracker({
     ledger: o.ledger,
     store: journal,
