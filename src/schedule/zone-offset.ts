@@ -39,16 +39,6 @@ export function offsetAt(instant: number, timeZone: string): number {
   return wallClockOf(instant, timeZone) - instant;
 }
 
-/** Whether `timeZone` is an IANA zone this Node knows. */
-export function isKnownTimeZone(timeZone: string): boolean {
-  try {
-    formatFor(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Any zone's offset lies within ±18 h, so a local day spans at most these UTC bounds. */
 const MAX_OFFSET_MS = 18 * 3_600_000;
 
