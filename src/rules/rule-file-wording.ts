@@ -49,7 +49,7 @@ function truncate(s: string, max = 40): string {
 }
 
 /** Explains why a rule id is not a slug, naming look-alike (confusable) characters. */
-export function explainRuleId(id: string): { message: string; hint?: string } {
+function explainRuleId(id: string): { message: string; hint?: string } {
   const foreign = [...id].find((ch) => ch.codePointAt(0)! > 0x7e);
   if (foreign !== undefined) {
     const cp = foreign.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');

@@ -14,7 +14,7 @@ export type ModelProblem = SourcePos & {
   readonly hint?: string;
 };
 
-export function formatModelProblem(p: ModelProblem): string {
+function formatModelProblem(p: ModelProblem): string {
   return formatSourceProblem({ ...p, message: p.problem });
 }
 

@@ -13,7 +13,7 @@ const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * Stands for a type that did not parse (its problem is reported): checks that would find it
  * wrong again let it pass, so one mistake is reported once.
  */
-export const UNKNOWN_TYPE: DamlType = Object.freeze({ kind: 'Unit' });
+const UNKNOWN_TYPE: DamlType = Object.freeze({ kind: 'Unit' });
 
 /**
  * Compiles the expressions of a model file: types, CEL, values and party lists. A mistake is
