@@ -7,14 +7,14 @@ import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import {
   allTerminal,
   countContracts,
-  issueInvoices,
+  seedTwoDeadLetters,
   startInProcessBot,
   startTestLedger,
   waitFor,
   type TestLedger,
   AUDIT_RULE_FEW_RETRIES,
 } from './harness.js';
-import { TestScope, withScope } from '../support/test-scope.js';
+import { TestScope } from '../support/test-scope.js';
 import { cli } from '../support/cli-capture.js';
 
 let ledger: TestLedger;
@@ -60,29 +60,8 @@ beforeAll(async () => {
     ].join('\n'),
   );
   // Every submission is turned away (retryable) until the retries run out: two dead letters.
-  await issueInvoices(ledger, [
-    { reference: 'D-1', amount: '10.00', currency: 'USD' },
-    { reference: 'D-2', amount: '20.00', currency: 'USD' },
-  ]);
-  await withScope(async (seeding) => {
-    await ledger.faults({ submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 1 }] });
-    seeding.defer(undefined, () => ledger.clearFaults());
-    const bot = seeding.own(
-      await startInProcessBot(ledger, {
-        stateDir,
-        seed: 4,
-        rules: rules(),
-        start: { kind: 'begin' },
-      }),
-    );
-    const states = await waitFor(
-      () => bot.states(),
-      (s) => allTerminal(s) && s['dead-lettered'] === 2,
-      20_000,
-      'two dead letters',
-    );
-    expect(states['dead-lettered']).toBe(2);
-  });
+  const states = await seedTwoDeadLetters(ledger, stateDir, rules());
+  expect(states['dead-lettered']).toBe(2);
 }, 60_000);
 
 afterAll(() => scope.close());

@@ -5,17 +5,15 @@ import type { DeadLetterView } from '../../src/runtime/intent-view.js';
 import { loadRulesOrThrow } from '../../src/rules/load-rules.js';
 import { ensureBuilt, spawnBot, type ChildBot } from './child-bot.js';
 import {
-  allTerminal,
   countContracts,
-  issueInvoices,
-  startInProcessBot,
+  seedTwoDeadLetters,
   startTestLedger,
   waitFor,
   type TestLedger,
   AUDIT_RULE_FEW_RETRIES,
   freePort,
 } from './harness.js';
-import { TestScope, withScope } from '../support/test-scope.js';
+import { TestScope } from '../support/test-scope.js';
 import { cli } from '../support/cli-capture.js';
 
 // Every CLI command against a real `ledgerbot run` (a child process) on a real sandbox and a
@@ -110,30 +108,13 @@ beforeAll(async () => {
   withHttp = writeConfig('http.config.yaml', `http: { port: ${port}, token: ${TOKEN} }`);
   withoutHttp = writeConfig('no-http.config.yaml', '');
   // Two dead letters in the store: every submission is turned away until retries run out.
-  await issueInvoices(ledger, [
-    { reference: 'D-1', amount: '10.00', currency: 'USD' },
-    { reference: 'D-2', amount: '20.00', currency: 'USD' },
-  ]);
-  await withScope(async (seeding) => {
-    await ledger.faults({ submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 1 }] });
-    seeding.defer(undefined, () => ledger.clearFaults());
-    const bot = seeding.own(
-      await startInProcessBot(ledger, {
-        stateDir,
-        seed: 4,
-        rules: loadRulesOrThrow([{ path: auditFile, text: readFileSync(auditFile, 'utf8') }], {
-          parties: ledger.parties,
-        }),
-        start: { kind: 'begin' },
-      }),
-    );
-    await waitFor(
-      () => bot.states(),
-      (s) => allTerminal(s) && s['dead-lettered'] === 2,
-      20_000,
-      'two dead letters',
-    );
-  });
+  await seedTwoDeadLetters(
+    ledger,
+    stateDir,
+    loadRulesOrThrow([{ path: auditFile, text: readFileSync(auditFile, 'utf8') }], {
+      parties: ledger.parties,
+    }),
+  );
   writeFileSync(join(tmp, 'rules', 'slot.yaml'), SLOT_RULE);
   await built;
 }, 180_000);

@@ -21,7 +21,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/start-sandbox.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import type { IntentState, Store } from '../../src/store/store.js';
 import type { RunUntil } from '../support/run-until.js';
-import type { TestScope } from '../support/test-scope.js';
+import { withScope, type TestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 
 // The generic helpers live in test/support/; the integration tests have always imported them
@@ -406,6 +406,35 @@ export function allTerminal(states: Record<IntentState, number>): boolean {
 export function settled(intents: number): (states: Record<IntentState, number>) => boolean {
   return (s) =>
     allTerminal(s) && s.succeeded + s.duplicate + s.rejected + s['dead-lettered'] >= intents;
+}
+
+/**
+ * Two dead letters in `stateDir`'s store: invoices D-1 and D-2 are issued, then a bot on `rules`
+ * (e.g. AUDIT_RULE_FEW_RETRIES) has every submission turned away (retryable) until its retries
+ * run out. The faults are cleared and the bot stopped before it returns the journal's states.
+ */
+export async function seedTwoDeadLetters(
+  ledger: TestLedger,
+  stateDir: string,
+  rules: RuleSet,
+): Promise<Record<IntentState, number>> {
+  await issueInvoices(ledger, [
+    { reference: 'D-1', amount: '10.00', currency: 'USD' },
+    { reference: 'D-2', amount: '20.00', currency: 'USD' },
+  ]);
+  return withScope(async (seeding) => {
+    await ledger.faults({ submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 1 }] });
+    seeding.defer(undefined, () => ledger.clearFaults());
+    const bot = seeding.own(
+      await startInProcessBot(ledger, { stateDir, seed: 4, rules, start: { kind: 'begin' } }),
+    );
+    return waitFor(
+      () => bot.states(),
+      (s) => allTerminal(s) && s['dead-lettered'] === 2,
+      20_000,
+      'two dead letters',
+    );
+  });
 }
 
 /**
