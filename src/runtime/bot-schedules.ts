@@ -51,7 +51,7 @@ export type BotSchedulesDeps = {
  * their intents through the bot's pipeline (`sink`), so schedule intents get the same limits,
  * retries and dead letters as event rules.
  */
-export function botSchedules(deps: BotSchedulesDeps): ScheduleDriver | undefined {
+function botSchedules(deps: BotSchedulesDeps): ScheduleDriver | undefined {
   const scheduled = deps.rules.rules.filter((r) => r.enabled && r.trigger.kind === 'schedule');
   if (scheduled.length === 0) return undefined;
   const options = deps.options ?? {};

@@ -110,7 +110,7 @@ export class StreamFollower<E extends { readonly offset: number }> {
 }
 
 /** A rejected or missing token, after the client's own one refresh: back off, report, retry. */
-export function isAuthFailure(err: unknown): boolean {
+function isAuthFailure(err: unknown): boolean {
   return err instanceof AuthError || isAuthRejection(err);
 }
 

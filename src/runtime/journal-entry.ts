@@ -9,7 +9,7 @@ import { payloadOf, type SubmissionPayload } from './submission-payload.js';
  * The journal entry of an intent from a transaction of the update stream (payload, trigger,
  * triggering event), as the bot records it before submitting. bench/ingest-bench.ts measures it.
  */
-export function newIntentOf(
+function newIntentOf(
   intent: Intent,
   tx: JsTransaction,
   now: number,

@@ -76,7 +76,7 @@ export async function* gapContracts(
  * empty, and the record time is the creation's ledger time (`createdAt`), which every replica
  * reads alike. Rules see the same `event` fields as live, except `updateId` and `workflowId`.
  */
-export function recoveredTransaction(created: CreatedEvent, synchronizerId: string): JsTransaction {
+function recoveredTransaction(created: CreatedEvent, synchronizerId: string): JsTransaction {
   return {
     updateId: '',
     commandId: '',
