@@ -327,7 +327,6 @@ describe('the ops endpoints against a bot on the sandbox', () => {
     () =>
       withScope(async (scope) => {
         const r = await run(scope, { rulesText: AUDIT_RULE_FEW_RETRIES });
-        scope.defer(undefined, () => ledger.clearFaults());
         const before = await countContracts(ledger);
         await deadLetter(r, 'DL-1');
         const list = await call(r.ops, 'GET', '/dead-letters');
@@ -388,7 +387,6 @@ describe('the ops endpoints against a bot on the sandbox', () => {
     () =>
       withScope(async (scope) => {
         const r = await run(scope, { rulesText: AUDIT_RULE_FEW_RETRIES });
-        scope.defer(undefined, () => ledger.clearFaults());
         await deadLetter(r, 'DL-2');
         const id = r.bot.store.listDeadLetters()[0]!.intent.commandId;
         const dropped = await call(r.ops, 'DELETE', `/dead-letters/${id}`);
