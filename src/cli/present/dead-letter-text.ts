@@ -47,7 +47,7 @@ export function shellWord(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-export function errorText(error: unknown): string {
+function errorText(error: unknown): string {
   const e = error as { code?: unknown; message?: unknown; reason?: unknown } | null;
   if (e === null || typeof e !== 'object') return String(error);
   const code = typeof e.code === 'string' ? e.code : '';
