@@ -10,11 +10,15 @@ import tseslint from 'typescript-eslint';
  * @type {Record<string, { banned: string[]; typeOnly?: string[]; allow?: string[] }>}
  */
 const layers = {
-  core: { banned: ['ledger', 'rules', 'schedule', 'store', 'runtime', 'sandbox', 'cli'] },
-  ledger: { banned: ['rules', 'schedule', 'store', 'runtime', 'sandbox', 'cli'] },
+  core: {
+    banned: ['daml-lf', 'ledger', 'rules', 'schedule', 'store', 'runtime', 'sandbox', 'cli'],
+  },
+  // Daml packages: read from bytes (DAR, DALF), signatures and the catalogue. No I/O.
+  'daml-lf': { banned: ['ledger', 'rules', 'schedule', 'store', 'runtime', 'sandbox', 'cli'] },
+  ledger: { banned: ['daml-lf', 'rules', 'schedule', 'store', 'runtime', 'sandbox', 'cli'] },
   rules: { banned: ['schedule', 'store', 'runtime', 'sandbox', 'cli'], typeOnly: ['ledger'] },
-  schedule: { banned: ['ledger', 'store', 'runtime', 'sandbox', 'cli'] },
-  store: { banned: ['ledger', 'rules', 'schedule', 'runtime', 'sandbox', 'cli'] },
+  schedule: { banned: ['daml-lf', 'ledger', 'store', 'runtime', 'sandbox', 'cli'] },
+  store: { banned: ['daml-lf', 'ledger', 'rules', 'schedule', 'runtime', 'sandbox', 'cli'] },
   runtime: { banned: ['sandbox', 'cli'] },
   // The sandbox may use the rule language's CEL helpers (src/rules/cel/), nothing else of rules.
   sandbox: {
