@@ -102,6 +102,7 @@ export default tseslint.config(
       'node_modules/**',
       'coverage/**',
       'src/ledger/wire/openapi-3.5.ts',
+      'src/daml-lf/generated/**',
     ],
   },
   js.configs.recommended,
