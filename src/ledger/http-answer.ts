@@ -6,7 +6,7 @@ import { parseWireJson } from './wire/parse-wire-json.js';
 /** How the caller wants the answer read (the fields of HttpRequestOptions that matter here). */
 export type AnswerOptions = {
   /** How to read a successful answer (default `json`). */
-  readonly accept?: 'json' | 'text' | undefined;
+  readonly accept?: 'json' | 'text' | 'bytes' | undefined;
   /** Non-2xx statuses that are answers rather than errors for this call. */
   readonly okStatuses?: readonly number[] | undefined;
 };
@@ -95,4 +95,36 @@ function scrubError(e: JsCantonError, scrub: (s: string) => string): JsCantonErr
     context,
     resources: e.resources.map(([a, b]) => [scrub(a), scrub(b)] as const),
   };
+}
+
+/**
+ * `readAnswer` for a call that expects bytes (`application/octet-stream`): a 2xx gives them as
+ * they are, unless it says it is JSON or text (a proxy's page, not the payload: `bad-response`);
+ * any other status is read as text, as `readAnswer` does.
+ */
+export function readBytesAnswer(
+  what: string,
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  bytes: Uint8Array,
+  options: AnswerOptions,
+  scrub: (s: string) => string,
+): Answer {
+  if (status < 200 || status >= 300) {
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    return readAnswer(what, status, headers, text, { ...options, accept: 'text' }, scrub);
+  }
+  const type = contentTypeOf(headers);
+  if (isJsonType(type) || type.startsWith('text/')) {
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    throw new LedgerTransportError(
+      'bad-response',
+      what,
+      `${what} answered HTTP ${status} with ${type} where bytes (application/octet-stream) were ` +
+        `expected: ${snippet(scrub(text)) || '(empty)'}. Check the URL and any proxy in front of ` +
+        `the participant.`,
+      { status },
+    );
+  }
+  return { status, body: bytes };
 }

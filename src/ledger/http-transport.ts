@@ -6,7 +6,7 @@ import { IllegalStateError } from '../core/illegal-state-error.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { systemRandom, type Random } from '../core/random.js';
 import type { AuthProvider } from './auth/auth-provider.js';
-import { readAnswer } from './http-answer.js';
+import { readAnswer, readBytesAnswer } from './http-answer.js';
 import { LedgerApiError } from './ledger-api-error.js';
 import type { LedgerConnectionOptions, TlsOptions } from './ledger-connection.js';
 import { LedgerTransportError, type TransportFailure } from './ledger-transport-error.js';
@@ -29,8 +29,16 @@ export type HttpRequestOptions = CallOptions & {
   readonly query?: Readonly<Record<string, QueryValue>>;
   /** Sent as JSON when defined. */
   readonly body?: unknown;
-  /** How to read a successful answer (default `json`). */
-  readonly accept?: 'json' | 'text';
+  /**
+   * How to read a successful answer (default `json`); `bytes` gives a Uint8Array of an
+   * `application/octet-stream` answer (error answers are still read as JSON or text).
+   */
+  readonly accept?: 'json' | 'text' | 'bytes';
+  /**
+   * `accept: 'bytes'` only: a larger body is refused (a `bad-response`) once this many bytes have
+   * arrived, before the rest is read. Default `MAX_BYTES_ANSWER`.
+   */
+  readonly maxBytes?: number;
   /**
    * Non-2xx statuses that are answers rather than errors for this call (readyz's 503), returned
    * as read. Only consulted when the body is not a JsCantonError.
@@ -40,8 +48,10 @@ export type HttpRequestOptions = CallOptions & {
 
 export type HttpResponse = {
   readonly status: number;
-  /** Parsed JSON for `accept: 'json'`, the text otherwise. */
+  /** Parsed JSON for `accept: 'json'`, a Uint8Array for `bytes`, the text otherwise. */
   readonly body: unknown;
+  /** The answer's headers, names in lower case. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 };
 
 /** The connection settings with defaults filled in. Holds no token or key material. */
@@ -75,6 +85,13 @@ export interface HttpTransport {
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * The default cap of a binary answer (`accept: 'bytes'`): 64 MiB, the largest Daml package the
+ * Daml-LF reader accepts (a DAR entry's inflated size), so a package the reader would refuse is
+ * not downloaded whole first.
+ */
+export const MAX_BYTES_ANSWER = 64 * 1024 * 1024;
 
 /** Reads the CA, certificate and key files once; shared by the HTTP client and the streams. */
 export async function loadTlsMaterial(tls: TlsOptions): Promise<TlsMaterial> {
@@ -253,7 +270,7 @@ class UndiciHttpTransport implements HttpTransport {
       if (body !== undefined) headers['content-type'] = 'application/json';
       let status: number;
       let resHeaders: Record<string, string | string[] | undefined>;
-      let text: string;
+      let text: string | Uint8Array;
       try {
         const res = await this.#dispatcher.request({
           origin: this.#origin,
@@ -265,8 +282,18 @@ class UndiciHttpTransport implements HttpTransport {
         });
         status = res.statusCode;
         resHeaders = res.headers;
-        text = await res.body.text();
+        text =
+          accept === 'bytes'
+            ? await readCapped(res.body, options.maxBytes ?? MAX_BYTES_ANSWER)
+            : await res.body.text();
       } catch (err) {
+        if (err instanceof BodyTooLarge) {
+          throw new LedgerTransportError(
+            'bad-response',
+            `${method} ${path}`,
+            `${method} ${path} answered more than ${err.limit} bytes; refused before reading the rest.`,
+          );
+        }
         throw new NetworkFailure(err);
       }
       // An unauthenticated request was not processed, so repeating it once is safe.
@@ -276,7 +303,12 @@ class UndiciHttpTransport implements HttpTransport {
       }
       const scrub = (s: string): string =>
         tokens.reduce((acc, t) => acc.split(t).join('[redacted]'), s);
-      return readAnswer(`${method} ${path}`, status, resHeaders, text, options, scrub);
+      const what = `${method} ${path}`;
+      const answer =
+        typeof text === 'string'
+          ? readAnswer(what, status, resHeaders, text, options, scrub)
+          : readBytesAnswer(what, status, resHeaders, text, options, scrub);
+      return { ...answer, headers: resHeaders };
     }
   }
 
@@ -402,6 +434,37 @@ function linkToCaller(caller: AbortSignal, controller: AbortController): () => v
   const set = linked;
   set.add(controller);
   return () => set.delete(controller);
+}
+
+/** A binary body over its cap (see `readCapped`). */
+class BodyTooLarge extends Error {
+  readonly limit: number;
+  constructor(limit: number) {
+    super(`body over ${limit} bytes`);
+    this.limit = limit;
+  }
+}
+
+/**
+ * The body's bytes, counted as they arrive: past `limit` the body is destroyed (the socket is
+ * not kept for reuse) and BodyTooLarge thrown, so a huge answer is never held whole.
+ */
+async function readCapped(
+  body: AsyncIterable<unknown> & { destroy(): unknown },
+  limit: number,
+): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > limit) {
+      body.destroy();
+      throw new BodyTooLarge(limit);
+    }
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks, size);
 }
 
 /** Marks an error raised by the network layer (undici), as opposed to the auth provider. */

@@ -14,6 +14,7 @@ import {
   type ActiveContractsRequest,
 } from './active-contracts.js';
 import type { LedgerConnectionOptions } from './ledger-connection.js';
+import { fetchPackageArchive, type PackageArchiveOptions } from './package-archive.js';
 import { activeContractsSocket } from './ws/active-contracts-socket.js';
 import { streamCompletions, type StreamCompletionsRequest } from './ws/completion-stream.js';
 import type { ResumableStream } from './ws/resumable-stream.js';
@@ -464,6 +465,14 @@ export class LedgerClient {
       throw badShape('GET /v2/packages', 'packageIds is not a list of strings');
     }
     return ids;
+  }
+
+  /**
+   * The archive payload of one package (`GET /v2/packages/{id}`, octet-stream), its sha256
+   * checked against the id and the `Canton-Package-Hash` header (see package-archive.ts).
+   */
+  packageArchive(packageId: string, options?: PackageArchiveOptions): Promise<Uint8Array> {
+    return fetchPackageArchive(this.transport, packageId, options);
   }
 
   version(options?: CallOptions): Promise<GetLedgerApiVersionResponse> {
