@@ -130,6 +130,9 @@ export const BOT_CONFIG_SCHEMA = {
           default: BOT_CONFIG_DEFAULTS.apiVersion,
         },
         pingInterval: { ...duration, default: BOT_CONFIG_DEFAULTS.pingInterval },
+        // Daml packages (DAR or DALF files, or directories of them) the rules are checked
+        // against, besides those the participant lists.
+        packages: { type: 'array', items: text, default: [] },
         // No default: the bot waits for the participant at start until it answers.
         startTimeout: duration,
       },

@@ -31,6 +31,11 @@ export type LedgerConfig = {
   readonly auth: AuthConfig;
   readonly tls?: TlsFiles;
   readonly apiVersion: ApiVersion;
+  /**
+   * `ledger.packages`: DAR or DALF files, or directories of them (absolute), whose packages the
+   * rules are type-checked against besides the participant's. Read by the CLI, not here.
+   */
+  readonly packages: readonly ConfiguredPath[];
   /** Websocket keep-alive ping period (Canton closes a socket idle for 60 s); 0: no pings. */
   readonly pingIntervalMs: number;
   /**
@@ -50,6 +55,13 @@ export type LedgerEndpoint =
       readonly models: readonly string[];
       readonly parties: readonly string[];
     };
+
+/** A path the config names, absolute, with where the file names it (for messages about it). */
+export type ConfiguredPath = {
+  readonly path: string;
+  /** `file:line:col` of the entry in the config file. */
+  readonly at: string;
+};
 
 /** Paths of PEM files (absolute); read by the CLI, not here. */
 export type TlsFiles = {

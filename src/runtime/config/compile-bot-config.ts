@@ -9,6 +9,7 @@ import type {
   StartPosition,
   TlsFiles,
 } from './bot-config.js';
+import type { PackagePathEntry } from './check-package-paths.js';
 import type { RawBotConfig } from './raw-bot-config.js';
 
 /**
@@ -18,9 +19,14 @@ import type { RawBotConfig } from './raw-bot-config.js';
 export function compileBotConfig(
   raw: RawBotConfig,
   file: string,
-  endpoint: LedgerEndpoint,
-  start: StartPosition,
+  checked: {
+    readonly endpoint: LedgerEndpoint;
+    readonly start: StartPosition;
+    /** `ledger.packages` with their positions (checkPackagePaths); none when left out. */
+    readonly packages?: readonly PackagePathEntry[];
+  },
 ): BotConfig {
+  const { endpoint, start } = checked;
   const baseDir = dirname(resolve(file));
   const abs = (p: string): string => resolve(baseDir, p);
   const s = raw.submission;
@@ -44,6 +50,10 @@ export function compileBotConfig(
       auth: resolveAuthPaths(raw.ledger.auth, abs),
       ...(tls === undefined ? {} : { tls: resolveTlsPaths(tls, abs) }),
       apiVersion: raw.ledger.apiVersion,
+      packages: (checked.packages ?? []).map((p) => ({
+        path: abs(p.path),
+        at: `${file}:${p.line}:${p.col}`,
+      })),
       pingIntervalMs: parseDuration(raw.ledger.pingInterval),
       ...(raw.ledger.startTimeout === undefined
         ? {}

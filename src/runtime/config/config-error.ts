@@ -13,7 +13,8 @@ export type ConfigProblemCode =
   | 'BAD_START'
   | 'MISSING_ENV'
   | 'BAD_ENV_SYNTAX'
-  | 'DUPLICATE_ALIAS';
+  | 'DUPLICATE_ALIAS'
+  | 'BAD_PACKAGE_PATH';
 
 /** One mistake in a config file; positions are 1-based, `path` is the field (e.g. `ledger.url`). */
 export type ConfigProblem = {

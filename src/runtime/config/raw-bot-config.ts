@@ -11,6 +11,7 @@ export type RawBotConfig = {
     tls?: TlsFiles;
     apiVersion: ApiVersion;
     pingInterval: string;
+    packages: string[];
     startTimeout?: string;
   };
   parties: Record<string, string>;

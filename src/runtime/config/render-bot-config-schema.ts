@@ -37,6 +37,8 @@ export const CONFIG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'ledger.tls': 'PEM files for https:// with a private CA, or mutual TLS (certFile with keyFile).',
   'ledger.apiVersion': `The spec generation the participant speaks: "3.5" or "3.4" (default ${D.apiVersion}).`,
   'ledger.pingInterval': `Websocket ping period (Canton closes a socket quiet for 60 s; default ${D.pingInterval}); 0s: none.`,
+  'ledger.packages':
+    'Daml packages the rules are type-checked against, besides those the participant lists: DAR or DALF files, or directories of them (relative to this file).',
   'ledger.startTimeout': 'How long `run` waits at start for a participant that does not answer.',
   parties: 'Party aliases that rule files use (alias: party id).',
   rules: 'A directory of rule files, or a list of paths (relative to this file).',

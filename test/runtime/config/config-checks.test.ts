@@ -13,6 +13,7 @@ import {
 } from '../../../src/runtime/config/config-problem-list.js';
 import type { RawBotConfig } from '../../../src/runtime/config/raw-bot-config.js';
 import { resolveStartPosition } from '../../../src/runtime/config/resolve-start-position.js';
+import { checkPackagePaths } from '../../../src/runtime/config/check-package-paths.js';
 
 const FILE = '/srv/bot/bot.config.yaml';
 
@@ -42,6 +43,7 @@ function raw(ledger: Partial<RawBotConfig['ledger']>, parties = {}): RawBotConfi
       auth: { type: 'none' },
       apiVersion: '3.5',
       pingInterval: '25s',
+      packages: [],
       ...ledger,
     },
     parties,
@@ -129,13 +131,77 @@ describe('resolveStartPosition', () => {
   });
 });
 
+describe('checkPackagePaths', () => {
+  const text = [
+    'ledger:',
+    '  packages:',
+    '    - dars/main.dar',
+    '    - model.yaml',
+    '    - dars/main.dar',
+    '    - src/Main.daml',
+    '    - dars/',
+    '',
+  ].join('\n');
+  const packages = ['dars/main.dar', 'model.yaml', 'dars/main.dar', 'src/Main.daml', 'dars/'];
+
+  it('returns every entry at its line and column', () => {
+    const ctx = context(text);
+    expect(checkPackagePaths(raw({ packages }), ctx).map((p) => [p.path, p.line, p.col])).toEqual([
+      ['dars/main.dar', 3, 7],
+      ['model.yaml', 4, 7],
+      ['dars/main.dar', 5, 7],
+      ['src/Main.daml', 6, 7],
+      ['dars/', 7, 7],
+    ]);
+  });
+
+  it('refuses a model or source file and an entry listed twice, each at its entry', () => {
+    const ctx = context(text);
+    checkPackagePaths(raw({ packages }), ctx);
+    expect(problemsOf(ctx)).toEqual([
+      expect.objectContaining({
+        code: 'BAD_PACKAGE_PATH',
+        path: 'ledger.packages[1]',
+        line: 4,
+        col: 7,
+        message: expect.stringContaining('names model.yaml, a .yaml file') as unknown,
+        hint: expect.stringContaining('ledger.embedded.models') as unknown,
+      }),
+      expect.objectContaining({
+        line: 5,
+        col: 7,
+        message: '`ledger.packages` lists dars/main.dar twice (also at line 3)',
+      }),
+      expect.objectContaining({
+        line: 6,
+        message: expect.stringContaining('a .daml file') as unknown,
+        hint: expect.stringContaining('build the Daml project') as unknown,
+      }),
+    ]);
+  });
+
+  it('accepts DARs, DALFs, directories and no entry at all', () => {
+    const ctx = context('ledger:\n  packages: [a.dar, b.DALF, dir, other/]\n');
+    checkPackagePaths(raw({ packages: ['a.dar', 'b.DALF', 'dir', 'other/'] }), ctx);
+    expect(problemsOf(ctx)).toEqual([]);
+    const none = context('ledger: {}\n');
+    expect(checkPackagePaths(raw({}), none)).toEqual([]);
+  });
+});
+
 describe('compileBotConfig', () => {
   it('resolves paths against the file, model paths included, and freezes the result', () => {
     const config = compileBotConfig(
       raw({ auth: { type: 'file', path: 'token' }, tls: { caFile: '/ca.pem' } }),
       FILE,
-      { kind: 'embedded', models: ['models/m.yaml'], parties: [] },
-      { kind: 'begin' },
+      {
+        endpoint: { kind: 'embedded', models: ['models/m.yaml'], parties: [] },
+        start: { kind: 'begin' },
+        packages: [
+          { path: 'dars/a.dar', line: 4, col: 7 },
+          { path: '/opt/dars', line: 5, col: 7 },
+        ],
+      },
     );
     expect(config.ledger.endpoint).toEqual({
       kind: 'embedded',
@@ -145,6 +211,11 @@ describe('compileBotConfig', () => {
     expect(config.ledger.auth).toEqual({ type: 'file', path: '/srv/bot/token' });
     expect(config.ledger.tls).toEqual({ caFile: '/ca.pem' });
     expect(config.tests).toEqual(['/srv/bot/tests']);
+    expect(config.ledger.packages).toEqual([
+      { path: '/srv/bot/dars/a.dar', at: `${FILE}:4:7` },
+      { path: '/opt/dars', at: `${FILE}:5:7` },
+    ]);
     expect(Object.isFrozen(config.ledger.endpoint)).toBe(true);
+    expect(Object.isFrozen(config.ledger.packages[0])).toBe(true);
   });
 });

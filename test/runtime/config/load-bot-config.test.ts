@@ -31,6 +31,7 @@ describe('defaults and conversion', () => {
         userId: 'bot',
         auth: { type: 'none' },
         apiVersion: '3.5',
+        packages: [],
         pingIntervalMs: 25_000,
       },
       parties: {},
@@ -111,6 +112,7 @@ describe('defaults and conversion', () => {
       endpoint: { kind: 'url', url: 'https://participant.example.com' },
       userId: 'bot',
       apiVersion: '3.4',
+      packages: [],
       pingIntervalMs: 20_000,
       auth: { type: 'file', path: '/etc/ledgerbot/secrets/token' },
       tls: {
@@ -166,6 +168,23 @@ describe('defaults and conversion', () => {
       parties: ['issuer', 'payer'],
     });
     expect(config.parties).toEqual({ bank: 'Bank::1220cc' });
+  });
+
+  it('reads ledger.packages as absolute paths, each with where the file names it', () => {
+    const config = load(
+      'ledger:\n  url: http://x\n  userId: bot\n  packages:\n    - dars/main.dar\n' +
+        '    - /opt/daml/dars\nrules: r\n',
+    );
+    expect(config.ledger.packages).toEqual([
+      { path: '/etc/ledgerbot/dars/main.dar', at: `${FILE}:5:7` },
+      { path: '/opt/daml/dars', at: `${FILE}:6:7` },
+    ]);
+    const embedded = load(
+      'ledger:\n  embedded: {models: [m.yaml]}\n  packages: [a.dalf]\n  userId: bot\nrules: r\n',
+    );
+    expect(embedded.ledger.packages).toEqual([
+      { path: '/etc/ledgerbot/a.dalf', at: `${FILE}:3:14` },
+    ]);
   });
 
   it('resolves a relative config path against the working directory', () => {
@@ -313,6 +332,21 @@ describe('errors, each at file:line:col', () => {
       'a wrong type for a section',
       `${BASE}submission: 5\n`,
       `${FILE}:5:13: \`submission\` must be a mapping (key: value lines), not 5`,
+    ],
+    [
+      'ledger.packages that is not a list',
+      'ledger:\n  url: http://x\n  userId: bot\n  packages: main.dar\nrules: r\n',
+      `${FILE}:4:13: \`ledger.packages\` must be a list, not "main.dar"`,
+    ],
+    [
+      'an empty ledger.packages entry',
+      'ledger:\n  url: http://x\n  userId: bot\n  packages: [a.dar, ""]\nrules: r\n',
+      `${FILE}:4:21: \`ledger.packages[1]\` is empty`,
+    ],
+    [
+      'a sandbox model in ledger.packages',
+      'ledger:\n  url: http://x\n  userId: bot\n  packages: [model.yaml]\nrules: r\n',
+      `${FILE}:4:14: \`ledger.packages\` names model.yaml, a .yaml file: packages are DAR (.dar) or DALF (.dalf) files, or directories of them\n    hint: a sandbox model goes in \`ledger.embedded.models\`, or in \`--model\` for validate and test`,
     ],
     [
       'a number out of range',
