@@ -1,0 +1,180 @@
+import { LedgerbotError } from '../core/ledgerbot-error.js';
+import { silentLogger, type Logger } from '../core/logger.js';
+import type { PackageSignature } from '../daml-lf/package-signature.js';
+import type { CallOptions } from '../ledger/http-transport.js';
+import type { LedgerClient } from '../ledger/ledger-client.js';
+import type { PackageArchiveCache } from '../store/package-archive-cache.js';
+
+/**
+ * The packages of the participant, as signatures: `GET /v2/packages` lists the ids, and only
+ * the ids this process has not decoded yet are looked at: first in the on-disk cache
+ * (`PackageArchiveCache`, in the state directory), then downloaded (`GET /v2/packages/{id}`)
+ * and cached. Each id is decoded once per process and kept, so a reload of the rules re-lists
+ * the ids and reads only the packages uploaded since.
+ *
+ * Why here, in runtime: it talks to the participant and writes the state directory, which is
+ * the runtime's (the store layer owns the files, `src/store/package-archive-cache.ts`); the
+ * decoding is the daml-lf layer's, handed bytes. Files a user names (`ledger.packages`,
+ * `--dar`) are read by the CLI, which puts both together into one catalogue.
+ */
+
+/** Bytes → signature: the Daml-LF reader, given the payload `GET /v2/packages/{id}` sends. */
+export type PackagePayloadDecoder = (payload: Uint8Array, packageId: string) => PackageSignature;
+
+export type ParticipantPackageSourceOptions = {
+  readonly ledger: Pick<LedgerClient, 'listPackages' | 'packageArchive'>;
+  /** Where downloaded payloads are kept; absent: nothing is cached on disk. */
+  readonly cache?: PackageArchiveCache;
+  readonly decode: PackagePayloadDecoder;
+  readonly logger?: Logger;
+  /** Downloads (and cache reads) at once. Default 4. */
+  readonly concurrency?: number;
+};
+
+/** How one read went; what `validate` notes and the start-up log says. */
+export type PackageReadStats = {
+  /** Ids the participant listed. */
+  readonly listed: number;
+  /** Already decoded by this process (no file read, no download). */
+  readonly known: number;
+  readonly fromCache: number;
+  readonly downloaded: number;
+  /** Cache files that were there but not used (damaged or foreign), then downloaded again. */
+  readonly cacheRejected: number;
+  /** Downloads the cache could not keep (a read-only or full state directory). */
+  readonly cacheWriteFailures: number;
+};
+
+/** A listed package that cannot be read (an LF version ledgerbot does not read, say). */
+export type UnreadablePackage = { readonly packageId: string; readonly reason: string };
+
+export type ParticipantPackages = {
+  /** Every listed package that could be read, in the order listed. */
+  readonly packages: readonly PackageSignature[];
+  /** Listed but not readable: the catalogue is then not complete. */
+  readonly unreadable: readonly UnreadablePackage[];
+  readonly stats: PackageReadStats;
+};
+
+type Known = { readonly ok: true; readonly pkg: PackageSignature } | UnreadableResult;
+type UnreadableResult = { readonly ok: false; readonly reason: string };
+
+export class ParticipantPackageSource {
+  readonly #options: ParticipantPackageSourceOptions;
+  readonly #logger: Logger;
+  /** Every id this process has read, readable or not: never read twice. */
+  readonly #known = new Map<string, Known>();
+
+  constructor(options: ParticipantPackageSourceOptions) {
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  /**
+   * Lists the participant's packages and returns their signatures, reading only ids not read
+   * before. Failures to list or download are the client's errors (the caller decides: `run`
+   * retries at start, `validate` reports); a package that downloads but cannot be decoded is
+   * `unreadable`, not a failure.
+   */
+  async read(options: CallOptions = {}): Promise<ParticipantPackages> {
+    const ids = await this.#options.ledger.listPackages(options);
+    const unique = [...new Set(ids)];
+    const missing = unique.filter((id) => !this.#known.has(id));
+    const counts = { fromCache: 0, downloaded: 0, cacheRejected: 0, cacheWriteFailures: 0 };
+    await eachLimited(missing, this.#options.concurrency ?? 4, async (id) => {
+      const known = await this.#readOne(id, counts, options);
+      this.#known.set(id, known);
+    });
+    const packages: PackageSignature[] = [];
+    const unreadable: UnreadablePackage[] = [];
+    for (const id of unique) {
+      const known = this.#known.get(id);
+      if (known?.ok === true) packages.push(known.pkg);
+      else if (known !== undefined) unreadable.push({ packageId: id, reason: known.reason });
+    }
+    return {
+      packages,
+      unreadable,
+      stats: { listed: unique.length, known: unique.length - missing.length, ...counts },
+    };
+  }
+
+  async #readOne(
+    packageId: string,
+    counts: {
+      fromCache: number;
+      downloaded: number;
+      cacheRejected: number;
+      cacheWriteFailures: number;
+    },
+    options: CallOptions,
+  ): Promise<Known> {
+    const { cache, ledger } = this.#options;
+    let payload: Uint8Array | undefined;
+    if (cache !== undefined) {
+      const cached = await cache.read(packageId);
+      if (cached.found) {
+        payload = cached.payload;
+        counts.fromCache += 1;
+      } else if (cached.why !== 'absent') {
+        counts.cacheRejected += 1;
+        this.#logger.warn(
+          { packageId, why: cached.why, file: cache.fileOf(packageId) },
+          'cached package is damaged; downloading it again',
+        );
+      }
+    }
+    if (payload === undefined) {
+      // A package id is not a secret, and may be anything the participant listed: the client
+      // refuses a malformed one before sending anything.
+      payload = await ledger.packageArchive(packageId, options);
+      counts.downloaded += 1;
+      if (cache !== undefined) {
+        try {
+          await cache.write(packageId, payload);
+        } catch (err) {
+          counts.cacheWriteFailures += 1;
+          this.#logger.warn(
+            { packageId, dir: cache.dir, error: (err as Error).message },
+            'cannot cache a package; it will be downloaded again next time',
+          );
+        }
+      }
+    }
+    try {
+      return { ok: true, pkg: this.#options.decode(payload, packageId) };
+    } catch (err) {
+      if (!(err instanceof LedgerbotError)) throw err;
+      this.#logger.warn(
+        { packageId, error: err.message },
+        'cannot read a package of the participant',
+      );
+      return { ok: false, reason: err.message };
+    }
+  }
+}
+
+/**
+ * Runs `work` over `items`, at most `limit` at once. The first failure rejects, and no item is
+ * started after it (those under way finish).
+ */
+async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    while (!failed && next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await work(item);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
