@@ -12,7 +12,7 @@ import type {
   TransactionFormat,
 } from '../../ledger/wire/wire-types.js';
 import type { PackageModel, TemplateDef } from '../model/model-types.js';
-import { formatTimestamp } from '../model/normalize-daml-value.js';
+import { formatTimestamp } from '../model/daml-time.js';
 import { CommandInterpreter } from './command-interpreter.js';
 import type { CommittedTransaction, ContractRecord } from './committed-transaction.js';
 import { ContractStore } from './contract-store.js';

@@ -1,20 +1,26 @@
 import { parseDamlDate } from '../../rules/cel/cel-environment.js';
 import type { DamlType } from './model-types.js';
-import { formatDamlTime, parseTimestamp } from './normalize-daml-value.js';
+import { formatDamlTime, parseTimestamp } from './daml-time.js';
 
 /**
  * Why Canton's JSON layer refuses a Daml value of a command, by what its transcoder throws
  * (`JsonCodec`, 3.5) and how `Endpoints.handleError` answers it:
  * - `missing-fields` (MissingFieldsException): 400 COMMAND_PREPROCESSING_FAILED;
  * - `unexpected-fields` (UnexpectedFieldsException): 400 INVALID_ARGUMENT;
- * - `illegal-argument` (IllegalArgumentException, e.g. NumberFormatException): 400 INVALID_ARGUMENT;
+ * - `illegal-argument` (IllegalArgumentException, e.g. NumberFormatException, and
+ *   IncorrectVariantRepresentationException: a variant without `tag` and `value`, an unknown
+ *   tag): 400 INVALID_ARGUMENT;
+ * - `nesting`: a value nested deeper than Daml-LF's 100 levels, which the engine's preprocessor
+ *   refuses (400 COMMAND_PREPROCESSING_FAILED); read here so that hostile depth never recurses;
  * - `internal` (any other exception: a JSON value of the wrong kind, an Int64 given as a number, a
- *   bad date or time, an unknown enum constructor): 500 LEDGER_API_INTERNAL_ERROR.
+ *   bad date or time, an unknown enum constructor, a GenMap entry that is not a pair):
+ *   500 LEDGER_API_INTERNAL_ERROR.
  */
 export type WireValueFailure =
   | { readonly kind: 'missing-fields'; readonly fields: readonly string[] }
   | { readonly kind: 'unexpected-fields'; readonly fields: readonly string[] }
   | { readonly kind: 'illegal-argument'; readonly message: string }
+  | { readonly kind: 'nesting'; readonly message: string }
   | {
       readonly kind: 'internal';
       readonly message: string;
@@ -37,6 +43,8 @@ const PARSE_EXCEPTION = 'java.time.format.DateTimeParseException';
 const INT64_TEXT = /^[+-]?\d+$/;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
+/** Daml-LF's `Value.MAXIMUM_NESTING`. */
+export const MAX_VALUE_NESTING = 100;
 
 /** ujson renders the value it refused into the message. */
 function render(v: unknown): string {
@@ -103,7 +111,11 @@ function timestamp(v: unknown): string {
   return micros === null ? unparsable(text, ' at index 0') : formatDamlTime(micros);
 }
 
-function record(fields: readonly { name: string; type: DamlType }[], v: unknown): unknown {
+function record(
+  fields: readonly { name: string; type: DamlType }[],
+  v: unknown,
+  depth: number,
+): unknown {
   const given = obj(v);
   const missing = fields
     .filter((f) => f.type.kind !== 'Optional' && !Object.hasOwn(given, f.name))
@@ -114,20 +126,66 @@ function record(fields: readonly { name: string; type: DamlType }[], v: unknown)
   );
   if (unexpected.length > 0) throw new Refused({ kind: 'unexpected-fields', fields: unexpected });
   const out: Record<string, unknown> = {};
-  for (const f of fields) out[f.name] = decode(f.type, given[f.name] ?? null);
+  for (const f of fields) out[f.name] = decode(f.type, given[f.name] ?? null, depth);
   return out;
 }
 
 /** `Optional (Optional a)`: an array at this level and every Optional level below it. */
-function nestedOptional(type: DamlType & { readonly kind: 'Optional' }, v: unknown): unknown {
+function nestedOptional(
+  type: DamlType & { readonly kind: 'Optional' },
+  v: unknown,
+  depth: number,
+): unknown {
   const items = arr(v);
   if (items.length === 0) return [];
   return [
-    type.of.kind === 'Optional' ? nestedOptional(type.of, items[0]) : decode(type.of, items[0]),
+    type.of.kind === 'Optional'
+      ? nestedOptional(type.of, items[0], depth + 1)
+      : decode(type.of, items[0], depth + 1),
   ];
 }
 
-function decode(type: DamlType, v: unknown): unknown {
+function variant(
+  type: DamlType & { readonly kind: 'Variant' },
+  v: unknown,
+  depth: number,
+): unknown {
+  const o =
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : null;
+  if (o === null || !Object.hasOwn(o, 'tag') || !Object.hasOwn(o, 'value')) {
+    throw new Refused({
+      kind: 'illegal-argument',
+      message: "Variant type json must have 'tag' and 'value' fields.",
+    });
+  }
+  const tag = str(o.tag);
+  const ctor = type.constructors.find((c) => c.name === tag);
+  if (ctor === undefined) {
+    throw new Refused({ kind: 'illegal-argument', message: `Unexpected variant tag: ${tag}` });
+  }
+  return { tag, value: decode(ctor.type, o.value, depth) };
+}
+
+/** ujson's `arr(i)` past the end: Scala's ArrayBuffer IndexOutOfBoundsException. */
+function pairItem(pair: readonly unknown[], i: number): unknown {
+  if (i < pair.length) return pair[i];
+  throw new Refused({
+    kind: 'internal',
+    message: `${i} is out of bounds (min 0, max ${pair.length - 1})`,
+    exception: 'java.lang.IndexOutOfBoundsException',
+  });
+}
+
+function decode(type: DamlType, v: unknown, outer: number): unknown {
+  const depth = outer + 1;
+  if (depth > MAX_VALUE_NESTING) {
+    throw new Refused({
+      kind: 'nesting',
+      message: `Provided value exceeds maximum nesting level of ${MAX_VALUE_NESTING}`,
+    });
+  }
   switch (type.kind) {
     case 'Party':
     case 'Text':
@@ -161,17 +219,32 @@ function decode(type: DamlType, v: unknown): unknown {
       });
     }
     case 'Optional':
-      if (type.of.kind === 'Optional') return nestedOptional(type, v);
-      return v === null || v === undefined ? null : decode(type.of, v);
+      if (type.of.kind === 'Optional') return nestedOptional(type, v, depth);
+      return v === null || v === undefined ? null : decode(type.of, v, depth);
     case 'List':
-      return arr(v).map((x) => decode(type.of, x));
+      return arr(v).map((x) => decode(type.of, x, depth));
     case 'TextMap': {
       const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(obj(v))) out[k] = decode(type.of, x);
+      for (const [k, x] of Object.entries(obj(v))) out[k] = decode(type.of, x, depth);
       return out;
     }
+    case 'GenMap':
+      return arr(v).map((entry) => {
+        const pair = arr(entry);
+        const key = decode(type.key, pairItem(pair, 0), depth);
+        return [key, decode(type.value, pairItem(pair, 1), depth)];
+      });
     case 'Record':
-      return record(type.fields, v);
+      return record(type.fields, v, depth);
+    case 'Variant':
+      return variant(type, v, depth);
+    case 'Unsupported':
+      // What Canton's codec does for a type it has no codec for.
+      throw new Refused({
+        kind: 'internal',
+        message: 'Failed to decode payload of unknown type',
+        exception: 'java.lang.RuntimeException',
+      });
   }
 }
 
@@ -184,7 +257,8 @@ function decode(type: DamlType, v: unknown): unknown {
  */
 export function decodeWireValue(type: DamlType, json: unknown): WireDecoded {
   try {
-    return { ok: true, value: decode(type, json) };
+    // The outermost value is at level 0, as in the engine's preprocessor.
+    return { ok: true, value: decode(type, json, -1) };
   } catch (error) {
     if (error instanceof Refused) return { ok: false, failure: error.failure };
     throw error;

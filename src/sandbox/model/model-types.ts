@@ -5,7 +5,13 @@ import type { CelProgram } from '../../rules/cel/cel-program.js';
  * for the YAML format. Everything here is immutable once `loadModel` returns it.
  */
 
-/** A Daml-LF type as far as the sandbox supports it. */
+/**
+ * A Daml-LF type as values are checked against it: structural, every data type written out
+ * (a record is its fields, not a name to look up). Model files give these directly; a DAR's
+ * types (the nominal `DamlType` of src/daml-lf/) are resolved into them by `valueTypeOf`, which
+ * is why `Variant`, `GenMap` and `Unsupported` exist although a model file cannot write them.
+ * A recursive DAR type is a cyclic graph of these objects: walk them by value, or guard.
+ */
 export type DamlType =
   | { readonly kind: 'Party' }
   | { readonly kind: 'Text' }
@@ -15,12 +21,20 @@ export type DamlType =
   | { readonly kind: 'Date' }
   | { readonly kind: 'Timestamp' }
   | { readonly kind: 'Unit' }
+  /** `template`: `Module:Entity` of the template or interface, or null for any contract. */
   | { readonly kind: 'ContractId'; readonly template: string | null }
   | { readonly kind: 'Optional'; readonly of: DamlType }
   | { readonly kind: 'List'; readonly of: DamlType }
   | { readonly kind: 'TextMap'; readonly of: DamlType }
-  | { readonly kind: 'Enum'; readonly constructors: readonly string[] }
-  | { readonly kind: 'Record'; readonly fields: readonly FieldDef[] };
+  /** Daml's `Map k v`; on the wire a list of `[key, value]` pairs. */
+  | { readonly kind: 'GenMap'; readonly key: DamlType; readonly value: DamlType }
+  /** `name`: the data type's `Module:Entity` (with its arguments), when it has one. */
+  | { readonly kind: 'Enum'; readonly constructors: readonly string[]; readonly name?: string }
+  | { readonly kind: 'Record'; readonly fields: readonly FieldDef[]; readonly name?: string }
+  /** On the wire `{"tag": constructor, "value": …}`. */
+  | { readonly kind: 'Variant'; readonly constructors: readonly FieldDef[]; readonly name: string }
+  /** A type no value can have here (a function, a type variable, a package not loaded). */
+  | { readonly kind: 'Unsupported'; readonly text: string };
 
 export type FieldDef = { readonly name: string; readonly type: DamlType };
 

@@ -1,5 +1,7 @@
 import { CelDecimal } from '../../rules/cel/cel-decimal.js';
 import { parseDamlDate } from '../../rules/cel/cel-environment.js';
+import { compareDamlValues } from './compare-daml-values.js';
+import { formatDamlTime, parseTimestamp } from './daml-time.js';
 import type { DamlType } from './model-types.js';
 import { formatDamlType } from './parse-daml-type.js';
 
@@ -24,8 +26,6 @@ export type NormalizeOptions = {
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const INT_TEXT = /^[+-]?\d+$/;
-const TIMESTAMP_TEXT =
-  /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
 
 const bad = (path: string, message: string): Normalized => ({
   ok: false,
@@ -41,40 +41,6 @@ const describe = (value: unknown): string => {
     return String(value);
   }
 };
-
-/** Renders a time as java.time.Instant.toString does: fraction in groups of 3 digits, or none. */
-export function formatTimestamp(epochMicros: bigint): string {
-  const ms = Number(epochMicros / 1000n);
-  const micros = Number(((epochMicros % 1_000_000n) + 1_000_000n) % 1_000_000n);
-  const base = new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19);
-  if (micros === 0) return `${base}Z`;
-  const fraction = String(micros).padStart(6, '0');
-  return `${base}.${fraction.endsWith('000') ? fraction.slice(0, 3) : fraction}Z`;
-}
-
-/**
- * Renders a Daml `Time` value as Canton's JSON codec does (`DateTimeFormatter.ISO_DATE_TIME`):
- * seconds always, the fraction without trailing zeros (`.5`, `.12`), none when zero. Only
- * top-level times (createdAt, effectiveAt, recordTime) use Instant.toString (formatTimestamp).
- */
-export function formatDamlTime(epochMicros: bigint): string {
-  const ms = Number(epochMicros / 1000n);
-  const micros = Number(((epochMicros % 1_000_000n) + 1_000_000n) % 1_000_000n);
-  const base = new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19);
-  if (micros === 0) return `${base}Z`;
-  return `${base}.${String(micros).padStart(6, '0').replace(/0+$/, '')}Z`;
-}
-
-/** Microseconds since the epoch of a Daml Timestamp text; null when it is not one. */
-export function parseTimestamp(text: string): bigint | null {
-  const m = TIMESTAMP_TEXT.exec(text);
-  if (m === null) return null;
-  const seconds = Date.parse(`${m[1]}T${m[2]}${m[4]}`);
-  if (Number.isNaN(seconds)) return null;
-  const fraction = (m[3] ?? '').padEnd(9, '0');
-  // Daml times have microsecond precision; finer digits are truncated.
-  return BigInt(seconds) * 1000n + BigInt(fraction.slice(0, 6));
-}
 
 function entriesOf(value: unknown): [string, unknown][] | null {
   if (value instanceof Map) {
@@ -99,8 +65,9 @@ function entriesOf(value: unknown): [string, unknown][] | null {
 /**
  * Checks `value` against `type` and returns its canonical Daml-LF JSON: Int64 and Numeric as
  * strings (Numeric padded to its scale), Date as yyyy-mm-dd, Timestamp as Canton prints values
- * (formatDamlTime), Optional as value-or-null (nested Optionals as arrays), records with fields in declaration order. Accepts both wire JSON and
- * the values CEL produces (bigint, CelDecimal, Date, Map).
+ * (formatDamlTime), Optional as value-or-null (nested Optionals as arrays), records with fields
+ * in declaration order, variants as `{tag, value}`, `Map k v` as sorted `[[k, v], …]`. Accepts
+ * both wire JSON and the values CEL produces (bigint, CelDecimal, Date, Map).
  */
 export function normalizeDamlValue(
   type: DamlType,
@@ -188,6 +155,21 @@ export function normalizeDamlValue(
       }
       return { ok: true, value: out };
     }
+    case 'GenMap':
+      return genMap(type, value, path, options);
+    case 'Variant': {
+      const entries = entriesOf(value);
+      const given = entries === null ? null : new Map(entries);
+      const tag = given?.get('tag');
+      const ctor = type.constructors.find((c) => c.name === tag);
+      if (given === null || ctor === undefined) return expected();
+      // CEL may leave out the value of a constructor without one (`{"tag": "Nothing"}`).
+      const inner = given.has('value') || ctor.type.kind !== 'Unit' ? given.get('value') : {};
+      const r = normalizeDamlValue(ctor.type, inner, `${path}.${ctor.name}`, options);
+      return r.ok ? { ok: true, value: { tag: ctor.name, value: r.value } } : r;
+    }
+    case 'Unsupported':
+      return bad(path, `the sandbox cannot hold a value of type ${type.text}`);
     case 'Record': {
       const entries = entriesOf(value);
       if (entries === null) return expected();
@@ -245,6 +227,38 @@ function nestedOptional(
       ? nestedOptional(type.of, value[0], `${path}[0]`, options)
       : normalizeDamlValue(type.of, value[0], `${path}[0]`, options);
   return r.ok ? { ok: true, value: [r.value] } : r;
+}
+
+/**
+ * `Map k v`: from the wire's `[[k, v], …]` (or a CEL map), as Daml holds it: keys in Daml's
+ * order, each once (the last entry of a key wins, as the engine builds it).
+ */
+function genMap(
+  type: DamlType & { readonly kind: 'GenMap' },
+  value: unknown,
+  path: string,
+  options: NormalizeOptions,
+): Normalized {
+  let pairs: [unknown, unknown][];
+  if (value instanceof Map) pairs = [...(value as Map<unknown, unknown>)];
+  else if (Array.isArray(value) && value.every((e) => Array.isArray(e) && e.length === 2))
+    pairs = value as [unknown, unknown][];
+  else
+    return bad(
+      path,
+      `expected ${formatDamlType(type)} as [[key, value], …], got ${describe(value)}`,
+    );
+  const byKey = new Map<string, [unknown, unknown]>();
+  for (let i = 0; i < pairs.length; i++) {
+    const [k, v] = pairs[i]!;
+    const key = normalizeDamlValue(type.key, k, `${path}[${i}][0]`, options);
+    if (!key.ok) return key;
+    const val = normalizeDamlValue(type.value, v, `${path}[${i}][1]`, options);
+    if (!val.ok) return val;
+    byKey.set(canonicalText(key.value), [key.value, val.value]);
+  }
+  const sorted = [...byKey.values()].sort((a, b) => compareDamlValues(type.key, a[0], b[0]));
+  return { ok: true, value: sorted };
 }
 
 /** A canonical text for equality of normalised values (key lookup). */

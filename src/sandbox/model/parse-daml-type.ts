@@ -101,8 +101,15 @@ export function parseDamlType(text: string): DamlType | DamlTypeSyntaxError {
   return type;
 }
 
-/** Daml-style rendering, for messages. */
+/**
+ * Daml-style rendering, for messages. A named data type (from a DAR) shows its name, so a
+ * recursive type renders finitely.
+ */
 export function formatDamlType(type: DamlType): string {
+  const arg = (t: DamlType): string => {
+    const text = formatDamlType(t);
+    return text.includes(' ') && !text.startsWith('{') ? `(${text})` : text;
+  };
   switch (type.kind) {
     case 'Numeric':
       return `Numeric ${type.scale}`;
@@ -110,14 +117,21 @@ export function formatDamlType(type: DamlType): string {
       return type.template === null ? 'ContractId' : `ContractId ${type.template}`;
     case 'Optional':
     case 'List':
-    case 'TextMap': {
-      const inner = formatDamlType(type.of);
-      return `${type.kind} ${inner.includes(' ') ? `(${inner})` : inner}`;
-    }
+    case 'TextMap':
+      return `${type.kind} ${arg(type.of)}`;
+    case 'GenMap':
+      return `Map ${arg(type.key)} ${arg(type.value)}`;
     case 'Enum':
-      return `Enum (${type.constructors.join(' | ')})`;
+      return type.name ?? `Enum (${type.constructors.join(' | ')})`;
     case 'Record':
-      return `{${type.fields.map((f) => `${f.name}: ${formatDamlType(f.type)}`).join(', ')}}`;
+      return (
+        type.name ??
+        `{${type.fields.map((f) => `${f.name}: ${formatDamlType(f.type)}`).join(', ')}}`
+      );
+    case 'Variant':
+      return type.name;
+    case 'Unsupported':
+      return type.text;
     default:
       return type.kind;
   }

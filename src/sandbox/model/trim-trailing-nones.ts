@@ -6,6 +6,8 @@ const trimmable = new WeakMap<DamlType, boolean>();
 function hasOptionalField(type: DamlType): boolean {
   const known = trimmable.get(type);
   if (known !== undefined) return known;
+  // A recursive (DAR) type comes back here: assume it may need trimming, which is only slower.
+  trimmable.set(type, true);
   let result: boolean;
   switch (type.kind) {
     case 'Optional':
@@ -13,8 +15,14 @@ function hasOptionalField(type: DamlType): boolean {
     case 'TextMap':
       result = hasOptionalField(type.of);
       break;
+    case 'GenMap':
+      result = hasOptionalField(type.key) || hasOptionalField(type.value);
+      break;
     case 'Record':
       result = type.fields.some((f) => f.type.kind === 'Optional' || hasOptionalField(f.type));
+      break;
+    case 'Variant':
+      result = type.constructors.some((c) => hasOptionalField(c.type));
       break;
     default:
       result = false;
@@ -37,6 +45,16 @@ function trim(type: DamlType, value: unknown): unknown {
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(value)) out[k] = trim(type.of, v);
       return out;
+    }
+    case 'GenMap':
+      return (value as [unknown, unknown][]).map(([k, v]) => [
+        trim(type.key, k),
+        trim(type.value, v),
+      ]);
+    case 'Variant': {
+      const v = value as { tag: string; value: unknown };
+      const ctor = type.constructors.find((c) => c.name === v.tag);
+      return ctor === undefined ? v : { tag: v.tag, value: trim(ctor.type, v.value) };
     }
     case 'Record': {
       const record = value as Record<string, unknown>;

@@ -7,8 +7,9 @@ import type { JsonObject } from './request-parsing.js';
 import { fromEngineError, SandboxApiError } from './sandbox-api-error.js';
 
 /**
- * The JSON layer's error for a value its transcoder refused (`Endpoints.handleError`). Raised by
- * the JSON layer itself, so never redacted; the 500 keeps code, category and cause.
+ * The error for a value the JSON layer's transcoder refused (`Endpoints.handleError`). Raised by
+ * the JSON layer itself, so never redacted; the 500 keeps code, category and cause. (Too deep a
+ * value is the engine's preprocessing error, refused here only to bound the recursion.)
  */
 export function wireValueError(failure: WireValueFailure): SandboxApiError {
   switch (failure.kind) {
@@ -25,6 +26,9 @@ export function wireValueError(failure: WireValueFailure): SandboxApiError {
         `The submitted request has invalid arguments: Unexpected fields: ${failure.fields.join('')}`,
         { jsonLayer: true },
       );
+    case 'nesting':
+      // The engine's preprocessor refuses it in Canton: an error of the ledger services.
+      return new SandboxApiError('COMMAND_PREPROCESSING_FAILED', failure.message);
     case 'illegal-argument':
       return new SandboxApiError(
         'INVALID_ARGUMENT',
