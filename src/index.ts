@@ -75,7 +75,7 @@ export { loadRules, loadRulesOrThrow } from './rules/load-rules.js';
 export type { RuleSet } from './rules/compiled-rule.js';
 export type { RuleProblem, RuleProblemCode } from './rules/rule-problem.js';
 export { formatRuleProblem } from './rules/rule-problem.js';
-export type { PackageCatalogue } from './rules/package-catalogue.js';
+export type { PackageCatalogue } from './daml-lf/package-catalogue.js';
 export type {
   EvaluateOptions,
   EvaluationContext,

@@ -51,7 +51,10 @@ export function compileAction(
   }
   if (template !== null && kind === 'exerciseByKey') {
     const entries = scope.catalogueEntries(template);
-    if (entries.length > 0 && entries.every((t) => t.hasKey === false)) {
+    if (
+      entries.length > 0 &&
+      entries.every((e) => e.kind === 'template' && e.template.key === null)
+    ) {
       scope.error(
         scope.at.pos([...bodyPath, 'template']),
         'UNKNOWN_TEMPLATE',

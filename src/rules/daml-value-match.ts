@@ -1,10 +1,6 @@
+import type { DamlType } from '../daml-lf/daml-type.js';
+import type { PackageCatalogue } from '../daml-lf/package-catalogue.js';
 import { CelDecimal } from './cel/cel-decimal.js';
-import {
-  catalogueEntriesOf,
-  type CatalogueField,
-  type CatalogueType,
-  type PackageCatalogue,
-} from './package-catalogue.js';
 import { parseTemplateRef } from './parse-template-ref.js';
 
 /**
@@ -36,11 +32,35 @@ function decimalOf(x: unknown): CelDecimal | null {
   return null;
 }
 
+/** A Daml type with the catalogue that can resolve its data types. */
+export type KnownType = { readonly catalogue: PackageCatalogue; readonly type: DamlType };
+
+/** The type itself, or what an `Optional` of it holds; data types resolved. */
+function unwrapped(known: KnownType) {
+  const t = known.catalogue.resolve(known.type);
+  return t.kind === 'Optional' && t.of.kind !== 'Optional' ? known.catalogue.resolve(t.of) : t;
+}
+
 /** A Daml scalar type's name from the catalogue, when it is one the comparison knows. */
-function scalarName(type: CatalogueType | undefined): string | undefined {
-  if (type === undefined) return undefined;
-  const t = type.kind === 'optional' ? type.of : type;
-  return t.kind === 'other' ? t.daml : undefined;
+function scalarName(known: KnownType | undefined): string | undefined {
+  if (known === undefined) return undefined;
+  const t = unwrapped(known);
+  switch (t.kind) {
+    case 'Record':
+    case 'Variant':
+    case 'List':
+    case 'TextMap':
+    case 'GenMap':
+    case 'Optional':
+    case 'Interface':
+    case 'Unknown':
+    case 'Var':
+    case 'Nat':
+    case 'Unsupported':
+      return undefined;
+    default:
+      return t.kind;
+  }
 }
 
 /**
@@ -50,7 +70,7 @@ function scalarName(type: CatalogueType | undefined): string | undefined {
  * numbers travel as text), two timestamps match when they are the same instant, and two texts
  * that are both decimals, one with a fraction, match by value.
  */
-export function sameDamlScalar(expected: unknown, actual: unknown, type?: CatalogueType): boolean {
+export function sameDamlScalar(expected: unknown, actual: unknown, type?: KnownType): boolean {
   if (expected === actual) return true;
   const name = scalarName(type);
   const byDecimal = (): boolean => {
@@ -91,45 +111,48 @@ export function valueKind(value: unknown): string {
   return typeof value; // number, boolean
 }
 
-/** The type a field of a record type has; undefined when it is not known. */
+/** The type a field (or, by number, a list item) of `known` has; undefined when not known. */
 export function fieldType(
-  type: CatalogueType | undefined,
+  known: KnownType | undefined,
   name: string | number,
-): CatalogueType | undefined {
-  if (type === undefined) return undefined;
-  const t = type.kind === 'optional' ? type.of : type;
-  if (typeof name === 'number') return t.kind === 'list' ? t.of : undefined;
-  if (t.kind === 'record') return t.fields.find((f) => f.name === name)?.type;
-  if (t.kind === 'textMap') return t.of;
+): KnownType | undefined {
+  if (known === undefined) return undefined;
+  const t = unwrapped(known);
+  const of = (type: DamlType | undefined): KnownType | undefined =>
+    type === undefined ? undefined : { catalogue: known.catalogue, type };
+  if (typeof name === 'number') return t.kind === 'List' ? of(t.of) : undefined;
+  if (t.kind === 'Record') return of(t.fields.find((f) => f.name === name)?.type);
+  if (t.kind === 'TextMap') return of(t.of);
   return undefined;
 }
 
 /**
  * The type of a command field holding a Daml value (`createArguments`, `choiceArgument`,
- * `contractKey`) of the template `templateId` names, from the catalogue; undefined when the
- * catalogue does not know it, or the versions it knows disagree.
+ * `contractKey`) of the template (or interface) `templateId` names, from the catalogue;
+ * undefined when the catalogue does not know it, or knows several versions of it.
  */
 export function commandFieldType(
   catalogue: PackageCatalogue | undefined,
   templateId: unknown,
   field: string,
   choice: unknown,
-): CatalogueType | undefined {
+): KnownType | undefined {
   if (catalogue === undefined || typeof templateId !== 'string') return undefined;
   const ref = parseTemplateRef(templateId);
   if (ref === null) return undefined;
-  const entries = catalogueEntriesOf(catalogue, ref);
+  const entries = catalogue.entries(ref);
   if (entries.length !== 1) return undefined;
   const entry = entries[0]!;
-  const record = (fields: readonly CatalogueField[] | undefined): CatalogueType | undefined =>
-    fields === undefined ? undefined : { kind: 'record', fields };
+  const of = (type: DamlType | null | undefined): KnownType | undefined =>
+    type === undefined || type === null ? undefined : { catalogue, type };
+  const choices = entry.kind === 'template' ? entry.template.choices : entry.iface.choices;
   switch (field) {
     case 'createArguments':
-      return record(entry.fields);
+      return entry.kind === 'template' ? of({ kind: 'Con', ref: entry.ref, args: [] }) : undefined;
     case 'choiceArgument':
-      return typeof choice === 'string' ? record(entry.choiceArguments?.[choice]) : undefined;
+      return of(choices.find((c) => c.name === choice)?.argument);
     case 'contractKey':
-      return entry.keyType;
+      return entry.kind === 'template' ? of(entry.template.key) : undefined;
     default:
       return undefined;
   }

@@ -22,9 +22,13 @@ export type FieldTrie = {
   readonly children: readonly (readonly [string, FieldTrie])[];
 };
 
-/** The fields of an event or an active contract that hold Daml values. */
+/**
+ * The fields of an event or an active contract that hold Daml values (`view`: the interface view
+ * of an interface rule's event, see evaluate.ts).
+ */
 const VALUE_ROOTS: ReadonlySet<string> = new Set([
   'createArgument',
+  'view',
   'choiceArgument',
   'exerciseResult',
   'contractKey',

@@ -3,7 +3,7 @@ import type { YamlPath } from '../core/yaml-locator.js';
 import { CelEnvironment } from './cel/cel-environment.js';
 import type { CompiledRule, RetryOptions, RuleSet, SourcePos } from './compiled-rule.js';
 import { isRecord } from './is-record.js';
-import type { PackageCatalogue } from './package-catalogue.js';
+import type { PackageCatalogue } from '../daml-lf/package-catalogue.js';
 import { compileRule } from './rule-compiler.js';
 import { RuleError } from './rule-error.js';
 import { RULE_FILE_WORDING } from './rule-file-wording.js';

@@ -1,5 +1,10 @@
 import { parseDuration } from '../core/duration.js';
 import { closestMatch } from '../core/source/closest-match.js';
+import {
+  referenceText,
+  type CatalogueEntry,
+  type PackageCatalogue,
+} from '../daml-lf/package-catalogue.js';
 import type { YamlLocator, YamlPath } from '../core/yaml-locator.js';
 import { CelCompileError } from './cel/cel-compile-error.js';
 import type { CelEnvironment } from './cel/cel-environment.js';
@@ -13,7 +18,6 @@ import type {
   Trigger,
 } from './compiled-rule.js';
 import { eventShapeOf, unknownEventFieldReads, type EventShape } from './event-fields.js';
-import { catalogueEntriesOf, type PackageCatalogue } from './package-catalogue.js';
 import { parseTemplateRef } from './parse-template-ref.js';
 import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
 import { RULE_LIMITS } from './rules-schema.js';
@@ -76,7 +80,11 @@ export class RuleScope {
 
   /** Lets later expressions be checked against what the trigger's template holds. */
   setTrigger(trigger: Trigger): void {
-    this.#valueTypes = valueRootTypes(trigger, this.triggerEntries(trigger));
+    const catalogue = this.file.packages;
+    this.#valueTypes =
+      catalogue === undefined
+        ? null
+        : valueRootTypes(catalogue, trigger, this.triggerEntries(trigger));
     this.#eventShape = eventShapeOf(trigger);
   }
 
@@ -161,11 +169,8 @@ export class RuleScope {
       );
     }
     const catalogue = this.file.packages;
-    // A package-id reference can only be checked when the catalogue knows package ids.
-    const checkable =
-      ref.form === 'package-name' || catalogue?.templates.some((t) => t.packageId !== undefined);
-    if (catalogue !== undefined && checkable === true && this.catalogueEntries(ref).length === 0) {
-      const known = catalogue.templates.map((t) => `#${t.packageName}:${t.module}:${t.entity}`);
+    if (catalogue !== undefined && this.catalogueEntries(ref).length === 0) {
+      const known = catalogue.allEntries().map(referenceText);
       const guess = closestMatch(
         ref.form === 'package-name' ? raw : `#x:${ref.qualifiedName}`,
         known,
@@ -182,15 +187,20 @@ export class RuleScope {
     return ref;
   }
 
-  catalogueEntries(ref: TemplateRef): PackageCatalogue['templates'] {
-    return catalogueEntriesOf(this.file.packages, ref);
+  /** The templates and interfaces `ref` names in the catalogue (every package version). */
+  catalogueEntries(ref: TemplateRef): CatalogueEntry[] {
+    return this.file.packages?.entries(ref) ?? [];
   }
 
   checkChoice(ref: TemplateRef, choice: string, path: YamlPath): void {
     if (hasTemplate(choice)) return; // reported as TEMPLATE_NOT_ALLOWED
     const entries = this.catalogueEntries(ref);
     if (entries.length === 0) return; // unknown template reported already, or no catalogue
-    const choices = new Set(entries.flatMap((t) => t.choices));
+    const choices = new Set(
+      entries.flatMap((e) =>
+        (e.kind === 'template' ? e.template.choices : e.iface.choices).map((c) => c.name),
+      ),
+    );
     if (choices.has(choice)) return;
     const guess = closestMatch(choice, choices);
     this.error(
@@ -204,7 +214,7 @@ export class RuleScope {
   }
 
   /** The catalogue entries of the template whose values `event` or `contract` hold. */
-  triggerEntries(trigger: Trigger): PackageCatalogue['templates'] {
+  triggerEntries(trigger: Trigger): CatalogueEntry[] {
     if (trigger.kind !== 'schedule') return this.catalogueEntries(trigger.template);
     return trigger.forEach === null ? [] : this.catalogueEntries(trigger.forEach.template);
   }

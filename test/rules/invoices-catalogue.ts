@@ -1,35 +1,16 @@
-import type { PackageCatalogue } from '../../src/rules/package-catalogue.js';
+import { readFileSync } from 'node:fs';
+import { PackageCatalogue } from '../../src/daml-lf/package-catalogue.js';
+import { loadModel } from '../../src/sandbox/model/load-model.js';
+import { modelSignature } from '../../src/sandbox/model/model-signature.js';
 
-/** The templates of examples/invoices/model.yaml, as the runtime would catalogue them. */
-export const INVOICES: PackageCatalogue = {
-  templates: [
-    {
-      packageName: 'invoices',
-      module: 'Invoice',
-      entity: 'Invoice',
-      choices: ['Accept', 'Remind', 'Cancel', 'Archive'],
-      hasKey: true,
-    },
-    {
-      packageName: 'invoices',
-      module: 'Automation',
-      entity: 'InvoiceAcceptor',
-      choices: ['AcceptInvoice', 'Archive'],
-      hasKey: false,
-    },
-    {
-      packageName: 'invoices',
-      module: 'Payment',
-      entity: 'Payment',
-      choices: ['Settle', 'Archive'],
-      hasKey: false,
-    },
-    {
-      packageName: 'invoices',
-      module: 'Payment',
-      entity: 'Receipt',
-      choices: ['Archive'],
-      hasKey: false,
-    },
-  ],
-};
+/** The catalogue of sandbox model files given as text (file name → YAML), as `--model` builds it. */
+export function modelCatalogue(models: Readonly<Record<string, string>>): PackageCatalogue {
+  return PackageCatalogue.create(
+    Object.entries(models).map(([file, text]) => modelSignature(loadModel(text, file))),
+  );
+}
+
+/** The packages of examples/invoices/model.yaml, as `validate --model` catalogues them. */
+export const INVOICES: PackageCatalogue = modelCatalogue({
+  'model.yaml': readFileSync('examples/invoices/model.yaml', 'utf8'),
+});

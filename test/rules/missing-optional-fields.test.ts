@@ -3,7 +3,8 @@ import { evaluate } from '../../src/rules/evaluate.js';
 import { evaluateSlot } from '../../src/rules/evaluate-slot.js';
 import { loadRules } from '../../src/rules/load-rules.js';
 import { parseRuleTestFile, runRuleTests } from '../../src/rules/rule-tests/index.js';
-import type { PackageCatalogue } from '../../src/rules/package-catalogue.js';
+import { PackageCatalogue } from '../../src/daml-lf/package-catalogue.js';
+import { con, pkg, T } from './signature-builder.js';
 import { CONTEXT, PARTIES, created, exercised, input, rules } from './rule-fixtures.js';
 
 /**
@@ -197,40 +198,22 @@ rules:
 });
 
 /** Invoice with an Optional note, a nested record with an Optional field, and a list of lines. */
-const CATALOGUE: PackageCatalogue = {
-  templates: [
-    {
-      packageName: 'invoices',
-      module: 'Invoice',
-      entity: 'Invoice',
-      choices: ['Accept', 'Remind', 'Archive'],
-      hasKey: false,
-      fields: [
-        { name: 'payer', type: { kind: 'other' } },
-        { name: 'amount', type: { kind: 'other' } },
-        { name: 'note', type: { kind: 'optional', of: { kind: 'other' } } },
-        {
-          name: 'terms',
-          type: {
-            kind: 'record',
-            fields: [
-              { name: 'days', type: { kind: 'other' } },
-              { name: 'penalty', type: { kind: 'optional', of: { kind: 'other' } } },
-            ],
-          },
-        },
-        {
-          name: 'lines',
-          type: {
-            kind: 'list',
-            of: { kind: 'record', fields: [{ name: 'memo', type: { kind: 'other' } }] },
-          },
-        },
-      ],
-      choiceArguments: { Remind: [{ name: 'note', type: { kind: 'other' } }] },
+const CATALOGUE = PackageCatalogue.create([
+  pkg('invoices', '1.0.0', {
+    'Invoice:Invoice': {
+      template: {
+        payer: T.party,
+        amount: T.numeric(10),
+        note: T.opt(T.text),
+        terms: con('Invoice:Terms'),
+        lines: T.list(con('Invoice:Line')),
+      },
+      choices: { Accept: {}, Remind: { argument: { note: T.text } } },
     },
-  ],
-};
+    'Invoice:Terms': { record: { days: T.int, penalty: T.opt(T.numeric(2)) } },
+    'Invoice:Line': { record: { memo: T.text } },
+  }),
+]);
 
 function problems(when: string, trigger = 'created: "#invoices:Invoice:Invoice"'): unknown[] {
   const text = `version: 1

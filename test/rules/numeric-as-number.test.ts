@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { catalogueTemplateOf } from '../../src/cli/model-catalogue.js';
 import { evaluate } from '../../src/rules/evaluate.js';
 import { loadRules } from '../../src/rules/load-rules.js';
-import type { PackageCatalogue } from '../../src/rules/package-catalogue.js';
-import { loadModel } from '../../src/sandbox/model/load-model.js';
+import type { PackageCatalogue } from '../../src/daml-lf/package-catalogue.js';
+import { INVOICES, modelCatalogue } from './invoices-catalogue.js';
 import { CONTEXT, created, input, PARTIES, rules } from './rule-fixtures.js';
 
 const RULE = (when: string, template = '#invoices:Invoice:Invoice'): string => `version: 1
@@ -65,17 +63,7 @@ templates:
       Accept: { controllers: [buyer] }
 `;
 
-const SHOP: PackageCatalogue = {
-  templates: [...loadModel(MODEL, 'shop.yaml').templates.values()].map(catalogueTemplateOf),
-};
-const INVOICES: PackageCatalogue = {
-  templates: [
-    ...loadModel(
-      readFileSync('examples/invoices/model.yaml', 'utf8'),
-      'model.yaml',
-    ).templates.values(),
-  ].map(catalogueTemplateOf),
-};
+const SHOP = modelCatalogue({ 'shop.yaml': MODEL });
 
 function problems(when: string, packages?: PackageCatalogue, template = '#shop:Shop:Order') {
   return loadRules([{ path: 'r.yaml', text: RULE(when, template) }], {

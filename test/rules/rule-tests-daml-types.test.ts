@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { catalogueTemplateOf } from '../../src/cli/model-catalogue.js';
-import type { PackageCatalogue } from '../../src/rules/package-catalogue.js';
+import { PackageCatalogue } from '../../src/daml-lf/package-catalogue.js';
 import { formatRuleProblem } from '../../src/rules/rule-problem.js';
 import {
   parseRuleTestFile,
@@ -9,6 +8,7 @@ import {
   type RuleTestFileResult,
 } from '../../src/rules/rule-tests/index.js';
 import { loadModel } from '../../src/sandbox/model/load-model.js';
+import { modelSignature } from '../../src/sandbox/model/model-signature.js';
 import { rules } from './rule-fixtures.js';
 
 // An escrow desk: the rule records when and how much, from the event.
@@ -40,9 +40,7 @@ templates:
 `,
   'escrow.yaml',
 );
-const PACKAGES: PackageCatalogue = {
-  templates: [...MODEL.templates.values()].map(catalogueTemplateOf),
-};
+const PACKAGES = PackageCatalogue.create([modelSignature(MODEL)]);
 
 function run(
   expectArgs: string,
@@ -104,8 +102,8 @@ describe('rule-test expectations compare Daml values by meaning', () => {
     expect(failures(run('{ amount: "1000", scaled: "1e3" }', 'x', PACKAGES))).toEqual([
       'expected command 1 (line 12) was not produced',
       '  closest: rule record, then[0] (- expected, + actual)',
-      '  - create.createArguments.scaled: "1e3" (text; the field is a Daml Numeric)',
-      '  + create.createArguments.scaled: "1000.0000000000" (decimal text; the field is a Daml Numeric)',
+      '  - create.createArguments.scaled: "1e3" (text; the field is a Daml Numeric 10)',
+      '  + create.createArguments.scaled: "1000.0000000000" (decimal text; the field is a Daml Numeric 10)',
     ]);
     expect(
       failures(run('{ amount: "1000", at: "2025-01-01T00:00:04.000Z" }', 'x', PACKAGES)),

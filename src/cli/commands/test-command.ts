@@ -3,7 +3,7 @@ import { dirname, extname, join, relative } from 'node:path';
 import { parse } from 'yaml';
 import { DEFAULTS } from '../../core/defaults.js';
 import { loadRules } from '../../rules/load-rules.js';
-import type { PackageCatalogue } from '../../rules/package-catalogue.js';
+import type { PackageCatalogue } from '../../daml-lf/package-catalogue.js';
 import { formatRuleProblem } from '../../rules/rule-problem.js';
 import {
   formatRuleTestResult,

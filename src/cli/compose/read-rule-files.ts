@@ -1,9 +1,10 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import type { RuleFile } from '../../rules/load-rules.js';
-import type { CatalogueTemplate, PackageCatalogue } from '../../rules/package-catalogue.js';
+import { PackageCatalogue } from '../../daml-lf/package-catalogue.js';
+import type { PackageSignature } from '../../daml-lf/package-signature.js';
 import { loadModel } from '../../sandbox/model/load-model.js';
-import { catalogueTemplateOf } from '../model-catalogue.js';
+import { modelSignature } from '../../sandbox/model/model-signature.js';
 import { UsageError } from '../usage-error.js';
 
 /** Rule test files live beside rules: the `test` command reads them, rule loading skips them. */
@@ -33,12 +34,15 @@ export async function readRuleFiles(paths: readonly string[]): Promise<RuleFile[
   return files;
 }
 
-/** The templates of sandbox model files, as the rule loader's catalogue (`--model`). */
+/**
+ * The packages of sandbox model files, as the catalogue rules are checked against (`--model`);
+ * partial (`complete: false`): a model file describes its own package only.
+ */
 export async function readCatalogue(
   models: readonly string[],
 ): Promise<PackageCatalogue | undefined> {
   if (models.length === 0) return undefined;
-  const templates: CatalogueTemplate[] = [];
+  const packages: PackageSignature[] = [];
   for (const path of models) {
     let model: ReturnType<typeof loadModel>;
     try {
@@ -48,7 +52,7 @@ export async function readCatalogue(
         cause: error,
       });
     }
-    for (const t of model.templates.values()) templates.push(catalogueTemplateOf(t));
+    packages.push(modelSignature(model));
   }
-  return { templates };
+  return PackageCatalogue.create(packages);
 }

@@ -1,7 +1,14 @@
 import type { Explanation, Intent } from '../evaluation-result.js';
-import { commandFieldType, fieldType, sameDamlScalar, valueKind } from '../daml-value-match.js';
+import type { PackageCatalogue } from '../../daml-lf/package-catalogue.js';
+import { showType } from '../../daml-lf/daml-type.js';
+import {
+  commandFieldType,
+  fieldType,
+  sameDamlScalar,
+  valueKind,
+  type KnownType,
+} from '../daml-value-match.js';
 import { formatExplanation } from '../format-explanation.js';
-import type { CatalogueType, PackageCatalogue } from '../package-catalogue.js';
 import {
   EXPECTED_COMMAND_KINDS,
   type CommandKind,
@@ -15,7 +22,7 @@ type Mismatch = {
   readonly expected: unknown;
   readonly actual: unknown;
   /** The Daml type, when the catalogue knows it. */
-  readonly type?: CatalogueType;
+  readonly type?: KnownType;
 };
 
 /**
@@ -94,7 +101,7 @@ export function compareCommands(
 function showMismatch(m: Mismatch): string[] {
   const a = valueKind(m.expected);
   const b = valueKind(m.actual);
-  const daml = m.type === undefined ? undefined : damlTypeName(m.type);
+  const daml = m.type === undefined ? undefined : showType(m.type.type);
   const kinds = a !== b;
   const tag = (kind: string): string =>
     kinds ? ` (${kind}${daml === undefined ? '' : `; the field is a Daml ${daml}`})` : '';
@@ -102,14 +109,6 @@ function showMismatch(m: Mismatch): string[] {
     `  - ${m.path}: ${show(m.expected)}${tag(a)}`,
     `  + ${m.path}: ${show(m.actual)}${tag(b)}`,
   ];
-}
-
-function damlTypeName(type: CatalogueType): string | undefined {
-  if (type.kind === 'optional') {
-    const inner = damlTypeName(type.of);
-    return inner === undefined ? undefined : `Optional ${inner}`;
-  }
-  return type.kind === 'other' ? type.daml : undefined;
 }
 
 function mismatchesOf(
@@ -162,7 +161,7 @@ function partial(
   actual: unknown,
   path: string,
   out: Mismatch[],
-  type?: CatalogueType,
+  type?: KnownType,
 ): void {
   const mismatch = (): void => {
     out.push({ path, expected, actual, ...(type === undefined ? {} : { type }) });

@@ -8,7 +8,7 @@ import type {
   Intent,
   RuleEvaluationError,
 } from '../evaluation-result.js';
-import type { PackageCatalogue } from '../package-catalogue.js';
+import type { PackageCatalogue } from '../../daml-lf/package-catalogue.js';
 import { indexRules } from '../rule-index.js';
 import { compareCommands } from './compare-commands.js';
 import { compareErrors } from './compare-errors.js';
