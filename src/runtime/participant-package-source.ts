@@ -35,7 +35,7 @@ export type ParticipantPackageSourceOptions = {
 export type PackageReadStats = {
   /** Ids the participant listed. */
   readonly listed: number;
-  /** Already decoded by this process (no file read, no download). */
+  /** Already decoded by this process, here or from a file (no cache read, no download). */
   readonly known: number;
   readonly fromCache: number;
   readonly downloaded: number;
@@ -48,8 +48,16 @@ export type PackageReadStats = {
 /** A listed package that cannot be read (an LF version ledgerbot does not read, say). */
 export type UnreadablePackage = { readonly packageId: string; readonly reason: string };
 
+export type ParticipantReadOptions = CallOptions & {
+  /**
+   * Ids the caller has read already (from package files): neither read nor returned, though
+   * counted as listed and known.
+   */
+  readonly have?: ReadonlySet<string>;
+};
+
 export type ParticipantPackages = {
-  /** Every listed package that could be read, in the order listed. */
+  /** Every listed package that could be read and is not in `have`, in the order listed. */
   readonly packages: readonly PackageSignature[];
   /** Listed but not readable: the catalogue is then not complete. */
   readonly unreadable: readonly UnreadablePackage[];
@@ -76,18 +84,20 @@ export class ParticipantPackageSource {
    * retries at start, `validate` reports); a package that downloads but cannot be decoded is
    * `unreadable`, not a failure.
    */
-  async read(options: CallOptions = {}): Promise<ParticipantPackages> {
-    const ids = await this.#options.ledger.listPackages(options);
+  async read(options: ParticipantReadOptions = {}): Promise<ParticipantPackages> {
+    const ids = await this.#options.ledger.listPackages(callOptions(options));
     const unique = [...new Set(ids)];
-    const missing = unique.filter((id) => !this.#known.has(id));
+    const have = options.have ?? new Set<string>();
+    const missing = unique.filter((id) => !this.#known.has(id) && !have.has(id));
     const counts = { fromCache: 0, downloaded: 0, cacheRejected: 0, cacheWriteFailures: 0 };
     await eachLimited(missing, this.#options.concurrency ?? 4, async (id) => {
-      const known = await this.#readOne(id, counts, options);
+      const known = await this.#readOne(id, counts, callOptions(options));
       this.#known.set(id, known);
     });
     const packages: PackageSignature[] = [];
     const unreadable: UnreadablePackage[] = [];
     for (const id of unique) {
+      if (have.has(id)) continue;
       const known = this.#known.get(id);
       if (known?.ok === true) packages.push(known.pkg);
       else if (known !== undefined) unreadable.push({ packageId: id, reason: known.reason });
@@ -152,6 +162,13 @@ export class ParticipantPackageSource {
       return { ok: false, reason: err.message };
     }
   }
+}
+
+function callOptions(options: CallOptions): CallOptions {
+  return {
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  };
 }
 
 /**

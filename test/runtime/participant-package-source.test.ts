@@ -185,3 +185,16 @@ describe('ParticipantPackageSource', () => {
     expect(ok.packages).toHaveLength(3);
   });
 });
+
+describe('ParticipantPackageSource with packages read elsewhere', () => {
+  it('neither reads nor returns the ids the caller has already', async () => {
+    const decode = countingDecoder();
+    const [first] = [...server.payloads.keys()] as [string];
+    const got = await source(undefined, decode).read({ have: new Set([first]) });
+    expect(got.packages.map((p) => p.packageId)).not.toContain(first);
+    expect(got.packages).toHaveLength(2);
+    expect(got.stats).toMatchObject({ listed: 3, known: 1, downloaded: 2 });
+    expect(server.downloads).not.toContain(first);
+    expect(decode.calls).not.toContain(first);
+  });
+});
