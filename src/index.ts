@@ -75,7 +75,6 @@ export { loadRules, loadRulesOrThrow } from './rules/load-rules.js';
 export type { RuleSet } from './rules/compiled-rule.js';
 export type { RuleProblem, RuleProblemCode } from './rules/rule-problem.js';
 export { formatRuleProblem } from './rules/rule-problem.js';
-export type { PackageCatalogue } from './daml-lf/package-catalogue.js';
 export type {
   EvaluateOptions,
   EvaluationContext,
@@ -96,6 +95,35 @@ export { formatRuleEvaluationError } from './rules/evaluation-result.js';
 export { formatExplanation } from './rules/format-explanation.js';
 export type { RuleTestFile, RuleTestFileResult } from './rules/rule-tests/index.js';
 export { formatRuleTestResult, parseRuleTestFile, runRuleTests } from './rules/rule-tests/index.js';
+
+// Daml packages: read DARs and DALFs (bytes in, no I/O), what each package declares, and the
+// catalogue rules are type-checked against.
+export { readDar, type Dar, type ReadDarOptions } from './daml-lf/read-dar.js';
+export {
+  readDalf,
+  readPackagePayload,
+  type PackageArchive,
+  type ReadPackageOptions,
+} from './daml-lf/read-dalf.js';
+export {
+  PackageCatalogue,
+  type CatalogueEntry,
+  type EntityRef,
+  type PackageCatalogueOptions,
+  type ResolvedType,
+} from './daml-lf/package-catalogue.js';
+export type {
+  ChoiceSignature,
+  DataTypeShape,
+  DataTypeSignature,
+  FieldSignature,
+  InterfaceSignature,
+  ModuleSignature,
+  PackageSignature,
+  TemplateSignature,
+  TypeSynonymSignature,
+} from './daml-lf/package-signature.js';
+export { showType, type DamlType, type NatType, type TypeConRef } from './daml-lf/daml-type.js';
 
 // The sandbox: an embedded participant for tests and demos (docs/sandbox.md).
 export type { Sandbox, SandboxUserSpec, StartSandboxOptions } from './sandbox/start-sandbox.js';
@@ -185,6 +213,7 @@ export { RuntimeError, type RuntimeErrorCode } from './runtime/runtime-error.js'
 export { StoreError, type StoreErrorCode } from './store/store-error.js';
 export { SandboxConfigError } from './sandbox/start-sandbox.js';
 export { ModelError } from './sandbox/model/model-error.js';
+export { DamlLfError, type DamlLfErrorCode } from './daml-lf/daml-lf-error.js';
 // Not thrown: what an intent record (retryDeadLetter, the `intent` event) carries in place of a
 // journalled payload this version cannot submit.
 export {

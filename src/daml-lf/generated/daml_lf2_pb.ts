@@ -32,7 +32,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file daml_lf2.proto.
  */
 export const file_daml_lf2: GenFile = /*@__PURE__*/
-  fileDesc("Cg5kYW1sX2xmMi5wcm90bxIJZGFtbF9sZl8yIgYKBFVuaXQilQEKF1NlbGZPckltcG9ydGVkUGFja2FnZUlkEioKD3NlbGZfcGFja2FnZV9pZBgBIAEoCzIPLmRhbWxfbGZfMi5Vbml0SAASKgogaW1wb3J0ZWRfcGFja2FnZV9pZF9pbnRlcm5lZF9zdHIYAyABKAVIABIbChFwYWNrYWdlX2ltcG9ydF9pZBgEIAEoBUgAQgUKA1N1bSJmCghNb2R1bGVJZBI2CgpwYWNrYWdlX2lkGAEgASgLMiIuZGFtbF9sZl8yLlNlbGZPckltcG9ydGVkUGFja2FnZUlkEiIKGm1vZHVsZV9uYW1lX2ludGVybmVkX2RuYW1lGAIgASgFIk0KCVR5cGVDb25JZBIjCgZtb2R1bGUYASABKAsyEy5kYW1sX2xmXzIuTW9kdWxlSWQSGwoTbmFtZV9pbnRlcm5lZF9kbmFtZRgCIAEoBSJNCglUeXBlU3luSWQSIwoGbW9kdWxlGAEgASgLMhMuZGFtbF9sZl8yLk1vZHVsZUlkEhsKE25hbWVfaW50ZXJuZWRfZG5hbWUYAiABKAUiSgoNRmllbGRXaXRoVHlwZRIaChJmaWVsZF9pbnRlcm5lZF9zdHIYAyABKAUSHQoEdHlwZRgCIAEoCzIPLmRhbWxfbGZfMi5UeXBlIkYKC1ZhcldpdGhUeXBlEhgKEHZhcl9pbnRlcm5lZF9zdHIYAyABKAUSHQoEdHlwZRgCIAEoCzIPLmRhbWxfbGZfMi5UeXBlIkoKD1R5cGVWYXJXaXRoS2luZBIYChB2YXJfaW50ZXJuZWRfc3RyGAMgASgFEh0KBGtpbmQYAiABKAsyDy5kYW1sX2xmXzIuS2luZCLaAQoES2luZBIfCgRzdGFyGAEgASgLMg8uZGFtbF9sZl8yLlVuaXRIABImCgVhcnJvdxgCIAEoCzIVLmRhbWxfbGZfMi5LaW5kLkFycm93SAASHgoDbmF0GAMgASgLMg8uZGFtbF9sZl8yLlVuaXRIABIXCg1pbnRlcm5lZF9raW5kGAQgASgFSAAaSQoFQXJyb3cSHwoGcGFyYW1zGAEgAygLMg8uZGFtbF9sZl8yLktpbmQSHwoGcmVzdWx0GAIgASgLMg8uZGFtbF9sZl8yLktpbmRCBQoDU3VtIrsGCgRUeXBlEiIKA3ZhchgBIAEoCzITLmRhbWxfbGZfMi5UeXBlLlZhckgAEiIKA2NvbhgCIAEoCzITLmRhbWxfbGZfMi5UeXBlLkNvbkgAEioKB2J1aWx0aW4YAyABKAsyFy5kYW1sX2xmXzIuVHlwZS5CdWlsdGluSAASKAoGZm9yYWxsGAQgASgLMhYuZGFtbF9sZl8yLlR5cGUuRm9yYWxsSAASKAoGc3RydWN0GAUgASgLMhYuZGFtbF9sZl8yLlR5cGUuU3RydWN0SAASDQoDbmF0GAYgASgSSAASIgoDc3luGAcgASgLMhMuZGFtbF9sZl8yLlR5cGUuU3luSAASFwoNaW50ZXJuZWRfdHlwZRgIIAEoBUgAEiQKBHRhcHAYCSABKAsyFC5kYW1sX2xmXzIuVHlwZS5UQXBwSAAaPgoDVmFyEhgKEHZhcl9pbnRlcm5lZF9zdHIYAyABKAUSHQoEYXJncxgCIAMoCzIPLmRhbWxfbGZfMi5UeXBlGkkKA0NvbhIjCgV0eWNvbhgBIAEoCzIULmRhbWxfbGZfMi5UeXBlQ29uSWQSHQoEYXJncxgCIAMoCzIPLmRhbWxfbGZfMi5UeXBlGkkKA1N5bhIjCgV0eXN5bhgBIAEoCzIULmRhbWxfbGZfMi5UeXBlU3luSWQSHQoEYXJncxgCIAMoCzIPLmRhbWxfbGZfMi5UeXBlGlEKB0J1aWx0aW4SJwoHYnVpbHRpbhgBIAEoDjIWLmRhbWxfbGZfMi5CdWlsdGluVHlwZRIdCgRhcmdzGAIgAygLMg8uZGFtbF9sZl8yLlR5cGUaUQoGRm9yYWxsEigKBHZhcnMYASADKAsyGi5kYW1sX2xmXzIuVHlwZVZhcldpdGhLaW5kEh0KBGJvZHkYAiABKAsyDy5kYW1sX2xmXzIuVHlwZRoyCgZTdHJ1Y3QSKAoGZmllbGRzGAEgAygLMhguZGFtbF9sZl8yLkZpZWxkV2l0aFR5cGUaQgoEVEFwcBIcCgNsaHMYASABKAsyDy5kYW1sX2xmXzIuVHlwZRIcCgNyaHMYAiABKAsyDy5kYW1sX2xmXzIuVHlwZUIFCgNTdW0irAEKCExvY2F0aW9uEiMKBm1vZHVsZRgBIAEoCzITLmRhbWxfbGZfMi5Nb2R1bGVJZBIoCgVyYW5nZRgCIAEoCzIZLmRhbWxfbGZfMi5Mb2NhdGlvbi5SYW5nZRpRCgVSYW5nZRISCgpzdGFydF9saW5lGAEgASgFEhEKCXN0YXJ0X2NvbBgCIAEoBRIQCghlbmRfbGluZRgDIAEoBRIPCgdlbmRfY29sGAQgASgFItYBCg5UZW1wbGF0ZUNob2ljZRIlCghsb2NhdGlvbhgBIAEoCzITLmRhbWxfbGZfMi5Mb2NhdGlvbhIZChFuYW1lX2ludGVybmVkX3N0chgCIAEoBRIRCgljb25zdW1pbmcYAyABKAgSKgoKYXJnX2JpbmRlchgGIAEoCzIWLmRhbWxfbGZfMi5WYXJXaXRoVHlwZRIhCghyZXRfdHlwZRgIIAEoCzIPLmRhbWxfbGZfMi5UeXBlEiAKGHNlbGZfYmluZGVyX2ludGVybmVkX3N0chgKIAEoBSKbAQoVSW50ZXJmYWNlSW5zdGFuY2VCb2R5EkkKB21ldGhvZHMYASADKAsyOC5kYW1sX2xmXzIuSW50ZXJmYWNlSW5zdGFuY2VCb2R5LkludGVyZmFjZUluc3RhbmNlTWV0aG9kGjcKF0ludGVyZmFjZUluc3RhbmNlTWV0aG9kEhwKFG1ldGhvZF9pbnRlcm5lZF9uYW1lGAEgASgFIrsDCgtEZWZUZW1wbGF0ZRIcChR0eWNvbl9pbnRlcm5lZF9kbmFtZRgBIAEoBRIaChJwYXJhbV9pbnRlcm5lZF9zdHIYAiABKAUSKgoHY2hvaWNlcxgGIAMoCzIZLmRhbWxfbGZfMi5UZW1wbGF0ZUNob2ljZRIlCghsb2NhdGlvbhgIIAEoCzITLmRhbWxfbGZfMi5Mb2NhdGlvbhIqCgNrZXkYCSABKAsyHS5kYW1sX2xmXzIuRGVmVGVtcGxhdGUuRGVmS2V5EjUKCmltcGxlbWVudHMYCiADKAsyIS5kYW1sX2xmXzIuRGVmVGVtcGxhdGUuSW1wbGVtZW50cxonCgZEZWZLZXkSHQoEdHlwZRgBIAEoCzIPLmRhbWxfbGZfMi5UeXBlGowBCgpJbXBsZW1lbnRzEicKCWludGVyZmFjZRgBIAEoCzIULmRhbWxfbGZfMi5UeXBlQ29uSWQSLgoEYm9keRgCIAEoCzIgLmRhbWxfbGZfMi5JbnRlcmZhY2VJbnN0YW5jZUJvZHkSJQoIbG9jYXRpb24YAyABKAsyEy5kYW1sX2xmXzIuTG9jYXRpb25KBAgFEAYidQoPSW50ZXJmYWNlTWV0aG9kEiUKCGxvY2F0aW9uGAEgASgLMhMuZGFtbF9sZl8yLkxvY2F0aW9uEhwKFG1ldGhvZF9pbnRlcm5lZF9uYW1lGAIgASgFEh0KBHR5cGUYAyABKAsyDy5kYW1sX2xmXzIuVHlwZSKPAgoMRGVmSW50ZXJmYWNlEiUKCGxvY2F0aW9uGAEgASgLMhMuZGFtbF9sZl8yLkxvY2F0aW9uEhwKFHR5Y29uX2ludGVybmVkX2RuYW1lGAIgASgFEisKB21ldGhvZHMYAyADKAsyGi5kYW1sX2xmXzIuSW50ZXJmYWNlTWV0aG9kEhoKEnBhcmFtX2ludGVybmVkX3N0chgEIAEoBRIqCgdjaG9pY2VzGAUgAygLMhkuZGFtbF9sZl8yLlRlbXBsYXRlQ2hvaWNlEh0KBHZpZXcYBiABKAsyDy5kYW1sX2xmXzIuVHlwZRImCghyZXF1aXJlcxgHIAMoCzIULmRhbWxfbGZfMi5UeXBlQ29uSWQiUgoMRGVmRXhjZXB0aW9uEhsKE25hbWVfaW50ZXJuZWRfZG5hbWUYASABKAUSJQoIbG9jYXRpb24YAiABKAsyEy5kYW1sX2xmXzIuTG9jYXRpb24izAMKC0RlZkRhdGFUeXBlEiUKCGxvY2F0aW9uGAEgASgLMhMuZGFtbF9sZl8yLkxvY2F0aW9uEhsKE25hbWVfaW50ZXJuZWRfZG5hbWUYAiABKAUSKgoGcGFyYW1zGAMgAygLMhouZGFtbF9sZl8yLlR5cGVWYXJXaXRoS2luZBIUCgxzZXJpYWxpemFibGUYBCABKAgSLwoGcmVjb3JkGAUgASgLMh0uZGFtbF9sZl8yLkRlZkRhdGFUeXBlLkZpZWxkc0gAEjAKB3ZhcmlhbnQYBiABKAsyHS5kYW1sX2xmXzIuRGVmRGF0YVR5cGUuRmllbGRzSAASNwoEZW51bRgHIAEoCzInLmRhbWxfbGZfMi5EZWZEYXRhVHlwZS5FbnVtQ29uc3RydWN0b3JzSAASJAoJaW50ZXJmYWNlGAggASgLMg8uZGFtbF9sZl8yLlVuaXRIABoyCgZGaWVsZHMSKAoGZmllbGRzGAEgAygLMhguZGFtbF9sZl8yLkZpZWxkV2l0aFR5cGUaNQoQRW51bUNvbnN0cnVjdG9ycxIhChljb25zdHJ1Y3RvcnNfaW50ZXJuZWRfc3RyGAIgAygFQgoKCERhdGFDb25zIpsBCgpEZWZUeXBlU3luEiUKCGxvY2F0aW9uGAEgASgLMhMuZGFtbF9sZl8yLkxvY2F0aW9uEhsKE25hbWVfaW50ZXJuZWRfZG5hbWUYAiABKAUSKgoGcGFyYW1zGAMgAygLMhouZGFtbF9sZl8yLlR5cGVWYXJXaXRoS2luZBIdCgR0eXBlGAQgASgLMg8uZGFtbF9sZl8yLlR5cGUikAEKDEZlYXR1cmVGbGFncxIbChNmb3JiaWRQYXJ0eUxpdGVyYWxzGAEgASgIEi8KJ2RvbnREaXZ1bGdlQ29udHJhY3RJZHNJbkNyZWF0ZUFyZ3VtZW50cxgCIAEoCBIyCipkb250RGlzY2xvc2VOb25Db25zdW1pbmdDaG9pY2VzVG9PYnNlcnZlcnMYAyABKAgipwIKBk1vZHVsZRIbChNuYW1lX2ludGVybmVkX2RuYW1lGAEgASgFEiYKBWZsYWdzGAIgASgLMhcuZGFtbF9sZl8yLkZlYXR1cmVGbGFncxInCghzeW5vbnltcxgDIAMoCzIVLmRhbWxfbGZfMi5EZWZUeXBlU3luEioKCmRhdGFfdHlwZXMYBCADKAsyFi5kYW1sX2xmXzIuRGVmRGF0YVR5cGUSKQoJdGVtcGxhdGVzGAYgAygLMhYuZGFtbF9sZl8yLkRlZlRlbXBsYXRlEisKCmV4Y2VwdGlvbnMYByADKAsyFy5kYW1sX2xmXzIuRGVmRXhjZXB0aW9uEisKCmludGVyZmFjZXMYCCADKAsyFy5kYW1sX2xmXzIuRGVmSW50ZXJmYWNlIjMKEkludGVybmVkRG90dGVkTmFtZRIdChVzZWdtZW50c19pbnRlcm5lZF9zdHIYASADKAUiPQoRVXBncmFkZWRQYWNrYWdlSWQSKAogdXBncmFkZWRfcGFja2FnZV9pZF9pbnRlcm5lZF9zdHIYASABKAUihQEKD1BhY2thZ2VNZXRhZGF0YRIZChFuYW1lX2ludGVybmVkX3N0chgBIAEoBRIcChR2ZXJzaW9uX2ludGVybmVkX3N0chgCIAEoBRI5ChN1cGdyYWRlZF9wYWNrYWdlX2lkGAMgASgLMhwuZGFtbF9sZl8yLlVwZ3JhZGVkUGFja2FnZUlkIisKDlBhY2thZ2VJbXBvcnRzEhkKEWltcG9ydGVkX3BhY2thZ2VzGAEgAygJIvACCgdQYWNrYWdlEiIKB21vZHVsZXMYASADKAsyES5kYW1sX2xmXzIuTW9kdWxlEhgKEGludGVybmVkX3N0cmluZ3MYAiADKAkSPAoVaW50ZXJuZWRfZG90dGVkX25hbWVzGAMgAygLMh0uZGFtbF9sZl8yLkludGVybmVkRG90dGVkTmFtZRIsCghtZXRhZGF0YRgEIAEoCzIaLmRhbWxfbGZfMi5QYWNrYWdlTWV0YWRhdGESJwoOaW50ZXJuZWRfdHlwZXMYBSADKAsyDy5kYW1sX2xmXzIuVHlwZRInCg5pbnRlcm5lZF9raW5kcxgGIAMoCzIPLmRhbWxfbGZfMi5LaW5kEiUKG25vX2ltcG9ydGVkX3BhY2thZ2VzX3JlYXNvbhgIIAEoCUgAEjQKD3BhY2thZ2VfaW1wb3J0cxgJIAEoCzIZLmRhbWxfbGZfMi5QYWNrYWdlSW1wb3J0c0gAQgwKCkltcG9ydHNTdW0qrQIKC0J1aWx0aW5UeXBlEggKBFVOSVQQABIICgRCT09MEAESCQoFSU5UNjQQAhIICgREQVRFEAMSDQoJVElNRVNUQU1QEAQSCwoHTlVNRVJJQxAFEgkKBVBBUlRZEAYSCAoEVEVYVBAHEg8KC0NPTlRSQUNUX0lEEAgSDAoIT1BUSU9OQUwQCRIICgRMSVNUEAoSCgoGR0VOTUFQEAsSBwoDQU5ZEA0SEQoNQU5ZX0VYQ0VQVElPThAOEgwKCFRZUEVfUkVQEA8SCQoFQVJST1cQEBIKCgZVUERBVEUQERIUChBGQUlMVVJFX0NBVEVHT1JZEBISCwoHVEVYVE1BUBATEg8KCkJJR05VTUVSSUMQ6gcSEgoNUk9VTkRJTkdfTU9ERRDrByIGCOwHEOwHQk0KIGNvbS5kaWdpdGFsYXNzZXQuZGFtbC5sZi5hcmNoaXZlqgIoQ29tLkRpZ2l0YWxBc3NldC5EYW1sLkxmLkFyY2hpdmUuRGFtbExmMmIGcHJvdG8z");
+  fileDesc("Cg5kYW1sX2xmMi5wcm90bxIJZGFtbF9sZl8yIgYKBFVuaXQilQEKF1NlbGZPckltcG9ydGVkUGFja2FnZUlkEioKD3NlbGZfcGFja2FnZV9pZBgBIAEoCzIPLmRhbWxfbGZfMi5Vbml0SAASKgogaW1wb3J0ZWRfcGFja2FnZV9pZF9pbnRlcm5lZF9zdHIYAyABKAVIABIbChFwYWNrYWdlX2ltcG9ydF9pZBgEIAEoBUgAQgUKA1N1bSJmCghNb2R1bGVJZBI2CgpwYWNrYWdlX2lkGAEgASgLMiIuZGFtbF9sZl8yLlNlbGZPckltcG9ydGVkUGFja2FnZUlkEiIKGm1vZHVsZV9uYW1lX2ludGVybmVkX2RuYW1lGAIgASgFIk0KCVR5cGVDb25JZBIjCgZtb2R1bGUYASABKAsyEy5kYW1sX2xmXzIuTW9kdWxlSWQSGwoTbmFtZV9pbnRlcm5lZF9kbmFtZRgCIAEoBSJNCglUeXBlU3luSWQSIwoGbW9kdWxlGAEgASgLMhMuZGFtbF9sZl8yLk1vZHVsZUlkEhsKE25hbWVfaW50ZXJuZWRfZG5hbWUYAiABKAUiSgoNRmllbGRXaXRoVHlwZRIaChJmaWVsZF9pbnRlcm5lZF9zdHIYAyABKAUSHQoEdHlwZRgCIAEoCzIPLmRhbWxfbGZfMi5UeXBlIkYKC1ZhcldpdGhUeXBlEhgKEHZhcl9pbnRlcm5lZF9zdHIYAyABKAUSHQoEdHlwZRgCIAEoCzIPLmRhbWxfbGZfMi5UeXBlIkoKD1R5cGVWYXJXaXRoS2luZBIYChB2YXJfaW50ZXJuZWRfc3RyGAMgASgFEh0KBGtpbmQYAiABKAsyDy5kYW1sX2xmXzIuS2luZCLaAQoES2luZBIfCgRzdGFyGAEgASgLMg8uZGFtbF9sZl8yLlVuaXRIABImCgVhcnJvdxgCIAEoCzIVLmRhbWxfbGZfMi5LaW5kLkFycm93SAASHgoDbmF0GAMgASgLMg8uZGFtbF9sZl8yLlVuaXRIABIXCg1pbnRlcm5lZF9raW5kGAQgASgFSAAaSQoFQXJyb3cSHwoGcGFyYW1zGAEgAygLMg8uZGFtbF9sZl8yLktpbmQSHwoGcmVzdWx0GAIgASgLMg8uZGFtbF9sZl8yLktpbmRCBQoDU3VtIrsGCgRUeXBlEiIKA3ZhchgBIAEoCzITLmRhbWxfbGZfMi5UeXBlLlZhckgAEiIKA2NvbhgCIAEoCzITLmRhbWxfbGZfMi5UeXBlLkNvbkgAEioKB2J1aWx0aW4YAyABKAsyFy5kYW1sX2xmXzIuVHlwZS5CdWlsdGluSAASKAoGZm9yYWxsGAQgASgLMhYuZGFtbF9sZl8yLlR5cGUuRm9yYWxsSAASKAoGc3RydWN0GAUgASgLMhYuZGFtbF9sZl8yLlR5cGUuU3RydWN0SAASDQoDbmF0GAYgASgSSAASIgoDc3luGAcgASgLMhMuZGFtbF9sZl8yLlR5cGUuU3luSAASFwoNaW50ZXJuZWRfdHlwZRgIIAEoBUgAEiQKBHRhcHAYCSABKAsyFC5kYW1sX2xmXzIuVHlwZS5UQXBwSAAaPgoDVmFyEhgKEHZhcl9pbnRlcm5lZF9zdHIYAyABKAUSHQoEYXJncxgCIAMoCzIPLmRhbWxfbGZfMi5UeXBlGkkKA0NvbhIjCgV0eWNvbhgBIAEoCzIULmRhbWxfbGZfMi5UeXBlQ29uSWQSHQoEYXJncxgCIAMoCzIPLmRhbWxfbGZfMi5UeXBlGkkKA1N5bhIjCgV0eXN5bhgBIAEoCzIULmRhbWxfbGZfMi5UeXBlU3luSWQSHQoEYXJncxgCIAMoCzIPLmRhbWxfbGZfMi5UeXBlGlEKB0J1aWx0aW4SJwoHYnVpbHRpbhgBIAEoDjIWLmRhbWxfbGZfMi5CdWlsdGluVHlwZRIdCgRhcmdzGAIgAygLMg8uZGFtbF9sZl8yLlR5cGUaUQoGRm9yYWxsEigKBHZhcnMYASADKAsyGi5kYW1sX2xmXzIuVHlwZVZhcldpdGhLaW5kEh0KBGJvZHkYAiABKAsyDy5kYW1sX2xmXzIuVHlwZRoyCgZTdHJ1Y3QSKAoGZmllbGRzGAEgAygLMhguZGFtbF9sZl8yLkZpZWxkV2l0aFR5cGUaQgoEVEFwcBIcCgNsaHMYASABKAsyDy5kYW1sX2xmXzIuVHlwZRIcCgNyaHMYAiABKAsyDy5kYW1sX2xmXzIuVHlwZUIFCgNTdW0irwEKDlRlbXBsYXRlQ2hvaWNlEhkKEW5hbWVfaW50ZXJuZWRfc3RyGAIgASgFEhEKCWNvbnN1bWluZxgDIAEoCBIqCgphcmdfYmluZGVyGAYgASgLMhYuZGFtbF9sZl8yLlZhcldpdGhUeXBlEiEKCHJldF90eXBlGAggASgLMg8uZGFtbF9sZl8yLlR5cGUSIAoYc2VsZl9iaW5kZXJfaW50ZXJuZWRfc3RyGAogASgFIpsBChVJbnRlcmZhY2VJbnN0YW5jZUJvZHkSSQoHbWV0aG9kcxgBIAMoCzI4LmRhbWxfbGZfMi5JbnRlcmZhY2VJbnN0YW5jZUJvZHkuSW50ZXJmYWNlSW5zdGFuY2VNZXRob2QaNwoXSW50ZXJmYWNlSW5zdGFuY2VNZXRob2QSHAoUbWV0aG9kX2ludGVybmVkX25hbWUYASABKAUi7AIKC0RlZlRlbXBsYXRlEhwKFHR5Y29uX2ludGVybmVkX2RuYW1lGAEgASgFEhoKEnBhcmFtX2ludGVybmVkX3N0chgCIAEoBRIqCgdjaG9pY2VzGAYgAygLMhkuZGFtbF9sZl8yLlRlbXBsYXRlQ2hvaWNlEioKA2tleRgJIAEoCzIdLmRhbWxfbGZfMi5EZWZUZW1wbGF0ZS5EZWZLZXkSNQoKaW1wbGVtZW50cxgKIAMoCzIhLmRhbWxfbGZfMi5EZWZUZW1wbGF0ZS5JbXBsZW1lbnRzGicKBkRlZktleRIdCgR0eXBlGAEgASgLMg8uZGFtbF9sZl8yLlR5cGUaZQoKSW1wbGVtZW50cxInCglpbnRlcmZhY2UYASABKAsyFC5kYW1sX2xmXzIuVHlwZUNvbklkEi4KBGJvZHkYAiABKAsyIC5kYW1sX2xmXzIuSW50ZXJmYWNlSW5zdGFuY2VCb2R5SgQIBRAGIrsBCgxEZWZJbnRlcmZhY2USHAoUdHljb25faW50ZXJuZWRfZG5hbWUYAiABKAUSGgoScGFyYW1faW50ZXJuZWRfc3RyGAQgASgFEioKB2Nob2ljZXMYBSADKAsyGS5kYW1sX2xmXzIuVGVtcGxhdGVDaG9pY2USHQoEdmlldxgGIAEoCzIPLmRhbWxfbGZfMi5UeXBlEiYKCHJlcXVpcmVzGAcgAygLMhQuZGFtbF9sZl8yLlR5cGVDb25JZCKlAwoLRGVmRGF0YVR5cGUSGwoTbmFtZV9pbnRlcm5lZF9kbmFtZRgCIAEoBRIqCgZwYXJhbXMYAyADKAsyGi5kYW1sX2xmXzIuVHlwZVZhcldpdGhLaW5kEhQKDHNlcmlhbGl6YWJsZRgEIAEoCBIvCgZyZWNvcmQYBSABKAsyHS5kYW1sX2xmXzIuRGVmRGF0YVR5cGUuRmllbGRzSAASMAoHdmFyaWFudBgGIAEoCzIdLmRhbWxfbGZfMi5EZWZEYXRhVHlwZS5GaWVsZHNIABI3CgRlbnVtGAcgASgLMicuZGFtbF9sZl8yLkRlZkRhdGFUeXBlLkVudW1Db25zdHJ1Y3RvcnNIABIkCglpbnRlcmZhY2UYCCABKAsyDy5kYW1sX2xmXzIuVW5pdEgAGjIKBkZpZWxkcxIoCgZmaWVsZHMYASADKAsyGC5kYW1sX2xmXzIuRmllbGRXaXRoVHlwZRo1ChBFbnVtQ29uc3RydWN0b3JzEiEKGWNvbnN0cnVjdG9yc19pbnRlcm5lZF9zdHIYAiADKAVCCgoIRGF0YUNvbnMidAoKRGVmVHlwZVN5bhIbChNuYW1lX2ludGVybmVkX2RuYW1lGAIgASgFEioKBnBhcmFtcxgDIAMoCzIaLmRhbWxfbGZfMi5UeXBlVmFyV2l0aEtpbmQSHQoEdHlwZRgEIAEoCzIPLmRhbWxfbGZfMi5UeXBlIpABCgxGZWF0dXJlRmxhZ3MSGwoTZm9yYmlkUGFydHlMaXRlcmFscxgBIAEoCBIvCidkb250RGl2dWxnZUNvbnRyYWN0SWRzSW5DcmVhdGVBcmd1bWVudHMYAiABKAgSMgoqZG9udERpc2Nsb3NlTm9uQ29uc3VtaW5nQ2hvaWNlc1RvT2JzZXJ2ZXJzGAMgASgIIvoBCgZNb2R1bGUSGwoTbmFtZV9pbnRlcm5lZF9kbmFtZRgBIAEoBRImCgVmbGFncxgCIAEoCzIXLmRhbWxfbGZfMi5GZWF0dXJlRmxhZ3MSJwoIc3lub255bXMYAyADKAsyFS5kYW1sX2xmXzIuRGVmVHlwZVN5bhIqCgpkYXRhX3R5cGVzGAQgAygLMhYuZGFtbF9sZl8yLkRlZkRhdGFUeXBlEikKCXRlbXBsYXRlcxgGIAMoCzIWLmRhbWxfbGZfMi5EZWZUZW1wbGF0ZRIrCgppbnRlcmZhY2VzGAggAygLMhcuZGFtbF9sZl8yLkRlZkludGVyZmFjZSIzChJJbnRlcm5lZERvdHRlZE5hbWUSHQoVc2VnbWVudHNfaW50ZXJuZWRfc3RyGAEgAygFIj0KEVVwZ3JhZGVkUGFja2FnZUlkEigKIHVwZ3JhZGVkX3BhY2thZ2VfaWRfaW50ZXJuZWRfc3RyGAEgASgFIoUBCg9QYWNrYWdlTWV0YWRhdGESGQoRbmFtZV9pbnRlcm5lZF9zdHIYASABKAUSHAoUdmVyc2lvbl9pbnRlcm5lZF9zdHIYAiABKAUSOQoTdXBncmFkZWRfcGFja2FnZV9pZBgDIAEoCzIcLmRhbWxfbGZfMi5VcGdyYWRlZFBhY2thZ2VJZCIrCg5QYWNrYWdlSW1wb3J0cxIZChFpbXBvcnRlZF9wYWNrYWdlcxgBIAMoCSLfAgoHUGFja2FnZRIiCgdtb2R1bGVzGAEgAygLMhEuZGFtbF9sZl8yLk1vZHVsZRIYChBpbnRlcm5lZF9zdHJpbmdzGAIgAygJEjwKFWludGVybmVkX2RvdHRlZF9uYW1lcxgDIAMoCzIdLmRhbWxfbGZfMi5JbnRlcm5lZERvdHRlZE5hbWUSLAoIbWV0YWRhdGEYBCABKAsyGi5kYW1sX2xmXzIuUGFja2FnZU1ldGFkYXRhEhYKDmludGVybmVkX3R5cGVzGAUgAygMEicKDmludGVybmVkX2tpbmRzGAYgAygLMg8uZGFtbF9sZl8yLktpbmQSJQobbm9faW1wb3J0ZWRfcGFja2FnZXNfcmVhc29uGAggASgJSAASNAoPcGFja2FnZV9pbXBvcnRzGAkgASgLMhkuZGFtbF9sZl8yLlBhY2thZ2VJbXBvcnRzSABCDAoKSW1wb3J0c1N1bSqtAgoLQnVpbHRpblR5cGUSCAoEVU5JVBAAEggKBEJPT0wQARIJCgVJTlQ2NBACEggKBERBVEUQAxINCglUSU1FU1RBTVAQBBILCgdOVU1FUklDEAUSCQoFUEFSVFkQBhIICgRURVhUEAcSDwoLQ09OVFJBQ1RfSUQQCBIMCghPUFRJT05BTBAJEggKBExJU1QQChIKCgZHRU5NQVAQCxIHCgNBTlkQDRIRCg1BTllfRVhDRVBUSU9OEA4SDAoIVFlQRV9SRVAQDxIJCgVBUlJPVxAQEgoKBlVQREFURRAREhQKEEZBSUxVUkVfQ0FURUdPUlkQEhILCgdURVhUTUFQEBMSDwoKQklHTlVNRVJJQxDqBxISCg1ST1VORElOR19NT0RFEOsHIgYI7AcQ7AdCTQogY29tLmRpZ2l0YWxhc3NldC5kYW1sLmxmLmFyY2hpdmWqAihDb20uRGlnaXRhbEFzc2V0LkRhbWwuTGYuQXJjaGl2ZS5EYW1sTGYyYgZwcm90bzM");
 
 /**
  * Canonical encoding in one-ofs for cases that carry no meaningful
@@ -614,76 +614,11 @@ export const Type_TAppSchema: GenMessage<Type_TApp> = /*@__PURE__*/
   messageDesc(file_daml_lf2, 9, 6);
 
 /**
- * Source code locations
- *
- * @generated from message daml_lf_2.Location
- */
-export type Location = Message<"daml_lf_2.Location"> & {
-  /**
-   * (*optional*), if missing the line is within the current module.
-   *
-   * @generated from field: daml_lf_2.ModuleId module = 1;
-   */
-  module?: ModuleId | undefined;
-
-  /**
-   * @generated from field: daml_lf_2.Location.Range range = 2;
-   */
-  range?: Location_Range | undefined;
-};
-
-/**
- * Describes the message daml_lf_2.Location.
- * Use `create(LocationSchema)` to create a new message.
- */
-export const LocationSchema: GenMessage<Location> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 10);
-
-/**
- * 0-indexed start and end line and column numbers.
- *
- * @generated from message daml_lf_2.Location.Range
- */
-export type Location_Range = Message<"daml_lf_2.Location.Range"> & {
-  /**
-   * @generated from field: int32 start_line = 1;
-   */
-  startLine: number;
-
-  /**
-   * @generated from field: int32 start_col = 2;
-   */
-  startCol: number;
-
-  /**
-   * @generated from field: int32 end_line = 3;
-   */
-  endLine: number;
-
-  /**
-   * @generated from field: int32 end_col = 4;
-   */
-  endCol: number;
-};
-
-/**
- * Describes the message daml_lf_2.Location.Range.
- * Use `create(Location_RangeSchema)` to create a new message.
- */
-export const Location_RangeSchema: GenMessage<Location_Range> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 10, 0);
-
-/**
  * Template choice definition.
  *
  * @generated from message daml_lf_2.TemplateChoice
  */
 export type TemplateChoice = Message<"daml_lf_2.TemplateChoice"> & {
-  /**
-   * @generated from field: daml_lf_2.Location location = 1;
-   */
-  location?: Location | undefined;
-
   /**
    * *Must be a valid interned identifier*
    *
@@ -725,7 +660,7 @@ export type TemplateChoice = Message<"daml_lf_2.TemplateChoice"> & {
  * Use `create(TemplateChoiceSchema)` to create a new message.
  */
 export const TemplateChoiceSchema: GenMessage<TemplateChoice> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 11);
+  messageDesc(file_daml_lf2, 10);
 
 /**
  * Contents of an interface instance.
@@ -744,7 +679,7 @@ export type InterfaceInstanceBody = Message<"daml_lf_2.InterfaceInstanceBody"> &
  * Use `create(InterfaceInstanceBodySchema)` to create a new message.
  */
 export const InterfaceInstanceBodySchema: GenMessage<InterfaceInstanceBody> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 12);
+  messageDesc(file_daml_lf2, 11);
 
 /**
  * @generated from message daml_lf_2.InterfaceInstanceBody.InterfaceInstanceMethod
@@ -761,7 +696,7 @@ export type InterfaceInstanceBody_InterfaceInstanceMethod = Message<"daml_lf_2.I
  * Use `create(InterfaceInstanceBody_InterfaceInstanceMethodSchema)` to create a new message.
  */
 export const InterfaceInstanceBody_InterfaceInstanceMethodSchema: GenMessage<InterfaceInstanceBody_InterfaceInstanceMethod> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 12, 0);
+  messageDesc(file_daml_lf2, 11, 0);
 
 /**
  * Contract template definition
@@ -793,11 +728,6 @@ export type DefTemplate = Message<"daml_lf_2.DefTemplate"> & {
   choices: TemplateChoice[];
 
   /**
-   * @generated from field: daml_lf_2.Location location = 8;
-   */
-  location?: Location | undefined;
-
-  /**
    * The key definition for the template, if present
    *
    * optional
@@ -819,7 +749,7 @@ export type DefTemplate = Message<"daml_lf_2.DefTemplate"> & {
  * Use `create(DefTemplateSchema)` to create a new message.
  */
 export const DefTemplateSchema: GenMessage<DefTemplate> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 13);
+  messageDesc(file_daml_lf2, 12);
 
 /**
  * @generated from message daml_lf_2.DefTemplate.DefKey
@@ -836,7 +766,7 @@ export type DefTemplate_DefKey = Message<"daml_lf_2.DefTemplate.DefKey"> & {
  * Use `create(DefTemplate_DefKeySchema)` to create a new message.
  */
 export const DefTemplate_DefKeySchema: GenMessage<DefTemplate_DefKey> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 13, 0);
+  messageDesc(file_daml_lf2, 12, 0);
 
 /**
  * An interface instance defined in this template.
@@ -853,11 +783,6 @@ export type DefTemplate_Implements = Message<"daml_lf_2.DefTemplate.Implements">
    * @generated from field: daml_lf_2.InterfaceInstanceBody body = 2;
    */
   body?: InterfaceInstanceBody | undefined;
-
-  /**
-   * @generated from field: daml_lf_2.Location location = 3;
-   */
-  location?: Location | undefined;
 };
 
 /**
@@ -865,37 +790,7 @@ export type DefTemplate_Implements = Message<"daml_lf_2.DefTemplate.Implements">
  * Use `create(DefTemplate_ImplementsSchema)` to create a new message.
  */
 export const DefTemplate_ImplementsSchema: GenMessage<DefTemplate_Implements> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 13, 1);
-
-/**
- * Interface method definition.
- * *Available in versions >= 1.15*
- *
- * @generated from message daml_lf_2.InterfaceMethod
- */
-export type InterfaceMethod = Message<"daml_lf_2.InterfaceMethod"> & {
-  /**
-   * @generated from field: daml_lf_2.Location location = 1;
-   */
-  location?: Location | undefined;
-
-  /**
-   * @generated from field: int32 method_interned_name = 2;
-   */
-  methodInternedName: number;
-
-  /**
-   * @generated from field: daml_lf_2.Type type = 3;
-   */
-  type?: Type | undefined;
-};
-
-/**
- * Describes the message daml_lf_2.InterfaceMethod.
- * Use `create(InterfaceMethodSchema)` to create a new message.
- */
-export const InterfaceMethodSchema: GenMessage<InterfaceMethod> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 14);
+  messageDesc(file_daml_lf2, 12, 1);
 
 /**
  * Interface definition.
@@ -905,19 +800,9 @@ export const InterfaceMethodSchema: GenMessage<InterfaceMethod> = /*@__PURE__*/
  */
 export type DefInterface = Message<"daml_lf_2.DefInterface"> & {
   /**
-   * @generated from field: daml_lf_2.Location location = 1;
-   */
-  location?: Location | undefined;
-
-  /**
    * @generated from field: int32 tycon_interned_dname = 2;
    */
   tyconInternedDname: number;
-
-  /**
-   * @generated from field: repeated daml_lf_2.InterfaceMethod methods = 3;
-   */
-  methods: InterfaceMethod[];
 
   /**
    * Binder for interface value ("this") in precond and fixed choices.
@@ -949,33 +834,7 @@ export type DefInterface = Message<"daml_lf_2.DefInterface"> & {
  * Use `create(DefInterfaceSchema)` to create a new message.
  */
 export const DefInterfaceSchema: GenMessage<DefInterface> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 15);
-
-/**
- * Exception definition
- *
- * @generated from message daml_lf_2.DefException
- */
-export type DefException = Message<"daml_lf_2.DefException"> & {
-  /**
-   * *Must be a valid interned dotted name*
-   *
-   * @generated from field: int32 name_interned_dname = 1;
-   */
-  nameInternedDname: number;
-
-  /**
-   * @generated from field: daml_lf_2.Location location = 2;
-   */
-  location?: Location | undefined;
-};
-
-/**
- * Describes the message daml_lf_2.DefException.
- * Use `create(DefExceptionSchema)` to create a new message.
- */
-export const DefExceptionSchema: GenMessage<DefException> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 16);
+  messageDesc(file_daml_lf2, 13);
 
 /**
  * Data type definition
@@ -983,11 +842,6 @@ export const DefExceptionSchema: GenMessage<DefException> = /*@__PURE__*/
  * @generated from message daml_lf_2.DefDataType
  */
 export type DefDataType = Message<"daml_lf_2.DefDataType"> & {
-  /**
-   * @generated from field: daml_lf_2.Location location = 1;
-   */
-  location?: Location | undefined;
-
   /**
    * name of the defined data type
    * *Must be a valid interned name*
@@ -1058,7 +912,7 @@ export type DefDataType = Message<"daml_lf_2.DefDataType"> & {
  * Use `create(DefDataTypeSchema)` to create a new message.
  */
 export const DefDataTypeSchema: GenMessage<DefDataType> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 17);
+  messageDesc(file_daml_lf2, 14);
 
 /**
  * @generated from message daml_lf_2.DefDataType.Fields
@@ -1075,7 +929,7 @@ export type DefDataType_Fields = Message<"daml_lf_2.DefDataType.Fields"> & {
  * Use `create(DefDataType_FieldsSchema)` to create a new message.
  */
 export const DefDataType_FieldsSchema: GenMessage<DefDataType_Fields> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 17, 0);
+  messageDesc(file_daml_lf2, 14, 0);
 
 /**
  * @generated from message daml_lf_2.DefDataType.EnumConstructors
@@ -1094,7 +948,7 @@ export type DefDataType_EnumConstructors = Message<"daml_lf_2.DefDataType.EnumCo
  * Use `create(DefDataType_EnumConstructorsSchema)` to create a new message.
  */
 export const DefDataType_EnumConstructorsSchema: GenMessage<DefDataType_EnumConstructors> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 17, 1);
+  messageDesc(file_daml_lf2, 14, 1);
 
 /**
  * Type synonym definition
@@ -1103,11 +957,6 @@ export const DefDataType_EnumConstructorsSchema: GenMessage<DefDataType_EnumCons
  * @generated from message daml_lf_2.DefTypeSyn
  */
 export type DefTypeSyn = Message<"daml_lf_2.DefTypeSyn"> & {
-  /**
-   * @generated from field: daml_lf_2.Location location = 1;
-   */
-  location?: Location | undefined;
-
   /**
    * name of the defined type synonym
    * *Must be a valid interned name*
@@ -1134,7 +983,7 @@ export type DefTypeSyn = Message<"daml_lf_2.DefTypeSyn"> & {
  * Use `create(DefTypeSynSchema)` to create a new message.
  */
 export const DefTypeSynSchema: GenMessage<DefTypeSyn> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 18);
+  messageDesc(file_daml_lf2, 15);
 
 /**
  * @generated from message daml_lf_2.FeatureFlags
@@ -1161,7 +1010,7 @@ export type FeatureFlags = Message<"daml_lf_2.FeatureFlags"> & {
  * Use `create(FeatureFlagsSchema)` to create a new message.
  */
 export const FeatureFlagsSchema: GenMessage<FeatureFlags> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 19);
+  messageDesc(file_daml_lf2, 16);
 
 /**
  * @generated from message daml_lf_2.Module
@@ -1193,11 +1042,6 @@ export type Module = Message<"daml_lf_2.Module"> & {
   templates: DefTemplate[];
 
   /**
-   * @generated from field: repeated daml_lf_2.DefException exceptions = 7;
-   */
-  exceptions: DefException[];
-
-  /**
    * @generated from field: repeated daml_lf_2.DefInterface interfaces = 8;
    */
   interfaces: DefInterface[];
@@ -1208,7 +1052,7 @@ export type Module = Message<"daml_lf_2.Module"> & {
  * Use `create(ModuleSchema)` to create a new message.
  */
 export const ModuleSchema: GenMessage<Module> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 20);
+  messageDesc(file_daml_lf2, 17);
 
 /**
  * @generated from message daml_lf_2.InternedDottedName
@@ -1225,7 +1069,7 @@ export type InternedDottedName = Message<"daml_lf_2.InternedDottedName"> & {
  * Use `create(InternedDottedNameSchema)` to create a new message.
  */
 export const InternedDottedNameSchema: GenMessage<InternedDottedName> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 21);
+  messageDesc(file_daml_lf2, 18);
 
 /**
  * @generated from message daml_lf_2.UpgradedPackageId
@@ -1242,7 +1086,7 @@ export type UpgradedPackageId = Message<"daml_lf_2.UpgradedPackageId"> & {
  * Use `create(UpgradedPackageIdSchema)` to create a new message.
  */
 export const UpgradedPackageIdSchema: GenMessage<UpgradedPackageId> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 22);
+  messageDesc(file_daml_lf2, 19);
 
 /**
  * @generated from message daml_lf_2.PackageMetadata
@@ -1271,7 +1115,7 @@ export type PackageMetadata = Message<"daml_lf_2.PackageMetadata"> & {
  * Use `create(PackageMetadataSchema)` to create a new message.
  */
 export const PackageMetadataSchema: GenMessage<PackageMetadata> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 23);
+  messageDesc(file_daml_lf2, 20);
 
 /**
  * @generated from message daml_lf_2.PackageImports
@@ -1288,7 +1132,7 @@ export type PackageImports = Message<"daml_lf_2.PackageImports"> & {
  * Use `create(PackageImportsSchema)` to create a new message.
  */
 export const PackageImportsSchema: GenMessage<PackageImports> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 24);
+  messageDesc(file_daml_lf2, 21);
 
 /**
  * @generated from message daml_lf_2.Package
@@ -1318,9 +1162,9 @@ export type Package = Message<"daml_lf_2.Package"> & {
    * Types in the interning table are only allowed to refer to interned types
    * at smaller indices.
    *
-   * @generated from field: repeated daml_lf_2.Type interned_types = 5;
+   * @generated from field: repeated bytes interned_types = 5;
    */
-  internedTypes: Type[];
+  internedTypes: Uint8Array[];
 
   /**
    * *Available in versions >= 2.dev*
@@ -1356,7 +1200,7 @@ export type Package = Message<"daml_lf_2.Package"> & {
  * Use `create(PackageSchema)` to create a new message.
  */
 export const PackageSchema: GenMessage<Package> = /*@__PURE__*/
-  messageDesc(file_daml_lf2, 25);
+  messageDesc(file_daml_lf2, 22);
 
 /**
  * Builtin types
