@@ -105,6 +105,8 @@ export {
   type PackageArchive,
   type ReadPackageOptions,
 } from './daml-lf/read-dalf.js';
+export { encodePackage, type PackageDraft } from './daml-lf/encode-package.js';
+export { writeDar, type WriteDarOptions } from './daml-lf/write-dar.js';
 export {
   PackageCatalogue,
   type CatalogueEntry,
