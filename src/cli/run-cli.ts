@@ -8,6 +8,7 @@ import { deadLettersCommand } from './commands/dead-letters-command.js';
 import { demoCommand } from './commands/demo-command.js';
 import { explainCommand } from './commands/explain-command.js';
 import { initCommand } from './commands/init-command.js';
+import { packagesCommand } from './commands/packages-command.js';
 import { pauseCommand, resumeCommand } from './commands/pause-resume-command.js';
 import { reloadCommand } from './commands/reload-command.js';
 import { runCommand } from './commands/run-command.js';
@@ -30,6 +31,7 @@ const commands: readonly CliCommand[] = [
   initCommand,
   validateCommand,
   testCommand,
+  packagesCommand,
   scheduleCommand,
   runSlotCommand,
   statusCommand,

@@ -1,9 +1,12 @@
+import { AbortError } from '../core/abort-error.js';
 import { LedgerbotError } from '../core/ledgerbot-error.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { PackageSignature } from '../daml-lf/package-signature.js';
+import { readPackagePayload } from '../daml-lf/read-dalf.js';
 import type { CallOptions } from '../ledger/http-transport.js';
 import type { LedgerClient } from '../ledger/ledger-client.js';
 import type { PackageArchiveCache } from '../store/package-archive-cache.js';
+import { RuntimeError } from './runtime-error.js';
 
 /**
  * The packages of the participant, as signatures: `GET /v2/packages` lists the ids, and only
@@ -21,11 +24,17 @@ import type { PackageArchiveCache } from '../store/package-archive-cache.js';
 /** Bytes → signature: the Daml-LF reader, given the payload `GET /v2/packages/{id}` sends. */
 export type PackagePayloadDecoder = (payload: Uint8Array, packageId: string) => PackageSignature;
 
+/** The Daml-LF reader on a participant's package (a `DamlLfError` when it cannot be read). */
+export const decodeParticipantPackage: PackagePayloadDecoder = (payload, packageId) =>
+  readPackagePayload(payload, { source: `the participant's package ${packageId}`, packageId })
+    .signature;
+
 export type ParticipantPackageSourceOptions = {
   readonly ledger: Pick<LedgerClient, 'listPackages' | 'packageArchive'>;
   /** Where downloaded payloads are kept; absent: nothing is cached on disk. */
   readonly cache?: PackageArchiveCache;
-  readonly decode: PackagePayloadDecoder;
+  /** Default: the Daml-LF reader (`readPackagePayload`). */
+  readonly decode?: PackagePayloadDecoder;
   readonly logger?: Logger;
   /** Downloads (and cache reads) at once. Default 4. */
   readonly concurrency?: number;
@@ -80,11 +89,24 @@ export class ParticipantPackageSource {
 
   /**
    * Lists the participant's packages and returns their signatures, reading only ids not read
-   * before. Failures to list or download are the client's errors (the caller decides: `run`
-   * retries at start, `validate` reports); a package that downloads but cannot be decoded is
-   * `unreadable`, not a failure.
+   * before. A failure to list or download is a RuntimeError `PACKAGES_UNREADABLE` with the
+   * client's error as its cause (the caller decides: `run` exits 1, `validate` reports it); a
+   * package that downloads but cannot be decoded is `unreadable`, not a failure.
    */
   async read(options: ParticipantReadOptions = {}): Promise<ParticipantPackages> {
+    try {
+      return await this.#read(options);
+    } catch (err) {
+      if (err instanceof AbortError || !(err instanceof LedgerbotError)) throw err;
+      throw new RuntimeError(
+        'PACKAGES_UNREADABLE',
+        `cannot read the participant's packages: ${err.message}`,
+        { cause: err },
+      );
+    }
+  }
+
+  async #read(options: ParticipantReadOptions): Promise<ParticipantPackages> {
     const ids = await this.#options.ledger.listPackages(callOptions(options));
     const unique = [...new Set(ids)];
     const have = options.have ?? new Set<string>();
@@ -152,7 +174,10 @@ export class ParticipantPackageSource {
       }
     }
     try {
-      return { ok: true, pkg: this.#options.decode(payload, packageId) };
+      return {
+        ok: true,
+        pkg: (this.#options.decode ?? decodeParticipantPackage)(payload, packageId),
+      };
     } catch (err) {
       if (!(err instanceof LedgerbotError)) throw err;
       this.#logger.warn(

@@ -31,6 +31,8 @@ export type RuntimeErrorCode =
   | 'PARTICIPANT_REFUSED'
   /** At start, the participant has no user `ledger.userId`. */
   | 'UNKNOWN_USER'
+  /** The participant's packages could not be listed or downloaded (the ledger error is the cause). */
+  | 'PACKAGES_UNREADABLE'
   /** At start without a checkpoint, `start:` names an offset beyond the ledger end. */
   | 'START_BEYOND_LEDGER_END'
   | 'CHECKPOINT_BEYOND_LEDGER_END';

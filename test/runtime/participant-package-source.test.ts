@@ -174,12 +174,18 @@ describe('ParticipantPackageSource', () => {
   it('a participant that fails is the client’s error; the next read asks again', async () => {
     server.failWith = 503;
     const src = source(undefined, countingDecoder());
-    await expect(src.read()).rejects.toBeInstanceOf(LedgerApiError);
+    const err = await src.read().catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'PACKAGES_UNREADABLE' });
+    expect((err as Error).cause).toBeInstanceOf(LedgerApiError);
+    expect((err as Error).message).toMatch(/^cannot read the participant's packages: /);
     server.failWith = undefined;
     // A listed package whose bytes are not its id (a broken proxy) fails the read too.
     const ghost = 'e'.repeat(64);
     server.payloads.set(ghost, new Uint8Array([1, 2, 3]));
-    await expect(src.read()).rejects.toMatchObject({ failure: 'bad-response' });
+    await expect(src.read()).rejects.toMatchObject({
+      code: 'PACKAGES_UNREADABLE',
+      cause: { failure: 'bad-response' },
+    });
     server.payloads.delete(ghost);
     const ok = await src.read();
     expect(ok.packages).toHaveLength(3);
