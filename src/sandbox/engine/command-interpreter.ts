@@ -1,4 +1,5 @@
 import type { Command, JsCommands } from '../../ledger/wire/wire-types.js';
+import { interfaceInstance } from '../model/interface-instance.js';
 import type { TemplateDef } from '../model/model-types.js';
 import { canonicalText, normalizeDamlValue } from '../model/normalize-daml-value.js';
 import type { ContractRecord, TxNode } from './committed-transaction.js';
@@ -160,13 +161,20 @@ export class CommandInterpreter {
     argument: unknown,
     authorizers: ReadonlySet<string>,
   ): void {
-    const choice = contract.template.choices.get(choiceName);
+    // Through an interface, the interface's choice (as this template implements it); else only
+    // the template's own choices, as in Daml.
+    const choice =
+      via.kind === 'interface'
+        ? interfaceInstance(contract.template, via.iface, true)?.choices.get(choiceName)
+        : contract.template.choices.get(choiceName);
     if (choice === undefined) {
       fail(
         engineError(
           'COMMAND_PREPROCESSING_FAILED',
           8,
-          `Couldn't find requested choice ${choiceName} for template ${contract.template.templateId}. This choice could be added in a newer version of the template.`,
+          via.kind === 'interface'
+            ? `unknown choice ${choiceName} in interface ${via.iface.interfaceId}`
+            : `Couldn't find requested choice ${choiceName} for template ${contract.template.templateId}. This choice could be added in a newer version of the template.`,
         ),
       );
       return;

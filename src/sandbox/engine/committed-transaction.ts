@@ -1,4 +1,4 @@
-import type { TemplateDef } from '../model/model-types.js';
+import type { ChoiceDef, TemplateDef } from '../model/model-types.js';
 
 /** A contract as the ledger stores it (immutable; activeness lives in the ledger state). */
 export type ContractRecord = {
@@ -38,6 +38,8 @@ export type CreateNode = NodeBase & { readonly kind: 'create' };
 export type ExerciseNode = NodeBase & {
   readonly kind: 'exercise';
   readonly choice: string;
+  /** The choice exercised: the template's own, or its implementation of the interface's. */
+  readonly choiceDef: ChoiceDef;
   /** `<packageId>:Module:Entity` when exercised through an interface; null otherwise. */
   readonly interfaceId: string | null;
   readonly choiceArgument: unknown;

@@ -10,7 +10,7 @@ import type {
   TransactionFormat,
   User,
 } from '../../ledger/wire/wire-types.js';
-import type { PackageModel, TemplateDef } from '../model/model-types.js';
+import type { PackageModel } from '../model/model-types.js';
 import type { CommittedTransaction } from './committed-transaction.js';
 import type { EngineError } from './engine-error.js';
 import type {
@@ -71,8 +71,6 @@ export interface CommandPort {
   recordCompletion(input: CompletionInput): Completion;
   /** A template or interface by id (package-id or `#package-name` form), for the JSON layer. */
   resolveTemplate(templateId: string): ResolvedId | EngineError;
-  /** The template of a known contract (active or archived), whoever may see it. */
-  contractTemplate(contractId: string): TemplateDef | undefined;
 }
 
 /** Reading the log and projecting it for a party's view (the read routes and the streams). */

@@ -1,4 +1,5 @@
 import type { CumulativeFilter, EventFormat, Filters } from '../../ledger/wire/wire-types.js';
+import { interfaceInstance } from '../model/interface-instance.js';
 import type { InterfaceDef, TemplateDef } from '../model/model-types.js';
 import type { EngineError } from './engine-error.js';
 import type { ResolvedId } from './template-resolver.js';
@@ -36,7 +37,7 @@ function sameTemplate(m: { byName: boolean; template: TemplateDef }, t: Template
 }
 
 function implementsIface(m: { byName: boolean; iface: InterfaceDef }, t: TemplateDef): boolean {
-  return t.packageName === m.iface.packageName && t.implements.has(m.iface.qualifiedName);
+  return interfaceInstance(t, m.iface, m.byName) !== undefined;
 }
 
 /**

@@ -86,10 +86,6 @@ export class LedgerState extends IdentityRegistry implements LedgerEngine, Inter
     return this.#resolver.resolve(id);
   }
 
-  contractTemplate(contractId: string): TemplateDef | undefined {
-    return this.#contracts.get(contractId)?.record.template;
-  }
-
   activeContract(contractId: string): ContractRecord | undefined {
     return this.#contracts.active(contractId);
   }

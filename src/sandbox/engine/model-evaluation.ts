@@ -49,12 +49,16 @@ export function typed(type: DamlType, value: unknown, what: string): unknown {
   return r.value;
 }
 
-/** The parties the expressions name (fields of `argument`, or CEL), sorted and unique. */
+/**
+ * The parties the expressions name (fields of `argument`, CEL, or `signatories`: the
+ * contract's, when there is one), sorted and unique.
+ */
 export function partiesOf(
   exprs: readonly PartiesExpr[],
   argument: Readonly<Record<string, unknown>>,
   scope: Scope,
   what: string,
+  signatories: readonly string[] = [],
 ): string[] {
   const out: string[] = [];
   const add = (v: unknown): void => {
@@ -74,7 +78,9 @@ export function partiesOf(
     add(
       e.kind === 'field'
         ? (argument[e.field] ?? (scope.arg as Record<string, unknown> | undefined)?.[e.field])
-        : evalExpr(e.expr, scope),
+        : e.kind === 'signatories'
+          ? signatories
+          : evalExpr(e.expr, scope),
     );
   }
   return sortedUnique(out);

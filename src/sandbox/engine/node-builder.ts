@@ -6,6 +6,8 @@ import type {
   ValueExpr,
 } from '../model/model-types.js';
 import { canonicalText } from '../model/normalize-daml-value.js';
+import { recordType } from '../model/record-type.js';
+import { argumentParties } from './argument-parties.js';
 import type { ContractRecord, CreateNode, ExerciseNode, TxNode } from './committed-transaction.js';
 import { engineError } from './engine-error.js';
 import { fail } from './interpreter-abort.js';
@@ -56,8 +58,13 @@ export class NodeBuilder {
     ancestors: ReadonlySet<string>,
   ): string {
     const scope: Scope = { this: argument };
-    const signatories = partiesOf(template.signatories, argument, scope, 'signatories');
-    const observers = partiesOf(template.observers, argument, scope, 'observers');
+    const { signatories, observers } =
+      template.behaviour === 'none'
+        ? this.#argumentStakeholders(template, argument, authorizers)
+        : {
+            signatories: partiesOf(template.signatories, argument, scope, 'signatories'),
+            observers: partiesOf(template.observers, argument, scope, 'observers'),
+          };
     if (signatories.length === 0) {
       fail(
         engineError(
@@ -152,6 +159,29 @@ export class NodeBuilder {
     return contractId;
   }
 
+  /**
+   * The stakeholders of a contract of a template without a model: the parties of its argument
+   * that authorize the create are its signatories, the others its observers.
+   */
+  #argumentStakeholders(
+    template: TemplateDef,
+    argument: Record<string, unknown>,
+    authorizers: ReadonlySet<string>,
+  ): { signatories: string[]; observers: string[] } {
+    const parties = sortedUnique(argumentParties(recordType(template.fields), argument));
+    const signatories = parties.filter((p) => authorizers.has(p));
+    if (signatories.length === 0) {
+      fail(
+        engineError(
+          'DAML_AUTHORIZATION_ERROR',
+          8,
+          `Interpretation error: Error: node NodeId(${this.#nodes.length}) (${template.templateId}) has no model, so its signatories are the parties of its create argument that authorize it; none of [${parties.join(',')}] is among the authorizers ${[...authorizers].sort().join(',')}`,
+        ),
+      );
+    }
+    return { signatories, observers: parties.filter((p) => !authorizers.has(p)) };
+  }
+
   /** Exercises a choice and its body; returns the choice's result. */
   exercise(
     contract: ContractRecord,
@@ -161,8 +191,23 @@ export class NodeBuilder {
     ancestors: ReadonlySet<string>,
     interfaceId: string | null,
   ): unknown {
+    if (!choice.implemented) {
+      fail(
+        engineError(
+          'DAML_INTERPRETATION_ERROR',
+          9,
+          `Interpretation error: Error: the sandbox has no behaviour for choice ${choice.name} of ${contract.template.templateId}${interfaceId === null ? '' : ` (interface ${interfaceId})`}: it runs no Daml code; describe the template in a model (docs/sandbox-models.md) to give the choice one`,
+        ),
+      );
+    }
     const scope: Scope = { this: contract.argument, arg, self: contract.contractId };
-    const controllers = partiesOf(choice.controllers, contract.argument, scope, 'controllers');
+    const controllers = partiesOf(
+      choice.controllers,
+      contract.argument,
+      scope,
+      'controllers',
+      contract.signatories,
+    );
     const choiceObservers = partiesOf(
       choice.observers,
       contract.argument,
@@ -216,6 +261,7 @@ export class NodeBuilder {
       witnesses,
       acsDelta: choice.consuming && wasActiveBefore,
       choice: choice.name,
+      choiceDef: choice,
       interfaceId,
       choiceArgument: arg,
       actingParties: controllers,

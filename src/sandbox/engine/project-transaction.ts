@@ -9,6 +9,7 @@ import type {
   TransactionFormat,
 } from '../../ledger/wire/wire-types.js';
 import type { DamlType, InterfaceDef, ValueExpr } from '../model/model-types.js';
+import { interfaceInstance } from '../model/interface-instance.js';
 import { normalizeDamlValue } from '../model/normalize-daml-value.js';
 import { recordType } from '../model/record-type.js';
 import { trimTrailingNones } from '../model/trim-trailing-nones.js';
@@ -63,7 +64,7 @@ function evalView(view: ValueExpr, scope: Record<string, unknown>): unknown {
 }
 
 function interfaceView(c: ContractRecord, iface: InterfaceDef): JsInterfaceView {
-  const instance = c.template.implements.get(iface.qualifiedName);
+  const instance = interfaceInstance(c.template, iface, true);
   const failed = (message: string): JsInterfaceView => ({
     interfaceId: iface.interfaceId,
     viewStatus: { code: 9, message, details: [] },
@@ -71,18 +72,21 @@ function interfaceView(c: ContractRecord, iface: InterfaceDef): JsInterfaceView 
   });
   if (instance === undefined)
     return failed(`${c.template.qualifiedName} does not implement ${iface.qualifiedName}`);
-  try {
-    const r = normalizeDamlValue(
-      iface.viewType,
-      evalView(instance.view, { this: c.argument }),
-      '',
-      { round: true },
+  if (instance.view === null) {
+    return failed(
+      `the sandbox computes no view of ${iface.qualifiedName} for ${c.template.templateId}: no model describes that template (docs/sandbox.md, "DAR templates")`,
     );
+  }
+  const viewType = instance.interface.viewType;
+  try {
+    const r = normalizeDamlValue(viewType, evalView(instance.view, { this: c.argument }), '', {
+      round: true,
+    });
     if (!r.ok) return failed(r.problem.message);
     return {
       interfaceId: iface.interfaceId,
       viewStatus: { code: 0, message: '', details: [] },
-      viewValue: trimTrailingNones(iface.viewType, r.value),
+      viewValue: trimTrailingNones(viewType, r.value),
       implementationPackageId: c.template.packageId,
     };
   } catch (error) {
@@ -146,23 +150,20 @@ function exercisedEvent(
   acsDelta: boolean,
   match: FilterMatch,
 ): ExercisedEvent {
-  const choice = node.contract.template.choices.get(node.choice);
+  const choice = node.choiceDef;
   const event: ExercisedEvent = {
     offset: tx.offset,
     nodeId: node.nodeId,
     contractId: node.contract.contractId,
     templateId: node.contract.template.templateId,
     choice: node.choice,
-    choiceArgument:
-      choice === undefined
-        ? node.choiceArgument
-        : wireValue(recordType(choice.argument), node.choiceArgument),
+    choiceArgument: wireValue(recordType(choice.argument), node.choiceArgument),
     actingParties: [...node.actingParties],
     consuming: node.consuming,
     witnessParties: [...witnessParties],
     lastDescendantNodeId: node.lastDescendantNodeId,
     exerciseResult:
-      choice?.returns === null || choice === undefined
+      choice.returns === null
         ? node.exerciseResult
         : wireValue(choice.returns, node.exerciseResult),
     packageName: node.contract.template.packageName,

@@ -1,3 +1,4 @@
+import { interfaceInstance } from '../model/interface-instance.js';
 import type { TemplateDef } from '../model/model-types.js';
 import type { ContractRecord } from './committed-transaction.js';
 import { engineError, type EngineError } from './engine-error.js';
@@ -102,8 +103,7 @@ export class TransactionView {
         ? contract.template.templateId === expected.template.templateId ||
           (contract.template.packageName === expected.template.packageName &&
             contract.template.qualifiedName === expected.template.qualifiedName)
-        : contract.template.implements.has(expected.iface.qualifiedName) &&
-          contract.template.packageName === expected.iface.packageName;
+        : interfaceInstance(contract.template, expected.iface, true) !== undefined;
     if (!ok) {
       const wanted =
         expected.kind === 'template' ? expected.template.templateId : expected.iface.interfaceId;

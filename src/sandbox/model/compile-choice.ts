@@ -2,8 +2,8 @@ import type { YamlPath } from '../../core/yaml-locator.js';
 import type { ModelProblems } from './model-error.js';
 import type { ModelExpressions } from './model-expressions.js';
 import type { ModelLocator } from './model-locator.js';
-import type { ChoiceDef, FieldDef, ModelExpr, Step } from './model-types.js';
-import type { RawChoice, RawStep } from './raw-model.js';
+import type { ChoiceDef, DamlType, FieldDef, ModelExpr, Step } from './model-types.js';
+import type { RawChoiceBehaviour, RawStep } from './raw-model.js';
 
 /** What compiling a choice needs from the model compiler. */
 export type ChoiceContext = {
@@ -24,15 +24,27 @@ const STEP_KEYS: Readonly<Record<StepKind, readonly string[]>> = {
   assert: ['assert', 'message'],
 };
 
+/** A choice's types, from the model file or from the package that declares the choice. */
+export type ChoiceTypes = {
+  readonly consuming: boolean;
+  readonly argument: readonly FieldDef[];
+  readonly returns: DamlType | null;
+};
+
+/**
+ * A choice's behaviour (controllers, observers, body, result) compiled against its types: a
+ * template's own choice, or a template's implementation of an interface's choice.
+ */
 export function compileChoice(
   ctx: ChoiceContext,
   name: string,
-  raw: RawChoice,
+  raw: RawChoiceBehaviour,
+  types: ChoiceTypes,
   path: YamlPath,
   fields: readonly FieldDef[],
 ): ChoiceDef {
   const { at, exprs, problems } = ctx;
-  const argument = exprs.fields(raw.argument ?? {}, [...path, 'argument']);
+  const { argument } = types;
   const scope = ['this', 'arg', 'self'];
   const controllers = exprs.parties(
     raw.controllers,
@@ -65,7 +77,7 @@ export function compileChoice(
   });
   return {
     name,
-    consuming: raw.consuming ?? true,
+    consuming: types.consuming,
     controllers,
     observers,
     argument,
@@ -73,7 +85,8 @@ export function compileChoice(
     // Like `with:`: a CEL expression, or a YAML map of values (a record), or a constant.
     result:
       raw.result === undefined ? null : exprs.value(raw.result, [...path, 'result'], stepScope),
-    returns: raw.returns === undefined ? null : exprs.type(raw.returns, [...path, 'returns']),
+    returns: types.returns,
+    implemented: true,
   };
 }
 

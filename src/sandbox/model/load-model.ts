@@ -1,4 +1,5 @@
 import { parseYamlSource } from '../../core/source/index.js';
+import { PackageCatalogue } from '../../daml-lf/package-catalogue.js';
 import { CelEnvironment } from '../../rules/cel/cel-environment.js';
 import { checkModelSchema } from './check-model-schema.js';
 import { ModelProblems } from './model-error.js';
@@ -10,7 +11,15 @@ import type { RawModel } from './raw-model.js';
 export type LoadModelOptions = {
   /** Share one environment across files; building one is the expensive part. */
   readonly cel?: CelEnvironment;
+  /**
+   * The packages loaded before this model (DARs, earlier models' signatures): the interfaces a
+   * template may implement as `#package-name:Module:Interface`, and the DAR's package this model
+   * describes when it has the same package name and version. Default: none.
+   */
+  readonly packages?: PackageCatalogue;
 };
+
+const NO_PACKAGES = PackageCatalogue.create([]);
 
 /**
  * Parses, validates and compiles one model file. Throws ModelError (code INVALID_MODEL) with
@@ -37,6 +46,7 @@ export function loadModel(
     at,
     options.cel ?? CelEnvironment.create(),
     problems,
+    options.packages ?? NO_PACKAGES,
   );
   problems.throwIfAny();
   return model;

@@ -20,17 +20,18 @@ const fieldsMap = {
   additionalProperties: { $ref: '#/$defs/type' },
 };
 
-/** Interfaces (or implementations of them) by qualified name, each with its `view`. */
-const viewsByInterface = (view: object): object => ({
-  type: 'object',
-  propertyNames: { pattern: QUALIFIED },
-  additionalProperties: {
-    type: 'object',
-    required: ['view'],
-    additionalProperties: false,
-    properties: { view },
-  },
-});
+const PACKAGE_NAME = '[A-Za-z][A-Za-z0-9_-]*';
+/** `Module:Interface` of this package, or `#package-name:Module:Interface` of another one. */
+const INTERFACE_REF = `^(#${PACKAGE_NAME}:)?${QUALIFIED.slice(1)}`;
+const CHOICE_NAME = '^[A-Z][A-Za-z0-9_]*$';
+
+/** A choice's behaviour: who controls it, who sees it, what it does and gives back. */
+const choiceBehaviour = {
+  controllers: partiesList,
+  observers: partiesList,
+  body: { type: 'array', items: { $ref: '#/$defs/step' } },
+  result: { $ref: '#/$defs/value' },
+} as const;
 
 export const MODEL_SCHEMA = {
   $id: 'https://ledgerbot.dev/schema/sandbox-model.json',
@@ -47,14 +48,41 @@ export const MODEL_SCHEMA = {
         version: { type: 'string', pattern: '^\\d+(\\.\\d+)*$' },
       },
     },
-    interfaces: viewsByInterface(fieldsMap),
+    interfaces: {
+      type: 'object',
+      propertyNames: { pattern: QUALIFIED },
+      additionalProperties: {
+        type: 'object',
+        required: ['view'],
+        additionalProperties: false,
+        properties: {
+          view: fieldsMap,
+          choices: {
+            description:
+              'The choices of the interface: their types; each implementer says what they do',
+            type: 'object',
+            propertyNames: { pattern: CHOICE_NAME },
+            additionalProperties: {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                argument: fieldsMap,
+                returns: { $ref: '#/$defs/type' },
+                consuming: { type: 'boolean' },
+              },
+            },
+          },
+        },
+      },
+    },
     templates: {
       type: 'object',
       minProperties: 1,
       propertyNames: { pattern: QUALIFIED },
       additionalProperties: {
         type: 'object',
-        required: ['fields', 'signatories'],
+        // `fields` may be left out only by a model that describes a DAR's package (checked later).
+        required: ['signatories'],
         additionalProperties: false,
         properties: {
           fields: fieldsMap,
@@ -71,21 +99,40 @@ export const MODEL_SCHEMA = {
               maintainers: partiesList,
             },
           },
-          implements: viewsByInterface({ $ref: '#/$defs/value' }),
+          implements: {
+            type: 'object',
+            propertyNames: { pattern: INTERFACE_REF },
+            additionalProperties: {
+              type: 'object',
+              required: ['view'],
+              additionalProperties: false,
+              properties: {
+                view: { $ref: '#/$defs/value' },
+                choices: {
+                  description: "What the interface's choices do on this template",
+                  type: 'object',
+                  propertyNames: { pattern: CHOICE_NAME },
+                  additionalProperties: {
+                    type: 'object',
+                    required: ['controllers'],
+                    additionalProperties: false,
+                    properties: choiceBehaviour,
+                  },
+                },
+              },
+            },
+          },
           choices: {
             type: 'object',
-            propertyNames: { pattern: '^[A-Z][A-Za-z0-9_]*$' },
+            propertyNames: { pattern: CHOICE_NAME },
             additionalProperties: {
               type: 'object',
               required: ['controllers'],
               additionalProperties: false,
               properties: {
-                controllers: partiesList,
-                observers: partiesList,
+                ...choiceBehaviour,
                 consuming: { type: 'boolean' },
                 argument: fieldsMap,
-                body: { type: 'array', items: { $ref: '#/$defs/step' } },
-                result: { $ref: '#/$defs/value' },
                 returns: { $ref: '#/$defs/type' },
               },
             },

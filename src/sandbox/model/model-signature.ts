@@ -24,8 +24,9 @@ import type {
  * Naming, Daml-like and stable (the same file gives the same names):
  * - a template `M:E` has the record `M:E` (its fields), as in Daml;
  * - an interface `M:I` has the interface data type `M:I`, and its view the record `M:I.View`;
- * - a choice `C`'s argument is the record `M:C`, as in Daml; when two templates of one module
- *   have a choice `C`, each gets `M:E.C` instead (Daml refuses that module, a model may have it);
+ * - a choice `C`'s argument is the record `M:C`, as in Daml (an interface's choice too); when
+ *   two templates or interfaces of one module have a choice `C`, each gets `M:E.C` instead (Daml
+ *   refuses that module, a model may have it);
  *   every `Archive` of the module shares one empty record `M:Archive`;
  * - an inline record or enum (a YAML map of fields, `{enum: […]}`) is named after where it is
  *   written: `<owner>.<slot>`, the owner being the record or choice around it (`E`, `C`,
@@ -38,7 +39,10 @@ import type {
  * Choice results without a declared `returns` are `Unit` when the choice has no `result`, else
  * `Unsupported` (the model does not say).
  *
- * The package id is the model's own (`packageId` of PackageModel); `lfVersion` is "model".
+ * A template implementing another package's interface refers to it by that package's id, which
+ * is then among the `dependencies`. The package id is the model's own (`packageId` of
+ * PackageModel; `''` in the draft whose archive gives the id, see modelArchive); `lfVersion`
+ * is "model".
  */
 export function modelSignature(model: PackageModel): PackageSignature {
   const modules = new Map<string, ModuleBuilder>();
@@ -57,20 +61,28 @@ export function modelSignature(model: PackageModel): PackageSignature {
     moduleOf(module).claimExact(name);
   }
   const choiceCounts = new Map<string, number>();
+  const count = (module: string, choice: string): void => {
+    const k = `${module}:${choice}`;
+    choiceCounts.set(k, (choiceCounts.get(k) ?? 0) + 1);
+  };
   for (const t of model.templates.values()) {
-    for (const c of t.choices.keys()) {
-      const k = `${t.moduleName}:${c}`;
-      choiceCounts.set(k, (choiceCounts.get(k) ?? 0) + 1);
-    }
+    for (const c of t.choices.keys()) count(t.moduleName, c);
   }
   for (const i of model.interfaces.values()) {
-    const [module, name] = split(i.qualifiedName);
-    moduleOf(module).addInterface(name, i);
+    for (const c of i.choices.keys()) count(split(i.qualifiedName)[0], c);
   }
+  const shared = (module: string, choice: string): boolean =>
+    choice !== 'Archive' && (choiceCounts.get(`${module}:${choice}`) ?? 0) > 1;
+  for (const i of model.interfaces.values()) {
+    const [module, name] = split(i.qualifiedName);
+    moduleOf(module).addInterface(name, i, (choice) => shared(module, choice));
+  }
+  const dependencies = new Set<string>();
   for (const t of model.templates.values()) {
-    const shared = (choice: string): boolean =>
-      choice !== 'Archive' && (choiceCounts.get(`${t.moduleName}:${choice}`) ?? 0) > 1;
-    moduleOf(t.moduleName).addTemplate(t, shared);
+    moduleOf(t.moduleName).addTemplate(t, (choice) => shared(t.moduleName, choice));
+    for (const i of t.implements.values()) {
+      if (i.interface.packageId !== model.packageId) dependencies.add(i.interface.packageId);
+    }
   }
   return Object.freeze({
     packageId: model.packageId,
@@ -78,7 +90,7 @@ export function modelSignature(model: PackageModel): PackageSignature {
     version: model.version,
     lfVersion: 'model',
     modules: [...modules.values()].map((m) => m.build()),
-    dependencies: [],
+    dependencies: [...dependencies].sort(),
   });
 }
 
@@ -218,12 +230,12 @@ class ModuleBuilder {
     return { kind: 'Con', ref: { packageId: this.#packageId, module, name }, args: [] };
   }
 
-  addInterface(name: string, def: InterfaceDef): void {
+  addInterface(name: string, def: InterfaceDef, sharedChoice: (choice: string) => boolean): void {
     this.#dataTypes.push({ name, params: [], serializable: false, shape: { kind: 'interface' } });
     this.#interfaces.push({
       name,
       view: this.#type(def.viewType, `${name}.View`),
-      choices: [],
+      choices: [...def.choices.values()].map((c) => this.#choice(name, c, sharedChoice(c.name))),
       requires: [],
     });
   }
@@ -238,14 +250,21 @@ class ModuleBuilder {
       fields,
       choices,
       key: t.key === null ? null : this.#type(t.key.type, `${name}.Key`),
-      implements: [...t.implements.keys()].map((i) => {
-        const [module, entity] = split(i);
-        return { packageId: this.#packageId, module, name: entity };
+      implements: [...t.implements.values()].map(({ interface: i }) => {
+        const [module, entity] = split(i.qualifiedName);
+        return { packageId: i.packageId, module, name: entity };
       }),
     });
   }
 
-  #choice(template: string, c: ChoiceDef, shared: boolean): ChoiceSignature {
+  /** A template's choice, or an interface's (whose result type is always declared). */
+  #choice(
+    template: string,
+    c: Pick<ChoiceDef, 'name' | 'consuming' | 'argument' | 'returns'> & {
+      readonly result?: ChoiceDef['result'];
+    },
+    shared: boolean,
+  ): ChoiceSignature {
     let argument: TypeConRef;
     let owner: string;
     if (c.name === 'Archive') {
@@ -259,7 +278,7 @@ class ModuleBuilder {
     const result: DamlType =
       c.returns !== null
         ? this.#type(c.returns, `${owner}.Result`)
-        : c.result === null
+        : (c.result ?? null) === null
           ? { kind: 'Unit' }
           : { kind: 'Unsupported', text: 'not declared (no `returns:`)' };
     return {

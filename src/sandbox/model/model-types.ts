@@ -1,3 +1,4 @@
+import type { PackageArchive } from '../../daml-lf/read-dalf.js';
 import type { CelProgram } from '../../rules/cel/cel-program.js';
 
 /**
@@ -48,10 +49,14 @@ export type ModelExpr = {
   readonly program: CelProgram;
 };
 
-/** A party-set expression: either a field of the contract or a CEL expression over `this`. */
+/**
+ * A party-set expression: a field of the contract (or of the choice argument), a CEL expression
+ * over `this`, or the contract's signatories (the `Archive` of a template without a model).
+ */
 export type PartiesExpr =
   | { readonly kind: 'field'; readonly field: string; readonly pos: SourcePos }
-  | { readonly kind: 'cel'; readonly expr: ModelExpr };
+  | { readonly kind: 'cel'; readonly expr: ModelExpr }
+  | { readonly kind: 'signatories' };
 
 /** A value expression: one CEL expression, or a record of value expressions by field name. */
 export type ValueExpr =
@@ -101,6 +106,11 @@ export type ChoiceDef = {
   readonly result: ValueExpr | null;
   /** The declared return type, used to normalise the result; null: as evaluated. */
   readonly returns: DamlType | null;
+  /**
+   * False for a choice a DAR declares and no model gives behaviour to: its argument is checked,
+   * but exercising it fails (DAML_INTERPRETATION_ERROR), since the sandbox runs no Daml code.
+   */
+  readonly implemented: boolean;
 };
 
 export type KeyDef = {
@@ -109,10 +119,17 @@ export type KeyDef = {
   readonly maintainers: readonly PartiesExpr[];
 };
 
+/** A template's implementation of an interface. */
 export type InterfaceInstanceDef = {
-  /** `Module:Entity` of the interface. */
-  readonly interface: string;
-  readonly view: ValueExpr;
+  readonly interface: InterfaceDef;
+  /** How the view is computed from `this`; null: not computed (a DAR template without model). */
+  readonly view: ValueExpr | null;
+  /**
+   * Every choice of the interface, by name: argument, result and consuming as the interface
+   * declares them; controllers and body as the template implements them (`implemented: false`
+   * where it does not).
+   */
+  readonly choices: ReadonlyMap<string, ChoiceDef>;
 };
 
 export type TemplateDef = {
@@ -125,13 +142,29 @@ export type TemplateDef = {
   /** `<packageId>:Module:Entity`, the form events carry. */
   readonly templateId: string;
   readonly fields: readonly FieldDef[];
+  /**
+   * `model`: a model says who its signatories and observers are, what it ensures and its key.
+   * `none`: a DAR template no model describes: its signatories are the parties of the create
+   * argument that authorize the create, its observers the argument's other parties; no ensure,
+   * no key, no interface views; only `Archive` (by the signatories) runs.
+   */
+  readonly behaviour: 'model' | 'none';
   readonly signatories: readonly PartiesExpr[];
   readonly observers: readonly PartiesExpr[];
   readonly ensure: ModelExpr | null;
   readonly key: KeyDef | null;
-  /** Including the implicit `Archive`. */
+  /** The template's own choices, including the implicit `Archive` (not its interfaces'). */
   readonly choices: ReadonlyMap<string, ChoiceDef>;
+  /** By the interface's id (`<packageId>:Module:Entity`). */
   readonly implements: ReadonlyMap<string, InterfaceInstanceDef>;
+};
+
+/** A choice of an interface: its types; each implementing template gives its behaviour. */
+export type InterfaceChoiceDef = {
+  readonly name: string;
+  readonly consuming: boolean;
+  readonly argument: readonly FieldDef[];
+  readonly returns: DamlType;
 };
 
 export type InterfaceDef = {
@@ -140,15 +173,31 @@ export type InterfaceDef = {
   readonly qualifiedName: string;
   readonly interfaceId: string;
   readonly viewType: DamlType;
+  readonly choices: ReadonlyMap<string, InterfaceChoiceDef>;
 };
 
+/**
+ * A package as the sandbox runs it: a model file's own package, a DAR's package described by a
+ * model (same name and version), or a DAR's package without a model.
+ */
 export type PackageModel = {
+  /** The model file, or the DAR, that the package comes from. */
   readonly file: string;
   readonly name: string;
   readonly version: string;
-  /** 64 lowercase hex chars: sha256 of `<name>:<version>`. */
+  /**
+   * 64 lowercase hex chars. A model's own package: the id of the archive made of its
+   * signature (see modelArchive); a DAR's package: its id.
+   */
   readonly packageId: string;
   /** By `Module:Entity`. */
   readonly templates: ReadonlyMap<string, TemplateDef>;
   readonly interfaces: ReadonlyMap<string, InterfaceDef>;
+  /** Where its types come from: the model file's declarations, or the DAR. */
+  readonly source: 'model' | 'dar';
+  /**
+   * A model's own package: the archive the encoder made of its signature (what
+   * `GET /v2/packages/{id}` serves; see modelArchive). null for a DAR's package: the DAR has it.
+   */
+  readonly archive: PackageArchive | null;
 };

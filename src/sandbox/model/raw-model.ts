@@ -14,26 +14,41 @@ export type RawStep = {
   message?: string;
   as?: string;
 };
-export type RawChoice = {
+/** What a choice does: shared by a template's choices and an interface choice's implementation. */
+export type RawChoiceBehaviour = {
   controllers: RawParties;
   observers?: RawParties;
-  consuming?: boolean;
-  argument?: Record<string, RawType>;
   body?: RawStep[];
   result?: RawValue;
+};
+export type RawChoice = RawChoiceBehaviour & {
+  consuming?: boolean;
+  argument?: Record<string, RawType>;
   returns?: RawType;
 };
+export type RawInterfaceChoice = {
+  argument?: Record<string, RawType>;
+  returns?: RawType;
+  consuming?: boolean;
+};
+export type RawInterface = {
+  view: Record<string, RawType>;
+  choices?: Record<string, RawInterfaceChoice>;
+};
+export type RawInstance = { view: RawValue; choices?: Record<string, RawChoiceBehaviour> };
 export type RawTemplate = {
-  fields: Record<string, RawType>;
+  /** Left out only by a model that describes a DAR's package: then the DAR's fields. */
+  fields?: Record<string, RawType>;
   signatories: RawParties;
   observers?: RawParties;
   ensure?: string;
   key?: { type: RawType; value: RawValue; maintainers: RawParties };
-  implements?: Record<string, { view: RawValue }>;
+  /** By `Module:Interface` (this package) or `#package-name:Module:Interface`. */
+  implements?: Record<string, RawInstance>;
   choices?: Record<string, RawChoice>;
 };
 export type RawModel = {
   package: { name: string; version: string };
-  interfaces?: Record<string, { view: Record<string, RawType> }>;
+  interfaces?: Record<string, RawInterface>;
   templates: Record<string, RawTemplate>;
 };

@@ -1,7 +1,7 @@
 import type { LedgerEngine } from '../engine/ledger-engine.js';
 import type { ResolvedId } from '../engine/template-resolver.js';
 import { decodeWireValue, scalaSet, type WireValueFailure } from '../model/decode-wire-value.js';
-import type { ChoiceDef, DamlType, TemplateDef } from '../model/model-types.js';
+import type { ChoiceDef, DamlType } from '../model/model-types.js';
 import { recordType } from '../model/record-type.js';
 import type { JsonObject } from './request-parsing.js';
 import { fromEngineError, SandboxApiError } from './sandbox-api-error.js';
@@ -60,8 +60,7 @@ function isObject(v: unknown): v is JsonObject {
  * interpretation): resolves each template and choice and reads every value strictly
  * (decodeWireValue). Returns the commands with canonical values; throws the JSON layer's errors
  * (400/500) and the resolution errors of the package service (unknown template or choice).
- * Whatever it cannot type (an interface choice on an unknown contract, a malformed command) is
- * left for the interpreter to refuse.
+ * Whatever it cannot type (a malformed command) is left for the interpreter to refuse.
  */
 export class CommandTranscoder {
   readonly #engine: LedgerEngine;
@@ -92,29 +91,21 @@ export class CommandTranscoder {
         );
         break;
       }
-      case 'ExerciseCommand': {
-        const template =
-          resolved.kind === 'template'
-            ? resolved.template
-            : typeof body.contractId === 'string'
-              ? this.#engine.contractTemplate(body.contractId)
-              : undefined;
-        if (template === undefined) return command;
-        this.#choiceArgument(template, resolved, body, out);
+      case 'ExerciseCommand':
+        this.#choiceArgument(resolved, body, out);
         break;
-      }
       case 'CreateAndExerciseCommand': {
         if (resolved.kind !== 'template') return command;
         out.createArguments = decoded(
           recordType(resolved.template.fields),
           body.createArguments ?? null,
         );
-        this.#choiceArgument(resolved.template, resolved, body, out);
+        this.#choiceArgument(resolved, body, out);
         break;
       }
       case 'ExerciseByKeyCommand': {
         if (resolved.kind !== 'template') return command;
-        this.#choiceArgument(resolved.template, resolved, body, out);
+        this.#choiceArgument(resolved, body, out);
         const key = resolved.template.key;
         if (key !== null) out.contractKey = decoded(key.type, body.contractKey ?? null);
         break;
@@ -131,9 +122,14 @@ export class CommandTranscoder {
     return r;
   }
 
-  #choiceArgument(template: TemplateDef, via: ResolvedId, body: JsonObject, out: JsonObject): void {
+  /**
+   * The choice argument, typed by the choice the command names: the template's own, or through
+   * an interface id the interface's (Canton types it from the interface, whatever the contract).
+   */
+  #choiceArgument(via: ResolvedId, body: JsonObject, out: JsonObject): void {
     const name = typeof body.choice === 'string' ? body.choice : '';
-    const choice: ChoiceDef | undefined = template.choices.get(name);
+    const choice: { readonly argument: ChoiceDef['argument'] } | undefined =
+      via.kind === 'template' ? via.template.choices.get(name) : via.iface.choices.get(name);
     if (choice === undefined) {
       const id = via.kind === 'template' ? via.template.templateId : via.iface.interfaceId;
       throw new SandboxApiError(

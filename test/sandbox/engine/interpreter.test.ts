@@ -351,10 +351,10 @@ describe('exercise', () => {
     expect(b.ok === false && b.error.code).toBe('WRONGLY_TYPED_CONTRACT');
   });
 
-  it('exercises a template choice through an interface id', () => {
+  it("exercises an interface's choice through its id, not the template's own choices", () => {
     const l = invoiceLedger();
     const cid = createInvoice(l);
-    const tx = committed(
+    const viaInterface = (choice: string) =>
       l.engine.submit(
         commands(
           [l.issuer],
@@ -363,16 +363,28 @@ describe('exercise', () => {
               ExerciseCommand: {
                 templateId: '#invoices:Payment:Payable',
                 contractId: cid,
-                choice: 'Cancel',
+                choice,
                 choiceArgument: {},
               },
             },
           ],
         ),
         { userId: 't' },
-      ),
-    );
-    expect((tx.nodes[0] as ExerciseNode).interfaceId).toBe(`${l.pkg}:Payment:Payable`);
+      );
+    // Cancel is Invoice's own choice: as in Daml, an interface id does not reach it.
+    const cancel = viaInterface('Cancel');
+    expect(cancel.ok === false && [cancel.error.code, cancel.error.cause]).toEqual([
+      'COMMAND_PREPROCESSING_FAILED',
+      `unknown choice Cancel in interface ${l.pkg}:Payment:Payable`,
+    ]);
+    // Every interface has Archive, which is the template's own (by the signatories).
+    const tx = committed(viaInterface('Archive'));
+    const node = tx.nodes[0] as ExerciseNode;
+    expect([node.interfaceId, node.choice, node.consuming]).toEqual([
+      `${l.pkg}:Payment:Payable`,
+      'Archive',
+      true,
+    ]);
     const wrong = l.engine.submit(
       commands(
         [l.payer],

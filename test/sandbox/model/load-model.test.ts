@@ -59,8 +59,15 @@ describe('loadModel', () => {
       'examples/invoices/model.yaml',
     );
     expect(m.name).toBe('invoices');
-    expect(m.packageId).toBe(sha256Hex('invoices:1.0.0'));
+    // The id of the archive the encoder makes of the model's signature: the sha256 of the
+    // payload the sandbox serves, as for any package; the same file gives the same id.
     expect(m.packageId).toMatch(/^[0-9a-f]{64}$/);
+    expect(m.archive?.packageId).toBe(m.packageId);
+    expect(sha256Hex(m.archive!.payload)).toBe(m.packageId);
+    expect(m.archive?.signature).toMatchObject({ name: 'invoices', version: '1.0.0' });
+    expect(
+      loadModel(readFileSync('examples/invoices/model.yaml', 'utf8'), 'elsewhere.yaml').packageId,
+    ).toBe(m.packageId);
     const invoice = m.templates.get('Invoice:Invoice')!;
     expect(invoice.templateId).toBe(`${m.packageId}:Invoice:Invoice`);
     expect([...invoice.choices.keys()].sort()).toEqual(['Accept', 'Archive', 'Cancel', 'Remind']);
