@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { inflateRawSync } from 'node:zlib';
-import { fromBufferPromise, type ZipFile } from 'yauzl';
+import { fromBufferPromise, type Entry, type ZipFile } from 'yauzl';
 import { DAR_LIMITS } from './dar-limits.js';
-import { DamlLfError } from './daml-lf-error.js';
+import { DamlLfError, type ArchiveLocation } from './daml-lf-error.js';
 
 /**
  * The entries of a zip file (a DAR) that `wanted` selects, inflated, every size checked against
@@ -40,49 +40,29 @@ export async function readZipEntries(
       `the DAR has ${zip.entryCount} entries; the most ledgerbot reads is ${limits.maxEntries}`,
     );
   }
-  const out = new Map<string, Uint8Array>();
-  let total = 0;
   let name: string | undefined;
   try {
+    // The directory first: every limit is checked before anything is inflated.
+    const entries = new Map<string, Entry>();
+    let total = 0;
     for await (const entry of zip.eachEntry()) {
       name = entry.fileName;
       if (name.endsWith('/') || !wanted(name)) continue;
-      if (out.has(name)) {
-        throw new DamlLfError(
-          'DAR_CORRUPT',
-          { source, entry: name },
-          'the entry is in the DAR twice',
-        );
-      }
-      const size = entry.uncompressedSize;
-      if (size > limits.maxEntryBytes) {
-        throw new DamlLfError(
-          'DAR_TOO_LARGE',
-          { source, entry: name },
-          `the entry declares ${mib(size)} inflated; the most ledgerbot reads is ${mib(limits.maxEntryBytes)} (a zip bomb?)`,
-        );
-      }
-      total += size;
-      if (total > limits.maxTotalBytes) {
-        throw new DamlLfError(
-          'DAR_TOO_LARGE',
-          { source, entry: name },
-          `the DAR's entries declare more than ${mib(limits.maxTotalBytes)} inflated in all (a zip bomb?)`,
-        );
-      }
-      const method = entry.compressionMethod;
-      if (entry.isEncrypted() || (method !== STORED && method !== DEFLATED)) {
-        throw new DamlLfError(
-          'DAR_CORRUPT',
-          { source, entry: name },
-          `the entry is encrypted or uses compression method ${method} (a DAR uses deflate)`,
-        );
-      }
+      checkEntry(entry, entries.has(name), (total += entry.uncompressedSize), {
+        source,
+        entry: name,
+      });
+      entries.set(name, entry);
+    }
+    const out = new Map<string, Uint8Array>();
+    for (const [entryName, entry] of entries) {
+      name = entryName;
       const data = await readAll(
         await zip.openReadStreamPromise(entry, { decodeFileData: false }),
         entry.compressedSize,
       );
-      const inflated = method === STORED ? data : inflate(data, size);
+      const size = entry.uncompressedSize;
+      const inflated = entry.compressionMethod === STORED ? data : inflate(data, size);
       if (inflated.byteLength !== size) {
         throw new Error(
           `not enough bytes in the entry: ${inflated.byteLength} of the declared ${size}`,
@@ -90,13 +70,41 @@ export async function readZipEntries(
       }
       out.set(name, inflated);
     }
+    return out;
   } catch (err) {
     if (err instanceof DamlLfError) throw err;
     throw corrupt(source, name, err);
   } finally {
     zip.close();
   }
-  return out;
+}
+
+function checkEntry(entry: Entry, twice: boolean, total: number, where: ArchiveLocation): void {
+  const limits = DAR_LIMITS;
+  if (twice) throw new DamlLfError('DAR_CORRUPT', where, 'the entry is in the DAR twice');
+  const size = entry.uncompressedSize;
+  if (size > limits.maxEntryBytes) {
+    throw new DamlLfError(
+      'DAR_TOO_LARGE',
+      where,
+      `the entry declares ${mib(size)} inflated; the most ledgerbot reads is ${mib(limits.maxEntryBytes)} (a zip bomb?)`,
+    );
+  }
+  if (total > limits.maxTotalBytes) {
+    throw new DamlLfError(
+      'DAR_TOO_LARGE',
+      where,
+      `the DAR's entries declare more than ${mib(limits.maxTotalBytes)} inflated in all (a zip bomb?)`,
+    );
+  }
+  const method = entry.compressionMethod;
+  if (entry.isEncrypted() || (method !== STORED && method !== DEFLATED)) {
+    throw new DamlLfError(
+      'DAR_CORRUPT',
+      where,
+      `the entry is encrypted or uses compression method ${method} (a DAR uses deflate)`,
+    );
+  }
 }
 
 const STORED = 0;
