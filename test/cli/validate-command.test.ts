@@ -19,12 +19,15 @@ describe('ledgerbot validate', () => {
     const { code, out, err } = await run([
       '--config',
       at('bot.config.yaml'),
+      '--offline',
       '--model',
       at('examples/invoices/model.yaml'),
       at('examples/invoices/rules'),
     ]);
     expect(out).toBe('4 file(s), 4 rule(s): valid\n');
-    expect(err).toBe('');
+    expect(err).toBe(
+      `note: types from 1 package from the model ${at('examples/invoices/model.yaml')} (invoices 1.0.0)\n`,
+    );
     expect(code).toBe(0);
   });
 
@@ -33,7 +36,7 @@ describe('ledgerbot validate', () => {
     expect(code).toBe(0);
     expect(err).toBe(
       'note: party aliases were not checked: pass --config bot.config.yaml to check them\n' +
-        'note: templates and choices were not checked: pass --model FILE to check them\n',
+        'note: templates and choices were not checked: pass --dar FILE or --model FILE (or a config with packages) to check them\n',
     );
   });
 
@@ -55,6 +58,7 @@ describe('ledgerbot validate', () => {
     const { code, out } = await run([
       '--config',
       at('bot.config.yaml'),
+      '--offline',
       '--model',
       at('examples/invoices/model.yaml'),
       file,
@@ -122,7 +126,7 @@ describe('ledgerbot validate', () => {
       join(tmp, 'rules-from-config', 'r.yaml'),
       'version: 1\nrules:\n  - id: r\n    schedule: { cron: "@daily" }\n    then: [{ create: { template: "#invoices:Payment:Receipt", createArguments: {} }, actAs: issuer }]\n',
     );
-    const { code, out } = await run(['--config', config]);
+    const { code, out } = await run(['--config', config, '--offline']);
     expect(out).toContain(':5:93: unknown party alias "issuer"');
     expect(code).toBe(2);
   });

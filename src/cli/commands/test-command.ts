@@ -15,7 +15,9 @@ import type { CliIo } from '../cli-io.js';
 import { colourFor, NO_COLOR_OPTION, paintProblems, type Colour } from '../present/colour.js';
 import { readConfig } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
-import { isDirectoryPath, readCatalogue, readRuleFiles } from '../compose/read-rule-files.js';
+import { isDirectoryPath, readRuleFiles } from '../compose/read-rule-files.js';
+import { readRuleCatalogue } from '../compose/read-rule-catalogue.js';
+import type { BotConfig } from '../../runtime/config/bot-config.js';
 
 const TEST_FILE = /\.test\.ya?ml$/;
 const YAML_FILE = new Set(['.yaml', '.yml']);
@@ -27,7 +29,7 @@ const DEFAULT_CONFIG = DEFAULTS.cli.configFile;
 export const testCommand = defineCommand({
   name: 'test',
   summary: "run rule unit tests (the config's tests/, or the paths given)",
-  usage: `test [--config bot.config.yaml] [--model model.yaml]... [--verbose] [--no-color] [paths...]`,
+  usage: `test [--config bot.config.yaml] [--dar FILE]... [--model model.yaml]... [--verbose] [--no-color] [paths...]`,
   description: `Runs rule unit tests: given these events (or a schedule slot and its contracts), expect these
 commands, none, or these rule errors. See docs/rules.md, "Testing rules".
 
@@ -35,12 +37,21 @@ Without paths it runs the tests of the config's project: the files and directori
 \`tests:\` entry (default tests/, relative to the config file). A path is a test file or a
 directory searched for *.test.yaml files. Rule test files are recognised by their content
 (\`rules:\` and \`tests:\`); other YAML (a Prometheus rule test, a rule file) is skipped with a
-note.`,
+note.
+
+Rules are type-checked against the config's packages and models (\`ledger.packages\`,
+\`ledger.embedded.models\`; never the participant's: tests run offline) and --dar and --model.`,
   options: {
     config: {
       type: 'string',
       value: 'FILE',
       help: `the bot config whose \`tests:\` to run (default ./bot.config.yaml; without\nit and without paths, the current directory is searched)`,
+    },
+    dar: {
+      type: 'string',
+      multiple: true,
+      value: 'FILE',
+      help: 'a DAR or DALF file, or a directory of them (repeatable): rules are checked\nagainst its packages, expected values compared by their Daml types',
     },
     model: {
       type: 'string',
@@ -74,7 +85,13 @@ it names) has errors, or there is no test to run.`,
         `no rule test files found in ${where.paths.map((p) => relative(process.cwd(), p) || '.').join(', ')}${where.from === undefined ? '' : ` (${where.from})`}`,
       );
     }
-    const packages = await readCatalogue(values.model ?? []);
+    const types = await readRuleCatalogue(where.config, {
+      dars: values.dar ?? [],
+      models: values.model ?? [],
+      offline: true,
+    });
+    if (values.verbose === true) for (const note of types.notes) io.err(`note: ${note}\n`);
+    const packages = types.loaded?.catalogue;
     let passed = 0;
     let failed = 0;
     let broken = 0;
@@ -102,6 +119,8 @@ type TestLocations = {
   readonly anyYaml: boolean;
   /** Where the paths came from, for messages. */
   readonly from?: string;
+  /** The config read (`--config`, or ./bot.config.yaml without paths): its packages are used. */
+  readonly config?: BotConfig;
 };
 
 /**
@@ -113,14 +132,19 @@ async function testLocations(
   configPath: string | undefined,
   io: CliIo,
 ): Promise<TestLocations> {
-  if (positionals.length > 0) return { paths: positionals, anyYaml: false };
+  if (positionals.length > 0) {
+    return {
+      paths: positionals,
+      anyYaml: false,
+      ...(configPath === undefined ? {} : { config: await readTestConfig(configPath) }),
+    };
+  }
   if (configPath === undefined && !(await exists(DEFAULT_CONFIG))) {
     io.err(`note: no ${DEFAULT_CONFIG} here: searching the current directory for *.test.yaml\n`);
     return { paths: ['.'], anyYaml: false, from: 'the current directory' };
   }
   const file = configPath ?? DEFAULT_CONFIG;
-  // Rule tests need no credentials: an unset variable in a secret field is ignored here.
-  const config = await readConfig(file, process.env, { onUnsetSecret: () => undefined });
+  const config = await readTestConfig(file);
   const paths = config.tests.map((p) => relative(process.cwd(), p) || '.');
   for (const path of paths) {
     if (!(await exists(path))) {
@@ -133,7 +157,13 @@ async function testLocations(
     paths,
     anyYaml: true,
     from: `\`tests:\` of ${file}, default tests/ beside it`,
+    config,
   };
+}
+
+/** Rule tests need no credentials: an unset variable in a secret field is ignored here. */
+function readTestConfig(file: string): Promise<BotConfig> {
+  return readConfig(file, process.env, { onUnsetSecret: () => undefined });
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -5,28 +5,45 @@ import { defineCommand } from '../define-command.js';
 import { colourFor, NO_COLOR_OPTION, paintProblems } from '../present/colour.js';
 import type { ConfigProblem } from '../../runtime/config/config-error.js';
 import { readConfig } from '../compose/read-config.js';
-import { readCatalogue, readRuleFiles } from '../compose/read-rule-files.js';
+import { readRuleFiles } from '../compose/read-rule-files.js';
+import { readRuleCatalogue } from '../compose/read-rule-catalogue.js';
 import { idleRuleSetWarning, noRuleFilesMessage } from '../compose/rule-set-notes.js';
 import { UsageError } from '../usage-error.js';
 
 export const validateCommand = defineCommand({
   name: 'validate',
   summary: 'check rule files and print every problem with file:line:col',
-  usage: `validate [--config bot.config.yaml] [--model model.yaml]... [--format text|json] [paths...]`,
+  usage: `validate [--config bot.config.yaml] [--dar FILE]... [--model model.yaml]... [--offline] [--format text|json] [paths...]`,
   description: `Checks rule files and prints every problem as file:line:col: message. Submits nothing.
 A directory is loaded whole (its *.yaml and *.yml files, not *.test.yaml); without paths,
-the config's \`rules:\` entry or ./rules is used.`,
+the config's \`rules:\` entry or ./rules is used.
+
+Rules are type-checked (templates, interfaces, choices, field paths, command arguments)
+against the Daml packages given: the config's \`ledger.packages\`, its embedded models, and,
+when the config has a \`url\`, every package of the participant (downloaded once, then read
+from state.dir/packages/); plus --dar and --model. A note says where the types came from.`,
   options: {
     config: {
       type: 'string',
       value: 'FILE',
-      help: `bot config (validated too): aliases are checked against its \`parties:\`\nand embedded aliases, templates against its embedded models`,
+      help: `bot config (validated too): aliases are checked against its \`parties:\`\nand embedded aliases, rules against its packages, models and participant`,
+    },
+    dar: {
+      type: 'string',
+      multiple: true,
+      value: 'FILE',
+      help: 'a DAR or DALF file, or a directory of them: rules are checked against\nits packages (repeatable)',
     },
     model: {
       type: 'string',
       multiple: true,
       value: 'FILE',
       help: 'sandbox model: unknown templates and choices are reported (repeatable)',
+    },
+    offline: {
+      type: 'boolean',
+      default: false,
+      help: "do not read the participant's packages (only the config's files and models)",
     },
     format: { type: 'string', default: 'text', value: 'FORMAT', help: 'text (default) or json' },
     'strict-env': {
@@ -62,8 +79,16 @@ the config's \`rules:\` entry or ./rules is used.`,
     const files = await readRuleFiles(paths);
     // As `run` does: nothing to load is an error, not an empty valid set.
     if (files.length === 0) throw new UsageError(noRuleFilesMessage(paths));
-    // An embedded sandbox's models are the package list the rules will run against.
-    const packages = await readCatalogue([...(values.model ?? []), ...(embedded?.models ?? [])]);
+    // The packages the bot will run against: the config's files, models and participant.
+    const types = await readRuleCatalogue(config, {
+      dars: values.dar ?? [],
+      models: values.model ?? [],
+      offline: values.offline,
+      ...(unsetSecrets.length === 0
+        ? {}
+        : { skipParticipant: 'the credentials of `ledger.auth`/`ledger.tls` are not set' }),
+    });
+    const packages = types.loaded?.catalogue;
     const parties =
       config === undefined
         ? undefined
@@ -81,13 +106,18 @@ the config's \`rules:\` entry or ./rules is used.`,
       notes.push('party aliases were not checked: pass --config bot.config.yaml to check them');
     }
     if (packages === undefined) {
-      notes.push('templates and choices were not checked: pass --model FILE to check them');
+      notes.push(
+        'templates and choices were not checked: pass --dar FILE or --model FILE (or a config with packages) to check them',
+      );
     }
+    notes.push(...types.notes);
     const errors = problems.filter((p) => p.severity === 'error').length;
     const warnings = problems.length - errors;
     // No enabled rule is valid (`run` starts idle) but worth a warning.
     const idle = errors === 0 ? idleRuleSetWarning(ruleSet, files.length) : undefined;
     if (idle !== undefined) notes.push(idle);
+    notes.push(...types.warnings);
+    const warned = new Set([...(idle === undefined ? [] : [idle]), ...types.warnings]);
     if (format === 'json') {
       io.out(
         `${JSON.stringify(
@@ -108,7 +138,7 @@ the config's \`rules:\` entry or ./rules is used.`,
       const c = colourFor(io, values['no-color']);
       for (const p of problems) io.out(`${paintProblems(formatRuleProblem(p), c)}\n`);
       for (const note of notes) {
-        if (note === idle) io.out(`${c.yellow('warning:')} ${note}\n`);
+        if (warned.has(note)) io.out(`${c.yellow('warning:')} ${note}\n`);
         else io.err(`note: ${note}\n`);
       }
       io.out(

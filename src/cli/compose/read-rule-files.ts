@@ -1,10 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { extname, join, resolve } from 'node:path';
+import { extname, join } from 'node:path';
 import type { RuleFile } from '../../rules/load-rules.js';
-import { PackageCatalogue } from '../../daml-lf/package-catalogue.js';
-import type { PackageSignature } from '../../daml-lf/package-signature.js';
-import { loadModel } from '../../sandbox/model/load-model.js';
-import { modelSignature } from '../../sandbox/model/model-signature.js';
 import { UsageError } from '../usage-error.js';
 
 /** Rule test files live beside rules: the `test` command reads them, rule loading skips them. */
@@ -32,27 +28,4 @@ export async function readRuleFiles(paths: readonly string[]): Promise<RuleFile[
     for (const name of names) files.push({ path: name, text: await readFile(name, 'utf8') });
   }
   return files;
-}
-
-/**
- * The packages of sandbox model files, as the catalogue rules are checked against (`--model`);
- * partial (`complete: false`): a model file describes its own package only.
- */
-export async function readCatalogue(
-  models: readonly string[],
-): Promise<PackageCatalogue | undefined> {
-  if (models.length === 0) return undefined;
-  const packages: PackageSignature[] = [];
-  for (const path of models) {
-    let model: ReturnType<typeof loadModel>;
-    try {
-      model = loadModel(await readFile(resolve(path), 'utf8'), path);
-    } catch (error) {
-      throw new UsageError(`cannot use model ${path}: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    packages.push(modelSignature(model));
-  }
-  return PackageCatalogue.create(packages);
 }
