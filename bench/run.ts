@@ -33,6 +33,7 @@ import {
 } from './end-to-end-sections.js';
 import { profileIngest, runIngestBench } from './ingest-bench.js';
 import { runMemoryBench, writeMemorySvg } from './memory-bench.js';
+import { runPackagesSection } from './packages-bench.js';
 import { startInvoiceLedger } from './invoice-ledger.js';
 import { recordFrames, type Recording } from './recorded-frames.js';
 import { runRulesSection } from './rules-bench.js';
@@ -54,7 +55,16 @@ import { runStartupBench } from './startup-bench.js';
  *                                         the results the last run saved in the temp directory
  *                                         (after editing their text), without measuring again
  */
-const SECTIONS = ['sandbox', 'rules', 'schedule', 'ingest', 'e2e', 'memory', 'startup'] as const;
+const SECTIONS = [
+  'sandbox',
+  'rules',
+  'schedule',
+  'ingest',
+  'e2e',
+  'memory',
+  'startup',
+  'packages',
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -96,6 +106,7 @@ const SIZES = smoke
       e2e: { n: 300, rounds: 1, paced: { count: 50, perSecond: 100 } },
       memoryEvents: 20_000,
       startup: { runs: 1, rules: 1_000, profile: false },
+      packages: { runs: 1, rounds: 3, profile: false },
     }
   : {
       sandbox: { maxMs: Number(process.env.BENCH_SECONDS ?? '8') * 1000, maxCount: 50_000 },
@@ -107,6 +118,7 @@ const SIZES = smoke
       e2e: { n: 20_000, rounds: 2, paced: { count: 2_000, perSecond: 200 }, profileN: 10_000 },
       memoryEvents: 1_000_000,
       startup: { runs: 5, rules: 1_000, profile: true },
+      packages: { runs: 5, rounds: 20, profile: true },
     };
 
 if (smoke) {
@@ -255,5 +267,7 @@ await section('startup', async () => {
   writeSection('startup', startupSection(r, c));
   console.log(`wrote the start-up section of ${benchDocPath()}`);
 });
+
+await section('packages', () => runPackagesSection(SIZES.packages));
 
 console.log(`bench done (${timings.join(', ')}); doc: ${benchDocPath()}`);
