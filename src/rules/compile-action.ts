@@ -1,6 +1,8 @@
 import type { RuleKind, Variables } from './cel-hint.js';
 import type { CompiledAction, CompiledValue } from './compiled-rule.js';
 import { compileValue } from './compile-value.js';
+import type { YamlPath } from '../core/yaml-locator.js';
+import { checkChoice, resolveRef, type ResolvedRef } from './catalogue-refs.js';
 import { isRecord } from './is-record.js';
 import type { RuleScope } from './rule-scope.js';
 import { COMMAND_KINDS } from './rules-schema.js';
@@ -37,7 +39,8 @@ export function compileAction(
   const body = raw[kind];
   if (!isRecord(body)) return null;
   const bodyPath = [...path, kind];
-  const template = scope.templateRef(body.template, [...bodyPath, 'template']);
+  const resolved = actionRef(scope, kind, body, bodyPath);
+  const template = resolved?.ref ?? null;
   const value = (field: string): CompiledValue | null =>
     compileValue(
       scope,
@@ -46,11 +49,11 @@ export function compileAction(
       variables,
       ruleKind,
     );
-  if (template !== null && typeof body.choice === 'string') {
-    scope.checkChoice(template, body.choice, [...bodyPath, 'choice']);
+  if (resolved !== null && typeof body.choice === 'string') {
+    checkChoice(scope, resolved, body.choice, [...bodyPath, 'choice']);
   }
-  if (template !== null && kind === 'exerciseByKey') {
-    const entries = scope.catalogueEntries(template);
+  if (resolved !== null && kind === 'exerciseByKey') {
+    const entries = resolved.entries;
     if (
       entries.length > 0 &&
       entries.every((e) => e.kind === 'template' && e.template.key === null)
@@ -58,7 +61,7 @@ export function compileAction(
       scope.error(
         scope.at.pos([...bodyPath, 'template']),
         'UNKNOWN_TEMPLATE',
-        `template ${template.qualifiedName} has no contract key, so exerciseByKey cannot find its contracts`,
+        `template ${resolved.ref.qualifiedName} has no contract key, so exerciseByKey cannot find its contracts`,
         'use `exercise` with a contractId instead',
       );
     }
@@ -87,8 +90,16 @@ export function compileAction(
     case 'exercise': {
       const contractId = value('contractId');
       const choiceArgument = value('choiceArgument');
-      if (template === null || contractId === null || choiceArgument === null) return null;
-      return { ...common, kind, template, contractId, choice, choiceArgument };
+      if (resolved === null || contractId === null || choiceArgument === null) return null;
+      return {
+        ...common,
+        kind,
+        template: resolved.ref,
+        refKind: resolved.refKind,
+        contractId,
+        choice,
+        choiceArgument,
+      };
     }
     case 'exerciseByKey': {
       const contractKey = value('contractKey');
@@ -97,4 +108,32 @@ export function compileAction(
       return { ...common, kind, template, contractKey, choice, choiceArgument };
     }
   }
+}
+
+/**
+ * The command's template, or for `exercise` its interface (`interface:`). The other commands
+ * need a template: `interface:` there is an error that says why.
+ */
+function actionRef(
+  scope: RuleScope,
+  kind: (typeof COMMAND_KINDS)[number],
+  body: Record<string, unknown>,
+  bodyPath: YamlPath,
+): ResolvedRef | null {
+  if (body.interface !== undefined && body.template !== undefined) return null; // the schema's
+  if (body.interface !== undefined && kind !== 'exercise') {
+    scope.error(
+      scope.at.pos([...bodyPath, 'interface'], { key: true }),
+      'REF_KIND',
+      kind === 'exerciseByKey'
+        ? 'exerciseByKey needs a template: an interface has no contract key'
+        : `${kind} creates a contract, which needs a template: an interface has no contracts of its own`,
+      kind === 'exerciseByKey'
+        ? 'to exercise an interface choice, use `exercise: { interface: …, contractId: …, choice: … }`'
+        : 'write `template:` with a template that implements the interface',
+    );
+    return null;
+  }
+  const written = body.interface !== undefined ? 'interface' : 'template';
+  return resolveRef(scope, body[written], [...bodyPath, written], written, kind);
 }

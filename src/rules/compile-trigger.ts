@@ -1,5 +1,7 @@
 import { DEFAULTS } from '../core/defaults.js';
 import { closestMatch } from '../core/source/closest-match.js';
+import type { CatalogueEntry } from '../daml-lf/package-catalogue.js';
+import { checkChoice, resolveRef } from './catalogue-refs.js';
 import type { CatchUpPolicy, ForEach, Trigger } from './compiled-rule.js';
 import { isRecord } from './is-record.js';
 import { parseCron } from './parse-cron.js';
@@ -33,20 +35,46 @@ function eventTrigger(scope: RuleScope, on: Record<string, unknown>): Trigger | 
   if (kind === 'exercised') {
     const ex = on.exercised;
     if (!isRecord(ex) || typeof ex.choice !== 'string') return null;
-    const template = scope.templateRef(ex.template, scope.p('on', 'exercised', 'template'));
-    if (template === null) return null;
-    scope.checkChoice(template, ex.choice, scope.p('on', 'exercised', 'choice'));
-    return {
+    if (ex.interface !== undefined && ex.template !== undefined) return null; // the schema's
+    const written = ex.interface !== undefined ? 'interface' : 'template';
+    const resolved = resolveRef(
+      scope,
+      ex[written],
+      scope.p('on', 'exercised', written),
+      written,
+      'exercised',
+    );
+    if (resolved === null) return null;
+    checkChoice(scope, resolved, ex.choice, scope.p('on', 'exercised', 'choice'));
+    return withEntries(scope, resolved.entries, {
       kind,
-      template,
+      template: resolved.ref,
+      refKind: resolved.refKind,
       choice: ex.choice,
       consuming: typeof ex.consuming === 'boolean' ? ex.consuming : null,
       party,
       pos,
-    };
+    });
   }
-  const template = scope.templateRef(on[kind], scope.p('on', kind));
-  return template === null ? null : { kind, template, party, pos };
+  const resolved = resolveRef(scope, on[kind], scope.p('on', kind), 'either', kind);
+  if (resolved === null) return null;
+  return withEntries(scope, resolved.entries, {
+    kind,
+    template: resolved.ref,
+    refKind: resolved.refKind,
+    party,
+    pos,
+  });
+}
+
+/** Tells the scope what the trigger's values hold (for the field checks), and returns it. */
+function withEntries(
+  scope: RuleScope,
+  entries: readonly CatalogueEntry[],
+  trigger: Trigger,
+): Trigger {
+  scope.setTrigger(trigger, entries);
+  return trigger;
 }
 
 function scheduleTrigger(scope: RuleScope, schedule: Record<string, unknown>): Trigger | null {
@@ -63,19 +91,29 @@ function scheduleTrigger(scope: RuleScope, schedule: Record<string, unknown>): T
   }
   const timezone = compileTimezone(scope, schedule.timezone);
   let forEach: ForEach | null = null;
+  let entries: readonly CatalogueEntry[] = [];
   const rawForEach = scope.raw.forEach;
   if (isRecord(rawForEach)) {
-    const template = scope.templateRef(
+    const resolved = resolveRef(
+      scope,
       rawForEach.activeContracts,
       scope.p('forEach', 'activeContracts'),
+      'either',
+      'forEach',
     );
     const party = scope.party(rawForEach.party, scope.p('forEach', 'party'));
-    if (template === null || party === null) return null;
-    forEach = { template, party, pos: scope.at.pos(scope.p('forEach'), { key: true }) };
+    if (resolved === null || party === null) return null;
+    entries = resolved.entries;
+    forEach = {
+      template: resolved.ref,
+      refKind: resolved.refKind,
+      party,
+      pos: scope.at.pos(scope.p('forEach'), { key: true }),
+    };
   }
   const jitterMs = scope.duration(schedule.jitter, scope.p('schedule', 'jitter'), 0);
   if ('problem' in cronSpec || timezone === null || jitterMs === null) return null;
-  return {
+  return withEntries(scope, entries, {
     kind: 'schedule',
     cron: schedule.cron,
     cronSpec,
@@ -86,7 +124,7 @@ function scheduleTrigger(scope: RuleScope, schedule: Record<string, unknown>): T
       typeof schedule.maxCatchUp === 'number' ? schedule.maxCatchUp : DEFAULTS.rule.maxCatchUp,
     jitterMs,
     pos: scope.at.pos(scope.p('schedule'), { key: true }),
-  };
+  });
 }
 
 function compileTimezone(scope: RuleScope, raw: unknown): string | null {

@@ -48,10 +48,21 @@ export type TemplateRef =
       readonly qualifiedName: string;
     };
 
+/**
+ * What a reference names. The catalogue says which (a reference it does not know is taken as a
+ * template); `interface:` in `exercised` triggers and `exercise` actions says it explicitly.
+ * Interface rules match events by the interface ids they carry (interfaceViews,
+ * implementedInterfaces, interfaceId) and see the interface view as `event.view` /
+ * `contract.view`; the runtime subscribes to them with an InterfaceFilter.
+ */
+export type RefKind = 'template' | 'interface';
+
 /** Trigger of a rule that reacts to a contract of `template` being created or archived. */
 type ContractTrigger<K extends 'created' | 'archived'> = {
   readonly kind: K;
+  /** The template, or the interface (`refKind`), as written. */
   readonly template: TemplateRef;
+  readonly refKind: RefKind;
   /** Party alias (a key of bot.config.yaml `parties:`) whose view of the ledger the rule reads. */
   readonly party: string;
   readonly pos: SourcePos;
@@ -63,7 +74,9 @@ export type CreatedTrigger = ContractTrigger<'created'>;
 /** Trigger of a rule that reacts to an exercise of `choice` on `template`. */
 export type ExercisedTrigger = {
   readonly kind: 'exercised';
+  /** The template, or with `refKind: 'interface'` the interface whose choice is exercised. */
   readonly template: TemplateRef;
+  readonly refKind: RefKind;
   readonly choice: string;
   /** Only consuming (true) or non-consuming (false) exercises; null matches both. */
   readonly consuming: boolean | null;
@@ -76,7 +89,9 @@ export type ArchivedTrigger = ContractTrigger<'archived'>;
 
 /** What a schedule rule iterates over in each slot: the active contracts of `template` for `party`. */
 export type ForEach = {
+  /** The template, or the interface (`refKind`), whose active contracts are read. */
   readonly template: TemplateRef;
+  readonly refKind: RefKind;
   readonly party: string;
   readonly pos: SourcePos;
 };
@@ -204,7 +219,9 @@ export type CreateAction = ActionCommon & {
 
 export type ExerciseAction = ActionCommon & {
   readonly kind: 'exercise';
+  /** The template, or with `refKind: 'interface'` the interface (sent as the command's templateId). */
   readonly template: TemplateRef;
+  readonly refKind: RefKind;
   readonly contractId: CompiledValue;
   readonly choice: string;
   readonly choiceArgument: CompiledValue;

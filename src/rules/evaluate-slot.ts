@@ -2,7 +2,16 @@ import { IllegalStateError } from '../core/illegal-state-error.js';
 import { zoneFormats } from '../core/zone-formats.js';
 import type { CreatedEvent } from '../ledger/wire/wire-types.js';
 import type { CompiledRule } from './compiled-rule.js';
-import { eventFieldsOf, notMatched, ruleGate } from './evaluate.js';
+import { eventFieldsOf, withView } from './event-variable.js';
+import { notMatched, ruleGate } from './match-event.js';
+import {
+  findInterface,
+  interfaceIdsOf,
+  interfaceMismatchMessage,
+  viewFailure,
+  viewValueOf,
+  type PackageNameOf,
+} from './match-interface.js';
 import type { EvaluationResult } from './evaluation-result.js';
 import { fireRule } from './fire-rule.js';
 import { templateMismatch } from './match-template.js';
@@ -16,6 +25,12 @@ export type SlotContext = {
    * deduplication is anchored there.
    */
   readonly snapshotOffset: number;
+  /**
+   * The name of the package with this id (PackageCatalogue.packageNameOf), to match a
+   * contract's interface views against a `#name` interface in `forEach`; without it, by
+   * `Module:Entity` alone.
+   */
+  readonly packageNameOf?: PackageNameOf;
 };
 
 /**
@@ -24,7 +39,8 @@ export type SlotContext = {
  *
  * CEL sees `now` = the slot time, `today` = UTC midnight of the slot's calendar day in the rule's
  * time zone (comparable with `date("…")`), `contract` = the CreatedEvent (createdAt as a
- * timestamp, offset and nodeId as ints), `parties` and `rule`. The commandId's trigger key is the
+ * timestamp, offset and nodeId as ints; for a `forEach` on an interface, with the interface view
+ * as `view`, from the contract's `interfaceViews`), `parties` and `rule`. The commandId's trigger key is the
  * slot time and the contract id. Like `evaluate`, it never throws for a failing expression.
  */
 export function evaluateSlot(
@@ -46,7 +62,27 @@ export function evaluateSlot(
     );
   }
   const contractId = contract?.contractId ?? null;
-  if (forEach !== null && contract !== null) {
+  let view: { readonly value: unknown } | null = null;
+  if (forEach !== null && contract !== null && forEach.refKind === 'interface') {
+    const ids = interfaceIdsOf('created', contract, 'created');
+    const found = findInterface(forEach.template, ids, context.packageNameOf);
+    if ('mismatch' in found) {
+      const message = interfaceMismatchMessage(
+        forEach.template,
+        found.mismatch,
+        'created',
+        contract.templateId,
+        ids,
+      );
+      return none(notMatched(rule, found.mismatch, message, contractId));
+    }
+    const value = viewValueOf(contract, found.id);
+    if ('failed' in value) {
+      const explanation = viewFailure(rule, value.failed, contractId, forEach.pos);
+      return { intents: [], explanations: [explanation], errors: [explanation.error!] };
+    }
+    view = value;
+  } else if (forEach !== null && contract !== null) {
     const template = templateMismatch(forEach.template, contract.templateId, contract.packageName);
     if (template !== null) {
       return none(
@@ -75,7 +111,11 @@ export function evaluateSlot(
     now: slot,
     today: startOfDay(slot, trigger.timezone),
   };
-  if (contract !== null) variables.contract = eventFieldsOf(contract, rule.fieldReads ?? null);
+  if (contract !== null) {
+    const fields = eventFieldsOf(contract, rule.fieldReads ?? null);
+    variables.contract =
+      view === null ? fields : withView(fields, view.value, rule.fieldReads ?? null);
+  }
   const result = fireRule(rule, {
     variables,
     parties: context.parties,

@@ -1,34 +1,25 @@
-import type {
-  ArchivedEvent,
-  CreatedEvent,
-  Event,
-  ExercisedEvent,
-  JsTransaction,
-} from '../ledger/wire/wire-types.js';
-import type { CompiledRule, EventTrigger, RuleSet } from './compiled-rule.js';
+import type { CreatedEvent, Event, JsTransaction } from '../ledger/wire/wire-types.js';
+import type { RuleSet } from './compiled-rule.js';
 import type {
   EvaluationResult,
   Explanation,
   Intent,
   RuleEvaluationError,
-  TriggerMismatch,
 } from './evaluation-result.js';
-import { fillMissingFields, mergeFieldTries, type FieldTrie } from './field-reads.js';
+import { eventVariableOf, withView, type TransactionInfo } from './event-variable.js';
 import { fireRule } from './fire-rule.js';
-import { qualifiedNameOf, templateMismatch } from './match-template.js';
 import {
-  indexRules,
-  isRuleIndex,
-  triggerIndexKey,
-  type IndexedRule,
-  type RuleIndex,
-} from './rule-index.js';
+  candidatesFor,
+  fieldTrieFor,
+  matchEvent,
+  notMatched,
+  type AnyEvent,
+  type EventKind,
+} from './match-event.js';
+import { viewFailure, viewValueOf, type PackageNameOf } from './match-interface.js';
+import { indexRules, isRuleIndex, type RuleIndex } from './rule-index.js';
 
-/** The transaction fields an event's rules see besides the event itself. */
-export type TransactionInfo = Pick<
-  JsTransaction,
-  'updateId' | 'offset' | 'recordTime' | 'effectiveAt' | 'workflowId'
->;
+export type { TransactionInfo } from './event-variable.js';
 
 /** One event of a transaction from the update stream, as the wire carries it. */
 export type EventInput = {
@@ -51,10 +42,13 @@ export type EvaluateOptions = {
    * other templates and schedule rules; for debugging ("why did my rule not fire?").
    */
   readonly explain?: 'candidates' | 'all';
+  /**
+   * The name of the package with this id (PackageCatalogue.packageNameOf), to match the
+   * package-id interface ids events carry against `#name` interface references. Without it, or
+   * for an id it does not know, an interface rule matches by `Module:Entity` alone.
+   */
+  readonly packageNameOf?: PackageNameOf;
 };
-
-type EventKind = 'created' | 'exercised' | 'archived';
-type AnyEvent = CreatedEvent | ExercisedEvent | ArchivedEvent;
 
 const DAY_MS = 86_400_000;
 
@@ -72,7 +66,10 @@ const DAY_MS = 86_400_000;
  *   commandId is the same too. In `event`, such a rule sees the fields of whichever event came:
  *   use the ones both have (contractId, templateId, packageName, witnessParties, offset, nodeId).
  * - The template must match (see templateMismatch), and the rule's party must be a witness.
- * - Interface references are not matched against events in version 1: name the template.
+ * - A rule on an interface matches by the interface ids the event carries (match-interface.ts):
+ *   `interfaceViews` (created), `implementedInterfaces` (archived), `interfaceId` (exercised
+ *   through the interface). A created event's rule sees that interface's view as `event.view`;
+ *   a view that failed (`viewStatus`) is a rule error (INTERFACE_VIEW_FAILED) for that rule.
  *
  * CEL `event` is the wire event plus the transaction's `updateId`, `recordTime`, `effectiveAt`
  * (timestamps) and `workflowId`; `offset`, `nodeId` and `lastDescendantNodeId` are CEL ints and
@@ -94,18 +91,33 @@ export function evaluate(
   const explanations: Explanation[] = [];
   const errors: RuleEvaluationError[] = [];
   let eventVariable: Readonly<Record<string, unknown>> | undefined;
+  const withViews = new Map<string, Readonly<Record<string, unknown>>>();
   let today: Date | undefined;
   for (const { rule, variable } of candidates) {
-    const mismatch = matchEvent(rule, kind, event, context.parties);
-    if (mismatch !== null) {
-      explanations.push(notMatched(rule, mismatch.reason, mismatch.message));
+    const match = matchEvent(rule, kind, event, context.parties, options.packageNameOf);
+    if ('reason' in match) {
+      explanations.push(notMatched(rule, match.reason, match.message));
       continue;
     }
-    eventVariable ??= eventVariableOf(event, input.transaction, fieldTrieFor(index, kind, event));
+    const fieldReads = fieldTrieFor(index, kind, event);
+    eventVariable ??= eventVariableOf(event, input.transaction, fieldReads);
+    let eventValue = eventVariable;
+    if (kind === 'created' && match.interfaceId !== null) {
+      const view = viewValueOf(event as CreatedEvent, match.interfaceId);
+      if ('failed' in view) {
+        const explanation = viewFailure(rule, view.failed, null, rule.trigger.pos);
+        explanations.push(explanation);
+        errors.push(explanation.error!);
+        continue;
+      }
+      eventValue =
+        withViews.get(match.interfaceId) ?? withView(eventVariable, view.value, fieldReads);
+      withViews.set(match.interfaceId, eventValue);
+    }
     today ??= utcMidnight(context.now);
     const result = fireRule(rule, {
       variables: {
-        event: eventVariable,
+        event: eventValue,
         parties: context.parties,
         rule: variable,
         now: context.now,
@@ -160,212 +172,4 @@ function unwrapEvent(event: Event): [EventKind, AnyEvent | undefined] {
   if ('ExercisedEvent' in event) return ['exercised', event.ExercisedEvent];
   if ('ArchivedEvent' in event) return ['archived', event.ArchivedEvent];
   return ['created', undefined];
-}
-
-const NONE: readonly IndexedRule[] = [];
-
-function candidatesFor(index: RuleIndex, kind: EventKind, event: AnyEvent): readonly IndexedRule[] {
-  const name = qualifiedNameOf(event.templateId);
-  const direct = index.byTrigger.get(triggerIndexKey(kind, name)) ?? NONE;
-  if (kind !== 'exercised' || !(event as ExercisedEvent).consuming) return direct;
-  const archived = index.byTrigger.get(triggerIndexKey('archived', name));
-  if (archived === undefined) return direct;
-  return [...direct, ...archived].sort((a, b) => a.order - b.order);
-}
-
-type Mismatch = { readonly reason: TriggerMismatch; readonly message: string };
-
-function matchEvent(
-  rule: CompiledRule,
-  kind: EventKind,
-  event: AnyEvent,
-  parties: Readonly<Record<string, string>>,
-): Mismatch | null {
-  const trigger = rule.trigger;
-  if (trigger.kind === 'schedule') {
-    return {
-      reason: 'other-event-kind',
-      message: 'a schedule rule runs on its cron schedule, not on ledger events',
-    };
-  }
-  const exercised = kind === 'exercised' ? (event as ExercisedEvent) : undefined;
-  const kindMatches =
-    trigger.kind === kind || (trigger.kind === 'archived' && exercised?.consuming === true);
-  if (!kindMatches) {
-    return {
-      reason: 'other-event-kind',
-      message: `the rule reacts to ${trigger.kind} events, this is ${article(kind)} ${kind} event`,
-    };
-  }
-  const template = templateMismatch(trigger.template, event.templateId, event.packageName);
-  if (template !== null) {
-    return {
-      reason: template,
-      message:
-        template === 'other-template'
-          ? `the event is of template ${event.templateId}, the rule watches ${trigger.template.text}`
-          : trigger.template.form === 'package-name'
-            ? `the event's package is "${event.packageName}", the rule watches package "${trigger.template.packageName}"`
-            : `the event's template ${event.templateId} is from another package than ${trigger.template.text}`,
-    };
-  }
-  if (trigger.kind === 'exercised' && exercised !== undefined) {
-    if (exercised.choice !== trigger.choice) {
-      return {
-        reason: 'other-choice',
-        message: `the exercised choice is ${exercised.choice}, the rule watches ${trigger.choice}`,
-      };
-    }
-    if (trigger.consuming !== null && exercised.consuming !== trigger.consuming) {
-      return {
-        reason: 'other-consuming',
-        message: `the exercise is ${exercised.consuming ? '' : 'non-'}consuming, the rule wants ${trigger.consuming ? '' : 'non-'}consuming ones`,
-      };
-    }
-  }
-  return ruleGate(rule, trigger, event.witnessParties, parties);
-}
-
-/** The checks every matched trigger goes through last: enabled, and the party's view. */
-export function ruleGate(
-  rule: CompiledRule,
-  trigger: EventTrigger | { readonly party: string },
-  witnessParties: readonly string[],
-  parties: Readonly<Record<string, string>>,
-): Mismatch | null {
-  if (!rule.enabled) {
-    return {
-      reason: 'rule-disabled',
-      message: 'the rule is disabled (enabled: false)',
-    };
-  }
-  const partyId = Object.hasOwn(parties, trigger.party) ? parties[trigger.party] : undefined;
-  if (partyId === undefined) {
-    return {
-      reason: 'unknown-party',
-      message: `the party alias "${trigger.party}" is not in the bot config's parties`,
-    };
-  }
-  if (!witnessParties.includes(partyId)) {
-    return {
-      reason: 'party-not-witness',
-      message: `${trigger.party} (${partyId}) does not see this event; its witnesses are ${witnessParties.join(', ') || 'none'}`,
-    };
-  }
-  return null;
-}
-
-export function notMatched(
-  rule: CompiledRule,
-  reason: TriggerMismatch,
-  message: string,
-  contractId: string | null = null,
-): Explanation {
-  return {
-    ruleId: rule.id,
-    revision: rule.revision,
-    pos: rule.pos,
-    triggerMatched: false,
-    mismatch: { reason, message },
-    conditions: [],
-    fired: false,
-    intents: 0,
-    error: null,
-    contractId,
-  };
-}
-
-function article(word: string): string {
-  return /^[aeiou]/.test(word) ? 'an' : 'a';
-}
-
-/** The last few timestamps parsed: a transaction's events share their record and creation times. */
-const recentTimes: { text: string; date: Date }[] = [];
-
-/** A wire timestamp as a CEL timestamp; text that is not one stays text. */
-export function timestampOf(text: unknown): unknown {
-  if (typeof text !== 'string') return text;
-  for (const recent of recentTimes) if (recent.text === text) return recent.date;
-  const ms = Date.parse(text);
-  if (Number.isNaN(ms)) return text;
-  // CEL values are never mutated, so one Date can serve every event that has this time.
-  const date = new Date(ms);
-  if (recentTimes.length >= 4) recentTimes.pop();
-  recentTimes.unshift({ text, date });
-  return date;
-}
-
-function intOf(n: unknown): unknown {
-  return typeof n === 'number' && Number.isSafeInteger(n) ? BigInt(n) : n;
-}
-
-/**
- * The CEL view of a wire event (or an active contract's CreatedEvent): ints and timestamps typed,
- * and the Daml fields in `fieldReads` that the participant left out as `null` (copied, see
- * field-reads.ts). Copied key by key: a spread followed by retyping fields (number → bigint)
- * sends V8 through a slow path that costs several microseconds per event.
- */
-export function eventFieldsOf(
-  event: AnyEvent,
-  fieldReads: FieldTrie | null = null,
-): Record<string, unknown> {
-  const source = event as unknown as Readonly<Record<string, unknown>>;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(source)) {
-    const value = source[key];
-    switch (key) {
-      case 'offset':
-      case 'nodeId':
-      case 'lastDescendantNodeId':
-        out[key] = intOf(value);
-        break;
-      case 'createdAt':
-        out[key] = timestampOf(value);
-        break;
-      default:
-        out[key] = value;
-    }
-  }
-  if (fieldReads !== null) {
-    for (const [root, trie] of fieldReads.children) {
-      if (Object.hasOwn(out, root)) out[root] = fillMissingFields(out[root], trie);
-    }
-  }
-  return out;
-}
-
-function eventVariableOf(
-  event: AnyEvent,
-  tx: TransactionInfo,
-  fieldReads: FieldTrie | null,
-): Readonly<Record<string, unknown>> {
-  const out = eventFieldsOf(event, fieldReads);
-  out.updateId = tx.updateId;
-  out.recordTime = timestampOf(tx.recordTime);
-  out.effectiveAt = timestampOf(tx.effectiveAt);
-  out.workflowId = tx.workflowId ?? '';
-  return out;
-}
-
-const fieldTries = new WeakMap<RuleIndex, Map<string, FieldTrie | null>>();
-
-/**
- * The Daml fields read by every rule that can see this event (its trigger kind and template),
- * merged: the event variable is built once and shared, so a field left out reads `null` for all
- * of them. Independent of `explain`, so rule tests see what the running bot sees.
- */
-function fieldTrieFor(index: RuleIndex, kind: EventKind, event: AnyEvent): FieldTrie | null {
-  const consuming = kind === 'exercised' && (event as ExercisedEvent).consuming;
-  const key = `${kind}|${consuming}|${qualifiedNameOf(event.templateId)}`;
-  let byKey = fieldTries.get(index);
-  if (byKey === undefined) {
-    byKey = new Map();
-    fieldTries.set(index, byKey);
-  }
-  let trie = byKey.get(key);
-  if (trie === undefined) {
-    trie = mergeFieldTries(candidatesFor(index, kind, event).map((c) => c.rule.fieldReads));
-    byKey.set(key, trie);
-  }
-  return trie;
 }

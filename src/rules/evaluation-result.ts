@@ -40,7 +40,12 @@ export type RuleEvaluationErrorCode =
   /** An action's value has the wrong shape (a contract id that is not text, say). */
   | 'BAD_VALUE'
   /** An action names a party alias the bot config does not define. */
-  | 'UNKNOWN_PARTY';
+  | 'UNKNOWN_PARTY'
+  /**
+   * An interface rule's view could not be computed (the event's `viewStatus` is not OK, or the
+   * view was not sent): the rule cannot see `event.view` for this event.
+   */
+  | 'INTERFACE_VIEW_FAILED';
 
 /**
  * A rule that failed on one event (or one slot and contract). It is reported and counted; it

@@ -81,18 +81,28 @@ export function eventShapeOf(trigger: Trigger): EventShape | null {
   return trigger.forEach === null ? null : 'contract';
 }
 
-/** The fields `event` (or `contract`) has for a shape, sorted. */
-export function eventFields(shape: EventShape): readonly string[] {
-  return [...new Set(FIELDS[shape])].sort();
+/**
+ * Whether `event` (or `contract`) has `view`: the interface view, for a created trigger or a
+ * forEach that names an interface (evaluate.ts takes it from the event's `interfaceViews`).
+ */
+export function hasInterfaceView(trigger: Trigger): boolean {
+  if (trigger.kind === 'created') return trigger.refKind === 'interface';
+  return trigger.kind === 'schedule' && trigger.forEach?.refKind === 'interface';
+}
+
+/** The fields `event` (or `contract`) has for a shape, sorted; `view` with an interface view. */
+export function eventFields(shape: EventShape, view = false): readonly string[] {
+  return [...new Set([...FIELDS[shape], ...(view ? ['view'] : [])])].sort();
 }
 
 /** The reads of one expression that name a field `event` (or `contract`) does not have. */
 export function unknownEventFieldReads(
   reads: readonly ReadPath[],
   shape: EventShape,
+  view = false,
 ): UnknownFieldRead[] {
   const variable = shape === 'contract' ? 'contract' : 'event';
-  const fields = eventFields(shape);
+  const fields = eventFields(shape, view);
   const out: UnknownFieldRead[] = [];
   const seen = new Set<number>();
   for (const path of reads) {
@@ -116,6 +126,13 @@ function hintFor(name: string, shape: EventShape, fields: readonly string[]): st
   const guess = closestMatch(name, fields);
   const parts: string[] = [];
   if (guess !== undefined) parts.push(`did you mean "${guess}"?`);
+  if (name === 'view' && !fields.includes('view')) {
+    parts.push(
+      shape === 'created' || shape === 'contract'
+        ? '`view` is the interface view of a rule on an interface (`created:` or `forEach:` naming one); this rule names a template.'
+        : '`view` is the interface view of created events and active contracts of an interface rule.',
+    );
+  }
   if (owners.length > 0 && shape !== 'contract') {
     parts.push(
       `"${name}" is a field of ${owners.map((s) => `${s} events`).join(' and ')}, not of ${shape} ones.`,

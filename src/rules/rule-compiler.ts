@@ -30,7 +30,6 @@ const VARIABLES: Readonly<Record<RuleKind, Variables>> = {
 export function compileRule(scope: RuleScope): CompiledRule | null {
   const raw = scope.raw;
   const trigger = compileTrigger(scope);
-  if (trigger !== null) scope.setTrigger(trigger);
   // From the raw shape, so expressions are checked even when the trigger has errors.
   const kind: RuleKind = isRecord(raw.on)
     ? 'event'

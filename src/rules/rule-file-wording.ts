@@ -125,8 +125,25 @@ function list(words: readonly string[]): string {
   return words.map((w) => `\`${w}\``).join(', ');
 }
 
+/** The oneOf of `template:` or `interface:` (commands, `exercised`). */
+const REFERENCE_ONE_OF =
+  /\/properties\/(exercised|createAndExercise|create|exercise|exerciseByKey)\/oneOf$/;
+
 function oneOfProblem(e: ErrorObject, path: YamlPath): Omit<Problem, 'path' | 'key'> {
   const keys = keysOf(e.data);
+  if (REFERENCE_ONE_OF.test(e.schemaPath)) {
+    return keys.includes('template') && keys.includes('interface')
+      ? {
+          code: 'SCHEMA',
+          message: `\`${fieldName(path)}\` has both \`template\` and \`interface\`; give one`,
+          hint: '`interface:` exercises an interface choice on any contract that implements it; `template:` names the template',
+        }
+      : {
+          code: 'MISSING_KEY',
+          message: `\`${fieldName(path)}\` has no \`template\``,
+          hint: 'add `template: "#pkg:Module:Entity"` (or `interface:` for a choice of an interface)',
+        };
+  }
   const options = e.schemaPath.endsWith('/items/oneOf')
     ? e.schemaPath.includes('/then/')
       ? COMMAND_KINDS

@@ -18,8 +18,10 @@ export type RuleIndex = {
   readonly kind: 'rule-index';
   /** Every rule, in load order. */
   readonly rules: readonly IndexedRule[];
-  /** `created|Module:Entity`, `exercised|…`, `archived|…` → the rules watching it. */
+  /** `created|Module:Entity`, `exercised|…`, `archived|…` → the rules watching that template. */
   readonly byTrigger: ReadonlyMap<string, readonly IndexedRule[]>;
+  /** The same keys with an interface's `Module:Entity` → the rules watching that interface. */
+  readonly byInterface: ReadonlyMap<string, readonly IndexedRule[]>;
   readonly schedules: readonly IndexedRule[];
 };
 
@@ -38,6 +40,7 @@ export function indexRules(rules: RuleSet | readonly CompiledRule[]): RuleIndex 
   const list: readonly CompiledRule[] = 'rules' in rules ? rules.rules : rules;
   const indexed = list.map((rule, order) => ({ rule, order, variable: ruleVariable(rule) }));
   const byTrigger = new Map<string, IndexedRule[]>();
+  const byInterface = new Map<string, IndexedRule[]>();
   const schedules: IndexedRule[] = [];
   for (const entry of indexed) {
     const trigger = entry.rule.trigger;
@@ -46,14 +49,16 @@ export function indexRules(rules: RuleSet | readonly CompiledRule[]): RuleIndex 
       continue;
     }
     const key = triggerIndexKey(trigger.kind, trigger.template.qualifiedName);
-    const bucket = byTrigger.get(key);
-    if (bucket === undefined) byTrigger.set(key, [entry]);
+    const map = trigger.refKind === 'interface' ? byInterface : byTrigger;
+    const bucket = map.get(key);
+    if (bucket === undefined) map.set(key, [entry]);
     else bucket.push(entry);
   }
   const index: RuleIndex = Object.freeze({
     kind: 'rule-index',
     rules: Object.freeze(indexed),
     byTrigger,
+    byInterface,
     schedules: Object.freeze(schedules),
   });
   cache.set(rules, index);

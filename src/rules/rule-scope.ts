@@ -1,27 +1,20 @@
 import { parseDuration } from '../core/duration.js';
 import { closestMatch } from '../core/source/closest-match.js';
-import {
-  referenceText,
-  type CatalogueEntry,
-  type PackageCatalogue,
-} from '../daml-lf/package-catalogue.js';
+import type { CatalogueEntry, PackageCatalogue } from '../daml-lf/package-catalogue.js';
 import type { YamlLocator, YamlPath } from '../core/yaml-locator.js';
 import { CelCompileError } from './cel/cel-compile-error.js';
 import type { CelEnvironment } from './cel/cel-environment.js';
 import type { NumberOperand, ReadPath } from './cel/read-paths.js';
 import { celHint, type RuleKind, type Variables } from './cel-hint.js';
-import type {
-  CompiledExpression,
-  RetryOptions,
-  SourcePos,
-  TemplateRef,
-  Trigger,
-} from './compiled-rule.js';
-import { eventShapeOf, unknownEventFieldReads, type EventShape } from './event-fields.js';
-import { parseTemplateRef } from './parse-template-ref.js';
+import type { CompiledExpression, RetryOptions, SourcePos, Trigger } from './compiled-rule.js';
+import {
+  eventShapeOf,
+  hasInterfaceView,
+  unknownEventFieldReads,
+  type EventShape,
+} from './event-fields.js';
 import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
 import { RULE_LIMITS } from './rules-schema.js';
-import { hasTemplate } from './split-template.js';
 import {
   numberTextOperands,
   unknownFieldReads,
@@ -60,6 +53,8 @@ export class RuleScope {
   #valueTypes: ValueRootTypes | null = null;
   /** What `event` (or `contract`) holds, from the trigger; null when unknown or absent. */
   #eventShape: EventShape | null = null;
+  /** Whether `event` (or `contract`) has the interface view `view`. */
+  #eventView = false;
 
   constructor(
     raw: Record<string, unknown>,
@@ -78,14 +73,15 @@ export class RuleScope {
     return this.#ok;
   }
 
-  /** Lets later expressions be checked against what the trigger's template holds. */
-  setTrigger(trigger: Trigger): void {
+  /**
+   * Lets later expressions be checked against what the trigger's template or interface holds;
+   * `entries`: its catalogue entries (every package version), empty when unknown.
+   */
+  setTrigger(trigger: Trigger, entries: readonly CatalogueEntry[]): void {
     const catalogue = this.file.packages;
-    this.#valueTypes =
-      catalogue === undefined
-        ? null
-        : valueRootTypes(catalogue, trigger, this.triggerEntries(trigger));
+    this.#valueTypes = catalogue === undefined ? null : valueRootTypes(catalogue, trigger, entries);
     this.#eventShape = eventShapeOf(trigger);
+    this.#eventView = hasInterfaceView(trigger);
   }
 
   p(...rest: YamlPath): YamlPath {
@@ -156,69 +152,6 @@ export class RuleScope {
     return out.length === raw.length ? out : null;
   }
 
-  templateRef(raw: unknown, path: YamlPath): TemplateRef | null {
-    if (typeof raw !== 'string') return null;
-    const ref = parseTemplateRef(raw);
-    if (ref === null) return null; // reported by the schema
-    if (ref.form === 'package-id') {
-      this.warn(
-        this.at.pos(path),
-        'PACKAGE_ID_REF',
-        `"${raw}" names a package by id, which is deprecated`,
-        `write "#<package-name>:${ref.qualifiedName}": package-name references keep matching after package upgrades`,
-      );
-    }
-    const catalogue = this.file.packages;
-    if (catalogue !== undefined && this.catalogueEntries(ref).length === 0) {
-      const known = catalogue.allEntries().map(referenceText);
-      const guess = closestMatch(
-        ref.form === 'package-name' ? raw : `#x:${ref.qualifiedName}`,
-        known,
-      );
-      this.error(
-        this.at.pos(path),
-        'UNKNOWN_TEMPLATE',
-        `unknown template "${raw}": no known package has it`,
-        guess !== undefined
-          ? `did you mean "${guess}"?`
-          : `known templates: ${known.slice(0, 10).join(', ')}`,
-      );
-    }
-    return ref;
-  }
-
-  /** The templates and interfaces `ref` names in the catalogue (every package version). */
-  catalogueEntries(ref: TemplateRef): CatalogueEntry[] {
-    return this.file.packages?.entries(ref) ?? [];
-  }
-
-  checkChoice(ref: TemplateRef, choice: string, path: YamlPath): void {
-    if (hasTemplate(choice)) return; // reported as TEMPLATE_NOT_ALLOWED
-    const entries = this.catalogueEntries(ref);
-    if (entries.length === 0) return; // unknown template reported already, or no catalogue
-    const choices = new Set(
-      entries.flatMap((e) =>
-        (e.kind === 'template' ? e.template.choices : e.iface.choices).map((c) => c.name),
-      ),
-    );
-    if (choices.has(choice)) return;
-    const guess = closestMatch(choice, choices);
-    this.error(
-      this.at.pos(path),
-      'UNKNOWN_CHOICE',
-      `template ${ref.qualifiedName} has no choice "${choice}"`,
-      guess !== undefined
-        ? `did you mean "${guess}"?`
-        : `its choices: ${[...choices].sort().join(', ')}`,
-    );
-  }
-
-  /** The catalogue entries of the template whose values `event` or `contract` hold. */
-  triggerEntries(trigger: Trigger): CatalogueEntry[] {
-    if (trigger.kind !== 'schedule') return this.catalogueEntries(trigger.template);
-    return trigger.forEach === null ? [] : this.catalogueEntries(trigger.forEach.template);
-  }
-
   expression(
     source: string,
     path: YamlPath,
@@ -262,7 +195,7 @@ export class RuleScope {
   /** Reports the fields an expression reads that its template does not have (by the catalogue). */
   #checkFieldReads(reads: readonly ReadPath[], path: YamlPath, offset: number): void {
     if (this.#eventShape !== null) {
-      const found = unknownEventFieldReads(reads, this.#eventShape);
+      const found = unknownEventFieldReads(reads, this.#eventShape, this.#eventView);
       this.#reportInExpression(path, offset, 'UNKNOWN_EVENT_FIELD', found);
     }
     if (this.#valueTypes === null) return;

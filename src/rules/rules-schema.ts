@@ -50,8 +50,21 @@ const templateRef: Schema = {
   type: 'string',
   pattern: RULE_PATTERNS.TEMPLATE_REF,
   description:
-    'A template reference: "#package-name:Module:Entity" (a package-id instead of "#name" is deprecated).',
+    'A template (or interface) reference: "#package-name:Module:Entity" (a package-id instead of "#name" is deprecated).',
   examples: ['#invoices:Invoice:Invoice'],
+};
+
+const interfaceRef: Schema = {
+  type: 'string',
+  pattern: RULE_PATTERNS.TEMPLATE_REF,
+  description:
+    'An interface reference: "#package-name:Module:Interface". Exercises the interface\'s choice on any contract whose template implements it.',
+  examples: ['#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding'],
+};
+
+/** `template:` or `interface:`, exactly one (commands other than `exercise` refuse an interface in code, with a reason). */
+const templateOrInterface: Schema = {
+  oneOf: [{ required: ['template'] }, { required: ['interface'] }],
 };
 
 const partyAlias: Schema = {
@@ -87,8 +100,8 @@ const damlValue: Schema = {
 };
 
 const commandBody = (kind: (typeof COMMAND_KINDS)[number]): Schema => {
-  const properties: Record<string, Schema> = { template: templateRef };
-  const required = ['template'];
+  const properties: Record<string, Schema> = { template: templateRef, interface: interfaceRef };
+  const required: string[] = [];
   if (kind === 'create' || kind === 'createAndExercise') {
     properties.createArguments = { ...damlValue, type: 'object' };
     required.push('createArguments');
@@ -114,6 +127,7 @@ const commandBody = (kind: (typeof COMMAND_KINDS)[number]): Schema => {
     additionalProperties: false,
     required,
     properties,
+    ...templateOrInterface,
   };
 };
 
@@ -187,14 +201,21 @@ const on: Schema = {
     'What the rule reacts to: exactly one of created, exercised, archived; and the party whose view it reads.',
   additionalProperties: false,
   properties: {
-    created: { ...templateRef, description: 'React to contracts of this template being created.' },
+    created: {
+      ...templateRef,
+      description:
+        'React to contracts of this template being created; or of any template implementing this interface (then `event.view` is the interface view).',
+    },
     exercised: {
       type: 'object',
-      description: 'React to a choice being exercised.',
+      description:
+        'React to a choice being exercised: a choice of `template`, or an interface choice of `interface` (exercised through the interface).',
       additionalProperties: false,
-      required: ['template', 'choice'],
+      required: ['choice'],
+      ...templateOrInterface,
       properties: {
         template: templateRef,
+        interface: interfaceRef,
         choice,
         consuming: {
           type: 'boolean',
@@ -204,7 +225,8 @@ const on: Schema = {
     },
     archived: {
       ...templateRef,
-      description: 'React to contracts of this template being archived.',
+      description:
+        'React to contracts of this template (or of any template implementing this interface) being archived.',
     },
     party: partyAlias,
   },
@@ -247,7 +269,8 @@ const schedule: Schema = {
 
 const forEach: Schema = {
   type: 'object',
-  description: 'For a schedule: run the rule once per active contract of a template.',
+  description:
+    'For a schedule: run the rule once per active contract of a template, or of an interface (then `contract.view` is the interface view).',
   additionalProperties: false,
   required: ['activeContracts', 'party'],
   properties: {

@@ -215,7 +215,7 @@ const CASES: [string, string[]][] = [
   [
     'unknown-template.yaml',
     [
-      'unknown-template.yaml:5:16: unknown template "#invoices:Invoice:Invoce": no known package has it\n    hint: did you mean "#invoices:Invoice:Invoice"? [UNKNOWN_TEMPLATE]',
+      'unknown-template.yaml:5:16: unknown template "#invoices:Invoice:Invoce": package "invoices" has no template or interface Invoice:Invoce\n    hint: did you mean "#invoices:Invoice:Invoice"? [UNKNOWN_TEMPLATE]',
     ],
   ],
   [

@@ -66,6 +66,7 @@ describe('loadRules: valid files', () => {
         entity: 'Invoice',
         qualifiedName: 'Invoice:Invoice',
       },
+      refKind: 'template',
       party: 'payer',
       pos: { file: 'accept-small-invoices.yaml', line: 10, col: 7 },
     });

@@ -8,7 +8,7 @@ import type {
 } from '../../ledger/wire/wire-types.js';
 import type { SourcePos } from '../compiled-rule.js';
 import { numberText } from '../daml-number-text.js';
-import type { TransactionInfo } from '../evaluate.js';
+import type { TransactionInfo } from '../event-variable.js';
 import { parseTemplateRef } from '../parse-template-ref.js';
 import type { RuleProblemCode } from '../rule-problem.js';
 import { DEFAULT_NOW, type GivenEvent, type RULE_TEST_KINDS } from './rule-test-case.js';
@@ -21,6 +21,8 @@ export type BuildContext = {
   readonly parties: Readonly<Record<string, string>>;
   readonly fileNow: string | null;
   readonly caseIndex: number;
+  /** Filled in: made-up package id → package name (see RuleTestFile.packageNames). */
+  readonly packageNames: Map<string, string>;
   readonly report: (pos: SourcePos, code: RuleProblemCode, message: string, hint?: string) => void;
 };
 
@@ -51,6 +53,64 @@ function wireValue(value: unknown): unknown {
   return value;
 }
 
+/**
+ * An interface (or template) reference of a test file in the form events carry: `#name:M:E`
+ * becomes `<testPackageId(name)>:M:E`; null (reported) when it is not a reference.
+ */
+function wireId(text: unknown, pos: SourcePos, ctx: BuildContext): string | null {
+  const ref = typeof text === 'string' ? parseTemplateRef(text) : null;
+  if (ref === null) {
+    ctx.report(
+      pos,
+      'BAD_TEMPLATE_REF',
+      `"${String(text)}" is not an interface reference`,
+      'write "#package-name:Module:Interface"',
+    );
+    return null;
+  }
+  if (ref.form === 'package-id') return ref.text;
+  const id = testPackageId(ref.packageName);
+  ctx.packageNames.set(id, ref.packageName);
+  return `${id}:${ref.qualifiedName}`;
+}
+
+/** `interfaceViews:` of a created event: each view, or a failed one (`error:`). */
+function interfaceViewsOf(
+  raw: unknown,
+  path: YamlPath,
+  ctx: BuildContext,
+): NonNullable<CreatedEvent['interfaceViews']> | null {
+  const out: NonNullable<CreatedEvent['interfaceViews']> = [];
+  const items = (raw ?? []) as Raw[];
+  for (const [i, item] of items.entries()) {
+    const interfaceId = wireId(item.interface, ctx.at.pos([...path, i, 'interface']), ctx);
+    if (interfaceId === null) return null;
+    const error = item.error as string | undefined;
+    out.push(
+      error === undefined
+        ? {
+            interfaceId,
+            viewStatus: { code: 0, message: '', details: [] },
+            viewValue: wireValue(item.view ?? {}),
+          }
+        : { interfaceId, viewStatus: { code: 9, message: error, details: [] } },
+    );
+  }
+  return out;
+}
+
+/** `implementedInterfaces:` of an archive or an exercise, in the package-id form. */
+function interfaceIdsOf(raw: unknown, path: YamlPath, ctx: BuildContext): string[] | null {
+  if (raw === undefined) return [];
+  const out: string[] = [];
+  for (const [i, text] of asList(raw).entries()) {
+    const id = wireId(text, ctx.at.pos(typeof raw === 'string' ? path : [...path, i]), ctx);
+    if (id === null) return null;
+    out.push(id);
+  }
+  return out;
+}
+
 export function buildEvent(
   kind: (typeof RULE_TEST_KINDS)[number],
   g: Raw,
@@ -79,6 +139,7 @@ export function buildEvent(
     );
     return null;
   }
+  if (ref.form === 'package-name') ctx.packageNames.set(testPackageId(packageName), packageName);
   const templateId =
     ref.form === 'package-name' ? `${testPackageId(packageName)}:${ref.qualifiedName}` : ref.text;
   const seed = `${ctx.caseIndex}:${path.join('.')}`;
@@ -97,7 +158,15 @@ export function buildEvent(
   };
   const base = { offset, nodeId, contractId, templateId, packageName, witnessParties: witnesses };
   let event: Event;
+  const implemented = interfaceIdsOf(
+    g.implementedInterfaces,
+    [...path, 'implementedInterfaces'],
+    ctx,
+  );
+  if (implemented === null) return null;
   if (kind === 'created') {
+    const views = interfaceViewsOf(g.interfaceViews, [...path, 'interfaceViews'], ctx);
+    if (views === null) return null;
     const signatories =
       g.signatories === undefined ? witnesses : resolveAll(g.signatories, ctx.parties);
     const created: CreatedEvent = {
@@ -105,7 +174,7 @@ export function buildEvent(
       contractKey: g.contractKey === undefined ? null : wireValue(g.contractKey),
       createArgument: wireValue(g.createArgument ?? {}),
       createdEventBlob: (g.createdEventBlob as string | undefined) ?? '',
-      interfaceViews: [],
+      interfaceViews: views,
       signatories,
       observers: g.observers === undefined ? [] : resolveAll(g.observers, ctx.parties),
       createdAt: (g.createdAt as string | undefined) ?? recordTime,
@@ -123,13 +192,17 @@ export function buildEvent(
       consuming: (g.consuming as boolean | undefined) ?? true,
       lastDescendantNodeId: (g.lastDescendantNodeId as number | undefined) ?? nodeId,
       exerciseResult: wireValue(g.exerciseResult ?? null),
-      implementedInterfaces: [],
+      implementedInterfaces: implemented,
       acsDelta: (g.consuming as boolean | undefined) ?? true,
-      ...(g.interfaceId === undefined ? {} : { interfaceId: g.interfaceId as string }),
     };
+    if (g.interfaceId !== undefined) {
+      const interfaceId = wireId(g.interfaceId, ctx.at.pos([...path, 'interfaceId']), ctx);
+      if (interfaceId === null) return null;
+      exercised.interfaceId = interfaceId;
+    }
     event = { ExercisedEvent: exercised };
   } else {
-    const archived: ArchivedEvent = { ...base, implementedInterfaces: [] };
+    const archived: ArchivedEvent = { ...base, implementedInterfaces: implemented };
     event = { ArchivedEvent: archived };
   }
   return { pos: ctx.at.pos(path), transaction, event };

@@ -51,6 +51,7 @@ export function parseRuleTestFile(path: string, text: string): ParsedRuleTestFil
   const fileNow = typeof file.now === 'string' ? file.now : null;
   const cases: RuleTestCase[] = [];
   const names = new Map<string, SourcePos>();
+  const packageNames = new Map<string, string>();
   (file.tests as Raw[]).forEach((t, i) => {
     const path: YamlPath = ['tests', i];
     const name = t.name as string;
@@ -63,7 +64,14 @@ export function parseRuleTestFile(path: string, text: string): ParsedRuleTestFil
       );
     }
     names.set(name, at.pos(path));
-    const built = buildCase(t, path, { at, parties, fileNow, report, caseIndex: i });
+    const built = buildCase(t, path, {
+      at,
+      parties,
+      fileNow,
+      report,
+      caseIndex: i,
+      packageNames,
+    });
     if (built !== null) cases.push(built);
   });
   if (problems.length > 0) return { ok: false, problems };
@@ -75,6 +83,7 @@ export function parseRuleTestFile(path: string, text: string): ParsedRuleTestFil
       rulesPos: at.pos(['rules']),
       parties,
       cases,
+      packageNames,
     },
   };
 }

@@ -86,6 +86,11 @@ export type RuleTestFile = {
   readonly rulesPos: SourcePos;
   readonly parties: Readonly<Record<string, string>>;
   readonly cases: readonly RuleTestCase[];
+  /**
+   * The package name of each made-up package id the file's events carry (a `#name` reference
+   * becomes `testPackageId(name)`), so interface ids match `#name` rules as on a ledger.
+   */
+  readonly packageNames: ReadonlyMap<string, string>;
 };
 
 export type ParsedRuleTestFile =

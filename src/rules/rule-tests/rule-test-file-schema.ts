@@ -22,8 +22,23 @@ const common = {
   packageName: { type: 'string', minLength: 1 },
   witnesses: stringList,
 };
+/** A created event's (or active contract's) interface views: the view, or why it failed. */
+const interfaceViews = {
+  type: 'array',
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['interface'],
+    properties: {
+      interface: { type: 'string' },
+      view: { type: 'object' },
+      error: { type: 'string' },
+    },
+  },
+};
 const createdFields = {
   ...common,
+  interfaceViews,
   createArgument: { type: 'object' },
   contractKey: {},
   signatories: stringList,
@@ -77,11 +92,12 @@ export const TEST_FILE_SCHEMA = obj(
                     actingParties: stringList,
                     exerciseResult: {},
                     interfaceId: { type: 'string' },
+                    implementedInterfaces: stringList,
                     lastDescendantNodeId: { type: 'integer', minimum: 0 },
                   },
                   ['template', 'choice'],
                 ),
-                archived: obj({ ...common, ...txFields }),
+                archived: obj({ ...common, ...txFields, implementedInterfaces: stringList }),
               },
               [],
             ),

@@ -1,5 +1,5 @@
 import { closestMatch } from '../../core/source/closest-match.js';
-import type { RuleSet, SourcePos } from '../compiled-rule.js';
+import type { RuleSet, SourcePos, TemplateRef } from '../compiled-rule.js';
 import { evaluate } from '../evaluate.js';
 import { evaluateSlot } from '../evaluate-slot.js';
 import type {
@@ -9,9 +9,11 @@ import type {
   RuleEvaluationError,
 } from '../evaluation-result.js';
 import type { PackageCatalogue } from '../../daml-lf/package-catalogue.js';
+import type { PackageNameOf } from '../match-interface.js';
 import { indexRules } from '../rule-index.js';
 import { compareCommands } from './compare-commands.js';
 import { compareErrors } from './compare-errors.js';
+import { testPackageId } from './given-event.js';
 import type { RuleTestCase, RuleTestFile } from './rule-test-case.js';
 
 export type RuleTestCaseResult = {
@@ -47,7 +49,8 @@ export function runRuleTests(
   options: RunRuleTestsOptions = {},
 ): RuleTestFileResult {
   const index = indexRules(ruleSet);
-  const cases = file.cases.map((c) => runCase(c, file, ruleSet, index, options.packages));
+  const names = testPackageNames(file, ruleSet, options.packages);
+  const cases = file.cases.map((c) => runCase(c, file, ruleSet, index, options.packages, names));
   const passed = cases.filter((c) => c.passed).length;
   return { path: file.path, cases, passed, failed: cases.length - passed };
 }
@@ -58,6 +61,7 @@ function runCase(
   ruleSet: RuleSet,
   index: ReturnType<typeof indexRules>,
   packages: PackageCatalogue | undefined,
+  packageNameOf: PackageNameOf,
 ): RuleTestCaseResult {
   const results: EvaluationResult[] = [];
   const failures: string[][] = [];
@@ -68,7 +72,7 @@ function runCase(
           index,
           { transaction: g.transaction, event: g.event },
           { parties: file.parties, now: c.now },
-          { explain: 'all' },
+          { explain: 'all', packageNameOf },
         ),
       );
     }
@@ -87,7 +91,7 @@ function runCase(
     }
     for (const rule of schedules) {
       if (c.slotRules !== null && !c.slotRules.includes(rule.id)) continue;
-      const ctx = { parties: file.parties, snapshotOffset: c.snapshotOffset };
+      const ctx = { parties: file.parties, snapshotOffset: c.snapshotOffset, packageNameOf };
       if (rule.trigger.kind === 'schedule' && rule.trigger.forEach === null) {
         results.push(evaluateSlot(rule, c.slot, null, ctx));
       } else {
@@ -112,4 +116,26 @@ function runCase(
     errors,
     explanations,
   };
+}
+
+/**
+ * Package names by the ids test events carry: the made-up ids the test file's `#name`
+ * references become (testPackageId), for every package the file or a rule names, then the
+ * catalogue's.
+ */
+function testPackageNames(
+  file: RuleTestFile,
+  ruleSet: RuleSet,
+  packages: PackageCatalogue | undefined,
+): PackageNameOf {
+  const byId = new Map<string, string>(file.packageNames);
+  const add = (ref: TemplateRef | undefined): void => {
+    if (ref?.form === 'package-name') byId.set(testPackageId(ref.packageName), ref.packageName);
+  };
+  for (const rule of ruleSet.rules) {
+    const trigger = rule.trigger;
+    add(trigger.kind === 'schedule' ? trigger.forEach?.template : trigger.template);
+    for (const action of rule.then) add(action.template);
+  }
+  return (id) => byId.get(id) ?? packages?.packageNameOf(id);
 }

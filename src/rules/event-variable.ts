@@ -1,0 +1,107 @@
+import type {
+  ArchivedEvent,
+  CreatedEvent,
+  ExercisedEvent,
+  JsTransaction,
+} from '../ledger/wire/wire-types.js';
+import { fillMissingFields, type FieldTrie } from './field-reads.js';
+
+/**
+ * The CEL variables `event` and `contract`: the wire event with its ints and timestamps typed,
+ * the Daml fields a rule reads filled in with `null` where the participant left them out, and
+ * for interface rules the interface view as `view`.
+ */
+
+type AnyEvent = CreatedEvent | ExercisedEvent | ArchivedEvent;
+
+/** The transaction fields an event's rules see besides the event itself. */
+export type TransactionInfo = Pick<
+  JsTransaction,
+  'updateId' | 'offset' | 'recordTime' | 'effectiveAt' | 'workflowId'
+>;
+
+/** The last few timestamps parsed: a transaction's events share their record and creation times. */
+const recentTimes: { text: string; date: Date }[] = [];
+
+/** A wire timestamp as a CEL timestamp; text that is not one stays text. */
+export function timestampOf(text: unknown): unknown {
+  if (typeof text !== 'string') return text;
+  for (const recent of recentTimes) if (recent.text === text) return recent.date;
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) return text;
+  // CEL values are never mutated, so one Date can serve every event that has this time.
+  const date = new Date(ms);
+  if (recentTimes.length >= 4) recentTimes.pop();
+  recentTimes.unshift({ text, date });
+  return date;
+}
+
+function intOf(n: unknown): unknown {
+  return typeof n === 'number' && Number.isSafeInteger(n) ? BigInt(n) : n;
+}
+
+/**
+ * The CEL view of a wire event (or an active contract's CreatedEvent): ints and timestamps typed,
+ * and the Daml fields in `fieldReads` that the participant left out as `null` (copied, see
+ * field-reads.ts). Copied key by key: a spread followed by retyping fields (number → bigint)
+ * sends V8 through a slow path that costs several microseconds per event.
+ */
+export function eventFieldsOf(
+  event: AnyEvent,
+  fieldReads: FieldTrie | null = null,
+): Record<string, unknown> {
+  const source = event as unknown as Readonly<Record<string, unknown>>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) {
+    const value = source[key];
+    switch (key) {
+      case 'offset':
+      case 'nodeId':
+      case 'lastDescendantNodeId':
+        out[key] = intOf(value);
+        break;
+      case 'createdAt':
+        out[key] = timestampOf(value);
+        break;
+      default:
+        out[key] = value;
+    }
+  }
+  if (fieldReads !== null) {
+    for (const [root, trie] of fieldReads.children) {
+      if (Object.hasOwn(out, root)) out[root] = fillMissingFields(out[root], trie);
+    }
+  }
+  return out;
+}
+
+export function eventVariableOf(
+  event: AnyEvent,
+  tx: TransactionInfo,
+  fieldReads: FieldTrie | null,
+): Readonly<Record<string, unknown>> {
+  const out = eventFieldsOf(event, fieldReads);
+  out.updateId = tx.updateId;
+  out.recordTime = timestampOf(tx.recordTime);
+  out.effectiveAt = timestampOf(tx.effectiveAt);
+  out.workflowId = tx.workflowId ?? '';
+  return out;
+}
+
+/**
+ * `variable` with `view` set to an interface view's value (its left-out Optional fields `null`
+ * like the contract's); a copy: other rules of the event see other interfaces' views.
+ */
+export function withView(
+  variable: Readonly<Record<string, unknown>>,
+  viewValue: unknown,
+  fieldReads: FieldTrie | null,
+): Readonly<Record<string, unknown>> {
+  let view = viewValue;
+  if (fieldReads !== null) {
+    for (const [root, trie] of fieldReads.children) {
+      if (root === 'view') view = fillMissingFields(view, trie);
+    }
+  }
+  return { ...variable, view };
+}

@@ -1,0 +1,220 @@
+import type { ArchivedEvent, CreatedEvent, ExercisedEvent } from '../ledger/wire/wire-types.js';
+import type { CompiledRule, EventTrigger } from './compiled-rule.js';
+import type { Explanation, TriggerMismatch } from './evaluation-result.js';
+import { mergeFieldTries, type FieldTrie } from './field-reads.js';
+import {
+  findInterface,
+  interfaceIdsOf,
+  interfaceMismatchMessage,
+  type PackageNameOf,
+} from './match-interface.js';
+import { qualifiedNameOf, templateMismatch } from './match-template.js';
+import { triggerIndexKey, type IndexedRule, type RuleIndex } from './rule-index.js';
+
+/**
+ * Which rules an event can fire, and why each one does not: the trigger kind, the template (or
+ * for interface rules the interface, see match-interface.ts), the choice, and the rule's party.
+ */
+
+export type EventKind = 'created' | 'exercised' | 'archived';
+export type AnyEvent = CreatedEvent | ExercisedEvent | ArchivedEvent;
+
+type Mismatch = { readonly reason: TriggerMismatch; readonly message: string };
+
+/** A matched trigger; for an interface rule, the id of the matched interface as the event has it. */
+export type Match = { readonly interfaceId: string | null };
+
+const NONE: readonly IndexedRule[] = [];
+
+/** The rule kinds an event can fire: a consuming exercise is an archive too. */
+function ruleKindsOf(kind: EventKind, event: AnyEvent): readonly EventKind[] {
+  return kind === 'exercised' && (event as ExercisedEvent).consuming
+    ? ['exercised', 'archived']
+    : [kind];
+}
+
+/**
+ * The rules indexed under the event's template and under each interface it carries, in load
+ * order.
+ */
+export function candidatesFor(
+  index: RuleIndex,
+  kind: EventKind,
+  event: AnyEvent,
+): readonly IndexedRule[] {
+  const name = qualifiedNameOf(event.templateId);
+  const lists: (readonly IndexedRule[])[] = [];
+  for (const ruleKind of ruleKindsOf(kind, event)) {
+    const direct = index.byTrigger.get(triggerIndexKey(ruleKind, name));
+    if (direct !== undefined) lists.push(direct);
+    if (index.byInterface.size === 0) continue;
+    const seen = new Set<string>();
+    for (const id of interfaceIdsOf(kind, event, ruleKind)) {
+      const qn = qualifiedNameOf(id);
+      if (seen.has(qn)) continue;
+      seen.add(qn);
+      const viaInterface = index.byInterface.get(triggerIndexKey(ruleKind, qn));
+      if (viaInterface !== undefined) lists.push(viaInterface);
+    }
+  }
+  if (lists.length === 0) return NONE;
+  if (lists.length === 1) return lists[0]!;
+  return [...new Set(lists.flat())].sort((a, b) => a.order - b.order);
+}
+
+/** Whether `rule` reacts to this event; why not when it does not. */
+export function matchEvent(
+  rule: CompiledRule,
+  kind: EventKind,
+  event: AnyEvent,
+  parties: Readonly<Record<string, string>>,
+  packageNameOf: PackageNameOf | undefined,
+): Mismatch | Match {
+  const trigger = rule.trigger;
+  if (trigger.kind === 'schedule') {
+    return {
+      reason: 'other-event-kind',
+      message: 'a schedule rule runs on its cron schedule, not on ledger events',
+    };
+  }
+  const exercised = kind === 'exercised' ? (event as ExercisedEvent) : undefined;
+  const kindMatches =
+    trigger.kind === kind || (trigger.kind === 'archived' && exercised?.consuming === true);
+  if (!kindMatches) {
+    return {
+      reason: 'other-event-kind',
+      message: `the rule reacts to ${trigger.kind} events, this is ${article(kind)} ${kind} event`,
+    };
+  }
+  let interfaceId: string | null = null;
+  if (trigger.refKind === 'interface') {
+    const ids = interfaceIdsOf(kind, event, trigger.kind);
+    const found = findInterface(trigger.template, ids, packageNameOf);
+    if ('mismatch' in found) {
+      return {
+        reason: found.mismatch,
+        message: interfaceMismatchMessage(
+          trigger.template,
+          found.mismatch,
+          kind,
+          event.templateId,
+          ids,
+        ),
+      };
+    }
+    interfaceId = found.id;
+  } else {
+    const template = templateMismatch(trigger.template, event.templateId, event.packageName);
+    if (template !== null) {
+      const isInterface = interfaceIdsOf(kind, event, trigger.kind).some(
+        (id) => qualifiedNameOf(id) === trigger.template.qualifiedName,
+      );
+      return {
+        reason: template,
+        message:
+          template === 'other-template'
+            ? `the event is of template ${event.templateId}, the rule watches ${trigger.template.text}${isInterface ? `, as a template: ${trigger.template.qualifiedName} is an interface of this event, but the rules were loaded without the packages that say so (give them: --dar, --model or ledger.packages)` : ''}`
+            : trigger.template.form === 'package-name'
+              ? `the event's package is "${event.packageName}", the rule watches package "${trigger.template.packageName}"`
+              : `the event's template ${event.templateId} is from another package than ${trigger.template.text}`,
+      };
+    }
+  }
+  if (trigger.kind === 'exercised' && exercised !== undefined) {
+    if (exercised.choice !== trigger.choice) {
+      return {
+        reason: 'other-choice',
+        message: `the exercised choice is ${exercised.choice}, the rule watches ${trigger.choice}`,
+      };
+    }
+    if (trigger.consuming !== null && exercised.consuming !== trigger.consuming) {
+      return {
+        reason: 'other-consuming',
+        message: `the exercise is ${exercised.consuming ? '' : 'non-'}consuming, the rule wants ${trigger.consuming ? '' : 'non-'}consuming ones`,
+      };
+    }
+  }
+  return ruleGate(rule, trigger, event.witnessParties, parties) ?? { interfaceId };
+}
+
+/** The checks every matched trigger goes through last: enabled, and the party's view. */
+export function ruleGate(
+  rule: CompiledRule,
+  trigger: EventTrigger | { readonly party: string },
+  witnessParties: readonly string[],
+  parties: Readonly<Record<string, string>>,
+): Mismatch | null {
+  if (!rule.enabled) {
+    return {
+      reason: 'rule-disabled',
+      message: 'the rule is disabled (enabled: false)',
+    };
+  }
+  const partyId = Object.hasOwn(parties, trigger.party) ? parties[trigger.party] : undefined;
+  if (partyId === undefined) {
+    return {
+      reason: 'unknown-party',
+      message: `the party alias "${trigger.party}" is not in the bot config's parties`,
+    };
+  }
+  if (!witnessParties.includes(partyId)) {
+    return {
+      reason: 'party-not-witness',
+      message: `${trigger.party} (${partyId}) does not see this event; its witnesses are ${witnessParties.join(', ') || 'none'}`,
+    };
+  }
+  return null;
+}
+
+export function notMatched(
+  rule: CompiledRule,
+  reason: TriggerMismatch,
+  message: string,
+  contractId: string | null = null,
+): Explanation {
+  return {
+    ruleId: rule.id,
+    revision: rule.revision,
+    pos: rule.pos,
+    triggerMatched: false,
+    mismatch: { reason, message },
+    conditions: [],
+    fired: false,
+    intents: 0,
+    error: null,
+    contractId,
+  };
+}
+
+function article(word: string): string {
+  return /^[aeiou]/.test(word) ? 'an' : 'a';
+}
+
+const fieldTries = new WeakMap<RuleIndex, Map<string, FieldTrie | null>>();
+
+/**
+ * The Daml fields read by every rule that can see this event (its trigger kind, template and
+ * interfaces), merged: the event variable is built once and shared, so a field left out reads
+ * `null` for all of them. Independent of `explain`, so rule tests see what the running bot sees.
+ */
+export function fieldTrieFor(index: RuleIndex, kind: EventKind, event: AnyEvent): FieldTrie | null {
+  const consuming = kind === 'exercised' && (event as ExercisedEvent).consuming;
+  const interfaces =
+    index.byInterface.size === 0
+      ? ''
+      : ruleKindsOf(kind, event)
+          .flatMap((k) => interfaceIdsOf(kind, event, k).map(qualifiedNameOf))
+          .join(',');
+  const key = `${kind}|${consuming}|${qualifiedNameOf(event.templateId)}|${interfaces}`;
+  let byKey = fieldTries.get(index);
+  if (byKey === undefined) {
+    byKey = new Map();
+    fieldTries.set(index, byKey);
+  }
+  let trie = byKey.get(key);
+  if (trie === undefined) {
+    trie = mergeFieldTries(candidatesFor(index, kind, event).map((c) => c.rule.fieldReads));
+    byKey.set(key, trie);
+  }
+  return trie;
+}
