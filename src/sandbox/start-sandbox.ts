@@ -1,15 +1,14 @@
-import { readFile } from 'node:fs/promises';
 import { systemClock, type Clock } from '../core/clock.js';
 import { parseDuration } from '../core/duration.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { systemRandom, type Random } from '../core/random.js';
 import { SeededRandom } from '../core/seeded-random.js';
 import { sha256Hex } from '../core/sha256-hex.js';
-import { LedgerbotError } from '../core/ledgerbot-error.js';
 import type { Right } from '../ledger/wire/wire-types.js';
 import { LedgerEngine } from './engine/ledger-engine.js';
-import { loadModel } from './model/load-model.js';
+import { loadSandboxPackages, type SandboxDar } from './load-sandbox-packages.js';
 import type { PackageModel } from './model/model-types.js';
+import { SandboxConfigError } from './sandbox-config-error.js';
 import { CommandPipeline } from './server/command-pipeline.js';
 import { DedupTracker } from './server/dedup-tracker.js';
 import { FaultInjector } from './server/fault-injector.js';
@@ -34,7 +33,16 @@ export type StartSandboxOptions = {
   readonly host?: string;
   /** Default 0: a free port. */
   readonly port?: number;
-  /** Model file paths, or models already loaded with `loadModel`. */
+  /**
+   * DARs to register (paths, or their bytes): every package of each is listed by
+   * `GET /v2/packages` and served by `GET /v2/packages/{id}`, and their templates can be used
+   * (see docs/sandbox.md, "DAR templates").
+   */
+  readonly dars?: readonly SandboxDar[];
+  /**
+   * Model file paths, or models already loaded with `loadModel`. Paths are loaded after the
+   * DARs, each after the models whose interfaces it implements.
+   */
   readonly models?: readonly (string | PackageModel)[];
   /** Party id hints to allocate at start (`Alice` → `Alice::1220…`). */
   readonly parties?: readonly string[];
@@ -71,12 +79,7 @@ export type Sandbox = {
   stop(): Promise<void>;
 };
 
-/** A sandbox that cannot start: bad option, model or user spec. The CLI exits with 2. */
-export class SandboxConfigError extends LedgerbotError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('SANDBOX_CONFIG', message, options);
-  }
-}
+export { SandboxConfigError } from './sandbox-config-error.js';
 
 export const SANDBOX_ADMIN_USER = 'participant_admin';
 const DEFAULT_LIMITS: SandboxLimits = {
@@ -127,26 +130,6 @@ function hexOf(random: Random, chars: number): string {
   return out.slice(0, chars);
 }
 
-async function resolveModels(models: readonly (string | PackageModel)[]): Promise<PackageModel[]> {
-  const out: PackageModel[] = [];
-  for (const m of models) {
-    if (typeof m !== 'string') {
-      out.push(m);
-      continue;
-    }
-    let text: string;
-    try {
-      text = await readFile(m, 'utf8');
-    } catch (err) {
-      throw new SandboxConfigError(`cannot read model file ${m}: ${(err as Error).message}`, {
-        cause: err,
-      });
-    }
-    out.push(loadModel(text, m));
-  }
-  return out;
-}
-
 /**
  * Starts an embedded participant speaking the JSON Ledger API v2 on a real socket. See
  * docs/sandbox.md for what it serves.
@@ -163,8 +146,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   const maxDedupMs = durationMs('maxDedup', options.maxDedup ?? 7 * 86_400_000);
   const idleTimeoutMs =
     options.idleTimeout === undefined ? undefined : durationMs('idleTimeout', options.idleTimeout);
-  const models = await resolveModels(options.models ?? []);
-  const engine = LedgerEngine.create({ models, participantId, random, clock });
+  const packages = await loadSandboxPackages({
+    dars: options.dars ?? [],
+    models: options.models ?? [],
+  });
+  const engine = LedgerEngine.create({ models: packages.models, participantId, random, clock });
 
   const parties: Record<string, string> = {};
   const partyOf = (hint: string): string => {
@@ -249,6 +235,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     participantName: name,
     limits,
     version: '3.5.10-ledgerbot-sandbox',
+    archives: packages.archives,
     traceId,
     prunedAtMs: 0,
   };

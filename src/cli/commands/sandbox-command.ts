@@ -19,9 +19,11 @@ export const sandboxCommand = defineCommand({
   name: 'sandbox',
   summary: 'start the embedded participant (JSON Ledger API v2) for demos and tests',
   usage: `sandbox [options]`,
-  description: `Starts the embedded participant (JSON Ledger API v2 on HTTP and websockets). Prints
-\`sandbox ready URL participant=ID\` once it listens, then \`party ALIAS ID\` for each party
-allocated (--party, and the parties of --user).`,
+  description: `Starts the embedded participant (JSON Ledger API v2 on HTTP and websockets). Its
+packages come from --dar files (served as they are; their templates can be created and archived)
+and --model files (behaviour, and packages of their own). Prints \`sandbox ready URL
+participant=ID\` once it listens, then \`party ALIAS ID\` for each party allocated (--party, and
+the parties of --user).`,
   options: {
     port: {
       type: 'string',
@@ -29,6 +31,12 @@ allocated (--party, and the parties of --user).`,
       help: `port to listen on (default ${DEFAULTS.cli.sandboxPort}; 0 picks a free one)`,
     },
     host: { type: 'string', value: 'H', help: 'address to bind (default 127.0.0.1)' },
+    dar: {
+      type: 'string',
+      multiple: true,
+      value: 'FILE',
+      help: 'a DAR whose packages to register (repeatable): served by\nGET /v2/packages, its templates usable (docs/sandbox.md)',
+    },
     model: {
       type: 'string',
       multiple: true,
@@ -77,6 +85,7 @@ allocated (--party, and the parties of --user).`,
       sandbox = await startSandbox({
         port,
         ...(values.host === undefined ? {} : { host: values.host }),
+        dars: values.dar ?? [],
         models: values.model ?? [],
         parties: values.party ?? [],
         users: values.user ?? [],
@@ -86,7 +95,8 @@ allocated (--party, and the parties of --user).`,
         ...(idleTimeoutMs === undefined ? {} : { idleTimeout: idleTimeoutMs }),
       });
     } catch (err) {
-      // Bad models (file:line:col), users or ports are configuration errors: exit 2.
+      // Bad DARs (the file named), models (file:line:col), users or ports are configuration
+      // errors: exit 2.
       if (err instanceof LedgerbotError) throw new UsageError(err.message, { cause: err });
       throw err;
     }

@@ -151,14 +151,6 @@ export function adminRoutes(s: SandboxContext): Record<string, Handler> {
     'PATCH /v2/users/{user-id}/rights': changeRights(s, 'newlyRevokedRights', (id, rights) =>
       s.engine.revokeUserRights(id, rights),
     ),
-    'GET /v2/packages': () => json({ packageIds: s.engine.packages.map((p) => p.packageId) }),
-    'GET /v2/packages/{package-id}/status': (ctx) => {
-      const id = ctx.params['package-id'] ?? '';
-      const known = s.engine.packages.some((p) => p.packageId === id);
-      return json({
-        packageStatus: known ? 'PACKAGE_STATUS_REGISTERED' : 'PACKAGE_STATUS_UNSPECIFIED',
-      });
-    },
     'GET /v2/version': () => {
       const seconds = Math.max(1, Math.ceil((2 * s.limits.checkpointIntervalMs) / 1000));
       return json({

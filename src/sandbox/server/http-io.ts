@@ -34,6 +34,20 @@ export function sendText(res: ServerResponse, status: number, text: string): voi
   res.end(text);
 }
 
+export function sendBytes(
+  res: ServerResponse,
+  status: number,
+  bytes: Uint8Array,
+  headers: Readonly<Record<string, string>>,
+): void {
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/octet-stream',
+    'content-length': bytes.byteLength,
+  });
+  res.end(bytes);
+}
+
 export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

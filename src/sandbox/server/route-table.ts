@@ -97,6 +97,12 @@ export type RouteContext = {
 export type RouteResult =
   | { readonly status: number; readonly json: string }
   | { readonly status: number; readonly text: string }
+  /** `application/octet-stream`, with extra headers (`Canton-Package-Hash`). */
+  | {
+      readonly status: number;
+      readonly bytes: Uint8Array;
+      readonly headers: Readonly<Record<string, string>>;
+    }
   /** The handler dealt with the response itself (e.g. destroyed the connection). */
   | { readonly handled: true };
 

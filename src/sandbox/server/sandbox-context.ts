@@ -44,6 +44,8 @@ export type SandboxContext = {
   readonly limits: SandboxLimits;
   /** Canton's version string the sandbox reports. */
   readonly version: string;
+  /** Every package's `ArchivePayload` by id, in the order `GET /v2/packages` lists them. */
+  readonly archives: ReadonlyMap<string, Uint8Array>;
   /** A fresh 32-hex-char trace id. */
   traceId(): string;
   /** Record time of the last prune, 0 if never pruned. */

@@ -2,9 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { adminRoutes } from './admin-routes.js';
+import { packageRoutes } from './package-routes.js';
 import { commandRoutes } from './command-routes.js';
 import { controlRoutes, type ControlHandler } from './control-routes.js';
-import { errorJson, pathOf, readBody, sendJson, sendText } from './http-io.js';
+import { errorJson, pathOf, readBody, sendBytes, sendJson, sendText } from './http-io.js';
 import { METHOD_NOT_ALLOWED_TEXT, notFoundBody } from './not-found-body.js';
 import { readRoutes } from './read-routes.js';
 import { BodyDecodeError } from './request-parsing.js';
@@ -33,6 +34,7 @@ export class SandboxServer {
       ...commandRoutes(ctx),
       ...readRoutes(ctx),
       ...adminRoutes(ctx),
+      ...packageRoutes(ctx),
     });
     this.#streams = new WebsocketStreams(ctx);
     this.#control = controlRoutes(ctx, this.#streams);
@@ -108,6 +110,15 @@ export class SandboxServer {
         }
         principal = await s.auth.authenticate(token);
       }
+      const handler = found.route.handler;
+      if (handler === undefined) {
+        // Before the body is parsed: some of these take bytes (a DAR), not JSON.
+        throw new SandboxApiError(
+          'UNSUPPORTED_OPERATION',
+          `The sandbox does not support ${method} ${found.route.template}: ${unsupportedReason(found.route.template)}`,
+          { jsonLayer: true },
+        );
+      }
       let body: unknown;
       if (text.length > 0) {
         try {
@@ -115,14 +126,6 @@ export class SandboxServer {
         } catch (err) {
           throw new BodyDecodeError((err as Error).message);
         }
-      }
-      const handler = found.route.handler;
-      if (handler === undefined) {
-        throw new SandboxApiError(
-          'UNSUPPORTED_OPERATION',
-          `The sandbox does not support ${method} ${found.route.template}: ${unsupportedReason(found.route.template)}`,
-          { jsonLayer: true },
-        );
       }
       if (body === undefined && (method === 'POST' || method === 'PATCH')) {
         throw new BodyDecodeError('missing body');
@@ -143,6 +146,7 @@ export class SandboxServer {
       });
       if ('handled' in result) return;
       if ('json' in result) sendJson(res, result.status, result.json);
+      else if ('bytes' in result) sendBytes(res, result.status, result.bytes, result.headers);
       else sendText(res, result.status, result.text);
     } catch (err) {
       if (res.headersSent || res.destroyed) return;
@@ -171,7 +175,7 @@ export class SandboxServer {
 
 function unsupportedReason(template: string): string {
   if (template.startsWith('/v2/dars') || template.startsWith('/v2/packages')) {
-    return 'the sandbox loads models, not DARs (see docs/sandbox.md)';
+    return 'the sandbox registers its packages at start (--dar, --model), not over the API (see docs/sandbox.md)';
   }
   if (template.includes('reassignment')) return 'the sandbox has a single synchronizer';
   if (template.startsWith('/v2/interactive-submission') || template.includes('/external/')) {

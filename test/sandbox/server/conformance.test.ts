@@ -114,14 +114,16 @@ describe('the catalogue', () => {
         routes.assertResponse(method, path, r.status, r.body);
       }
     }
-    // The sandbox loads models, not DARs.
+    // The sandbox registers its packages at start, not over the API.
     expect(statuses.get('POST /v2/dars')).toBe(501);
     expect(statuses.get('POST /v2/packages')).toBe(501);
     expect(statuses.get('POST /v2/interactive-submission/prepare')).toBe(501);
     const dar = await call(sb, 'POST', '/v2/dars', {});
     expect((dar.body as { cause: string }).cause).toMatch(
-      /sandbox does not support.*models, not DARs/,
+      /sandbox does not support.*registers its packages at start/,
     );
+    // An unknown package's archive: PACKAGE_NOT_FOUND (packages.test.ts has the rest).
+    expect(statuses.get('GET /v2/packages/{package-id}')).toBe(404);
   });
 
   it("answers unknown paths with pekko's v1 404 body and wrong methods with tapir's 405", async () => {
