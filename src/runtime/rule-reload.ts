@@ -30,6 +30,7 @@ export type RuleReloadDeps = {
  * refuses an unknown party before anything changes), then what follows from it while the bot
  * runs: a changed filter resubscribes, new acting parties reopen the completions, changed
  * schedule rules swap the driver. Rate limits of changed and removed rules start afresh.
+ * Before the bot starts, the rules are replaced without counting or announcing a reload.
  */
 export function reloadRules(ruleSet: RuleSet, d: RuleReloadDeps): RuleSetDiff {
   const state = d.state();
@@ -40,6 +41,13 @@ export function reloadRules(ruleSet: RuleSet, d: RuleReloadDeps): RuleSetDiff {
   const beforeFormat = JSON.stringify(d.book.plan.updateFormat);
   const diff = diffRuleSets(before, ruleSet);
   d.book.swap(ruleSet);
+  if (state === 'created') {
+    // Not started: these are the rules it starts with, not a reload (`run` checks its rules
+    // again once the participant answers, against its packages, and hands them over here).
+    if (schedulesDiffer(before, ruleSet)) d.schedules.swap(ruleSet);
+    d.logger.debug({ rules: ruleSet.rules.length }, 'rules replaced before start');
+    return diff;
+  }
   d.rateLimits.forget([...diff.changed, ...diff.removed].map((v) => v.id));
   d.metrics.reloads.applied += 1;
   const offset = d.checkpoint.evaluatedThrough;

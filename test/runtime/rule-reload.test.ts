@@ -101,12 +101,20 @@ describe('reloadRules', () => {
     expect(calls.swapped).toHaveLength(1);
   });
 
-  it('before start the streams are left alone (they open with the new rules)', () => {
+  it('before start the rules are replaced: no stream touched, no reload counted or announced', () => {
     f = partsFixture();
     const { run, calls } = reload(f, 'created');
-    run(rules(WITH_ISSUER));
+    const next = rules(WITH_ISSUER);
+    run(next);
+    expect(f.book.rules).toBe(next);
     expect(calls.resubscribed).toBe(0);
     expect(calls.widened).toEqual([]);
+    expect(calls.diffs).toEqual([]);
+    expect(f.metrics.reloads.applied).toBe(0);
+    expect(f.logger.lines.some((l) => l.msg.startsWith('rules reloaded'))).toBe(false);
+    const scheduled = rules(SCHEDULED);
+    run(scheduled);
+    expect(calls.swapped).toEqual([scheduled]);
   });
 
   it('refuses an unknown party and keeps the old rules; refuses any reload once stopping', () => {

@@ -8,6 +8,8 @@ import { previousSlot } from '../../schedule/slots-between.js';
 import type { Store } from '../../store/store.js';
 import { defineCommand } from '../define-command.js';
 import { submissionOptionsOf } from '../compose/bot-options-of-config.js';
+import { silentLogger } from '../../core/logger.js';
+import { BotCatalogue } from '../compose/bot-catalogue.js';
 import { loadConfigRules } from '../compose/load-config-rules.js';
 import { openConfigLedger } from '../compose/open-config-ledger.js';
 import { openStoreForWriting } from '../compose/open-store-for-writing.js';
@@ -63,7 +65,8 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
     }
     const at = values.at === undefined ? Date.now() : parseTimeOption('--at', values.at);
     const config = await readConfig(values.config);
-    const ruleSet = await loadConfigRules(config);
+    const catalogue = new BotCatalogue(config, silentLogger);
+    const ruleSet = await loadConfigRules(config, { catalogue });
     const rule = ruleSet.rules.find((r) => r.id === values.rule);
     if (rule === undefined) {
       const ids = ruleSet.rules.filter((r) => r.trigger.kind === 'schedule').map((r) => r.id);
@@ -111,6 +114,13 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
       if (ledger.sandbox !== undefined) {
         io.out('note: the ledger is an embedded sandbox started just now, so it is empty\n');
       }
+      // Compiled again against the participant's packages, as the bot compiles it: a forEach
+      // over an interface reads the active contracts with an interface filter.
+      catalogue.connect(ledger.client);
+      const slotRule = catalogue.connected
+        ? ((await loadConfigRules(config, { catalogue })).rules.find((r) => r.id === rule.id) ??
+          rule)
+        : rule;
       const source = ledgerSlotSource(ledger.client);
       const printIntents = (intents: readonly Intent[]): void => {
         for (const intent of intents) io.out(formatSlotIntent(slotIntentView(intent)));
@@ -119,7 +129,7 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
         const printer: SlotIntentSink = {
           submitIntents: (intents) => Promise.resolve(printIntents(intents)),
         };
-        const result = await runSlot(rule, slot, {
+        const result = await runSlot(slotRule, slot, {
           source,
           sink: printer,
           parties: ledger.parties,
@@ -129,7 +139,7 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
       }
       if (store === undefined) throw new Error('unreachable: no store for a run-slot');
       const run = await runOneSlot({
-        rule,
+        rule: slotRule,
         slot,
         parties: ledger.parties,
         userId: config.ledger.userId,

@@ -44,6 +44,7 @@ from the state store, without writing to it, if there is one).`,
     }
     const from = values.from === undefined ? Date.now() : parseTimeOption('--from', values.from);
     const config = await readConfig(values.config);
+    // The store only: the participant is not asked (its packages are not needed to list slots).
     const ruleSet = await loadConfigRules(config);
     const scheduled = ruleSet.rules.filter((r) => r.trigger.kind === 'schedule');
     const records = readSlotRecords(join(config.state.dir, SQLITE_STORE_FILE));

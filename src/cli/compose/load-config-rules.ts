@@ -1,4 +1,4 @@
-import type { Logger } from '../../core/logger.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
 import { loadRules } from '../../rules/load-rules.js';
 import { formatRuleProblem, type RuleProblem } from '../../rules/rule-problem.js';
@@ -6,27 +6,45 @@ import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { idleRuleSetWarning, noRuleFilesMessage } from './rule-set-notes.js';
 import { UsageError } from '../usage-error.js';
 import { readRuleFiles } from './read-rule-files.js';
+import { BotCatalogue } from './bot-catalogue.js';
+
+export type LoadConfigRulesOptions = {
+  /**
+   * The packages to check the rules against (and to tell templates from interfaces); default:
+   * the config's `ledger.packages` and embedded models (a fresh `BotCatalogue`, not connected
+   * to the participant).
+   */
+  readonly catalogue?: BotCatalogue;
+  readonly onWarning?: (warning: RuleProblem) => void;
+  /** A set with no enabled rule: the warning to log. */
+  readonly onIdle?: (warning: string) => void;
+};
 
 /**
  * Reads and compiles the rule files a bot config names, checking party aliases against the
- * config (embedded aliases count, although their ids are only known once the sandbox runs).
+ * config (embedded aliases count, although their ids are only known once the sandbox runs) and
+ * every template, interface, choice, field and argument against the catalogue's packages.
  * Errors become a UsageError listing every problem with file:line:col; so does finding no rule
- * file at all. A set with no enabled rule is valid: `onIdle` gets the warning to log.
+ * file at all, and a package file that cannot be read. A set with no enabled rule is valid.
  */
 export async function loadConfigRules(
   config: BotConfig,
-  onWarning: (warning: RuleProblem) => void = () => undefined,
-  onIdle: (warning: string) => void = () => undefined,
+  options: LoadConfigRulesOptions = {},
 ): Promise<RuleSet> {
+  const onWarning = options.onWarning ?? (() => undefined);
+  const onIdle = options.onIdle ?? (() => undefined);
   const files = await readRuleFiles(config.rules);
   if (files.length === 0) {
     throw new UsageError(`${noRuleFilesMessage(config.rules)} (\`rules:\` of ${config.file})`);
   }
   const embedded = config.ledger.endpoint.kind === 'embedded' ? config.ledger.endpoint.parties : [];
   const parties = { ...Object.fromEntries(embedded.map((a) => [a, a])), ...config.parties };
+  const catalogue = options.catalogue ?? new BotCatalogue(config, silentLogger);
+  const packages = (await catalogue.read())?.catalogue;
   const { ruleSet, problems } = loadRules(files, {
     parties,
     defaultRetry: config.submission.retry,
+    ...(packages === undefined ? {} : { packages }),
   });
   const errors = problems.filter((p) => p.severity === 'error');
   if (errors.length > 0) {

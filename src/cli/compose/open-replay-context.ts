@@ -3,6 +3,9 @@ import { indexRules, type RuleIndex } from '../../rules/rule-index.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { planSubscription, type SubscriptionPlan } from '../../runtime/subscription-plan.js';
 import type { UpdateFormat } from '../../ledger/wire/wire-types.js';
+import { IllegalStateError } from '../../core/illegal-state-error.js';
+import { silentLogger } from '../../core/logger.js';
+import { BotCatalogue } from './bot-catalogue.js';
 import { loadConfigRules } from './load-config-rules.js';
 import { openConfigLedger, type ConfigLedger } from './open-config-ledger.js';
 import { readConfig } from './read-config.js';
@@ -36,14 +39,31 @@ export async function openReplayContext(
         `${command} needs a participant with history: set ledger.url to it`,
     );
   }
-  const rules = await loadConfigRules(config);
-  const plan = planSubscription(rules, config.parties);
-  if (plan.updateFormat === null) {
+  // A mistake in the rules, or nothing to replay, is said before the participant is asked.
+  const catalogue = new BotCatalogue(config, silentLogger);
+  const offline = await loadConfigRules(config, { catalogue });
+  if (planSubscription(offline, config.parties).updateFormat === null) {
     throw new UsageError(
       `no enabled rule of ${config.file} reacts to ledger events (schedule rules only), so there is nothing to ${command}; for schedule rules use \`ledgerbot run-slot --dry-run\``,
     );
   }
+  // Then compiled against the participant's packages too, as the bot compiles them (the filter
+  // of an interface rule is an interface filter).
   const ledger = await openConfigLedger(config);
+  let rules: RuleSet;
+  let plan: SubscriptionPlan;
+  try {
+    catalogue.connect(ledger.client);
+    rules = await loadConfigRules(config, { catalogue });
+    plan = planSubscription(rules, config.parties);
+  } catch (err) {
+    await ledger.close();
+    throw err;
+  }
+  if (plan.updateFormat === null) {
+    await ledger.close();
+    throw new IllegalStateError('the rules lost their event filter once the packages were read');
+  }
   return {
     config,
     rules,

@@ -5,6 +5,7 @@ import type { RuleProblem } from '../../rules/rule-problem.js';
 import type { Bot } from '../../runtime/bot.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import type { ReloadOutcome } from '../../runtime/ops/ops-server.js';
+import { BotCatalogue } from './bot-catalogue.js';
 import { loadConfigRules, ruleNoteLoggers } from './load-config-rules.js';
 
 /**
@@ -16,6 +17,7 @@ export function ruleReloader(
   config: BotConfig,
   bot: Bot,
   logger: Logger,
+  catalogue: BotCatalogue = new BotCatalogue(config, logger),
 ): () => Promise<ReloadOutcome> {
   const log = logger.child({ component: 'reload' });
   const notes = ruleNoteLoggers(config, log);
@@ -24,12 +26,14 @@ export function ruleReloader(
     const warnings: RuleProblem[] = [];
     let errors: string[];
     try {
-      const ruleSet = await loadConfigRules(
-        config,
-        (w) => warnings.push(w),
+      // The packages are read again: the participant's new ones join (a rule that no longer
+      // type-checks, e.g. against a package that changed, is a rejected reload).
+      const ruleSet = await loadConfigRules(config, {
+        catalogue,
+        onWarning: (w) => warnings.push(w),
         // A reload that leaves no rule enabled is applied (the bot idles) but said, as at start.
-        notes.onIdle,
-      );
+        onIdle: notes.onIdle,
+      });
       for (const w of warnings) notes.onWarning(w);
       const diff = bot.reloadRules(ruleSet);
       return { applied: true, diff };

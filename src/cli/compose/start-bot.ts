@@ -13,6 +13,7 @@ import type { Sandbox } from '../../sandbox/start-sandbox.js';
 import { openSqliteStore } from '../../store/open-sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import { botOptionsOf, type BotRunFlags } from './bot-options-of-config.js';
+import { BotCatalogue } from './bot-catalogue.js';
 import { loadConfigRules, ruleNoteLoggers } from './load-config-rules.js';
 import { openConfigLedger } from './open-config-ledger.js';
 import { ruleReloader } from './rule-reloader.js';
@@ -63,9 +64,14 @@ export async function startBot(
     }
   };
   try {
-    // Rules first: a mistake in them exits 2 before anything is started.
+    // Rules first: a mistake in them (or in a package file) exits 2 before anything is started.
+    // Checked against the config's package files and models here; against the participant's
+    // packages too once it answers (below), before the bot starts.
     const notes = ruleNoteLoggers(config, logger);
-    const ruleSet = await loadConfigRules(config, notes.onWarning, notes.onIdle);
+    const catalogue = new BotCatalogue(config, logger);
+    // With a participant, warnings wait for the check against all its packages.
+    const participant = config.ledger.endpoint.kind === 'url';
+    const ruleSet = await loadConfigRules(config, { catalogue, ...(participant ? {} : notes) });
     const ledger = await openConfigLedger(config, logger);
     cleanups.push(() => ledger.close());
     const { client, parties, sandbox } = ledger;
@@ -83,7 +89,7 @@ export async function startBot(
         options,
       ),
     );
-    const reload = ruleReloader(config, bot, logger);
+    const reload = ruleReloader(config, bot, logger, catalogue);
     let waitingFor: string | undefined;
     let ops: OpsServer | undefined;
     if (config.http !== undefined) {
@@ -116,6 +122,12 @@ export async function startBot(
       onWaiting: (reason) => (waitingFor = reason),
       logger,
     });
+    catalogue.connect(client);
+    if (catalogue.connected) {
+      // The participant's packages: the rules are checked again (an error exits 2), and the
+      // bot starts with them compiled against every package (an interface is known as one).
+      bot.reloadRules(await loadConfigRules(config, { catalogue, ...notes }));
+    }
     cleanups.push(() => bot.stop());
     await bot.start();
     return {
