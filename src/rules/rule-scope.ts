@@ -4,24 +4,15 @@ import type { CatalogueEntry, PackageCatalogue } from '../daml-lf/package-catalo
 import type { YamlLocator, YamlPath } from '../core/yaml-locator.js';
 import { CelCompileError } from './cel/cel-compile-error.js';
 import type { CelEnvironment } from './cel/cel-environment.js';
-import type { NumberOperand, ReadPath } from './cel/read-paths.js';
+import type { CelProgram } from './cel/cel-program.js';
+import type { Guard, ReadPath } from './cel/read-paths.js';
 import { celHint, type RuleKind, type Variables } from './cel-hint.js';
 import type { CompiledExpression, RetryOptions, SourcePos, Trigger } from './compiled-rule.js';
-import {
-  eventShapeOf,
-  hasInterfaceView,
-  unknownEventFieldReads,
-  type EventShape,
-} from './event-fields.js';
+import { eventShapeOf, hasInterfaceView, type EventShape } from './event-fields.js';
+import { checkExpression } from './expression-checks.js';
 import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
 import { RULE_LIMITS } from './rules-schema.js';
-import {
-  numberTextOperands,
-  unknownFieldReads,
-  valueRootTypes,
-  type UnknownFieldRead,
-  type ValueRootTypes,
-} from './unknown-field-reads.js';
+import { valueRootTypes, type ValueRootTypes } from './unknown-field-reads.js';
 
 /** Comprehension macros (all, exists, map, filter) may nest this deep; their cost multiplies. */
 const MAX_COMPREHENSION_DEPTH = 2;
@@ -55,6 +46,8 @@ export class RuleScope {
   #eventShape: EventShape | null = null;
   /** Whether `event` (or `contract`) has the interface view `view`. */
   #eventView = false;
+  /** The guards of the `when` conditions compiled so far (see expression-types.ts). */
+  readonly #whenGuards: Guard[] = [];
 
   constructor(
     raw: Record<string, unknown>,
@@ -174,8 +167,7 @@ export class RuleScope {
         maxComprehensionDepth: MAX_COMPREHENSION_DEPTH,
       });
       this.reads.push(...program.reads);
-      this.#checkFieldReads(program.reads, path, offset);
-      this.#checkNumberOperands(program.numberOperands, path, offset);
+      this.#check(program, path, offset);
       return { source, program, pos };
     } catch (error) {
       if (!(error instanceof CelCompileError)) throw error;
@@ -192,42 +184,21 @@ export class RuleScope {
     }
   }
 
-  /** Reports the fields an expression reads that its template does not have (by the catalogue). */
-  #checkFieldReads(reads: readonly ReadPath[], path: YamlPath, offset: number): void {
-    if (this.#eventShape !== null) {
-      const found = unknownEventFieldReads(reads, this.#eventShape, this.#eventView);
-      this.#reportInExpression(path, offset, 'UNKNOWN_EVENT_FIELD', found);
-    }
-    if (this.#valueTypes === null) return;
-    this.#reportInExpression(
-      path,
-      offset,
-      'UNKNOWN_FIELD',
-      unknownFieldReads(reads, this.#valueTypes),
-    );
-  }
-
-  /** Reports Numeric and Int64 fields (text in CEL) used with number literals, by the catalogue. */
-  #checkNumberOperands(operands: readonly NumberOperand[], path: YamlPath, offset: number): void {
-    if (this.#valueTypes === null) return;
-    const found = numberTextOperands(operands, this.#valueTypes);
-    this.#reportInExpression(path, offset, 'NUMERIC_AS_NUMBER', found);
-  }
-
-  /** Errors at places inside the expression that starts at `offset` of the value at `path`. */
-  #reportInExpression(
-    path: YamlPath,
-    offset: number,
-    code: RuleProblemCode,
-    found: readonly UnknownFieldRead[],
-  ): void {
+  /** The checks of a compiled expression against the trigger's types (expression-checks.ts). */
+  #check(program: CelProgram, path: YamlPath, offset: number): void {
+    const isWhen = path[2] === 'when';
+    const found = checkExpression(program, {
+      eventShape: this.#eventShape,
+      eventView: this.#eventView,
+      valueTypes: this.#valueTypes,
+      guards: [...this.#whenGuards, ...program.guards],
+    });
+    if (isWhen) this.#whenGuards.push(...program.guards);
     for (const problem of found) {
-      this.error(
-        this.at.valuePos(path, offset + problem.offset),
-        code,
-        problem.message,
-        problem.hint,
-      );
+      const pos = this.at.valuePos(path, offset + problem.offset);
+      if (problem.severity === 'warning')
+        this.warn(pos, problem.code, problem.message, problem.hint);
+      else this.error(pos, problem.code, problem.message, problem.hint);
     }
   }
 }

@@ -242,11 +242,14 @@ export class CelEnvironment {
       const error = checked.error;
       throw new CelCompileError(source, errorOffset(error), error.summary, { cause: error });
     }
-    const { reads, numberOperands } = readPathsAndNumberOperands(parsed.ast);
+    const facts = readPathsAndNumberOperands(parsed.ast);
     return {
       source,
-      reads: Object.freeze(reads),
-      numberOperands: Object.freeze(numberOperands),
+      reads: Object.freeze(facts.reads),
+      numberOperands: Object.freeze(facts.numberOperands),
+      comparisons: Object.freeze(facts.comparisons),
+      guards: Object.freeze(facts.guards),
+      result: facts.result,
       evaluate(values: Readonly<Record<string, unknown>>): unknown {
         try {
           return parsed(values) as unknown;

@@ -1,4 +1,4 @@
-import type { NumberOperand, ReadPath } from './read-paths.js';
+import type { Comparison, Guard, NumberOperand, Operand, ReadPath } from './read-paths.js';
 
 /**
  * A compiled CEL expression: parse and type-check once, evaluate many times. Evaluation is pure
@@ -11,5 +11,11 @@ export interface CelProgram {
   readonly reads: readonly ReadPath[];
   /** The paths it compares or computes with a number literal (see read-paths.ts). */
   readonly numberOperands: readonly NumberOperand[];
+  /** Its comparisons and arithmetic with a field path on a side, with the operand types. */
+  readonly comparisons: readonly Comparison[];
+  /** Its null tests of paths and comparisons of variant tags (see read-paths.ts). */
+  readonly guards: readonly Guard[];
+  /** Its own type where known: a field path, a literal's or a function's type. */
+  readonly result: Operand;
   evaluate(variables: Readonly<Record<string, unknown>>): unknown;
 }

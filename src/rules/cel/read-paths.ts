@@ -32,6 +32,50 @@ export type NumberOperand = {
   readonly literal: 'int' | 'double';
 };
 
+/** The type of a CEL value where it is known without the data: literals, function results, … */
+export type StaticType =
+  | 'int'
+  | 'uint'
+  | 'double'
+  | 'string'
+  | 'bool'
+  | 'null'
+  | 'bytes'
+  | 'Decimal'
+  | 'timestamp'
+  | 'duration'
+  | 'list'
+  | 'map';
+
+/** One side of an operator: a field path, a value of a known type, or neither. */
+export type Operand =
+  | { readonly kind: 'path'; readonly path: ReadPath }
+  | { readonly kind: 'static'; readonly type: StaticType }
+  | { readonly kind: 'unknown' };
+
+/** A comparison or arithmetic operator with at least one side a field path. */
+export type Comparison = {
+  readonly op: string;
+  readonly left: Operand;
+  readonly right: Operand;
+};
+
+/**
+ * A test that makes reading below a value safe: `x != null` (or any comparison of `x` with
+ * null) for an Optional `x`, and any comparison of `x.tag` for a variant `x` (`kind: 'tag'`).
+ */
+export type Guard = { readonly kind: 'null' | 'tag'; readonly path: ReadPath };
+
+/** What the AST walk finds; see readPathsAndNumberOperands. */
+export type ExpressionFacts = {
+  readonly reads: ReadPath[];
+  readonly numberOperands: NumberOperand[];
+  readonly comparisons: Comparison[];
+  readonly guards: Guard[];
+  /** The type of the whole expression, where it is known. */
+  readonly result: Operand;
+};
+
 type AstNode = { readonly op: string; readonly args: unknown; readonly pos?: number };
 
 function isNode(x: unknown): x is AstNode {
@@ -56,25 +100,99 @@ export function readPaths(ast: unknown): ReadPath[] {
   return readPathsAndNumberOperands(ast).reads;
 }
 
-/** readPaths, and the paths compared or computed with a number literal, in one walk. */
-export function readPathsAndNumberOperands(ast: unknown): {
-  reads: ReadPath[];
-  numberOperands: NumberOperand[];
-} {
-  const reads: ReadPath[] = [];
-  const numberOperands: NumberOperand[] = [];
-  walk(ast, new Map(), { reads, numberOperands }, 0);
-  return { reads, numberOperands };
+/**
+ * readPaths, the paths compared or computed with a number literal, every comparison or
+ * arithmetic with a path on one side, the null and tag tests (guards), and the expression's
+ * own type where known: one walk.
+ */
+export function readPathsAndNumberOperands(ast: unknown): ExpressionFacts {
+  const found: Found = { reads: [], numberOperands: [], comparisons: [], guards: [] };
+  walk(ast, new Map(), found, 0);
+  return { ...found, result: isNode(ast) ? operandOf(ast, new Map(), 0) : UNKNOWN };
 }
 
 const NUMBER_OPERATORS = new Set(['<', '<=', '>', '>=', '==', '!=', '+', '-', '*', '/', '%']);
+const UNKNOWN: Operand = { kind: 'unknown' };
+
+/** The types of what the functions ledgerbot's CEL has return, by name. */
+const CALL_TYPES: Readonly<Record<string, StaticType>> = {
+  decimal: 'Decimal',
+  date: 'timestamp',
+  timestamp: 'timestamp',
+  duration: 'duration',
+  int: 'int',
+  uint: 'uint',
+  double: 'double',
+  string: 'string',
+  bool: 'bool',
+  bytes: 'bytes',
+  size: 'int',
+  has: 'bool',
+};
+
+/** Variables whose type is known: `now`, `today`. */
+const VARIABLE_TYPES: Readonly<Record<string, StaticType>> = {
+  now: 'timestamp',
+  today: 'timestamp',
+};
+
+const BOOLEAN_OPERATORS = new Set(['!', '&&', '||', '<', '<=', '>', '>=', '==', '!=', 'in']);
+
+/** `node`'s type, as far as it is known without the data: a path, a static type, or unknown. */
+function operandOf(node: AstNode, scope: Scope, depth: number): Operand {
+  if (depth > MAX_DEPTH) return UNKNOWN;
+  const staticType = (type: StaticType): Operand => ({ kind: 'static', type });
+  switch (node.op) {
+    case 'value': {
+      const v = node.args;
+      if (typeof v === 'bigint') return staticType('int');
+      if (typeof v === 'number') return staticType('double');
+      if (typeof v === 'string') return staticType('string');
+      if (typeof v === 'boolean') return staticType('bool');
+      if (v === null) return staticType('null');
+      if (v instanceof Uint8Array) return staticType('bytes');
+      return (v as { constructor?: { name?: string } } | undefined)?.constructor?.name ===
+        'UnsignedInt'
+        ? staticType('uint')
+        : UNKNOWN;
+    }
+    case 'list':
+      return staticType('list');
+    case 'map':
+      return staticType('map');
+    case 'id': {
+      const known = typeof node.args === 'string' ? VARIABLE_TYPES[node.args] : undefined;
+      if (known !== undefined && !scope.has(node.args as string)) return staticType(known);
+      break;
+    }
+    case 'call': {
+      const name = Array.isArray(node.args) ? (node.args as unknown[])[0] : undefined;
+      const known = typeof name === 'string' ? CALL_TYPES[name] : undefined;
+      return known === undefined ? UNKNOWN : staticType(known);
+    }
+    case '?:': {
+      const [, a, b] = node.args as [unknown, unknown, unknown];
+      if (!isNode(a) || !isNode(b)) return UNKNOWN;
+      const x = operandOf(a, scope, depth + 1);
+      const y = operandOf(b, scope, depth + 1);
+      return x.kind === 'static' && y.kind === 'static' && x.type === y.type ? x : UNKNOWN;
+    }
+    default:
+      if (BOOLEAN_OPERATORS.has(node.op)) return staticType('bool');
+  }
+  if (node.op === '.' || node.op === '[]' || node.op === 'id') {
+    const path = pathOf(node, scope);
+    return path === null || path.segments.length === 0 ? UNKNOWN : { kind: 'path', path };
+  }
+  return UNKNOWN;
+}
 
 function numberLiteral(x: unknown): 'int' | 'double' | null {
   if (!isNode(x) || x.op !== 'value') return null;
   return typeof x.args === 'bigint' ? 'int' : typeof x.args === 'number' ? 'double' : null;
 }
 
-type Found = { readonly reads: ReadPath[]; readonly numberOperands: NumberOperand[] };
+type Found = Omit<ExpressionFacts, 'result'>;
 
 function pathOf(node: AstNode, scope: Scope): Binding {
   if (node.op === 'id' && typeof node.args === 'string') {
@@ -112,6 +230,7 @@ function walk(node: unknown, scope: Scope, out: Found, depth: number): void {
   }
   if (NUMBER_OPERATORS.has(node.op) && Array.isArray(node.args) && node.args.length === 2) {
     const sides = node.args as unknown[];
+    collectComparison(node.op, sides, scope, out, depth);
     sides.forEach((side, i) => {
       const literal = numberLiteral(sides[1 - i]);
       if (literal === null || !isNode(side)) return;
@@ -166,4 +285,37 @@ function bindingOf(
     return { name: variable.args, binding: isNode(value) ? pathOf(value, scope) : null };
   }
   return undefined;
+}
+
+/** The comparison (with its operand types) and the guard an operator with two sides makes. */
+function collectComparison(
+  op: string,
+  sides: readonly unknown[],
+  scope: Scope,
+  out: Found,
+  depth: number,
+): void {
+  const [a, b] = sides;
+  if (!isNode(a) || !isNode(b)) return;
+  const left = operandOf(a, scope, depth + 1);
+  const right = operandOf(b, scope, depth + 1);
+  if (left.kind !== 'path' && right.kind !== 'path') return;
+  out.comparisons.push({ op, left, right });
+  if (op !== '==' && op !== '!=') return;
+  for (const [side, other] of [
+    [left, right],
+    [right, left],
+  ] as const) {
+    if (side.kind !== 'path') continue;
+    if (other.kind === 'static' && other.type === 'null') {
+      out.guards.push({ kind: 'null', path: side.path });
+    }
+    const last = side.path.segments[side.path.segments.length - 1];
+    if (last?.name === 'tag') {
+      out.guards.push({
+        kind: 'tag',
+        path: { variable: side.path.variable, segments: side.path.segments.slice(0, -1) },
+      });
+    }
+  }
 }
