@@ -6,13 +6,15 @@ import { formatDamlType } from './parse-daml-type.js';
 
 /**
  * The references a template cannot check alone: exercise steps name choices of other
- * templates, ContractId types name templates or interfaces. Adds a problem for each bad one.
+ * templates, ContractId types name templates or interfaces (`fieldTypes`: when the model
+ * declares the fields; a DAR's name other packages' too). Adds a problem for each bad one.
  */
 export function checkModelReferences(
   templates: ReadonlyMap<string, TemplateDef>,
   interfaces: ReadonlyMap<string, InterfaceDef>,
   at: ModelLocator,
   problems: ModelProblems,
+  fieldTypes: boolean,
 ): void {
   for (const [qn, t] of templates) {
     for (const [cname, c] of t.choices) {
@@ -52,6 +54,7 @@ export function checkModelReferences(
         checkType(type.of, path);
       if (type.kind === 'Record') for (const f of type.fields) checkType(f.type, [...path, f.name]);
     };
-    for (const f of t.fields) checkType(f.type, ['templates', qn, 'fields', f.name]);
+    if (fieldTypes)
+      for (const f of t.fields) checkType(f.type, ['templates', qn, 'fields', f.name]);
   }
 }

@@ -81,7 +81,7 @@ export function compileModel(
   }
   // The DAR's templates the model does not describe run without behaviour.
   for (const [qn, t] of darTemplates) if (!templates.has(qn)) templates.set(qn, t.def);
-  checkModelReferences(templates, interfaces, at, problems);
+  checkModelReferences(templates, interfaces, at, problems, bound === null);
   const model: PackageModel = {
     file: at.file,
     name,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { syntheticDar } from '../../support/synthetic-dar.js';
 import { INVOICES_MODEL } from './sandbox-fixture.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -17,6 +18,9 @@ beforeAll(() => {
 
 describe('ledgerbot sandbox', () => {
   it('prints the ready line with the real port, serves, and stops on SIGTERM with exit code 0', async () => {
+    const dar = syntheticDar();
+    const darFile = join(mkdtempSync(join(tmpdir(), 'ledgerbot-sandbox-')), 'synthetic.dar');
+    writeFileSync(darFile, dar.bytes);
     const child = spawn(
       process.execPath,
       [
@@ -24,6 +28,8 @@ describe('ledgerbot sandbox', () => {
         'sandbox',
         '--port',
         '0',
+        '--dar',
+        darFile,
         '--model',
         INVOICES_MODEL,
         '--party',
@@ -57,6 +63,10 @@ describe('ledgerbot sandbox', () => {
       participantId: string;
     };
     expect(pid.participantId).toBe(m![3]);
+    // --dar: the DAR's packages are served, besides the model's own.
+    const listed = (await (await fetch(`${m![1]}/v2/packages`)).json()) as { packageIds: string[] };
+    expect(listed.packageIds).toEqual(expect.arrayContaining(dar.packages.map((p) => p.packageId)));
+    expect(listed.packageIds).toHaveLength(dar.packages.length + 1);
     const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
