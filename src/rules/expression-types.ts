@@ -140,7 +140,6 @@ function damlTypeOf(resolved: ResolvedType): DamlType {
 }
 
 const ORDERING = new Set(['<', '<=', '>', '>=']);
-const ARITHMETIC = new Set(['+', '-', '*', '/', '%']);
 const NUMBERS = new Set<StaticType>(['int', 'uint', 'double', 'Decimal']);
 
 /** `a Decimal`, `a timestamp`, `text`, … for messages. */
