@@ -104,7 +104,9 @@ export class CommandInterpreter {
         engineError(
           'COMMAND_PREPROCESSING_FAILED',
           8,
-          `Template ${template.templateId} does not have a key`,
+          template.behaviour === 'none'
+            ? `Template ${template.templateId} does not have a key the sandbox evaluates: no model describes it (docs/sandbox.md, "DAR templates")`
+            : `Template ${template.templateId} does not have a key`,
           { resources: [['TEMPLATE_ID', template.templateId]] },
         ),
       );

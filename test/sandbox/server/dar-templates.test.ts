@@ -187,7 +187,7 @@ describe('a DAR template without a model', () => {
       },
     });
     expect(r.status).toBe(400);
-    expect(String(r.body.cause)).toMatch(/does not have a key/);
+    expect(String(r.body.cause)).toMatch(/does not have a key the sandbox evaluates: no model/);
   });
 });
 
