@@ -1,3 +1,4 @@
+import { compareVersions } from '../../daml-lf/package-catalogue.js';
 import type { InterfaceDef, PackageModel, TemplateDef } from '../model/model-types.js';
 import { engineError, type EngineError } from './engine-error.js';
 
@@ -7,7 +8,8 @@ export type ResolvedId =
 
 /**
  * Resolves `#package-name:Module:Entity` and `<package-id>:Module:Entity` references. A name
- * reference picks the package with that name loaded last (the sandbox has no vetting or upgrades).
+ * reference picks the newest version of the package with that name (of two of the same version,
+ * the one loaded last): the sandbox has no vetting.
  */
 export class TemplateResolver {
   readonly #byId = new Map<string, PackageModel>();
@@ -17,7 +19,10 @@ export class TemplateResolver {
   constructor(packages: readonly PackageModel[]) {
     for (const p of packages) {
       this.#byId.set(p.packageId, p);
-      this.#byName.set(p.name, p);
+      const known = this.#byName.get(p.name);
+      if (known === undefined || compareVersions(p.version, known.version) >= 0) {
+        this.#byName.set(p.name, p);
+      }
     }
   }
 
