@@ -35,6 +35,14 @@ export type BotOptions = {
   readonly rules: RuleSet;
   /** Party alias → party id. */
   readonly parties: Readonly<Record<string, string>>;
+  /**
+   * The name of the package with this id (`PackageCatalogue.packageNameOf`): events carry
+   * package-id interface ids, rules `#name` references, and this matches one to the other. It
+   * is asked at every event, so it may follow a catalogue that changes (`ledgerbot run` passes
+   * the one its reloads read).
+   * @default none: an interface rule matches an interface by `Module:Entity` alone
+   */
+  readonly packageNameOf?: (packageId: string) => string | undefined;
   /** The Ledger API user the bot submits as; part of every change id. */
   readonly userId: string;
   /** Usually the LedgerClient. The bot does not close it. */

@@ -36,6 +36,8 @@ export type BotScheduleOptions = LedgerSlotSourceOptions & {
 export type BotSchedulesDeps = {
   readonly rules: RuleSet;
   readonly parties: Readonly<Record<string, string>>;
+  /** See BotOptions.packageNameOf: a forEach over an interface finds its view with it. */
+  readonly packageNameOf?: (packageId: string) => string | undefined;
   readonly ledger: Partial<SlotLedger> & Pick<SlotLedger, 'ledgerEnd'>;
   readonly journal: SlotJournal;
   /** The bot's submission pipeline. */
@@ -87,6 +89,7 @@ function botSchedules(deps: BotSchedulesDeps): ScheduleDriver | undefined {
         sink: deps.sink,
         journal: deps.journal,
         parties: deps.parties,
+        ...(deps.packageNameOf === undefined ? {} : { packageNameOf: deps.packageNameOf }),
         signal,
         ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
       }),

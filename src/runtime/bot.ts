@@ -119,7 +119,16 @@ class TriggerBot implements Bot {
       this.#pipeline = this.#journal.pipeline;
     }
     const pipeline = this.#pipeline;
-    const ingest = new TransactionIngest({ parties, clock, metrics, logger, events, pipeline });
+    const { packageNameOf } = o;
+    const ingest = new TransactionIngest({
+      parties,
+      packageNameOf,
+      clock,
+      metrics,
+      logger,
+      events,
+      pipeline,
+    });
     const recovery = new PruneRecovery({
       ...follower,
       parties,
@@ -154,6 +163,7 @@ class TriggerBot implements Bot {
     this.#schedules = new SwappableSchedules({
       ...follower,
       parties,
+      packageNameOf,
       journal,
       sink: pipeline,
       logger: o.logger,

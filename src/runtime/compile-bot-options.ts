@@ -30,6 +30,7 @@ export function compileBotOptions(options: BotOptions): CompiledBotOptions {
   return {
     rules: options.rules,
     parties: options.parties,
+    packageNameOf: options.packageNameOf ?? (() => undefined),
     userId: options.userId,
     ledger: options.ledger,
     store: options.store,

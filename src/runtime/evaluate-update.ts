@@ -20,6 +20,8 @@ export type UpdateEvaluation = {
 export type EvaluateUpdateContext = {
   readonly index: RuleIndex;
   readonly parties: Readonly<Record<string, string>>;
+  /** Matches the package-id interface ids of events to `#name` rules (BotOptions.packageNameOf). */
+  readonly packageNameOf?: (packageId: string) => string | undefined;
   /** The bot's time, epoch ms: CEL `now` when the record time is unreadable, and the stream lag. */
   readonly now: number;
   readonly metrics: BotMetrics;
@@ -50,10 +52,12 @@ export function evaluateUpdate(
   const recordMs = Date.parse(transaction.recordTime);
   const readable = Number.isFinite(recordMs);
   if (context.live && readable) metrics.streamLagMs = Math.max(0, context.now - recordMs);
-  const result = evaluateTransaction(context.index, transaction, {
-    parties: context.parties,
-    now: new Date(readable ? recordMs : context.now),
-  });
+  const result = evaluateTransaction(
+    context.index,
+    transaction,
+    { parties: context.parties, now: new Date(readable ? recordMs : context.now) },
+    context.packageNameOf === undefined ? {} : { packageNameOf: context.packageNameOf },
+  );
   let matched = 0;
   for (const x of result.explanations) {
     if (!x.triggerMatched) continue;

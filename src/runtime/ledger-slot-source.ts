@@ -23,8 +23,9 @@ export type LedgerSlotSourceOptions = {
 
 /**
  * The snapshot reads of a schedule slot on the JSON Ledger API: the ledger end, and the active
- * contracts of one template for one party at an offset, streamed page by page (or over the
- * websocket), so a slot over 100,000 contracts holds one page at a time.
+ * contracts of one template (or of every template implementing one interface, with their
+ * interface views) for one party at an offset, streamed page by page (or over the websocket), so
+ * a slot over 100,000 contracts holds one page at a time.
  */
 export function ledgerSlotSource(
   ledger: SlotLedger,
@@ -36,7 +37,12 @@ export function ledgerSlotSource(
       const stream = ledger.activeContracts(
         {
           activeAtOffset: query.offset,
-          eventFormat: eventFormat({ parties: [query.party], templates: [query.template.text] }),
+          // An interface: an InterfaceFilter, which sends each contract's view of it.
+          eventFormat: eventFormat(
+            query.refKind === 'interface'
+              ? { parties: [query.party], interfaces: [query.template.text] }
+              : { parties: [query.party], templates: [query.template.text] },
+          ),
         },
         {
           ...(options.mode === undefined ? {} : { mode: options.mode }),

@@ -21,6 +21,7 @@ import { RateLimits } from './token-bucket.js';
 export type RunOneSlotOptions = Pick<
   BotOptions,
   | 'parties'
+  | 'packageNameOf'
   | 'userId'
   | 'ledger'
   | 'store'
@@ -219,6 +220,7 @@ async function slotAndWait(
     },
     journal,
     parties: o.parties,
+    ...(o.packageNameOf === undefined ? {} : { packageNameOf: o.packageNameOf }),
     ...(r.signal === undefined ? {} : { signal: r.signal }),
   });
   r.onRecorded?.(result);

@@ -18,7 +18,10 @@ export type SubscriptionPlan = {
 /**
  * ONE server-side filter for the union of all enabled event rules: per reading party, exactly the
  * templates its rules watch (package-name references pass through as written, so the participant
- * matches every version of the package). LEDGER_EFFECTS when a rule watches exercises, since
+ * matches every version of the package), and an InterfaceFilter with `includeInterfaceView` for
+ * each interface a rule watches: the participant then sends the events of every template that
+ * implements it, a created event with its view (`interfaceViews`, what `event.view` reads), an
+ * archive with `implementedInterfaces`. LEDGER_EFFECTS when a rule watches exercises, since
  * ACS_DELTA carries no ExercisedEvents; ACS_DELTA otherwise (archived rules work with both).
  */
 export function planSubscription(
@@ -35,7 +38,7 @@ export function planSubscription(
     }
     return id;
   };
-  const templatesByParty = new Map<string, Set<string>>();
+  const templatesByParty = new Map<string, { templates: Set<string>; interfaces: Set<string> }>();
   const actAs = new Set<string>();
   let exercises = false;
   for (const rule of rules.rules) {
@@ -45,9 +48,12 @@ export function planSubscription(
     if (trigger.kind === 'schedule') continue;
     if (trigger.kind === 'exercised') exercises = true;
     const reader = partyId(trigger.party, rule.id);
-    let set = templatesByParty.get(reader);
-    if (set === undefined) templatesByParty.set(reader, (set = new Set()));
-    set.add(trigger.template.text);
+    let ids = templatesByParty.get(reader);
+    if (ids === undefined) {
+      ids = { templates: new Set(), interfaces: new Set() };
+      templatesByParty.set(reader, ids);
+    }
+    (trigger.refKind === 'interface' ? ids.interfaces : ids.templates).add(trigger.template.text);
   }
   const shape: TransactionShape = exercises
     ? 'TRANSACTION_SHAPE_LEDGER_EFFECTS'
@@ -57,9 +63,12 @@ export function planSubscription(
   if (readParties.length > 0) {
     const merged: EventFormat = { filtersByParty: {}, verbose: true };
     for (const party of readParties) {
+      const ids = templatesByParty.get(party)!;
       const one = eventFormat({
         parties: [party],
-        templates: [...templatesByParty.get(party)!].sort(),
+        templates: [...ids.templates].sort(),
+        interfaces: [...ids.interfaces].sort(),
+        includeInterfaceView: true,
       });
       Object.assign(merged.filtersByParty!, one.filtersByParty);
     }

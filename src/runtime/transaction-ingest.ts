@@ -10,6 +10,8 @@ import type { IntentPipeline, RecordedCounts } from './intent-pipeline.js';
 
 export type TransactionIngestDeps = {
   readonly parties: Readonly<Record<string, string>>;
+  /** See BotOptions.packageNameOf. */
+  readonly packageNameOf?: (packageId: string) => string | undefined;
   readonly clock: Clock;
   readonly metrics: BotMetrics;
   readonly logger: Logger;
@@ -41,6 +43,7 @@ export class TransactionIngest {
     const evaluation = evaluateUpdate(tx, offset, {
       index: options.index,
       parties: this.#d.parties,
+      ...(this.#d.packageNameOf === undefined ? {} : { packageNameOf: this.#d.packageNameOf }),
       now: this.#d.clock.now(),
       metrics: this.#d.metrics,
       live: options.live,

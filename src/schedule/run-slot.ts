@@ -1,5 +1,5 @@
 import { throwIfAborted } from '../core/abort-error.js';
-import type { CompiledRule, TemplateRef } from '../rules/compiled-rule.js';
+import type { CompiledRule, RefKind, TemplateRef } from '../rules/compiled-rule.js';
 import { evaluateSlot } from '../rules/evaluate-slot.js';
 import type { Intent, RuleEvaluationError } from '../rules/evaluation-result.js';
 import { ScheduleError } from './schedule-error.js';
@@ -16,10 +16,17 @@ export type SlotSnapshotSource = {
   ledgerEnd(signal?: AbortSignal): Promise<number>;
   /**
    * The active contracts of `template` that `party` (an id) sees at `offset`, streamed: memory
-   * stays bounded by a page, however many contracts there are.
+   * stays bounded by a page, however many contracts there are. With `refKind: 'interface'`,
+   * `template` is an interface: the contracts of every template implementing it, each with its
+   * interface view.
    */
   activeContracts(
-    query: { readonly offset: number; readonly party: string; readonly template: TemplateRef },
+    query: {
+      readonly offset: number;
+      readonly party: string;
+      readonly template: TemplateRef;
+      readonly refKind: RefKind;
+    },
     signal?: AbortSignal,
   ): AsyncIterable<SlotContract>;
 };
@@ -61,6 +68,11 @@ export type RunSlotOptions = {
   readonly sink: SlotIntentSink;
   /** Party alias → party id, from the bot config. */
   readonly parties: Readonly<Record<string, string>>;
+  /**
+   * The name of the package with this id, to find a contract's view of a `#name` interface
+   * (`PackageCatalogue.packageNameOf`); without it, by `Module:Entity` alone.
+   */
+  readonly packageNameOf?: (packageId: string) => string | undefined;
   /** Absent (a dry run): the slot is neither marked begun nor completed. */
   readonly journal?: SlotJournal;
   /** Intents handed to the sink at once (default 100): bounds memory with many contracts. */
@@ -117,7 +129,11 @@ export async function runSlot(
       : await source.ledgerEnd(signal);
   journal?.beginSlot(rule.id, slot, snapshotOffset);
 
-  const context = { parties, snapshotOffset };
+  const context = {
+    parties,
+    snapshotOffset,
+    ...(options.packageNameOf === undefined ? {} : { packageNameOf: options.packageNameOf }),
+  };
   const at = new Date(slot);
   const submitContext: SlotSubmitContext = {
     ruleId: rule.id,
@@ -158,7 +174,7 @@ export async function runSlot(
       );
     }
     const stream = source.activeContracts(
-      { offset: snapshotOffset, party, template: forEach.template },
+      { offset: snapshotOffset, party, template: forEach.template, refKind: forEach.refKind },
       signal,
     );
     for await (const contract of stream) {

@@ -5,6 +5,9 @@ import { indexRules } from '../../src/rules/rule-index.js';
 import { BotMetrics } from '../../src/runtime/bot-metrics.js';
 import { evaluateUpdate } from '../../src/runtime/evaluate-update.js';
 import { journalEntriesOf, slotIntentOf } from '../../src/runtime/journal-entry.js';
+import type { PackageArchive } from '../../src/daml-lf/read-dalf.js';
+import { loadRulesOrThrow } from '../../src/rules/load-rules.js';
+import { syntheticDar } from '../support/synthetic-dar.js';
 import { FAILING_ACCEPT_RULES, invoiceCreated, PARTIES, PAYER, rules } from './bot-fixture.js';
 
 function tx(offset: number, args: Record<string, unknown> = {}): JsTransaction {
@@ -129,5 +132,99 @@ describe('journal entries', () => {
     );
     expect(entry.trigger).toEqual({ kind: 'slot', slot, contractId: null });
     expect(entry.event).toEqual({ slot: '2026-01-05T09:00:00.000Z', snapshotOffset: 40 });
+  });
+});
+
+describe('evaluateUpdate with interface rules', () => {
+  const dar = syntheticDar();
+  const [api, assets] = dar.packages as [PackageArchive, PackageArchive];
+  const OWNER = 'Owner::1220aa';
+  const interfaceRules = loadRulesOrThrow(
+    [
+      {
+        path: 'rules.yaml',
+        text: `version: 1
+rules:
+  - id: big-assets
+    on: { created: '#synthetic-api:Synthetic.Api:Asset', party: owner }
+    when: decimal(event.view.amount) > decimal("10")
+    then:
+      - exercise: { interface: '#synthetic-api:Synthetic.Api:Asset', contractId: '\${{ event.contractId }}', choice: Asset_Describe }
+        actAs: [owner]
+`,
+      },
+    ],
+    { parties: { owner: OWNER }, packages: dar.catalogue },
+  );
+
+  /** A Token created, seen through the Asset interface of package `interfacePackage`. */
+  function tokenCreated(interfacePackage: string, amount: string): JsTransaction {
+    return {
+      updateId: 'upd-1',
+      commandId: '',
+      workflowId: '',
+      effectiveAt: '2026-01-05T08:59:00Z',
+      offset: 1,
+      synchronizerId: 'sync::1220ef',
+      recordTime: '2026-01-05T08:59:00Z',
+      events: [
+        {
+          CreatedEvent: {
+            offset: 1,
+            nodeId: 0,
+            contractId: '00tok1',
+            templateId: `${assets.packageId}:Synthetic.Assets:Token`,
+            createArgument: { owner: OWNER, amount },
+            interfaceViews: [
+              {
+                interfaceId: `${interfacePackage}:Synthetic.Api:Asset`,
+                viewStatus: { code: 0, message: '' },
+                viewValue: { owner: OWNER, amount, label: null },
+              },
+            ],
+            witnessParties: [OWNER],
+            signatories: [OWNER],
+            observers: [],
+            createdAt: '2026-01-05T08:59:00Z',
+            packageName: 'synthetic-assets',
+            representativePackageId: assets.packageId,
+            acsDelta: true,
+          },
+        },
+      ],
+    };
+  }
+
+  const evaluateWith = (t: JsTransaction, packageNameOf?: (id: string) => string | undefined) =>
+    evaluateUpdate(t, 1, {
+      index: indexRules(interfaceRules),
+      parties: { owner: OWNER },
+      now: clock.now(),
+      metrics: new BotMetrics(),
+      live: false,
+      ...(packageNameOf === undefined ? {} : { packageNameOf }),
+    });
+
+  it('matches the view of the interface the rule names, by the package name the catalogue gives', () => {
+    const names = (id: string) => dar.catalogue.packageNameOf(id);
+    const fired = evaluateWith(tokenCreated(api.packageId, '25.0'), names);
+    expect(fired.errors).toEqual([]);
+    expect(fired.intents.map((i) => i.ruleId)).toEqual(['big-assets']);
+    // event.view is the interface view: a small amount does not fire.
+    expect(evaluateWith(tokenCreated(api.packageId, '5.0'), names).intents).toEqual([]);
+    // An interface of the same Module:Entity in another package is not the rule's.
+    const other = 'f'.repeat(64);
+    const foreign = evaluateWith(tokenCreated(other, '25.0'), (id) =>
+      id === other ? 'someone-elses-api' : names(id),
+    );
+    expect(foreign.matched).toBe(0);
+    expect(foreign.intents).toEqual([]);
+  });
+
+  it('without packageNameOf an interface matches by Module:Entity alone', () => {
+    const other = 'f'.repeat(64);
+    expect(evaluateWith(tokenCreated(other, '25.0')).intents.map((i) => i.ruleId)).toEqual([
+      'big-assets',
+    ]);
   });
 });

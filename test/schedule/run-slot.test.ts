@@ -68,7 +68,7 @@ function invoices(n: number, overdue: (i: number) => boolean): SlotContract[] {
 
 class FakeSource implements SlotSnapshotSource {
   ledgerEndCalls = 0;
-  queries: { offset: number; party: string; template: string }[] = [];
+  queries: { offset: number; party: string; template: string; refKind: string }[] = [];
   constructor(
     readonly end: number,
     readonly contracts: readonly SlotContract[],
@@ -149,7 +149,12 @@ describe('runSlot', () => {
       errorCount: 0,
     });
     expect(source.queries).toEqual([
-      { offset: 500, party: PARTIES.issuer, template: '#invoices:Invoice:Invoice' },
+      {
+        offset: 500,
+        party: PARTIES.issuer,
+        template: '#invoices:Invoice:Invoice',
+        refKind: 'template',
+      },
     ]);
     expect(sink.batches.map((b) => b.intents.length)).toEqual([40, 40, 40, 5]);
     expect(sink.batches[0]!.context).toEqual({

@@ -188,10 +188,12 @@ function evaluateOne(
 ): void {
   const recordMs = Date.parse(tx.recordTime);
   // As the bot: CEL `now` is the record time, so the replay decides as the bot did.
-  const result = evaluateTransaction(ctx.index, tx, {
-    parties: ctx.config.parties,
-    now: new Date(Number.isFinite(recordMs) ? recordMs : 0),
-  });
+  const result = evaluateTransaction(
+    ctx.index,
+    tx,
+    { parties: ctx.config.parties, now: new Date(Number.isFinite(recordMs) ? recordMs : 0) },
+    { packageNameOf: ctx.packageNameOf },
+  );
   for (const e of result.explanations) {
     const stats = rules[e.ruleId];
     if (stats === undefined || !e.triggerMatched) continue;

@@ -138,7 +138,10 @@ function explainTransaction(ctx: ReplayContext, tx: JsTransaction, io: CliIo): v
   let errors = 0;
   for (const event of tx.events) {
     io.out(`\n${describeEvent(event)}\n`);
-    const result = evaluate(ctx.index, { transaction: tx, event }, context, { explain: 'all' });
+    const result = evaluate(ctx.index, { transaction: tx, event }, context, {
+      explain: 'all',
+      packageNameOf: ctx.packageNameOf,
+    });
     errors += result.errors.length;
     for (const explanation of result.explanations) {
       io.out(

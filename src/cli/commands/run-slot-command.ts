@@ -133,6 +133,7 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
           source,
           sink: printer,
           parties: ledger.parties,
+          packageNameOf: catalogue.packageNameOf,
         });
         io.out(summary(result));
         return 0;
@@ -142,6 +143,7 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
         rule: slotRule,
         slot,
         parties: ledger.parties,
+        packageNameOf: catalogue.packageNameOf,
         userId: config.ledger.userId,
         ledger: ledger.client,
         store,

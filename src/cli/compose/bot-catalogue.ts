@@ -1,4 +1,5 @@
 import type { Logger } from '../../core/logger.js';
+import type { PackageCatalogue } from '../../daml-lf/package-catalogue.js';
 import type { LedgerClient } from '../../ledger/ledger-client.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { offlineSources, participantSourceOf } from './catalogue-sources.js';
@@ -16,6 +17,14 @@ export class BotCatalogue {
   readonly #logger: Logger;
   readonly #reader = new PackageCatalogueReader();
   #participant: Parameters<PackageCatalogueReader['read']>[0]['participant'];
+  #current: PackageCatalogue | undefined;
+
+  /**
+   * The name of a package by id in the catalogue last read (`BotOptions.packageNameOf`): it
+   * follows the reloads, so a package the participant gained is known from the next one on.
+   */
+  readonly packageNameOf = (packageId: string): string | undefined =>
+    this.#current?.packageNameOf(packageId);
 
   constructor(config: BotConfig, logger: Logger) {
     this.#config = config;
@@ -49,6 +58,7 @@ export class BotCatalogue {
       complete: offline.complete,
       ...(this.#participant === undefined ? {} : { participant: this.#participant }),
     });
+    this.#current = loaded?.catalogue;
     if (loaded !== undefined) {
       this.#logger.info(
         {

@@ -7,7 +7,7 @@ import type { BotConfig } from '../../runtime/config/bot-config.js';
  * allocated; a logger always).
  */
 export type BotParts = Required<
-  Pick<BotOptions, 'rules' | 'parties' | 'ledger' | 'store' | 'logger'>
+  Pick<BotOptions, 'rules' | 'parties' | 'ledger' | 'store' | 'logger' | 'packageNameOf'>
 > & {
   /** The ledger is an embedded sandbox, which starts empty on every run. */
   readonly embedded: boolean;
@@ -33,6 +33,7 @@ export function botOptionsOf(
   return {
     rules: parts.rules,
     parties: parts.parties,
+    packageNameOf: parts.packageNameOf,
     userId: config.ledger.userId,
     ledger: parts.ledger,
     store: parts.store,

@@ -15,6 +15,8 @@ import { UsageError } from '../usage-error.js';
 export type ReplayContext = {
   readonly config: BotConfig;
   readonly rules: RuleSet;
+  /** The package names of the participant's packages, for interface rules (as the bot has). */
+  readonly packageNameOf: (packageId: string) => string | undefined;
   readonly index: RuleIndex;
   readonly plan: SubscriptionPlan;
   /** The bot's own update format: the replay sees exactly what the bot sees. */
@@ -67,6 +69,7 @@ export async function openReplayContext(
   return {
     config,
     rules,
+    packageNameOf: catalogue.packageNameOf,
     index: indexRules(rules),
     plan,
     updateFormat: plan.updateFormat,

@@ -85,7 +85,15 @@ export async function startBot(
     const bot = createBot(
       botOptionsOf(
         config,
-        { rules: ruleSet, parties, ledger: client, store, logger, embedded: sandbox !== undefined },
+        {
+          rules: ruleSet,
+          parties,
+          packageNameOf: catalogue.packageNameOf,
+          ledger: client,
+          store,
+          logger,
+          embedded: sandbox !== undefined,
+        },
         options,
       ),
     );
@@ -104,7 +112,13 @@ export async function startBot(
         waitingFor: () => waitingFor,
         reload,
         // run-slot while the bot runs: the bot runs the slot, so the store keeps one writer.
-        runSlot: manualSlotRunner({ bot, ledger: client, parties, journal: store }),
+        runSlot: manualSlotRunner({
+          bot,
+          ledger: client,
+          parties,
+          packageNameOf: catalogue.packageNameOf,
+          journal: store,
+        }),
         logger,
       });
       const server = ops;

@@ -42,6 +42,8 @@ export type ManualSlotDeps = {
   readonly bot: Bot;
   readonly ledger: SlotLedger;
   readonly parties: Readonly<Record<string, string>>;
+  /** See BotOptions.packageNameOf (the bot's). */
+  readonly packageNameOf?: (packageId: string) => string | undefined;
   /** The bot's store: the slot is marked begun and completed there, as the driver does. */
   readonly journal: SlotJournal;
 };
@@ -105,6 +107,7 @@ export function manualSlotRunner(
         sink,
         journal: deps.journal,
         parties: deps.parties,
+        ...(deps.packageNameOf === undefined ? {} : { packageNameOf: deps.packageNameOf }),
       });
       return {
         ruleId,

@@ -12,6 +12,7 @@ const load = (text: string) => loadBotConfig({ path: '/b/bot.config.yaml', text,
 const parts: BotParts = {
   rules: loadRules([]).ruleSet,
   parties: { alice: 'alice::1220' },
+  packageNameOf: (id) => (id === 'p1' ? 'pkg-one' : undefined),
   ledger: {} as never,
   store: {} as never,
   logger: silentLogger,
@@ -34,6 +35,7 @@ describe('botOptionsOf (a loaded config as createBot options)', () => {
     });
     expect(o.rules).toBe(parts.rules);
     expect(o.parties).toBe(parts.parties);
+    expect(o.packageNameOf).toBe(parts.packageNameOf);
     expect(o.logger).toBe(parts.logger);
   });
 
@@ -51,10 +53,11 @@ describe('one source of defaults (issue 14 §4)', () => {
     const library = compileBotOptions({ rules, parties, userId: 'bot', ledger, store });
     const cli = compileBotOptions(botOptionsOf(load(MINIMAL_CONFIG), parts));
     // Every field of the compiled options is compared on its own, so a new one is not missed;
-    // only the logger differs on purpose (`run` always gives its root logger).
+    // only the logger and the package names differ on purpose (`run` always gives its root
+    // logger, and its catalogue's names).
     expect(Object.keys(cli).sort()).toEqual(Object.keys(library).sort());
     for (const key of Object.keys(library) as (keyof typeof library)[]) {
-      if (key === 'logger') continue;
+      if (key === 'logger' || key === 'packageNameOf') continue;
       expect({ [key]: cli[key] }).toEqual({ [key]: library[key] });
     }
   });
