@@ -2,7 +2,9 @@ import type { RuleKind, Variables } from './cel-hint.js';
 import type { CompiledAction, CompiledValue } from './compiled-rule.js';
 import { compileValue } from './compile-value.js';
 import type { YamlPath } from '../core/yaml-locator.js';
-import { checkChoice, resolveRef, type ResolvedRef } from './catalogue-refs.js';
+import type { DamlType } from '../daml-lf/daml-type.js';
+import { checkChoice, choicesOf, resolveRef, type ResolvedRef } from './catalogue-refs.js';
+import { checkCommandValue } from './check-command-value.js';
 import { isRecord } from './is-record.js';
 import type { RuleScope } from './rule-scope.js';
 import { COMMAND_KINDS } from './rules-schema.js';
@@ -41,14 +43,24 @@ export function compileAction(
   const bodyPath = [...path, kind];
   const resolved = actionRef(scope, kind, body, bodyPath);
   const template = resolved?.ref ?? null;
-  const value = (field: string): CompiledValue | null =>
-    compileValue(
+  const value = (field: string): CompiledValue | null => {
+    const compiled = compileValue(
       scope,
       body[field] ?? (field === 'choiceArgument' ? {} : undefined),
       [...bodyPath, field],
       variables,
       ruleKind,
     );
+    const type = resolved === null ? null : argumentType(resolved, field, body.choice);
+    const catalogue = scope.file.packages;
+    if (compiled !== null && type !== null && catalogue !== undefined) {
+      // A choiceArgument left out is `{}` (the schema's default): report its fields at the choice.
+      const written = scope.at.node([...bodyPath, field]) !== undefined;
+      const at = written ? [...bodyPath, field] : [...bodyPath, 'choice'];
+      checkCommandValue(scope, catalogue, compiled, at, type);
+    }
+    return compiled;
+  };
   if (resolved !== null && typeof body.choice === 'string') {
     checkChoice(scope, resolved, body.choice, [...bodyPath, 'choice']);
   }
@@ -136,4 +148,20 @@ function actionRef(
   }
   const written = body.interface !== undefined ? 'interface' : 'template';
   return resolveRef(scope, body[written], [...bodyPath, written], written, kind);
+}
+
+/** The Daml type of a command's value field, from the newest package version the catalogue has. */
+function argumentType(resolved: ResolvedRef, field: string, choice: unknown): DamlType | null {
+  const entry = resolved.entries[0];
+  if (entry === undefined) return null;
+  switch (field) {
+    case 'createArguments':
+      return entry.kind === 'template' ? { kind: 'Con', ref: entry.ref, args: [] } : null;
+    case 'choiceArgument':
+      return choicesOf(entry).find((c) => c.name === choice)?.argument ?? null;
+    case 'contractKey':
+      return entry.kind === 'template' ? entry.template.key : null;
+    default:
+      return null;
+  }
 }

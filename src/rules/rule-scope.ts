@@ -61,6 +61,11 @@ export class RuleScope {
     this.file = file;
   }
 
+  /** The catalogue's types of the Daml values `event` or `contract` holds; null when unknown. */
+  get valueTypes(): ValueRootTypes | null {
+    return this.#valueTypes;
+  }
+
   /** False once any error was reported for this rule. */
   get ok(): boolean {
     return this.#ok;

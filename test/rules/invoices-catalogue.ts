@@ -14,3 +14,18 @@ export function modelCatalogue(models: Readonly<Record<string, string>>): Packag
 export const INVOICES: PackageCatalogue = modelCatalogue({
   'model.yaml': readFileSync('examples/invoices/model.yaml', 'utf8'),
 });
+
+/**
+ * A second, older version of package "invoices" with a template of free-form Optional fields,
+ * for rules that show off value forms (test/fixtures/rules/valid/all-features.yaml).
+ */
+export const INVOICES_WITH_AUDIT: PackageCatalogue = INVOICES.with(
+  modelCatalogue({
+    'audit.yaml': `package: { name: invoices, version: 0.0.1 }
+templates:
+  Audit:Entry:
+    fields: { by: Optional Party, note: Optional Text, tags: Optional (List Text), month: Optional Text }
+    signatories: [by]
+`,
+  }).packages,
+);

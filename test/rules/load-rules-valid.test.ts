@@ -4,10 +4,10 @@ import { DEFAULTS } from '../../src/core/defaults.js';
 import type { CompiledRule, CompiledValue } from '../../src/rules/compiled-rule.js';
 import { loadRules, loadRulesOrThrow } from '../../src/rules/load-rules.js';
 import { RuleError } from '../../src/rules/rule-error.js';
-import { INVOICES } from './invoices-catalogue.js';
+import { INVOICES_WITH_AUDIT } from './invoices-catalogue.js';
 
 const DIR = new URL('../fixtures/rules/valid/', import.meta.url);
-const OPTIONS = { parties: ['payer', 'issuer'], packages: INVOICES };
+const OPTIONS = { parties: ['payer', 'issuer'], packages: INVOICES_WITH_AUDIT };
 
 function loadValid(): CompiledRule[] {
   const files = readdirSync(DIR)
