@@ -18,6 +18,7 @@ import { DemoDriver } from './demo-driver.js';
 import { clockText, DemoAccount, verifyDemoEffects } from './demo-report.js';
 import { demoSummary } from '../present/demo-summary.js';
 import { readConfig } from '../compose/read-config.js';
+import { sandboxDarsOf } from '../compose/sandbox-dars.js';
 import { rootLogger } from '../compose/root-logger.js';
 import { startBot, type RunningBot } from '../compose/start-bot.js';
 import { durationOption, integerOption, portOption } from '../cli-options.js';
@@ -122,7 +123,7 @@ async function runDemo(o: DemoOptions, io: CliIo): Promise<number> {
   let driverClient: LedgerClient | undefined;
   const stopSignals = watchSignals(io);
   try {
-    sandbox = await startDemoSandbox(o, endpoint, example.ledger.userId, logger);
+    sandbox = await startDemoSandbox(o, example, endpoint, logger);
     const parties = { ...example.parties, ...sandbox.parties };
     const issuer = parties.issuer;
     const payer = parties.payer;
@@ -242,11 +243,13 @@ async function runDemo(o: DemoOptions, io: CliIo): Promise<number> {
 
 async function startDemoSandbox(
   o: DemoOptions,
+  example: BotConfig,
   endpoint: Extract<BotConfig['ledger']['endpoint'], { kind: 'embedded' }>,
-  botUser: string,
   logger: ReturnType<typeof rootLogger>,
 ): Promise<Sandbox> {
+  const botUser = example.ledger.userId;
   const options = {
+    dars: await sandboxDarsOf(example.ledger.packages),
     models: endpoint.models,
     parties: endpoint.parties,
     users: [

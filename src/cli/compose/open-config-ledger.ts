@@ -3,6 +3,7 @@ import { createAuthProvider } from '../../ledger/auth/create-auth-provider.js';
 import { LedgerClient } from '../../ledger/ledger-client.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { startSandbox, type Sandbox } from '../../sandbox/start-sandbox.js';
+import { sandboxDarsOf } from './sandbox-dars.js';
 
 export type ConfigLedger = {
   readonly client: LedgerClient;
@@ -41,6 +42,7 @@ export async function openConfigLedger(config: BotConfig, logger?: Logger): Prom
     );
   }
   const sandbox = await startSandbox({
+    dars: await sandboxDarsOf(config.ledger.packages),
     models: endpoint.models,
     parties: endpoint.parties,
     users: [{ id: config.ledger.userId, actAs: endpoint.parties }],
