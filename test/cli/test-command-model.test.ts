@@ -30,6 +30,7 @@ rules:
       - create:
           template: '#escrow:Escrow:Record'
           createArguments:
+            payer: '\${{ event.createArgument.payer }}'
             at: '\${{ event.effectiveAt }}'
             amount: '\${{ event.createArgument.amount }}'
             reference: '\${{ event.createArgument.reference }}'
@@ -50,7 +51,8 @@ tests:
     expect:
       - create:
           template: '#escrow:Escrow:Record'
-          createArguments: { at: 2025-01-01T00:00:04Z, amount: '1000.0', reference: '1.0' }
+          createArguments:
+            { payer: payer, at: 2025-01-01T00:00:04Z, amount: '1000.0', reference: '1.0' }
 `,
 );
 

@@ -188,3 +188,48 @@ describe('validate: four located errors against a DAR, and a correct rule valida
     },
   );
 });
+
+describe('ledgerbot test checks rules against the packages it is given', () => {
+  it("--dar, and the config's ledger.packages: a rule that does not type-check is an error (exit 2)", async () => {
+    const dar = join(dir, 'assets.dar');
+    writeFileSync(dar, syntheticDar().bytes);
+    const rules = (field: string) =>
+      rulesOf({
+        ...TOKEN_RULE,
+        field,
+        choice: 'Token_Transfer',
+        shape: "{ splitAmount: '1.5' }",
+        literal: "{ splitAmount: '2.5' }",
+      });
+    writeFileSync(
+      join(dir, 'tokens.test.yaml'),
+      `rules: rules.yaml
+parties: { owner: Owner::1220aa }
+now: 2026-01-05T09:00:00Z
+tests:
+  - name: a small token is left alone
+    given:
+      - created:
+          template: '${TOKEN_RULE.template}'
+          createArgument: { owner: Owner::1220aa, amount: '5.0' }
+    expect: []
+`,
+    );
+    writeFileSync(join(dir, 'rules.yaml'), rules('amout'));
+    // Without packages the misspelt field is found only when the rule runs: a rule error.
+    const untyped = await cli(['test', join(dir, 'tokens.test.yaml')]);
+    expect(untyped.code).toBe(1);
+    expect(untyped.out).toContain('unexpected rule error');
+    const withDar = await cli(['test', '--dar', dar, join(dir, 'tokens.test.yaml')]);
+    expect(withDar.code).toBe(2);
+    expect(withDar.out + withDar.err).toMatch(/rules\.yaml:5:\d+: .*no field "amout"/);
+    const cfg = config(['  url: http://127.0.0.1:9', `  packages: [${dar}]`], rules('amout'));
+    const withConfig = await cli(['test', '--config', cfg, join(dir, 'tokens.test.yaml')]);
+    expect(withConfig.code).toBe(2);
+    expect(withConfig.out + withConfig.err).toMatch(/no field "amout"/);
+    writeFileSync(join(dir, 'rules.yaml'), rules('amount'));
+    const fixed = await cli(['test', '--dar', dar, join(dir, 'tokens.test.yaml')]);
+    expect(fixed.out).toContain('1 passed, 0 failed');
+    expect(fixed.code).toBe(0);
+  });
+});

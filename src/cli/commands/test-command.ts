@@ -224,7 +224,11 @@ async function runFile(
     io.out(`${heading}\n${where} ${colour.red((error as Error).message)}\n`);
     return 'broken';
   }
-  const { ruleSet, problems } = loadRules(ruleFiles, { parties: file.parties });
+  // Checked and compiled against the packages given, as `run` does (an interface is one).
+  const { ruleSet, problems } = loadRules(ruleFiles, {
+    parties: file.parties,
+    ...(packages === undefined ? {} : { packages }),
+  });
   const errors = problems.filter((p) => p.severity === 'error');
   if (errors.length > 0) {
     io.out(`${heading}\n${where} ${colour.red('the rules this file tests have errors:')}\n`);
