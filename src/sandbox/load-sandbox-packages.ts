@@ -69,15 +69,19 @@ export async function loadSandboxPackages(options: {
     packages: darCatalogue.with(given.filter((m) => m.source === 'model').map(modelSignature)),
   });
   const models = [...given, ...loaded];
+  // One model per package: per id (a DAR's package described twice), and per name and version
+  // (two packages of their own that a participant would not both accept).
   const seen = new Map<string, PackageModel>();
   for (const m of models) {
-    const other = seen.get(m.packageId);
-    if (other !== undefined) {
-      throw new SandboxConfigError(
-        `${m.file} and ${other.file} both describe package ${m.name} ${m.version}: give each model its own package name or version`,
-      );
+    for (const key of [m.packageId, `${m.name} ${m.version}`]) {
+      const other = seen.get(key);
+      if (other !== undefined && other !== m) {
+        throw new SandboxConfigError(
+          `${m.file} and ${other.file} both describe package ${m.name} ${m.version}: give each model its own package name or version`,
+        );
+      }
+      seen.set(key, m);
     }
-    seen.set(m.packageId, m);
   }
   const dar = DarDefinitions.of(darCatalogue);
   const runnable: PackageModel[] = [];

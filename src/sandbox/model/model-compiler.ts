@@ -26,7 +26,7 @@ import type { RawInterface, RawModel } from './raw-model.js';
  * meant to be used when none were.
  *
  * `packages`: what was loaded before (DARs, earlier models). A model whose package name and
- * version are those of one of them describes that package (its templates run as the model
+ * version are those of a DAR's package describes that package (its templates run as the model
  * says, with the DAR's types); any other model is a package of its own, whose id is the hash of
  * the archive made of its signature.
  */
@@ -39,7 +39,10 @@ export function compileModel(
 ): PackageModel {
   const { name, version } = raw.package;
   const dar = DarDefinitions.of(packages);
-  const bound = packages.packagesNamed(name).find((p) => p.version === version) ?? null;
+  // Only a DAR's package (a model's own signature says lfVersion "model").
+  const bound =
+    packages.packagesNamed(name).find((p) => p.version === version && p.lfVersion !== 'model') ??
+    null;
   const exprs = new ModelExpressions(at, cel, problems);
   const packageId = bound?.packageId ?? '';
   const partial = { at, problems, exprs, dar, packageId, packageName: name };

@@ -16,6 +16,18 @@ function file(name: string, bytes: Uint8Array | string): string {
   return path;
 }
 
+describe('ledgerbot sandbox --model', () => {
+  it('exits 2 when two model files declare the same package name and version', async () => {
+    const text = (field: string) =>
+      `package: { name: twice, version: 1.0.0 }\ntemplates:\n  M:T:\n    fields: { ${field}: Party }\n    signatories: [${field}]\n`;
+    const a = file('a.yaml', text('owner'));
+    const b = file('b.yaml', text('holder'));
+    const r = await cli(['sandbox', '--port', '0', '--model', a, '--model', b]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${b} and ${a} both describe package twice 1.0.0`);
+  });
+});
+
 describe('ledgerbot sandbox --dar', () => {
   it('exits 2 naming the DAR for a file that is not one, a truncated one, or none', async () => {
     const dar = syntheticDar().bytes;
