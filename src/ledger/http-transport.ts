@@ -7,6 +7,7 @@ import { silentLogger, type Logger } from '../core/logger.js';
 import { systemRandom, type Random } from '../core/random.js';
 import type { AuthProvider } from './auth/auth-provider.js';
 import { readAnswer, readBytesAnswer } from './http-answer.js';
+import { BodyTooLarge, MAX_BYTES_ANSWER, readCappedBody } from './read-capped-body.js';
 import { LedgerApiError } from './ledger-api-error.js';
 import type { LedgerConnectionOptions, TlsOptions } from './ledger-connection.js';
 import { LedgerTransportError, type TransportFailure } from './ledger-transport-error.js';
@@ -85,13 +86,6 @@ export interface HttpTransport {
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-
-/**
- * The default cap of a binary answer (`accept: 'bytes'`): 64 MiB, the largest Daml package the
- * Daml-LF reader accepts (a DAR entry's inflated size), so a package the reader would refuse is
- * not downloaded whole first.
- */
-export const MAX_BYTES_ANSWER = 64 * 1024 * 1024;
 
 /** Reads the CA, certificate and key files once; shared by the HTTP client and the streams. */
 export async function loadTlsMaterial(tls: TlsOptions): Promise<TlsMaterial> {
@@ -284,7 +278,7 @@ class UndiciHttpTransport implements HttpTransport {
         resHeaders = res.headers;
         text =
           accept === 'bytes'
-            ? await readCapped(res.body, options.maxBytes ?? MAX_BYTES_ANSWER)
+            ? await readCappedBody(res.body, options.maxBytes ?? MAX_BYTES_ANSWER)
             : await res.body.text();
       } catch (err) {
         if (err instanceof BodyTooLarge) {
@@ -434,37 +428,6 @@ function linkToCaller(caller: AbortSignal, controller: AbortController): () => v
   const set = linked;
   set.add(controller);
   return () => set.delete(controller);
-}
-
-/** A binary body over its cap (see `readCapped`). */
-class BodyTooLarge extends Error {
-  readonly limit: number;
-  constructor(limit: number) {
-    super(`body over ${limit} bytes`);
-    this.limit = limit;
-  }
-}
-
-/**
- * The body's bytes, counted as they arrive: past `limit` the body is destroyed (the socket is
- * not kept for reuse) and BodyTooLarge thrown, so a huge answer is never held whole.
- */
-async function readCapped(
-  body: AsyncIterable<unknown> & { destroy(): unknown },
-  limit: number,
-): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > limit) {
-      body.destroy();
-      throw new BodyTooLarge(limit);
-    }
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks, size);
 }
 
 /** Marks an error raised by the network layer (undici), as opposed to the auth provider. */
