@@ -20,7 +20,10 @@ export function formatExplanation(e: Explanation): string[] {
       ? `failed${on}`
       : `not fired${on}`;
   const lines = [`${e.ruleId} (${where}): ${verdict}`];
-  if (e.conditions.length === 0) lines.push('  no conditions (when is empty): always fires');
+  // A failed interface view stops the rule before its conditions: nothing to say about them.
+  if (e.conditions.length === 0 && e.error?.code !== 'INTERFACE_VIEW_FAILED') {
+    lines.push('  no conditions (when is empty): always fires');
+  }
   for (const c of e.conditions) {
     lines.push(`  when[${c.index}] ${c.source} → ${c.outcome}`);
   }

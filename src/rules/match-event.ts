@@ -43,6 +43,13 @@ export function candidatesFor(
   event: AnyEvent,
 ): readonly IndexedRule[] {
   const name = qualifiedNameOf(event.templateId);
+  // The common case, on the hot path: no interface rules, not an archive-by-exercise.
+  if (
+    index.byInterface.size === 0 &&
+    (kind !== 'exercised' || !(event as ExercisedEvent).consuming)
+  ) {
+    return index.byTrigger.get(triggerIndexKey(kind, name)) ?? NONE;
+  }
   const lists: (readonly IndexedRule[])[] = [];
   for (const ruleKind of ruleKindsOf(kind, event)) {
     const direct = index.byTrigger.get(triggerIndexKey(ruleKind, name));

@@ -3,6 +3,7 @@ import type { CreatedEvent } from '../../src/ledger/wire/wire-types.js';
 import type { RuleSet } from '../../src/rules/compiled-rule.js';
 import { evaluate } from '../../src/rules/evaluate.js';
 import { evaluateSlot } from '../../src/rules/evaluate-slot.js';
+import { formatExplanation } from '../../src/rules/format-explanation.js';
 import { loadRules } from '../../src/rules/load-rules.js';
 import { CATALOGUE, HOLDING_ID, HOLDINGS, TOKEN_ID } from './interface-fixtures.js';
 import { archived, CONTEXT, created, exercised, input, PARTIES } from './rule-fixtures.js';
@@ -118,6 +119,11 @@ describe('interface rules match events by the interface ids they carry', () => {
       },
     ]);
     expect(r.explanations[0]).toMatchObject({ triggerMatched: true, fired: false });
+    expect(formatExplanation(r.explanations[0]!)).toEqual([
+      'big-holding (r.yaml:3:5): failed',
+      '  when[0] decimal(event.view.amount) >= decimal("100") && event.view.note == null → skipped',
+      '  error at r.yaml:4:11: the participant could not compute the interface view of Holdings.Api:Holding (status 9): view computation failed: division by zero',
+    ]);
   });
 
   it('a created event without the interface in its views is another template', () => {

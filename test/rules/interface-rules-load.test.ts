@@ -4,6 +4,7 @@ import {
   BURN,
   CATALOGUE,
   COMPLETE,
+  HOLDINGS,
   oneRule,
   ON_HOLDING,
   problemsOf,
@@ -160,6 +161,20 @@ describe('interface references: every mistake, located', () => {
     const unrelated = ON_HOLDING.replace('#holdings:', '#zzzzzz:');
     expect(problemsOf(oneRule(unrelated, BURN), COMPLETE)).toEqual([
       'UNKNOWN_PACKAGE 4:20 no known package is named "zzzzzz" (the participant has: holdings, tokens)',
+    ]);
+  });
+});
+
+describe('package-id references against the catalogue', () => {
+  it('a known id is checked like a name; an unknown one is an unknown package', () => {
+    const byId = ON_HOLDING.replace('#holdings', HOLDINGS.packageId);
+    expect(problemsOf(oneRule(byId, BURN))).toEqual([
+      expect.stringMatching(/^warning PACKAGE_ID_REF 4:20 /),
+    ]);
+    const unknown = ON_HOLDING.replace('#holdings', 'f'.repeat(64));
+    expect(problemsOf(oneRule(unknown, BURN), COMPLETE)).toEqual([
+      expect.stringMatching(/^warning PACKAGE_ID_REF 4:20 /),
+      `UNKNOWN_PACKAGE 4:20 no known package has the id ${'f'.repeat(64)} (the participant has: holdings, tokens)`,
     ]);
   });
 });
