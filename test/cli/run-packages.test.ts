@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/cli/compose/read-config.js';
 import { rootLogger } from '../../src/cli/compose/root-logger.js';
 import { startBot, type RunningBot } from '../../src/cli/compose/start-bot.js';
+import { LedgerClient } from '../../src/ledger/ledger-client.js';
 import { PACKAGE_CACHE_DIR } from '../../src/store/package-archive-cache.js';
 import {
   INVOICE,
@@ -12,6 +13,7 @@ import {
   startTestLedger,
   type TestLedger,
 } from '../integration/harness.js';
+import { syntheticDar } from '../support/synthetic-dar.js';
 import { TestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -114,5 +116,83 @@ describe('run with the participant’s packages', () => {
       code: 'USAGE',
       message: expect.stringMatching(/rules\.yaml:5:\d+: .*"amout"/) as unknown,
     });
+  });
+});
+
+describe('run with an embedded sandbox and ledger.packages', () => {
+  it('the sandbox registers the DAR, and a rule on its template fires', async () => {
+    const dar = syntheticDar();
+    writeFileSync(join(dir, 'assets.dar'), dar.bytes);
+    writeFileSync(
+      join(dir, 'rules.yaml'),
+      `version: 1
+rules:
+  - id: note-tokens
+    on: { created: '#synthetic-assets:Synthetic.Assets:Token', party: owner }
+    when: decimal(event.createArgument.amount) > decimal("10")
+    then:
+      - create:
+          template: '#synthetic-assets:Synthetic.Assets:Note'
+          createArguments: { owner: '\${{ parties.owner }}', text: 'big token \${{ event.contractId }}' }
+        actAs: [owner]
+`,
+    );
+    writeFileSync(
+      join(dir, 'bot.config.yaml'),
+      [
+        'ledger:',
+        '  embedded:',
+        `    models: [${join(process.cwd(), 'examples/invoices/model.yaml')}]`,
+        '    parties: [owner]',
+        '  userId: ledgerbot',
+        '  packages: [assets.dar]',
+        'rules: rules.yaml',
+        'state: { dir: state }',
+        '',
+      ].join('\n'),
+    );
+    const config = await readConfig(join(dir, 'bot.config.yaml'));
+    const logger = rootLogger({ level: 'silent' }, { out: () => undefined, err: () => undefined });
+    const running = await startBot(config, logger);
+    scope.defer(running, () => running.close());
+    const sandbox = running.sandbox!;
+    const client = scope.own(await LedgerClient.create({ url: sandbox.url }));
+    // Every package of the DAR is listed and served by the embedded sandbox.
+    const listed = await client.listPackages();
+    for (const p of dar.packages) expect(listed).toContain(p.packageId);
+    const owner = sandbox.parties.owner!;
+    await client.submitAndWait({
+      commands: [
+        {
+          CreateCommand: {
+            templateId: '#synthetic-assets:Synthetic.Assets:Token',
+            createArguments: {
+              issuer: owner,
+              owner,
+              amount: '25.0',
+              color: 'Red',
+              shape: { tag: 'Square', value: '3' },
+              tags: [],
+              meta: {},
+              note: null,
+              pair: { first: '1', second: 'x' },
+              expires: null,
+              limits: [],
+              issued: '2026-01-05',
+              flag: true,
+            },
+          },
+        },
+      ],
+      commandId: 'driver-token-1',
+      userId: 'ledgerbot',
+      actAs: [owner],
+    });
+    await waitFor(
+      () => running.bot.recentIntents(),
+      (list) => list.some((i) => i.ruleId === 'note-tokens' && i.state === 'succeeded'),
+      20_000,
+      'a Note created for the Token',
+    );
   });
 });
