@@ -7,6 +7,7 @@ import { DarDefinitions } from './model/dar-definitions.js';
 import { loadModels, type ModelSource } from './model/load-models.js';
 import { modelSignature } from './model/model-signature.js';
 import type { PackageModel } from './model/model-types.js';
+import { checkOneModelPerPackage } from './model/one-model-per-package.js';
 import { SandboxConfigError } from './sandbox-config-error.js';
 
 /** A DAR to register: its path, or its bytes. */
@@ -69,26 +70,14 @@ export async function loadSandboxPackages(options: {
     packages: darCatalogue.with(given.filter((m) => m.source === 'model').map(modelSignature)),
   });
   const models = [...given, ...loaded];
-  // One model per package: per id (a DAR's package described twice), and per name and version
-  // (two packages of their own that a participant would not both accept).
-  const seen = new Map<string, PackageModel>();
-  for (const m of models) {
-    for (const key of [m.packageId, `${m.name} ${m.version}`]) {
-      const other = seen.get(key);
-      if (other !== undefined && other !== m) {
-        throw new SandboxConfigError(
-          `${m.file} and ${other.file} both describe package ${m.name} ${m.version}: give each model its own package name or version`,
-        );
-      }
-      seen.set(key, m);
-    }
-  }
+  checkOneModelPerPackage(models);
+  const described = new Set(models.map((m) => m.packageId));
   const dar = DarDefinitions.of(darCatalogue);
   const runnable: PackageModel[] = [];
   for (const p of read.values()) {
     const sig = p.signature;
     const hasEntities = sig.modules.some((m) => m.templates.length + m.interfaces.length > 0);
-    if (hasEntities && !seen.has(p.packageId)) {
+    if (hasEntities && !described.has(p.packageId)) {
       runnable.push(dar.packageModel(sig, fileOf.get(p.packageId) ?? ''));
     }
   }

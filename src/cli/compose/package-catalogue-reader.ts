@@ -9,8 +9,11 @@ import type {
   UnreadablePackage,
 } from '../../runtime/participant-package-source.js';
 import { CelEnvironment } from '../../rules/cel/cel-environment.js';
-import { loadModel } from '../../sandbox/model/load-model.js';
+import { loadModels, type ModelSource } from '../../sandbox/model/load-models.js';
+import { ModelError } from '../../sandbox/model/model-error.js';
 import { modelSignature } from '../../sandbox/model/model-signature.js';
+import type { PackageModel } from '../../sandbox/model/model-types.js';
+import { checkOneModelPerPackage } from '../../sandbox/model/one-model-per-package.js';
 import { UsageError } from '../usage-error.js';
 import { PackageFileReader, type PackageFileInput } from './read-package-files.js';
 
@@ -86,10 +89,19 @@ export class PackageCatalogueReader {
           (main === undefined ? '' : ` (${main.name} ${main.version})`),
       );
     }
-    for (const path of models) {
-      const pkg = await this.#model(path);
-      add(pkg, { kind: 'model', file: path });
-      summary.push(`1 package from the model ${path} (${pkg.name} ${pkg.version})`);
+    // Models after the package files and against them only (not the participant's packages),
+    // each after the models whose interfaces it implements: as the sandbox loads them.
+    for (const model of await this.#models(models, PackageCatalogue.create(packages))) {
+      if (model.source === 'model') {
+        add(modelSignature(model), { kind: 'model', file: model.file });
+        summary.push(`1 package from the model ${model.file} (${model.name} ${model.version})`);
+      } else {
+        const of = origins.get(model.packageId);
+        summary.push(
+          `the model ${model.file} describes ${model.name} ${model.version}` +
+            (of?.kind === 'file' ? ` of ${of.file}` : ''),
+        );
+      }
     }
     let unreadable: readonly UnreadablePackage[] = [];
     let stats: PackageReadStats | undefined;
@@ -118,14 +130,34 @@ export class PackageCatalogueReader {
     };
   }
 
-  async #model(path: string): Promise<PackageSignature> {
+  /**
+   * The models of `paths` (a file named twice is read once) loaded with `loadModels` over
+   * `packages`, in the order given. Throws UsageError for a file that cannot be read, a model
+   * that does not load (its file:line:col) or two models of one package.
+   */
+  async #models(paths: readonly string[], packages: PackageCatalogue): Promise<PackageModel[]> {
+    const sources: ModelSource[] = [];
+    const seen = new Set<string>();
+    for (const path of paths) {
+      if (seen.has(resolve(path))) continue;
+      seen.add(resolve(path));
+      try {
+        sources.push({ file: path, text: await readFile(resolve(path), 'utf8') });
+      } catch (error) {
+        throw new UsageError(`cannot use model ${path}: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+    }
+    if (sources.length === 0) return [];
     try {
-      const model = loadModel(await readFile(resolve(path), 'utf8'), path, { cel: this.#cel });
-      return modelSignature(model);
+      const { models } = loadModels(sources, { cel: this.#cel, packages });
+      checkOneModelPerPackage(models);
+      const order = new Map(sources.map((s, i) => [s.file, i]));
+      return [...models].sort((a, b) => (order.get(a.file) ?? 0) - (order.get(b.file) ?? 0));
     } catch (error) {
-      throw new UsageError(`cannot use model ${path}: ${(error as Error).message}`, {
-        cause: error,
-      });
+      const file = error instanceof ModelError ? `model ${error.file}` : 'models';
+      throw new UsageError(`cannot use ${file}: ${(error as Error).message}`, { cause: error });
     }
   }
 }
