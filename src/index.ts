@@ -35,6 +35,21 @@
  * await sandbox.stop();
  * ```
  *
+ * @example Rules type-checked against your Daml packages (docs/runtime.md)
+ * ```ts
+ * import { readFile } from 'node:fs/promises';
+ * import { loadRulesOrThrow, PackageCatalogue, ParticipantPackageSource, readDar } from 'ledgerbot';
+ *
+ * const dar = await readDar(await readFile('my-app.dar'), { source: 'my-app.dar' }); // DamlLfError
+ * let packages = PackageCatalogue.create(dar.packages.map((p) => p.signature));
+ * // Or every package of the participant (complete: an unknown package name is then an error):
+ * const read = await new ParticipantPackageSource({ ledger }).read();
+ * packages = PackageCatalogue.create(read.packages, { complete: read.unreadable.length === 0 });
+ * // Sandbox models as the sandbox serves them: loadModels(sources, { packages }).packages
+ * const rules = loadRulesOrThrow(files, { parties, packages }); // a misspelt field: RuleError
+ * // createBot({ ...as above, rules, packageNameOf: (id) => packages.packageNameOf(id) })
+ * ```
+ *
  * The exports come in three groups: the everyday API, the errors it throws, and the helpers
  * for tests. Anything not exported here is internal and may change without notice.
  */
@@ -126,11 +141,27 @@ export type {
   TypeSynonymSignature,
 } from './daml-lf/package-signature.js';
 export { showType, type DamlType, type NatType, type TypeConRef } from './daml-lf/daml-type.js';
+// The participant's packages as signatures, each id read once per source.
+export {
+  ParticipantPackageSource,
+  type PackageReadStats,
+  type ParticipantPackages,
+  type ParticipantPackageSourceOptions,
+  type ParticipantReadOptions,
+  type UnreadablePackage,
+} from './runtime/participant-package-source.js';
 
 // The sandbox: an embedded participant for tests and demos (docs/sandbox.md).
 export type { Sandbox, SandboxUserSpec, StartSandboxOptions } from './sandbox/start-sandbox.js';
 export { startSandbox } from './sandbox/start-sandbox.js';
 export { loadModel, type LoadModelOptions } from './sandbox/model/load-model.js';
+export {
+  loadModels,
+  type LoadedModels,
+  type LoadModelsOptions,
+  type ModelSource,
+} from './sandbox/model/load-models.js';
+export { modelSignature } from './sandbox/model/model-signature.js';
 
 // The JSON Ledger API v2 client (docs/ledger-client.md).
 export type {

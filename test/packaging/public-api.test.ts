@@ -69,6 +69,14 @@ describe('the public API (src/index.ts)', () => {
       'openSqliteStore',
       'FakeClock',
       'SeededRandom',
+      // A catalogue of Daml packages for loadRules's `packages`.
+      'PackageCatalogue',
+      'readDar',
+      'readDalf',
+      'readPackagePayload',
+      'loadModels',
+      'modelSignature',
+      'ParticipantPackageSource',
     ]) {
       expect(exported.has(name), name).toBe(true);
     }
@@ -88,6 +96,7 @@ describe('the public API (src/index.ts)', () => {
       'StoreError',
       'SandboxConfigError',
       'ModelError',
+      'DamlLfError',
     ]) {
       expect(exported.has(name), name).toBe(true);
     }
