@@ -1,18 +1,17 @@
-import { readFile } from 'node:fs/promises';
 import { Agent, type Dispatcher } from 'undici';
-import { AbortError, throwIfAborted } from '../core/abort-error.js';
-import { systemClock, type Clock } from '../core/clock.js';
+import { throwIfAborted } from '../core/abort-error.js';
 import { IllegalStateError } from '../core/illegal-state-error.js';
-import { silentLogger, type Logger } from '../core/logger.js';
-import { systemRandom, type Random } from '../core/random.js';
-import type { AuthProvider } from './auth/auth-provider.js';
 import { readAnswer, readBytesAnswer } from './http-answer.js';
+import type { LedgerConnectionOptions } from './ledger-connection.js';
+import { LedgerTransportError } from './ledger-transport-error.js';
+import { linkToCaller } from './link-to-caller.js';
+import { loadTlsMaterial, type TlsMaterial } from './load-tls-material.js';
+import { mapTransportFailure, NetworkFailure } from './map-transport-failure.js';
 import { BodyTooLarge, MAX_BYTES_ANSWER, readCappedBody } from './read-capped-body.js';
-import { LedgerApiError } from './ledger-api-error.js';
-import type { LedgerConnectionOptions, TlsOptions } from './ledger-connection.js';
-import { LedgerTransportError, type TransportFailure } from './ledger-transport-error.js';
-import { parseHttpUrl } from './parse-http-url.js';
-import { LedgerUsageError } from './ledger-usage-error.js';
+import { resolveConnection, type ResolvedLedgerConnection } from './resolve-connection.js';
+
+// Where the transport's users looked for it before the TLS files moved to their own module.
+export type { TlsMaterial } from './load-tls-material.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -55,26 +54,6 @@ export type HttpResponse = {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 };
 
-/** The connection settings with defaults filled in. Holds no token or key material. */
-export type ResolvedLedgerConnection = {
-  /** Base URL without a trailing slash. */
-  readonly url: string;
-  readonly auth: AuthProvider | undefined;
-  readonly tls: TlsOptions | undefined;
-  readonly requestTimeoutMs: number;
-  readonly clock: Clock;
-  readonly random: Random;
-  readonly logger: Logger;
-};
-
-/** The PEM material of `TlsOptions`, read from disk. */
-export type TlsMaterial = {
-  readonly ca?: Buffer;
-  readonly cert?: Buffer;
-  readonly key?: Buffer;
-  readonly rejectUnauthorized: boolean;
-};
-
 export interface HttpTransport {
   readonly connection: ResolvedLedgerConnection;
   /** The answer's body: parsed JSON, or text with `accept: 'text'`. */
@@ -83,74 +62,6 @@ export interface HttpTransport {
   exchange(method: HttpMethod, path: string, options?: HttpRequestOptions): Promise<HttpResponse>;
   /** Closes the pooled connections (not a dispatcher the caller passed in). Idempotent. */
   close(): Promise<void>;
-}
-
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-
-/** Reads the CA, certificate and key files once; shared by the HTTP client and the streams. */
-export async function loadTlsMaterial(tls: TlsOptions): Promise<TlsMaterial> {
-  const read = async (file: string | undefined, what: string): Promise<Buffer | undefined> => {
-    if (file === undefined) return undefined;
-    try {
-      return await readFile(file);
-    } catch (err) {
-      throw new LedgerUsageError(
-        `Cannot read the TLS ${what} file ${file}: check the tls settings of the ledger connection.`,
-        { cause: err },
-      );
-    }
-  };
-  if ((tls.certFile === undefined) !== (tls.keyFile === undefined)) {
-    throw new LedgerUsageError(
-      'TLS certFile and keyFile go together: set both for mutual TLS, or neither.',
-    );
-  }
-  const [ca, cert, key] = await Promise.all([
-    read(tls.caFile, 'CA'),
-    read(tls.certFile, 'certificate'),
-    read(tls.keyFile, 'key'),
-  ]);
-  return {
-    ...(ca === undefined ? {} : { ca }),
-    ...(cert === undefined ? {} : { cert }),
-    ...(key === undefined ? {} : { key }),
-    rejectUnauthorized: tls.rejectUnauthorized ?? true,
-  };
-}
-
-export function resolveConnection(options: LedgerConnectionOptions): ResolvedLedgerConnection {
-  const checked = parseHttpUrl(options.url);
-  if (!checked.ok) {
-    throw new LedgerUsageError(
-      checked.problem === 'not-a-url'
-        ? 'The ledger URL is not a valid URL; expected e.g. http://127.0.0.1:7575.'
-        : `The ledger URL must start with http:// or https://, not ${checked.protocol}//.`,
-    );
-  }
-  const parsed = checked.url;
-  if (checked.hasCredentials) {
-    // Credentials in a URL end up in logs; tokens go through an AuthProvider.
-    throw new LedgerUsageError(
-      'The ledger URL must not contain credentials; configure an auth provider instead.',
-    );
-  }
-  const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  if (!Number.isFinite(timeout) || timeout <= 0) {
-    throw new LedgerUsageError('requestTimeoutMs must be a positive number.');
-  }
-  const ping = options.pingIntervalMs;
-  if (ping !== undefined && (!Number.isFinite(ping) || ping < 0)) {
-    throw new LedgerUsageError('pingIntervalMs must be a number of ms, 0 or more (0: no pings).');
-  }
-  return Object.freeze({
-    url: parsed.origin + parsed.pathname.replace(/\/+$/, ''),
-    auth: options.auth,
-    tls: options.tls,
-    requestTimeoutMs: timeout,
-    clock: options.clock ?? systemClock,
-    random: options.random ?? systemRandom,
-    logger: options.logger ?? silentLogger,
-  });
 }
 
 /**
@@ -231,7 +142,7 @@ class UndiciHttpTransport implements HttpTransport {
       );
       return answer;
     } catch (err) {
-      const mapped = mapFailure(err, what, timeoutMs, timedOut, options.signal);
+      const mapped = mapTransportFailure(err, what, timeoutMs, timedOut, options.signal);
       logger.debug(
         { method, path, code: (mapped as { code?: unknown }).code, ms: clock.now() - started },
         'ledger call failed',
@@ -325,150 +236,4 @@ function queryString(query: HttpRequestOptions['query']): string {
   }
   const s = params.toString();
   return s === '' ? '' : `?${s}`;
-}
-
-const CONNECT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'ETIMEDOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'EPROTO',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'HOSTNAME_MISMATCH',
-]);
-
-const RESET_CODES = new Set([
-  'ECONNRESET',
-  'EPIPE',
-  'ECONNABORTED',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
-]);
-
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-
-/** Error codes along the cause chain and inside AggregateErrors (happy-eyeballs connects). */
-function codesOf(err: unknown): string[] {
-  const codes: string[] = [];
-  const queue: unknown[] = [err];
-  for (let i = 0; i < queue.length && i < 20; i++) {
-    const e = queue[i];
-    if (e === null || typeof e !== 'object') continue;
-    const { code, cause, errors } = e as { code?: unknown; cause?: unknown; errors?: unknown };
-    if (typeof code === 'string') codes.push(code);
-    if (cause !== undefined) queue.push(cause);
-    if (Array.isArray(errors)) queue.push(...(errors as unknown[]));
-  }
-  return codes;
-}
-
-function networkFailure(err: unknown): TransportFailure | undefined {
-  const codes = codesOf(err);
-  if (codes.some((c) => TIMEOUT_CODES.has(c))) return 'timeout';
-  if (
-    codes.some(
-      (c) =>
-        CONNECT_CODES.has(c) ||
-        c.startsWith('ERR_TLS_') ||
-        c.startsWith('ERR_SSL_') ||
-        c.startsWith('CERT_'),
-    )
-  ) {
-    return 'connect';
-  }
-  if (codes.some((c) => RESET_CODES.has(c))) return 'reset';
-  return undefined;
-}
-
-const FAILURE_ADVICE: Record<TransportFailure, string> = {
-  connect:
-    'could not connect (nothing was sent); check the URL, that the participant runs, and TLS',
-  reset: 'lost the connection mid-request; the outcome is unknown',
-  timeout: 'got no answer in time; the outcome is unknown',
-  'bad-response': 'got an unreadable answer',
-  closed: 'the connection closed',
-};
-
-/** The requests in flight under each caller signal: one abort listener per signal, not per request. */
-const linkedByCaller = new WeakMap<AbortSignal, Set<AbortController>>();
-
-/**
- * Aborts `controller` when `caller` aborts; returns the unlink. A signal shared by many
- * concurrent requests (the bot's, with up to maxInFlight submits) gets a single listener, so
- * there is no listener per request to add and remove, and no MaxListenersExceededWarning.
- */
-function linkToCaller(caller: AbortSignal, controller: AbortController): () => void {
-  let linked = linkedByCaller.get(caller);
-  if (linked === undefined) {
-    const set = new Set<AbortController>();
-    linked = set;
-    linkedByCaller.set(caller, set);
-    caller.addEventListener(
-      'abort',
-      () => {
-        for (const c of set) c.abort(caller.reason);
-        set.clear();
-      },
-      { once: true },
-    );
-  }
-  const set = linked;
-  set.add(controller);
-  return () => set.delete(controller);
-}
-
-/** Marks an error raised by the network layer (undici), as opposed to the auth provider. */
-class NetworkFailure extends Error {
-  readonly error: unknown;
-  constructor(error: unknown) {
-    super('network failure', { cause: error });
-    this.error = error;
-  }
-}
-
-function mapFailure(
-  err: unknown,
-  what: string,
-  timeoutMs: number,
-  timedOut: boolean,
-  callerSignal: AbortSignal | undefined,
-): unknown {
-  if (err instanceof LedgerApiError || err instanceof LedgerTransportError) return err;
-  const cause = err instanceof NetworkFailure ? err.error : err;
-  if (timedOut) {
-    return new LedgerTransportError(
-      'timeout',
-      what,
-      `${what}: no answer within ${timeoutMs} ms; the outcome is unknown.`,
-      { cause },
-    );
-  }
-  if (callerSignal?.aborted === true) {
-    return new AbortError(`${what} was aborted`, { cause: callerSignal.reason });
-  }
-  // Errors of the auth provider keep their own type; it names what to fix.
-  if (!(err instanceof NetworkFailure)) return err;
-  // Anything else undici throws mid-request leaves the outcome unknown, like a reset.
-  const failure = networkFailure(cause) ?? 'reset';
-  const codes = codesOf(cause);
-  const detail = codes[0] ?? (cause instanceof Error ? cause.message : 'error');
-  return new LedgerTransportError(
-    failure,
-    what,
-    `${what}: ${FAILURE_ADVICE[failure]} (${detail}).`,
-    { cause },
-  );
 }

@@ -3,8 +3,9 @@ import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { Random } from '../../core/random.js';
 import type { AuthProvider } from '../auth/auth-provider.js';
-import { loadTlsMaterial, resolveConnection, type TlsMaterial } from '../http-transport.js';
+import { loadTlsMaterial, type TlsMaterial } from '../load-tls-material.js';
 import type { LedgerConnectionOptions } from '../ledger-connection.js';
+import { resolveConnection } from '../resolve-connection.js';
 import type { ReconnectListener } from './resumable-stream.js';
 import { DEFAULT_PING_INTERVAL_MS } from './ws-keep-alive.js';
 
