@@ -5,6 +5,7 @@ import type { YamlPath } from '../core/yaml-locator.js';
 import type { DamlType } from '../daml-lf/daml-type.js';
 import { checkChoice, choicesOf, resolveRef, type ResolvedRef } from './catalogue-refs.js';
 import { checkCommandValue } from './check-command-value.js';
+import { withDamlRendering } from './daml-rendering.js';
 import { isRecord } from './is-record.js';
 import type { RuleScope } from './rule-scope.js';
 import { COMMAND_KINDS } from './rules-schema.js';
@@ -58,6 +59,7 @@ export function compileAction(
       const written = scope.at.node([...bodyPath, field]) !== undefined;
       const at = written ? [...bodyPath, field] : [...bodyPath, 'choice'];
       checkCommandValue(scope, catalogue, compiled, at, type);
+      return withDamlRendering(catalogue, compiled, type);
     }
     return compiled;
   };

@@ -176,7 +176,16 @@ export type CompiledCondition = CompiledExpression & { readonly index: number };
  */
 export type CompiledValue =
   | { readonly kind: 'literal'; readonly value: JsonValue }
-  | { readonly kind: 'expression'; readonly expression: CompiledExpression }
+  | {
+      readonly kind: 'expression';
+      readonly expression: CompiledExpression;
+      /**
+       * How the value is sent where the packages give the field's Daml type (resolved when the
+       * rule is loaded): a timestamp in a Date field as its day, a decimal in an Int as a whole
+       * number, … (see render-value.ts). Absent: the type is unknown, or nothing converts.
+       */
+      readonly rendering?: DamlRendering;
+    }
   | {
       readonly kind: 'interpolation';
       /** Alternating text and expressions, in order; text parts may be empty strings. */
@@ -189,6 +198,26 @@ export type CompiledValue =
       readonly fields: readonly { readonly name: string; readonly value: CompiledValue }[];
       readonly pos: SourcePos;
     };
+
+/**
+ * The Daml type a `${{ }}` value is sent as, reduced to what changes how a CEL value is written:
+ * Date, Time, Int and Numeric scalars, and the containers that hold them (an Optional, a list, a
+ * TextMap, a record's fields, a variant's constructors). A part not described is sent as any
+ * value is (render-value.ts). Values that are text already (read from the ledger) are sent as
+ * they are.
+ */
+export type DamlRendering =
+  | { readonly kind: 'Date' }
+  | { readonly kind: 'Time' }
+  | { readonly kind: 'Int' }
+  | { readonly kind: 'Numeric'; readonly scale: number }
+  | { readonly kind: 'Optional'; readonly of: DamlRendering }
+  | { readonly kind: 'List'; readonly of: DamlRendering }
+  | { readonly kind: 'TextMap'; readonly of: DamlRendering }
+  /** By field name. */
+  | { readonly kind: 'Record'; readonly parts: ReadonlyMap<string, DamlRendering> }
+  /** By constructor name: how the variant's `value` is sent. */
+  | { readonly kind: 'Variant'; readonly parts: ReadonlyMap<string, DamlRendering> };
 
 export type JsonValue =
   string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };

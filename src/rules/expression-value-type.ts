@@ -4,8 +4,10 @@ import type { OperandType } from './expression-types.js';
 
 /**
  * Whether a `${{ }}` value can be a command field of a Daml type, by the CEL type of the
- * expression (where known) and how render-value.ts sends it: numbers and decimals become text,
- * timestamps their ISO text, maps records, lists lists.
+ * expression (where known) and how render-value.ts sends it to a field of a known type (see
+ * daml-rendering.ts): numbers and decimals become text (whole for an Int, rounded to the scale
+ * for a Numeric), timestamps a Time's text or a Date's day, maps records, lists lists. Text is
+ * sent as it is, so Daml text of another type (a Time for a Date) does not fit.
  */
 
 /** What a value of the type is written as, for messages. */
@@ -60,7 +62,7 @@ function accepts(resolved: ResolvedType, t: OperandType): boolean {
         daml !== 'Timestamp'
       );
     case 'Date':
-      return t.cel === 'string' && daml !== 'Timestamp';
+      return (t.cel === 'string' && daml !== 'Timestamp') || t.cel === 'timestamp';
     case 'Timestamp':
       return (t.cel === 'string' && daml !== 'Date') || t.cel === 'timestamp';
     case 'Bool':
@@ -99,12 +101,15 @@ export function expressionValueProblem(
       : t.cel === 'string'
         ? 'text'
         : `a ${t.cel}`;
+  const daml = t.daml?.resolved.kind;
   const hint =
-    target.kind === 'Date' && t.cel === 'timestamp'
-      ? 'a timestamp is sent as 2025-01-31T00:00:00Z, which a Date does not read: give the date as text yyyy-mm-dd (a Date field, or a literal)'
-      : target.kind === 'Int64' && t.daml?.resolved.kind === 'Numeric'
-        ? 'a Numeric is sent with its decimals ("1.0000000000"), which an Int does not read'
-        : undefined;
+    target.kind === 'Date' && daml === 'Timestamp'
+      ? 'a Time is text such as 2025-01-31T09:00:00Z, which a Date does not read: convert it, ${{ timestamp(…) }} is sent as its UTC day'
+      : target.kind === 'Timestamp' && daml === 'Date'
+        ? 'a Date is text such as 2025-01-31, which a Time does not read: convert it, ${{ date(…) }} is sent as its midnight UTC'
+        : target.kind === 'Int64' && daml === 'Numeric'
+          ? 'a Numeric is text with its decimals ("1.0000000000"), which an Int does not read: convert it, ${{ decimal(…) }} is sent as a whole number, and one with a fraction is a rule error'
+          : undefined;
   return {
     message: `the expression gives ${what}, and the field is ${expected(target, type)}`,
     ...(hint === undefined ? {} : { hint }),

@@ -3,7 +3,14 @@ import { LedgerbotError } from '../core/ledgerbot-error.js';
 import { CelDecimal } from './cel/cel-decimal.js';
 import { CelEvaluationError } from './cel/cel-evaluation-error.js';
 import { numberText } from './daml-number-text.js';
-import type { CompiledExpression, CompiledValue, JsonValue, SourcePos } from './compiled-rule.js';
+import { typedJson, unsignedValue } from './typed-json.js';
+import type {
+  CompiledExpression,
+  CompiledValue,
+  DamlRendering,
+  JsonValue,
+  SourcePos,
+} from './compiled-rule.js';
 
 /**
  * A `${{ }}` value that could not be rendered: the expression failed, or its result has no
@@ -30,8 +37,12 @@ const MAX_DEPTH = 200;
  * Whole-value templates keep their type: a list stays a list, a map a record, a bool a bool.
  * Every number becomes its exact decimal text (see daml-number-text.ts: Canton 3.5 reads Int64
  * only from a string): CEL ints and uints "123", doubles without exponent, `decimal()` values
- * their exact text. Timestamps become their ISO-8601 text, which Daml Time and Date fields read.
+ * their exact text. Timestamps become their ISO-8601 text (Daml Time reads it).
  * Literals were turned into text when the rule was compiled.
+ *
+ * Where the packages gave the field's Daml type (`rendering`, from daml-rendering.ts), a CEL
+ * value is written as that type reads it (typed-json.ts): a timestamp in a Date as its day, a
+ * decimal in an Int as a whole number, … A value it cannot hold is a RenderFailure.
  */
 export function renderValue(
   value: CompiledValue,
@@ -42,7 +53,13 @@ export function renderValue(
     case 'literal':
       return value.value;
     case 'expression':
-      return toJson(run(value.expression, variables), value.expression, 0, numbers);
+      return toJson(
+        run(value.expression, variables),
+        value.expression,
+        0,
+        numbers,
+        value.rendering,
+      );
     case 'interpolation': {
       let text = '';
       for (const part of value.parts) {
@@ -128,6 +145,7 @@ function toJson(
   expr: CompiledExpression,
   depth: number,
   numbers: NumberRendering,
+  as?: DamlRendering,
 ): JsonValue {
   if (depth > MAX_DEPTH) {
     throw new RenderFailure(
@@ -135,6 +153,16 @@ function toJson(
       expr.source,
       expr.pos,
     );
+  }
+  if (as !== undefined) {
+    const typed = typedJson(value, as, {
+      fail: (message) => {
+        throw new RenderFailure(message, expr.source, expr.pos);
+      },
+      part: (v, rendering) => toJson(v, expr, depth + 1, numbers, rendering),
+      same: (v, rendering) => toJson(v, expr, depth, numbers, rendering),
+    });
+    if (typed !== undefined) return typed;
   }
   switch (typeof value) {
     case 'string':
@@ -187,15 +215,6 @@ function toJson(
     expr.source,
     expr.pos,
   );
-}
-
-/** CEL `uint` values are wrapper objects in the library; their number is `.value`. */
-function unsignedValue(value: object): bigint | number | undefined {
-  if ((value as { constructor?: { name?: unknown } }).constructor?.name !== 'UnsignedInt') {
-    return undefined;
-  }
-  const inner = (value as { value?: unknown }).value;
-  return typeof inner === 'bigint' || typeof inner === 'number' ? inner : undefined;
 }
 
 /** The text of a value spliced into a longer string. */

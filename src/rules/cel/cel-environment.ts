@@ -10,6 +10,7 @@ import { parseDuration } from '../../core/duration.js';
 import { CelCompileError } from './cel-compile-error.js';
 import { CelDecimal } from './cel-decimal.js';
 import { CelEvaluationError } from './cel-evaluation-error.js';
+import { DAML_DATE_RANGE, damlDateText } from './daml-time-text.js';
 import type { CelProgram } from './cel-program.js';
 import { readPathsAndNumberOperands } from './read-paths.js';
 
@@ -38,12 +39,21 @@ function dateOf(text: string): Date {
   return d;
 }
 
+function damlDateOf(t: Date): string {
+  const text = damlDateText(t);
+  if (text !== null) return text;
+  throw new RangeError(`${t.toISOString()} is not a Daml Date: ${DAML_DATE_RANGE}`);
+}
+
 /**
  * The functions every ledgerbot CEL expression may use, on top of standard CEL:
  * - `decimal(x)` for Daml Numeric strings (or ints, doubles): exact `+ - * /`, comparisons and
  *   `==`, mixed with ints on either side; `string(decimal)` renders it without exponent.
  * - `date("2025-01-31")`: a Daml Date as a CEL timestamp at UTC midnight, so it compares with
  *   `timestamp(...)` values and adds durations; `date(timestamp)` truncates to the day.
+ * - `damlDate(timestamp)`: the reverse, the UTC day as Daml Date text `yyyy-mm-dd`, for a Date
+ *   field whose type the rule is not checked against (with the packages, a timestamp in a Date
+ *   field is sent as its day anyway: render-value.ts).
  * - `timestamp("…Z")` is standard CEL. CEL timestamps here have millisecond precision, so two
  *   Daml times that differ only in microseconds compare equal.
  * - `duration("30d")`: standard CEL durations only know h/m/s/ms/us/ns and the library does not
@@ -67,7 +77,8 @@ function baseEnvironment(): Environment {
     .registerFunction(
       `date(${TIMESTAMP}): ${TIMESTAMP}`,
       (t: Date) => new Date(Math.floor(t.getTime() / DAY_MS) * DAY_MS),
-    );
+    )
+    .registerFunction(`damlDate(${TIMESTAMP}): string`, damlDateOf);
   const arithmetic: [string, (a: CelDecimal, b: CelDecimal) => CelDecimal][] = [
     ['+', (a, b) => a.plus(b)],
     ['-', (a, b) => a.minus(b)],

@@ -118,6 +118,7 @@ const UNKNOWN: Operand = { kind: 'unknown' };
 const CALL_TYPES: Readonly<Record<string, StaticType>> = {
   decimal: 'Decimal',
   date: 'timestamp',
+  damlDate: 'string',
   timestamp: 'timestamp',
   duration: 'duration',
   int: 'int',
