@@ -16,6 +16,12 @@ export type ExpressionContext = {
   readonly eventShape: EventShape | null;
   /** Whether it has the interface view `view`. */
   readonly eventView: boolean;
+  /**
+   * The reference of a `created` or `forEach` rule that no package says is a template or an
+   * interface (no catalogue, or not its package): taken as a template, it may be an interface,
+   * so reading `view` is a warning, not an error. Null otherwise.
+   */
+  readonly mayBeInterface: string | null;
   /** The catalogue's types of its Daml values; null without a catalogue or an unknown template. */
   readonly valueTypes: ValueRootTypes | null;
   /** The guards that hold where the expression runs (its own and earlier `when` conditions'). */
@@ -26,6 +32,16 @@ export type ExpressionProblem = PathProblem & {
   readonly code: RuleProblemCode;
   readonly severity: 'error' | 'warning';
 };
+
+/** `view` read in a rule whose reference may be an interface: what the warning says. */
+function viewUnchecked(offset: number, shape: EventShape, ref: string): PathProblem {
+  const variable = shape === 'contract' ? 'contract' : 'event';
+  return {
+    offset,
+    message: `${variable}.view is the view of an interface, and no package given says whether "${ref}" is one: without its package it is taken as a template, which has no view`,
+    hint: "give the package to check the rule and to run it on the interface: validate or test with --dar FILE or --model FILE, or --config with ledger.packages or a participant (run reads the participant's packages)",
+  };
+}
 
 /**
  * Every problem of one compiled expression, each at its offset in the expression: fields the
@@ -46,11 +62,26 @@ export function checkExpression(
   ): void => {
     for (const p of found) out.push({ ...p, code, severity });
   };
-  if (context.eventShape !== null) {
-    add(
-      'UNKNOWN_EVENT_FIELD',
-      unknownEventFieldReads(program.reads, context.eventShape, context.eventView),
+  const shape = context.eventShape;
+  if (shape !== null) {
+    const maybe = context.mayBeInterface;
+    const unknown = unknownEventFieldReads(
+      program.reads,
+      shape,
+      context.eventView || maybe !== null,
     );
+    add('UNKNOWN_EVENT_FIELD', unknown);
+    if (maybe !== null && !context.eventView) {
+      const reported = new Set(unknown.map((p) => p.offset));
+      const views = unknownEventFieldReads(program.reads, shape).filter(
+        (p) => !reported.has(p.offset),
+      );
+      add(
+        'UNKNOWN_EVENT_FIELD',
+        views.map((p) => viewUnchecked(p.offset, shape, maybe)),
+        'warning',
+      );
+    }
   }
   const known = context.valueTypes;
   if (known === null) return out;

@@ -46,6 +46,8 @@ export class RuleScope {
   #eventShape: EventShape | null = null;
   /** Whether `event` (or `contract`) has the interface view `view`. */
   #eventView = false;
+  /** The trigger's reference when no package says what it names (see ExpressionContext). */
+  #mayBeInterface: string | null = null;
   /** The guards of the `when` conditions compiled so far (see expression-types.ts). */
   readonly #whenGuards: Guard[] = [];
 
@@ -80,6 +82,16 @@ export class RuleScope {
     this.#valueTypes = catalogue === undefined ? null : valueRootTypes(catalogue, trigger, entries);
     this.#eventShape = eventShapeOf(trigger);
     this.#eventView = hasInterfaceView(trigger);
+    // A `created` or `forEach` reference is taken as a template when no package knows it (a
+    // known one has entries, an unknown name in a known package is an error).
+    const ref =
+      trigger.kind === 'created'
+        ? trigger.template
+        : trigger.kind === 'schedule'
+          ? trigger.forEach?.template
+          : undefined;
+    this.#mayBeInterface =
+      ref !== undefined && entries.length === 0 && !this.#eventView ? ref.text : null;
   }
 
   p(...rest: YamlPath): YamlPath {
@@ -195,6 +207,7 @@ export class RuleScope {
     const found = checkExpression(program, {
       eventShape: this.#eventShape,
       eventView: this.#eventView,
+      mayBeInterface: this.#mayBeInterface,
       valueTypes: this.#valueTypes,
       guards: [...this.#whenGuards, ...program.guards],
     });
