@@ -1,6 +1,4 @@
 import type { Logger as PinoLogger } from 'pino';
-import type { RuleSet } from '../../rules/compiled-rule.js';
-import { loadRules } from '../../rules/load-rules.js';
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
 import { awaitParticipant } from '../../runtime/await-participant.js';
 import { createBot, type Bot } from '../../runtime/bot.js';
@@ -16,7 +14,7 @@ import { openSqliteStore } from '../../store/open-sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import { botOptionsOf, type BotRunFlags } from './bot-options-of-config.js';
 import { BotCatalogue } from './bot-catalogue.js';
-import { loadConfigRules, RuleFileProblems, ruleNoteLoggers } from './load-config-rules.js';
+import { loadConfigRules, ruleNoteLoggers } from './load-config-rules.js';
 import { openConfigLedger } from './open-config-ledger.js';
 import { ruleReloader } from './rule-reloader.js';
 import { UsageError } from '../usage-error.js';
@@ -68,13 +66,15 @@ export async function startBot(
   try {
     // Rules first: a mistake in them (or in a package file) exits 2 before anything is started.
     // Checked against the config's package files and models here; against the participant's
-    // packages too once it answers (below), before the bot starts.
+    // packages too once it answers (below), before the bot starts. A rule on an interface only
+    // the participant's packages know passes the first check (reading `event.view` is then a
+    // warning); the second decides, and logs the warnings that are left.
     const notes = ruleNoteLoggers(config, logger);
     const catalogue = new BotCatalogue(config, logger);
-    const ruleSet =
-      config.ledger.endpoint.kind === 'url'
-        ? await provisionalRules(config, catalogue, logger)
-        : await loadConfigRules(config, { catalogue, ...notes });
+    const ruleSet = await loadConfigRules(config, {
+      catalogue,
+      ...(config.ledger.endpoint.kind === 'url' ? {} : notes),
+    });
     const ledger = await openConfigLedger(config, logger);
     cleanups.push(() => ledger.close());
     const { client, parties, sandbox } = ledger;
@@ -163,32 +163,5 @@ export async function startBot(
       throw new UsageError(err.message, { cause: err });
     }
     throw err;
-  }
-}
-
-/**
- * With a participant, the rules before its packages are read: checked against the config's
- * package files, which may not have every type they use (a rule on an interface only the
- * participant has reads `event.view`, unknown until then). Their problems may go away once the
- * participant's packages are read, so they are logged and the bot is built with no rule; the
- * check against every package, before the bot starts, decides (exit 2 on an error). A mistake
- * that no package can fix (no rule file, a bad package file) still ends the start at once.
- */
-async function provisionalRules(
-  config: BotConfig,
-  catalogue: BotCatalogue,
-  logger: PinoLogger,
-): Promise<RuleSet> {
-  try {
-    return await loadConfigRules(config, { catalogue });
-  } catch (err) {
-    if (!(err instanceof RuleFileProblems)) throw err;
-    for (const p of err.problems) {
-      logger.warn(
-        { file: p.file, line: p.line, col: p.col, problem: p.message },
-        "rule problem before the participant's packages are read; checked again once they are",
-      );
-    }
-    return loadRules([]).ruleSet;
   }
 }
