@@ -3,6 +3,7 @@ import { PackageCatalogue } from '../../src/daml-lf/package-catalogue.js';
 import { damlDateText, damlTimeText } from '../../src/rules/cel/daml-time-text.js';
 import type { DamlRendering } from '../../src/rules/compiled-rule.js';
 import { evaluate } from '../../src/rules/evaluate.js';
+import { evaluateSlot } from '../../src/rules/evaluate-slot.js';
 import type { EvaluationResult } from '../../src/rules/evaluation-result.js';
 import { loadRules } from '../../src/rules/load-rules.js';
 import { CONTEXT, PARTIES, created, input } from './rule-fixtures.js';
@@ -154,6 +155,35 @@ describe('a timestamp sent to a Date field', () => {
         `{ carrier: x, on: '\${{ timestamp(event.createArgument.at) }}', priority: Open }`,
       ),
     ).toMatchObject({ on: '2025-01-31' });
+  });
+});
+
+describe('a schedule’s today sent to a Date field', () => {
+  it('is the slot’s day in the rule’s time zone; now is its UTC day', () => {
+    const text = `version: 1
+rules:
+  - id: r
+    schedule: { cron: '0 9 * * *', timezone: Pacific/Auckland }
+    then:
+${createOrder("due: '${{ today }}', note: '${{ damlDate(now) }}'")}
+        actAs: [payer]
+`;
+    const { ruleSet, problems } = loadRules([{ path: 'r.yaml', text }], {
+      parties: PARTIES,
+      packages: SHOP_CATALOGUE,
+    });
+    expect(problems).toEqual([]);
+    // 2025-03-03T20:00Z is 4 March, 09:00 in Auckland (UTC+13).
+    const r = evaluateSlot(ruleSet.rules[0]!, new Date('2025-03-03T20:00:00Z'), null, {
+      parties: PARTIES,
+      snapshotOffset: 1,
+    });
+    expect(r.errors).toEqual([]);
+    const command = r.intents[0]!.command as { CreateCommand: { createArguments: unknown } };
+    expect(command.CreateCommand.createArguments).toMatchObject({
+      due: '2025-03-04',
+      note: '2025-03-03',
+    });
   });
 });
 
