@@ -47,23 +47,26 @@ rules:
 `;
 }
 
-async function start(): Promise<RunningBot> {
+/** The bot `ledgerbot run` starts on a bot.config.yaml whose `ledger` and `parties` are `head`. */
+async function startWith(head: readonly string[]): Promise<RunningBot> {
   writeFileSync(
     join(dir, 'bot.config.yaml'),
-    [
-      'ledger:',
-      `  url: ${ledger.url}`,
-      '  userId: ledgerbot',
-      `parties: { issuer: '${ledger.parties.issuer}', payer: '${ledger.parties.payer}' }`,
-      'rules: rules.yaml',
-      'state: { dir: state }',
-      '',
-    ].join('\n'),
+    [...head, 'rules: rules.yaml', 'state: { dir: state }', ''].join('\n'),
   );
   const config = await readConfig(join(dir, 'bot.config.yaml'));
   const logger = rootLogger({ level: 'silent' }, { out: () => undefined, err: () => undefined });
   const running = await startBot(config, logger);
   return scope.defer(running, () => running.close());
+}
+
+/** Against the test's sandbox, over HTTP. */
+function start(): Promise<RunningBot> {
+  return startWith([
+    'ledger:',
+    `  url: ${ledger.url}`,
+    '  userId: ledgerbot',
+    `parties: { issuer: '${ledger.parties.issuer}', payer: '${ledger.parties.payer}' }`,
+  ]);
 }
 
 describe('run with the participant’s packages', () => {
@@ -137,24 +140,14 @@ rules:
         actAs: [owner]
 `,
     );
-    writeFileSync(
-      join(dir, 'bot.config.yaml'),
-      [
-        'ledger:',
-        '  embedded:',
-        `    models: [${join(process.cwd(), 'examples/invoices/model.yaml')}]`,
-        '    parties: [owner]',
-        '  userId: ledgerbot',
-        '  packages: [assets.dar]',
-        'rules: rules.yaml',
-        'state: { dir: state }',
-        '',
-      ].join('\n'),
-    );
-    const config = await readConfig(join(dir, 'bot.config.yaml'));
-    const logger = rootLogger({ level: 'silent' }, { out: () => undefined, err: () => undefined });
-    const running = await startBot(config, logger);
-    scope.defer(running, () => running.close());
+    const running = await startWith([
+      'ledger:',
+      '  embedded:',
+      `    models: [${join(process.cwd(), 'examples/invoices/model.yaml')}]`,
+      '    parties: [owner]',
+      '  userId: ledgerbot',
+      '  packages: [assets.dar]',
+    ]);
     const sandbox = running.sandbox!;
     const client = scope.own(await LedgerClient.create({ url: sandbox.url }));
     // Every package of the DAR is listed and served by the embedded sandbox.

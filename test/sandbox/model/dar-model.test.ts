@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/sandbox/model/load-model.js';
-import { ModelError } from '../../../src/sandbox/model/model-error.js';
+import type { ModelError } from '../../../src/sandbox/model/model-error.js';
 import { syntheticDar } from '../../support/synthetic-dar.js';
+import { modelErrorOf, positionOf as where } from './model-error-of.js';
 
 // A model that describes a DAR's package (same name and version): the DAR's types, checked.
 const FILE = fileURLToPath(new URL('../fixtures/synthetic-assets.model.yaml', import.meta.url));
@@ -11,20 +12,7 @@ const TEXT = readFileSync(FILE, 'utf8');
 const dar = syntheticDar();
 const packages = dar.catalogue;
 
-function problems(text: string): ModelError {
-  try {
-    loadModel(text, 'm.yaml', { packages });
-  } catch (error) {
-    if (error instanceof ModelError) return error;
-    throw error;
-  }
-  throw new Error('expected a ModelError');
-}
-
-function where(text: string, needle: string): [number, number] {
-  const before = text.slice(0, text.indexOf(needle)).split('\n');
-  return [before.length, before[before.length - 1]!.length + 1];
-}
+const problems = (text: string): ModelError => modelErrorOf(text, 'm.yaml', { packages });
 
 /** The one problem at `needle`'s position matches `message`. */
 function expectAt(text: string, needle: string, message: RegExp): void {

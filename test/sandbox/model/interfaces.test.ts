@@ -5,8 +5,9 @@ import { showType } from '../../../src/daml-lf/daml-type.js';
 import { PackageCatalogue } from '../../../src/daml-lf/package-catalogue.js';
 import { loadModel } from '../../../src/sandbox/model/load-model.js';
 import { loadModels } from '../../../src/sandbox/model/load-models.js';
-import { ModelError } from '../../../src/sandbox/model/model-error.js';
+import type { ModelError } from '../../../src/sandbox/model/model-error.js';
 import { modelSignature } from '../../../src/sandbox/model/model-signature.js';
+import { modelErrorOf, positionOf as where } from './model-error-of.js';
 
 const fixture = (name: string) => {
   const file = fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
@@ -15,21 +16,8 @@ const fixture = (name: string) => {
 const ASSETS = fixture('assets.model.yaml');
 const VOUCHERS = fixture('vouchers.model.yaml');
 
-function loadError(text: string, packages?: PackageCatalogue): ModelError {
-  try {
-    loadModel(text, 'm.yaml', packages === undefined ? {} : { packages });
-  } catch (error) {
-    if (error instanceof ModelError) return error;
-    throw error;
-  }
-  throw new Error('expected a ModelError');
-}
-
-/** The 1-based line and column of `needle` in `text`. */
-function where(text: string, needle: string): [number, number] {
-  const before = text.slice(0, text.indexOf(needle)).split('\n');
-  return [before.length, before[before.length - 1]!.length + 1];
-}
+const loadError = (text: string, packages?: PackageCatalogue): ModelError =>
+  modelErrorOf(text, 'm.yaml', packages === undefined ? {} : { packages });
 
 function expectProblem(
   text: string,

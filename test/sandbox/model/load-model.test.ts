@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/core/sha256-hex.js';
 import { loadModel } from '../../../src/sandbox/model/load-model.js';
-import { ModelError } from '../../../src/sandbox/model/model-error.js';
+import type { ModelError } from '../../../src/sandbox/model/model-error.js';
+import { modelErrorOf, positionOf as where } from './model-error-of.js';
 
 const HEAD = `package:
   name: shop
@@ -25,23 +26,7 @@ const ORDER = `    fields:
     observers: [buyer]
 `;
 
-function loadError(text: string): ModelError {
-  try {
-    loadModel(text, 'shop.yaml');
-  } catch (error) {
-    if (error instanceof ModelError) return error;
-    throw error;
-  }
-  throw new Error('expected a ModelError');
-}
-
-/** The 1-based line and col of the first occurrence of `needle` in `text`. */
-function where(text: string, needle: string, plus = 0): [number, number] {
-  const i = text.indexOf(needle) + plus;
-  if (i < plus) throw new Error(`${needle} not in text`);
-  const before = text.slice(0, i).split('\n');
-  return [before.length, before[before.length - 1]!.length + 1];
-}
+const loadError = (text: string): ModelError => modelErrorOf(text, 'shop.yaml');
 
 function expectError(text: string, needle: string, problem: RegExp, plus = 0): void {
   const e = loadError(text);
