@@ -1,4 +1,4 @@
-import type { DamlType, TypeConRef } from './daml-type.js';
+import { childTypes, type DamlType, type TypeConRef } from './daml-type.js';
 import type { ArchiveLocation } from './daml-lf-error.js';
 import type {
   DefDataType,
@@ -170,24 +170,8 @@ function referencedPackages(modules: readonly ModuleSignature[], self: string): 
   const visit = (type: DamlType): void => {
     if (seen.has(type)) return;
     seen.add(type);
-    switch (type.kind) {
-      case 'ContractId':
-      case 'Optional':
-      case 'List':
-      case 'TextMap':
-        visit(type.of);
-        break;
-      case 'GenMap':
-        visit(type.key);
-        visit(type.value);
-        break;
-      case 'Con':
-        ids.add(type.ref.packageId);
-        type.args.forEach(visit);
-        break;
-      default:
-        break;
-    }
+    if (type.kind === 'Con') ids.add(type.ref.packageId);
+    childTypes(type).forEach(visit);
   };
   const choices = (list: readonly ChoiceSignature[]): void =>
     list.forEach((c) => {

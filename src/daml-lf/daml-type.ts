@@ -66,6 +66,26 @@ export function sameTypeCon(a: TypeConRef, b: TypeConRef): boolean {
 }
 
 /**
+ * The types directly inside `type`: what a ContractId, Optional, List, TextMap or GenMap holds,
+ * a type constructor's arguments. For walks over a type; a rewrite switches on the kinds itself.
+ */
+export function childTypes(type: DamlType): readonly DamlType[] {
+  switch (type.kind) {
+    case 'ContractId':
+    case 'Optional':
+    case 'List':
+    case 'TextMap':
+      return [type.of];
+    case 'GenMap':
+      return [type.key, type.value];
+    case 'Con':
+      return type.args;
+    default:
+      return [];
+  }
+}
+
+/**
  * `type` with every type variable replaced by its binding in `env` (unbound ones stay). Used to
  * read a field of `MyPair Int`: the field `left: a` becomes `left: Int64`.
  */

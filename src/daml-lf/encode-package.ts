@@ -1,6 +1,6 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import { sha256Hex } from '../core/sha256-hex.js';
-import type { DamlType, TypeConRef } from './daml-type.js';
+import { childTypes, type DamlType, type TypeConRef } from './daml-type.js';
 import { ArchivePayloadSchema, ArchiveSchema, HashFunction } from './generated/daml_lf_pb.js';
 import {
   DefDataTypeSchema,
@@ -227,7 +227,7 @@ function params(
   const nat = new Set<string>();
   const visit = (t: DamlType): void => {
     if (t.kind === 'Numeric' && typeof t.scale !== 'number') nat.add(t.scale.var);
-    forEachChild(t, visit);
+    childTypes(t).forEach(visit);
   };
   types.forEach(visit);
   return names.map((name) =>
@@ -240,25 +240,5 @@ function params(
 
 function forEachRef(t: DamlType, f: (ref: TypeConRef) => void): void {
   if (t.kind === 'Con') f(t.ref);
-  forEachChild(t, (c) => forEachRef(c, f));
-}
-
-function forEachChild(t: DamlType, f: (child: DamlType) => void): void {
-  switch (t.kind) {
-    case 'ContractId':
-    case 'Optional':
-    case 'List':
-    case 'TextMap':
-      f(t.of);
-      break;
-    case 'GenMap':
-      f(t.key);
-      f(t.value);
-      break;
-    case 'Con':
-      t.args.forEach(f);
-      break;
-    default:
-      break;
-  }
+  for (const c of childTypes(t)) forEachRef(c, f);
 }

@@ -1,6 +1,6 @@
 import { DAR_LIMITS } from './dar-limits.js';
 import { DamlLfError, type ArchiveLocation } from './daml-lf-error.js';
-import { showType, substitute, type DamlType, type TypeConRef } from './daml-type.js';
+import { childTypes, showType, substitute, type DamlType, type TypeConRef } from './daml-type.js';
 import { decodeMessage } from './decode-archive.js';
 import {
   BuiltinType,
@@ -213,7 +213,7 @@ export class TypeConverter {
     if (known !== undefined) return known;
     let size = 1;
     let depth = 0;
-    for (const child of children(type)) {
+    for (const child of childTypes(type)) {
       const m = this.#measure(child);
       size += m.size;
       depth = Math.max(depth, m.depth);
@@ -226,22 +226,6 @@ export class TypeConverter {
 
 function done(type: DamlType): Applied {
   return { head: { kind: 'done', type }, args: [] };
-}
-
-function children(type: DamlType): readonly DamlType[] {
-  switch (type.kind) {
-    case 'ContractId':
-    case 'Optional':
-    case 'List':
-    case 'TextMap':
-      return [type.of];
-    case 'GenMap':
-      return [type.key, type.value];
-    case 'Con':
-      return type.args;
-    default:
-      return [];
-  }
 }
 
 function builtinType(

@@ -1,4 +1,5 @@
 import {
+  childTypes,
   qualifiedNameOfRef,
   sameTypeCon,
   showType,
@@ -113,19 +114,7 @@ export function usedDataTypes(catalogue: PackageCatalogue, entry: CatalogueEntry
 }
 
 function refsIn(t: DamlType): TypeConRef[] {
-  switch (t.kind) {
-    case 'Con':
-      return [t.ref, ...t.args.flatMap(refsIn)];
-    case 'ContractId':
-    case 'Optional':
-    case 'List':
-    case 'TextMap':
-      return refsIn(t.of);
-    case 'GenMap':
-      return [...refsIn(t.key), ...refsIn(t.value)];
-    default:
-      return [];
-  }
+  return [...(t.kind === 'Con' ? [t.ref] : []), ...childTypes(t).flatMap(refsIn)];
 }
 
 function dataTypeLines({ ref, dataType }: UsedDataType): string[] {

@@ -6,11 +6,16 @@
 const TIMESTAMP_TEXT =
   /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
 
-/** Renders a time as java.time.Instant.toString does: fraction in groups of 3 digits, or none. */
-export function formatTimestamp(epochMicros: bigint): string {
+/** A time's whole second as `yyyy-mm-ddThh:mm:ss` (UTC), and the microseconds past it. */
+function splitSeconds(epochMicros: bigint): { base: string; micros: number } {
   const ms = Number(epochMicros / 1000n);
   const micros = Number(((epochMicros % 1_000_000n) + 1_000_000n) % 1_000_000n);
-  const base = new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19);
+  return { base: new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19), micros };
+}
+
+/** Renders a time as java.time.Instant.toString does: fraction in groups of 3 digits, or none. */
+export function formatTimestamp(epochMicros: bigint): string {
+  const { base, micros } = splitSeconds(epochMicros);
   if (micros === 0) return `${base}Z`;
   const fraction = String(micros).padStart(6, '0');
   return `${base}.${fraction.endsWith('000') ? fraction.slice(0, 3) : fraction}Z`;
@@ -22,9 +27,7 @@ export function formatTimestamp(epochMicros: bigint): string {
  * top-level times (createdAt, effectiveAt, recordTime) use Instant.toString (formatTimestamp).
  */
 export function formatDamlTime(epochMicros: bigint): string {
-  const ms = Number(epochMicros / 1000n);
-  const micros = Number(((epochMicros % 1_000_000n) + 1_000_000n) % 1_000_000n);
-  const base = new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19);
+  const { base, micros } = splitSeconds(epochMicros);
   if (micros === 0) return `${base}Z`;
   return `${base}.${String(micros).padStart(6, '0').replace(/0+$/, '')}Z`;
 }

@@ -1,6 +1,7 @@
 import type { DamlType, TypeConRef } from '../../daml-lf/daml-type.js';
 import type {
   ChoiceSignature,
+  DataTypeShape,
   DataTypeSignature,
   FieldSignature,
   InterfaceSignature,
@@ -129,14 +130,14 @@ class ModuleBuilder {
     return { packageId: this.#packageId, module: this.#name, name };
   }
 
-  #record(name: string, fields: readonly FieldSignature[]): TypeConRef {
-    this.#dataTypes.push({
-      name,
-      params: [],
-      serializable: true,
-      shape: { kind: 'record', fields },
-    });
+  /** Declares a serializable data type of the module; its reference. */
+  #declare(name: string, shape: DataTypeShape): TypeConRef {
+    this.#dataTypes.push({ name, params: [], serializable: true, shape });
     return this.#ref(name);
+  }
+
+  #record(name: string, fields: readonly FieldSignature[]): TypeConRef {
+    return this.#declare(name, { kind: 'record', fields });
   }
 
   /** The record type of a field list, declared under `name` (already claimed). */
@@ -166,14 +167,11 @@ class ModuleBuilder {
       case 'TextMap':
         return { kind: type.kind, of: this.#type(type.of, slot) };
       case 'Enum': {
-        const name = this.#claim(slot);
-        this.#dataTypes.push({
-          name,
-          params: [],
-          serializable: true,
-          shape: { kind: 'enum', constructors: type.constructors },
+        const ref = this.#declare(this.#claim(slot), {
+          kind: 'enum',
+          constructors: type.constructors,
         });
-        return { kind: 'Con', ref: this.#ref(name), args: [] };
+        return { kind: 'Con', ref, args: [] };
       }
       case 'Record': {
         const name = this.#claim(slot);
@@ -213,13 +211,8 @@ class ModuleBuilder {
     }
     if (t.kind === 'Variant' && t.constructors !== undefined) {
       const name = this.#claim(slot);
-      this.#dataTypes.push({
-        name,
-        params: [],
-        serializable: true,
-        shape: { kind: 'variant', constructors: this.#fields(name, t.constructors) },
-      });
-      return { kind: 'Con', ref: this.#ref(name), args: [] };
+      const constructors = this.#fields(name, t.constructors);
+      return { kind: 'Con', ref: this.#declare(name, { kind: 'variant', constructors }), args: [] };
     }
     return { kind: 'Unsupported', text: t.text ?? t.kind };
   }
