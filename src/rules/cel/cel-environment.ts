@@ -33,6 +33,44 @@ function decimalOf(text: string): CelDecimal {
   return d;
 }
 
+/**
+ * `sum(list)`: the exact total of Numeric texts, decimals, ints and doubles (0 for an empty
+ * list). CEL has no fold, and amounts arrive as text, so totals need their own function.
+ */
+function sumOf(items: readonly unknown[]): CelDecimal {
+  let total = CelDecimal.fromBigInt(0n);
+  items.forEach((item, i) => {
+    total = total.plus(decimalItem(item, i));
+  });
+  return total;
+}
+
+function decimalItem(item: unknown, index: number): CelDecimal {
+  if (item instanceof CelDecimal) return item;
+  if (typeof item === 'bigint') return CelDecimal.fromBigInt(item);
+  if (typeof item === 'string') {
+    const d = CelDecimal.parse(item);
+    if (d !== null) return d;
+    throw new RangeError(`sum: item ${index} "${item}" is not a decimal number`);
+  }
+  if (typeof item === 'number') {
+    const d = CelDecimal.fromNumber(item);
+    if (d !== null) return d;
+    throw new RangeError(`sum: item ${index} (${item}) is not a finite number`);
+  }
+  const what =
+    item === null
+      ? 'null'
+      : Array.isArray(item)
+        ? 'a list'
+        : typeof item === 'object'
+          ? 'a map'
+          : typeof item;
+  throw new RangeError(
+    `sum: item ${index} is ${what}, not a number; sum a list of amounts, e.g. sum(xs.map(x, x.amount))`,
+  );
+}
+
 function dateOf(text: string): Date {
   const d = parseDamlDate(text);
   if (d === null) throw new RangeError(`"${text}" is not a date: write yyyy-mm-dd`);
@@ -49,6 +87,7 @@ function damlDateOf(t: Date): string {
  * The functions every ledgerbot CEL expression may use, on top of standard CEL:
  * - `decimal(x)` for Daml Numeric strings (or ints, doubles): exact `+ - * /`, comparisons and
  *   `==`, mixed with ints on either side; `string(decimal)` renders it without exponent.
+ * - `sum(list)`: the exact total of a list of such values, as a decimal.
  * - `date("2025-01-31")`: a Daml Date as a CEL timestamp at UTC midnight, so it compares with
  *   `timestamp(...)` values and adds durations; `date(timestamp)` truncates to the day.
  * - `damlDate(timestamp)`: the reverse, the UTC day as Daml Date text `yyyy-mm-dd`, for a Date
@@ -73,6 +112,7 @@ function baseEnvironment(): Environment {
     })
     .registerFunction('decimal(Decimal): Decimal', (d: CelDecimal) => d)
     .registerFunction('string(Decimal): string', (d: CelDecimal) => d.toString())
+    .registerFunction('sum(list): Decimal', sumOf)
     .registerFunction(`date(string): ${TIMESTAMP}`, dateOf)
     .registerFunction(
       `date(${TIMESTAMP}): ${TIMESTAMP}`,

@@ -117,6 +117,7 @@ const UNKNOWN: Operand = { kind: 'unknown' };
 /** The types of what the functions ledgerbot's CEL has return, by name. */
 const CALL_TYPES: Readonly<Record<string, StaticType>> = {
   decimal: 'Decimal',
+  sum: 'Decimal',
   date: 'timestamp',
   damlDate: 'string',
   timestamp: 'timestamp',
