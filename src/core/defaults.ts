@@ -43,6 +43,8 @@ export const DEFAULTS = {
     concurrency: 4,
     /** Missed schedule slots run after a pause (`catchUp: all`), at most. */
     maxCatchUp: 10,
+    /** `forEach.batch`: contracts per batch, and the fewest a batch fires with. */
+    batch: { size: 100, min: 1 },
   },
   /** The command line's own defaults. */
   cli: {

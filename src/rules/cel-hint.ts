@@ -2,12 +2,16 @@ import { closestMatch } from '../core/source/closest-match.js';
 
 /** The variables in scope of an expression. */
 export type Variables = readonly string[];
-/** Event rule, schedule rule with forEach, schedule rule without (once per slot). */
-export type RuleKind = 'event' | 'schedule' | 'slot';
+/**
+ * Event rule, schedule rule with forEach, schedule rule without (once per slot), and the `then`
+ * of a schedule rule with `forEach.batch` (`contracts`, not `contract`).
+ */
+export type RuleKind = 'event' | 'schedule' | 'slot' | 'batch';
 
 /** The functions rules may call, for "did you mean" hints. */
 const KNOWN_FUNCTIONS = [
   'decimal',
+  'sum',
   'date',
   'timestamp',
   'duration',
@@ -34,12 +38,21 @@ export function celHint(summary: string, variables: Variables, kind: RuleKind): 
     if (unknownVar === 'event' && kind !== 'event') {
       return kind === 'slot'
         ? 'schedule rules have no `event`; add `forEach:` to iterate over contracts (as `contract`)'
-        : 'schedule rules have no `event`: use `contract`, the active contract of this iteration';
+        : kind === 'batch'
+          ? 'schedule rules have no `event`: a batch rule’s `then` uses `contracts`, the batch'
+          : 'schedule rules have no `event`: use `contract`, the active contract of this iteration';
     }
     if (unknownVar === 'contract') {
-      return kind !== 'event'
-        ? '`contract` exists only in schedule rules with `forEach:`'
-        : '`contract` exists only in schedule rules with `forEach:`; an event rule uses `event`';
+      return kind === 'batch'
+        ? 'a batch rule fires once per batch: `then` sees `contracts`, the list of the batch (e.g. `contracts.map(c, c.contractId)`); `contract` is in `when` and `groupBy`'
+        : kind !== 'event'
+          ? '`contract` exists only in schedule rules with `forEach:`'
+          : '`contract` exists only in schedule rules with `forEach:`; an event rule uses `event`';
+    }
+    if (unknownVar === 'contracts') {
+      return kind === 'schedule'
+        ? '`contracts` (the batch) exists only in the `then` of a rule with `forEach.batch`; `when` and `groupBy` see one `contract` at a time'
+        : '`contracts` (the batch) exists only in the `then` of a schedule rule with `forEach: { …, batch: {…} }`';
     }
     const guess = closestMatch(unknownVar, variables);
     return guess !== undefined

@@ -2,11 +2,20 @@ import { DEFAULTS } from '../core/defaults.js';
 import { closestMatch } from '../core/source/closest-match.js';
 import type { CatalogueEntry } from '../daml-lf/package-catalogue.js';
 import { checkChoice, resolveRef } from './catalogue-refs.js';
-import type { CatchUpPolicy, ForEach, Trigger } from './compiled-rule.js';
+import {
+  SCHEDULE_RULE_VARIABLES,
+  type BatchSpec,
+  type CatchUpPolicy,
+  type CompiledExpression,
+  type ForEach,
+  type ScheduleTrigger,
+  type Trigger,
+} from './compiled-rule.js';
 import { isRecord } from './is-record.js';
 import { parseCron } from './parse-cron.js';
 import type { RuleScope } from './rule-scope.js';
 import { TRIGGER_KINDS } from './rules-schema.js';
+import { hasTemplate } from './split-template.js';
 
 /** A rule's trigger: an event (`on:`) or a cron schedule (with an optional `forEach:`). */
 export function compileTrigger(scope: RuleScope): Trigger | null {
@@ -108,12 +117,13 @@ function scheduleTrigger(scope: RuleScope, schedule: Record<string, unknown>): T
       template: resolved.ref,
       refKind: resolved.refKind,
       party,
+      batch: null,
       pos: scope.at.pos(scope.p('forEach'), { key: true }),
     };
   }
   const jitterMs = scope.duration(schedule.jitter, scope.p('schedule', 'jitter'), 0);
   if ('problem' in cronSpec || timezone === null || jitterMs === null) return null;
-  return withEntries(scope, entries, {
+  const trigger: ScheduleTrigger = {
     kind: 'schedule',
     cron: schedule.cron,
     cronSpec,
@@ -124,7 +134,35 @@ function scheduleTrigger(scope: RuleScope, schedule: Record<string, unknown>): T
       typeof schedule.maxCatchUp === 'number' ? schedule.maxCatchUp : DEFAULTS.rule.maxCatchUp,
     jitterMs,
     pos: scope.at.pos(scope.p('schedule'), { key: true }),
-  });
+  };
+  withEntries(scope, entries, trigger);
+  if (forEach === null || !isRecord(rawForEach) || !isRecord(rawForEach.batch)) return trigger;
+  // After withEntries: `groupBy` reads `contract`, checked against the trigger's types.
+  const batch = compileBatch(scope, rawForEach.batch);
+  return batch === null ? null : { ...trigger, forEach: { ...forEach, batch } };
+}
+
+/** `forEach.batch`: its numbers, and `groupBy` compiled over `contract`. */
+function compileBatch(scope: RuleScope, raw: Record<string, unknown>): BatchSpec | null {
+  const size = typeof raw.size === 'number' ? raw.size : DEFAULTS.rule.batch.size;
+  const min = typeof raw.min === 'number' ? raw.min : DEFAULTS.rule.batch.min;
+  if (min > size) {
+    scope.error(
+      scope.at.pos(scope.p('forEach', 'batch', 'min')),
+      'BAD_VALUE',
+      `batch.min (${min}) is larger than batch.size (${size}): no batch could fire`,
+      `lower min, or raise size to at least ${min}`,
+    );
+    return null;
+  }
+  let groupBy: CompiledExpression | null = null;
+  if (typeof raw.groupBy === 'string') {
+    const path = scope.p('forEach', 'batch', 'groupBy');
+    if (hasTemplate(raw.groupBy)) return null; // reported as TEMPLATE_NOT_ALLOWED
+    groupBy = scope.expression(raw.groupBy, path, 0, SCHEDULE_RULE_VARIABLES, 'schedule');
+    if (groupBy === null) return null;
+  }
+  return { size, min, groupBy, pos: scope.at.pos(scope.p('forEach', 'batch'), { key: true }) };
 }
 
 function compileTimezone(scope: RuleScope, raw: unknown): string | null {

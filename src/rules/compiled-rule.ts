@@ -93,6 +93,29 @@ export type ForEach = {
   readonly template: TemplateRef;
   readonly refKind: RefKind;
   readonly party: string;
+  /**
+   * Null: the rule fires once per contract `when` selects (`contract` in `then`). Otherwise it
+   * fires once per batch of them (`contracts` in `then`): see BatchSpec.
+   */
+  readonly batch: BatchSpec | null;
+  readonly pos: SourcePos;
+};
+
+/**
+ * `forEach.batch`: `when` selects contracts one by one (`contract` in scope), and `then` runs
+ * once per batch of up to `size` selected contracts, in the order the active contract set is
+ * read, with the list as `contracts`. A batch of fewer than `min` (only the last of a group can
+ * be) does not fire. With `groupBy`, contracts whose `groupBy` values are equal are batched
+ * together, each group in its own batches. A batch's trigger key is the slot and its first
+ * contract's id, so re-running a slot at the same snapshot offset gives the same commandIds.
+ */
+export type BatchSpec = {
+  /** At most this many contracts per batch (default 100). */
+  readonly size: number;
+  /** A batch of fewer contracts does not fire (default 1). */
+  readonly min: number;
+  /** Over `contract`: the group a selected contract is batched in; null: one group. */
+  readonly groupBy: CompiledExpression | null;
   readonly pos: SourcePos;
 };
 
@@ -372,6 +395,8 @@ export type RuleSet = {
  *   `updateId`, `offset`, `recordTime`, `effectiveAt` (timestamps) and `workflowId`.
  * - `contract` (schedule rules with `forEach` only): the active contract's CreatedEvent fields
  *   (`contractId`, `templateId`, `packageName`, `createArgument`, `createdAt`, `signatories`, ...).
+ * - `contracts` (the `then` of a rule with `forEach.batch`, instead of `contract`): the batch, a
+ *   list of such contracts.
  * - `parties`: map of party alias → party id, from the bot config.
  * - `rule`: `{id, revision, description, labels}` of the rule being evaluated.
  * - `now`: a timestamp given to evaluation (the slot time for schedules, the evaluation input for
@@ -383,3 +408,8 @@ export const EVENT_RULE_VARIABLES = ['event', 'parties', 'rule', 'now', 'today']
 export const SCHEDULE_RULE_VARIABLES = ['contract', 'parties', 'rule', 'now', 'today'] as const;
 /** A schedule rule without `forEach` has no `contract`. */
 export const SLOT_RULE_VARIABLES = ['parties', 'rule', 'now', 'today'] as const;
+/**
+ * The `then` of a rule with `forEach.batch`: `contracts`, the batch (a list of what `contract`
+ * is in its `when`), instead of `contract`.
+ */
+export const BATCH_RULE_VARIABLES = ['contracts', 'parties', 'rule', 'now', 'today'] as const;

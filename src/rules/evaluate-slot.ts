@@ -1,7 +1,7 @@
 import { IllegalStateError } from '../core/illegal-state-error.js';
 import { zoneFormats } from '../core/zone-formats.js';
 import type { CreatedEvent } from '../ledger/wire/wire-types.js';
-import type { CompiledRule } from './compiled-rule.js';
+import type { BatchSpec, CompiledRule } from './compiled-rule.js';
 import { eventFieldsOf, withView } from './event-variable.js';
 import { notMatched, ruleGate } from './match-event.js';
 import {
@@ -42,6 +42,7 @@ export type SlotContext = {
  * timestamp, offset and nodeId as ints; for a `forEach` on an interface, with the interface view
  * as `view`, from the contract's `interfaceViews`), `parties` and `rule`. The commandId's trigger key is the
  * slot time and the contract id. Like `evaluate`, it never throws for a failing expression.
+ * A rule with `forEach.batch` fires per batch, not per contract: run it with SlotEvaluation.
  */
 export function evaluateSlot(
   rule: CompiledRule,
@@ -49,6 +50,50 @@ export function evaluateSlot(
   contract: CreatedEvent | null,
   context: SlotContext,
 ): EvaluationResult {
+  const input = slotInput(rule, slot, contract, context);
+  if (input.kind === 'done') return input.result;
+  if (input.batch !== null) {
+    throw new IllegalStateError(
+      `evaluateSlot: rule "${rule.id}" fires per batch of contracts; evaluate its slot with SlotEvaluation`,
+    );
+  }
+  const result = fireRule(rule, {
+    variables: input.variables,
+    parties: context.parties,
+    triggerKey: { kind: 'slot', slot: slot.getTime(), contractId: input.contractId },
+    offset: context.snapshotOffset,
+    contractId: input.contractId,
+  });
+  const error = result.explanation.error;
+  return {
+    intents: result.intents,
+    explanations: [result.explanation],
+    errors: error === null ? [] : [error],
+  };
+}
+
+/**
+ * What a schedule rule's conditions see for one slot and contract (or none, without `forEach`):
+ * the CEL variables, or (`done`) the result when the rule does not get that far: the contract
+ * is of another template, lacks the interface's view, or its party does not see it; the rule
+ * is disabled.
+ */
+export type SlotInput =
+  | {
+      readonly kind: 'variables';
+      readonly variables: Record<string, unknown>;
+      readonly contractId: string | null;
+      /** The rule's `forEach.batch` (null: it fires per contract, or once per slot). */
+      readonly batch: BatchSpec | null;
+    }
+  | { readonly kind: 'done'; readonly result: EvaluationResult };
+
+export function slotInput(
+  rule: CompiledRule,
+  slot: Date,
+  contract: CreatedEvent | null,
+  context: SlotContext,
+): SlotInput {
   const trigger = rule.trigger;
   if (trigger.kind !== 'schedule') {
     throw new IllegalStateError(`evaluateSlot: rule "${rule.id}" is not a schedule rule`);
@@ -61,6 +106,7 @@ export function evaluateSlot(
         : `evaluateSlot: rule "${rule.id}" has forEach, pass each contract`,
     );
   }
+  const done = (result: EvaluationResult): SlotInput => ({ kind: 'done', result });
   const contractId = contract?.contractId ?? null;
   let view: { readonly value: unknown } | null = null;
   if (forEach !== null && contract !== null && forEach.refKind === 'interface') {
@@ -74,23 +120,25 @@ export function evaluateSlot(
         contract.templateId,
         ids,
       );
-      return none(notMatched(rule, found.mismatch, message, contractId));
+      return done(none(notMatched(rule, found.mismatch, message, contractId)));
     }
     const value = viewValueOf(contract, found.id);
     if ('failed' in value) {
       const explanation = viewFailure(rule, value.failed, contractId, forEach.pos);
-      return { intents: [], explanations: [explanation], errors: [explanation.error!] };
+      return done({ intents: [], explanations: [explanation], errors: [explanation.error!] });
     }
     view = value;
   } else if (forEach !== null && contract !== null) {
     const template = templateMismatch(forEach.template, contract.templateId, contract.packageName);
     if (template !== null) {
-      return none(
-        notMatched(
-          rule,
-          template,
-          `the contract is of template ${contract.templateId}, forEach reads ${forEach.template.text}`,
-          contractId,
+      return done(
+        none(
+          notMatched(
+            rule,
+            template,
+            `the contract is of template ${contract.templateId}, forEach reads ${forEach.template.text}`,
+            contractId,
+          ),
         ),
       );
     }
@@ -103,7 +151,7 @@ export function evaluateSlot(
   );
   // Without forEach there is no contract whose witnesses could be checked; only `enabled` applies.
   if (gate !== null && (forEach !== null || gate.reason === 'rule-disabled')) {
-    return none(notMatched(rule, gate.reason, gate.message, contractId));
+    return done(none(notMatched(rule, gate.reason, gate.message, contractId)));
   }
   const variables: Record<string, unknown> = {
     parties: context.parties,
@@ -116,19 +164,7 @@ export function evaluateSlot(
     variables.contract =
       view === null ? fields : withView(fields, view.value, rule.fieldReads ?? null);
   }
-  const result = fireRule(rule, {
-    variables,
-    parties: context.parties,
-    triggerKey: { kind: 'slot', slot: slot.getTime(), contractId },
-    offset: context.snapshotOffset,
-    contractId,
-  });
-  const error = result.explanation.error;
-  return {
-    intents: result.intents,
-    explanations: [result.explanation],
-    errors: error === null ? [] : [error],
-  };
+  return { kind: 'variables', variables, contractId, batch: forEach?.batch ?? null };
 }
 
 function none(explanation: EvaluationResult['explanations'][number]): EvaluationResult {

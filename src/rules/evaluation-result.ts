@@ -109,8 +109,26 @@ export type Explanation = {
   /** Intents produced (one per action when fired). */
   readonly intents: number;
   readonly error: RuleEvaluationError | null;
-  /** For schedule rules with `forEach`: the contract this explanation is about. */
+  /**
+   * For schedule rules with `forEach`: the contract this explanation is about (for a batch, its
+   * first contract).
+   */
   readonly contractId: string | null;
+  /**
+   * For a contract of a rule with `forEach.batch`: whether `when` selected it for a batch (its
+   * commands come with the batch's explanation, so `fired` is false).
+   */
+  readonly selected?: boolean;
+  /**
+   * For a batch of a rule with `forEach.batch` (no conditions of its own): its contracts, in
+   * order, and the rule's `batch.min` (a batch with fewer contracts does not fire).
+   */
+  readonly batch?: BatchExplanation;
+};
+
+export type BatchExplanation = {
+  readonly contractIds: readonly string[];
+  readonly min: number;
 };
 
 export type EvaluationResult = {

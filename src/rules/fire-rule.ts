@@ -52,6 +52,43 @@ class ActionProblem extends LedgerbotError {
  * action cannot be rendered, the rule reports the error and produces no intents for this input.
  */
 export function fireRule(rule: CompiledRule, firing: Firing): FireResult {
+  const when = checkConditions(rule, firing.variables);
+  const then =
+    when.holds && when.error === null
+      ? renderActions(rule, firing)
+      : { intents: [] as Intent[], error: null };
+  const error = when.error ?? then.error;
+  const fired = when.holds && error === null;
+  return {
+    explanation: {
+      ruleId: rule.id,
+      revision: rule.revision,
+      pos: rule.pos,
+      triggerMatched: true,
+      mismatch: null,
+      conditions: when.conditions,
+      fired,
+      intents: then.intents.length,
+      error,
+      contractId: firing.contractId,
+    },
+    intents: then.intents,
+  };
+}
+
+/** The outcome of a rule's `when` for one input. */
+export type ConditionsResult = {
+  readonly conditions: readonly ConditionOutcome[];
+  /** Every condition gave true (also when there are none). */
+  readonly holds: boolean;
+  readonly error: RuleEvaluationError | null;
+};
+
+/** Each `when` condition in order, stopping at the first that is false or fails. */
+export function checkConditions(
+  rule: CompiledRule,
+  variables: Readonly<Record<string, unknown>>,
+): ConditionsResult {
   const conditions: ConditionOutcome[] = [];
   let error: RuleEvaluationError | null = null;
   let holds = true;
@@ -62,7 +99,7 @@ export function fireRule(rule: CompiledRule, firing: Firing): FireResult {
     }
     let value: unknown;
     try {
-      value = condition.program.evaluate(firing.variables);
+      value = condition.program.evaluate(variables);
     } catch (thrown) {
       error = ruleError(rule, 'CEL_EVALUATION_ERROR', errorSummary(thrown), condition.source, {
         pos: condition.pos,
@@ -86,50 +123,42 @@ export function fireRule(rule: CompiledRule, firing: Firing): FireResult {
     holds = value;
     conditions.push(outcome(condition, value ? 'true' : 'false'));
   }
+  return { conditions, holds: holds && error === null, error };
+}
 
+/**
+ * Every action of the rule as an intent, or none and the error when one cannot be rendered
+ * (a rule fires all of its actions or none).
+ */
+export function renderActions(
+  rule: CompiledRule,
+  firing: Firing,
+): { readonly intents: readonly Intent[]; readonly error: RuleEvaluationError | null } {
   const intents: Intent[] = [];
-  if (holds && error === null) {
-    for (const action of rule.then) {
-      try {
-        intents.push(buildIntent(rule, action, firing));
-      } catch (thrown) {
-        const problem =
-          thrown instanceof ActionProblem
-            ? thrown
-            : thrown instanceof RenderFailure
-              ? new ActionProblem(
-                  thrown.expression === null ? 'BAD_VALUE' : 'CEL_EVALUATION_ERROR',
-                  thrown.message,
-                  thrown.expression,
-                  thrown.pos,
-                )
-              : new ActionProblem('CEL_EVALUATION_ERROR', errorSummary(thrown), null, action.pos);
-        error = ruleError(rule, problem.problem, problem.message, problem.expression, {
-          pos: problem.pos,
-          phase: 'then',
-          actionIndex: action.index,
-        });
-        intents.length = 0;
-        break;
-      }
+  for (const action of rule.then) {
+    try {
+      intents.push(buildIntent(rule, action, firing));
+    } catch (thrown) {
+      const problem =
+        thrown instanceof ActionProblem
+          ? thrown
+          : thrown instanceof RenderFailure
+            ? new ActionProblem(
+                thrown.expression === null ? 'BAD_VALUE' : 'CEL_EVALUATION_ERROR',
+                thrown.message,
+                thrown.expression,
+                thrown.pos,
+              )
+            : new ActionProblem('CEL_EVALUATION_ERROR', errorSummary(thrown), null, action.pos);
+      const error = ruleError(rule, problem.problem, problem.message, problem.expression, {
+        pos: problem.pos,
+        phase: 'then',
+        actionIndex: action.index,
+      });
+      return { intents: [], error };
     }
   }
-  const fired = holds && error === null;
-  return {
-    explanation: {
-      ruleId: rule.id,
-      revision: rule.revision,
-      pos: rule.pos,
-      triggerMatched: true,
-      mismatch: null,
-      conditions,
-      fired,
-      intents: intents.length,
-      error,
-      contractId: firing.contractId,
-    },
-    intents,
-  };
+  return { intents, error: null };
 }
 
 function outcome(

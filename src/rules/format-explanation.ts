@@ -10,7 +10,12 @@ import type { Explanation } from './evaluation-result.js';
  */
 export function formatExplanation(e: Explanation): string[] {
   const where = `${e.pos.file}:${e.pos.line}:${e.pos.col}`;
-  const on = e.contractId === null ? '' : ` for contract ${e.contractId}`;
+  const on =
+    e.batch !== undefined
+      ? ` for a batch of ${batchText(e.batch.contractIds)}`
+      : e.contractId === null
+        ? ''
+        : ` for contract ${e.contractId}`;
   if (!e.triggerMatched) {
     return [`${e.ruleId} (${where}): not matched${on}: ${e.mismatch?.message ?? 'no match'}`];
   }
@@ -18,10 +23,21 @@ export function formatExplanation(e: Explanation): string[] {
     ? `fired${on} (${e.intents} command${e.intents === 1 ? '' : 's'})`
     : e.error !== null
       ? `failed${on}`
-      : `not fired${on}`;
+      : e.selected === true
+        ? `selected${on} (into a batch)`
+        : e.selected === false
+          ? `not selected${on}`
+          : e.batch !== undefined
+            ? `not fired${on}: fewer than batch.min (${e.batch.min})`
+            : `not fired${on}`;
   const lines = [`${e.ruleId} (${where}): ${verdict}`];
-  // A failed interface view stops the rule before its conditions: nothing to say about them.
-  if (e.conditions.length === 0 && e.error?.code !== 'INTERFACE_VIEW_FAILED') {
+  // A failed interface view stops the rule before its conditions: nothing to say about them;
+  // a batch has none of its own (each contract's explanation has them).
+  if (
+    e.conditions.length === 0 &&
+    e.error?.code !== 'INTERFACE_VIEW_FAILED' &&
+    e.batch === undefined
+  ) {
     lines.push('  no conditions (when is empty): always fires');
   }
   for (const c of e.conditions) {
@@ -33,4 +49,11 @@ export function formatExplanation(e: Explanation): string[] {
     lines.push(`  error${action} at ${at}: ${e.error.message}`);
   }
   return lines;
+}
+
+/** "3 contracts (00a, 00b, 00c)", the ids cut after five. */
+function batchText(ids: readonly string[]): string {
+  const shown = ids.slice(0, 5).join(', ');
+  const more = ids.length > 5 ? `, … ${ids.length - 5} more` : '';
+  return `${ids.length} contract${ids.length === 1 ? '' : 's'} (${shown}${more})`;
 }

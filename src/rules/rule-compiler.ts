@@ -4,6 +4,7 @@ import { compileAction } from './compile-action.js';
 import { compileRuleOptions } from './compile-rule-options.js';
 import { compileTrigger } from './compile-trigger.js';
 import {
+  BATCH_RULE_VARIABLES,
   EVENT_RULE_VARIABLES,
   SCHEDULE_RULE_VARIABLES,
   SLOT_RULE_VARIABLES,
@@ -20,6 +21,7 @@ const VARIABLES: Readonly<Record<RuleKind, Variables>> = {
   event: EVENT_RULE_VARIABLES,
   schedule: SCHEDULE_RULE_VARIABLES,
   slot: SLOT_RULE_VARIABLES,
+  batch: BATCH_RULE_VARIABLES,
 };
 
 /**
@@ -40,8 +42,12 @@ export function compileRule(scope: RuleScope): CompiledRule | null {
         : 'event';
   const variables: Variables = VARIABLES[kind];
   const when = compileWhen(scope, variables, kind);
+  // A batch rule's `when` selects one contract at a time; its `then` sees the batch.
+  const thenKind: RuleKind =
+    kind === 'schedule' && isRecord(raw.forEach) && isRecord(raw.forEach.batch) ? 'batch' : kind;
+  const thenVariables = VARIABLES[thenKind];
   const then = Array.isArray(raw.then)
-    ? raw.then.map((a: unknown, i) => compileAction(scope, a, i, variables, kind))
+    ? raw.then.map((a: unknown, i) => compileAction(scope, a, i, thenVariables, thenKind))
     : [];
   const options = compileRuleOptions(scope);
   if (!scope.ok || trigger === null || when === null || options === null) return null;

@@ -4,6 +4,7 @@ import type { CatalogueEntry, PackageCatalogue } from '../daml-lf/package-catalo
 import type { YamlLocator, YamlPath } from '../core/yaml-locator.js';
 import { CelCompileError } from './cel/cel-compile-error.js';
 import type { CelEnvironment } from './cel/cel-environment.js';
+import { asContractReads } from './batch-reads.js';
 import type { CelProgram } from './cel/cel-program.js';
 import type { Guard, ReadPath } from './cel/read-paths.js';
 import { celHint, type RuleKind, type Variables } from './cel-hint.js';
@@ -180,9 +181,10 @@ export class RuleScope {
       return null;
     }
     try {
-      const program = this.file.cel.compile(source, variables, {
+      const compiled = this.file.cel.compile(source, variables, {
         maxComprehensionDepth: MAX_COMPREHENSION_DEPTH,
       });
+      const program = variables.includes('contracts') ? asContractReads(compiled) : compiled;
       this.reads.push(...program.reads);
       this.#check(program, path, offset);
       return { source, program, pos };

@@ -31,6 +31,13 @@ export const RULE_LIMITS = {
   ACTIONS_PER_RULE_MAX: 100,
   /** A retry policy's attempts; the config's `submission.retry` (the rules' default) has the same cap. */
   RETRY_ATTEMPTS_MAX: 1000,
+  /** Contracts in one `forEach.batch` (one command carries them all). */
+  BATCH_SIZE_MAX: 1000,
+  /**
+   * Selected contracts a slot holds while their groups (`batch.groupBy`) fill; beyond it, the
+   * group open longest fires early. Bounds a slot's memory whatever the number of groups.
+   */
+  BATCH_PENDING_MAX: 10_000,
 } as const;
 
 export const COMMAND_KINDS = ['createAndExercise', 'create', 'exercise', 'exerciseByKey'] as const;
@@ -267,15 +274,47 @@ const schedule: Schema = {
   },
 };
 
+const batch: Schema = {
+  type: 'object',
+  description:
+    'Run `then` once per batch of the contracts `when` selects, with the batch as `contracts` (a list), instead of once per contract. Batches follow the order the active contracts are read in.',
+  additionalProperties: false,
+  properties: {
+    size: {
+      type: 'integer',
+      minimum: 1,
+      maximum: RULE_LIMITS.BATCH_SIZE_MAX,
+      default: DEFAULTS.rule.batch.size,
+      description: 'At most this many contracts per batch.',
+    },
+    min: {
+      type: 'integer',
+      minimum: 1,
+      maximum: RULE_LIMITS.BATCH_SIZE_MAX,
+      default: DEFAULTS.rule.batch.min,
+      description:
+        'A batch of fewer contracts (the last one of a slot, or of a group) does not fire; at most `size`.',
+    },
+    groupBy: {
+      type: 'string',
+      minLength: 1,
+      maxLength: RULE_LIMITS.EXPRESSION_MAX,
+      description:
+        'A CEL expression over `contract`: contracts with equal values are batched together (each group in its own batches), e.g. `contract.view.instrumentId`.',
+    },
+  },
+};
+
 const forEach: Schema = {
   type: 'object',
   description:
-    'For a schedule: run the rule once per active contract of a template, or of an interface (then `contract.view` is the interface view).',
+    'For a schedule: run the rule once per active contract of a template, or of an interface (then `contract.view` is the interface view); with `batch`, once per batch of them.',
   additionalProperties: false,
   required: ['activeContracts', 'party'],
   properties: {
     activeContracts: templateRef,
     party: partyAlias,
+    batch,
   },
 };
 

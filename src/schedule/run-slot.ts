@@ -1,7 +1,8 @@
 import { throwIfAborted } from '../core/abort-error.js';
 import type { CompiledRule, RefKind, TemplateRef } from '../rules/compiled-rule.js';
-import { evaluateSlot } from '../rules/evaluate-slot.js';
-import type { Intent, RuleEvaluationError } from '../rules/evaluation-result.js';
+import type { evaluateSlot } from '../rules/evaluate-slot.js';
+import type { EvaluationResult, Intent, RuleEvaluationError } from '../rules/evaluation-result.js';
+import { SlotEvaluation } from '../rules/slot-evaluation.js';
 import { ScheduleError } from './schedule-error.js';
 
 /** An active contract as `evaluateSlot` reads it: the CreatedEvent of the ACS entry. */
@@ -102,8 +103,9 @@ export type SlotRunResult = {
  * Runs one slot of a schedule rule: reads the ledger end O (or, when an interrupted run of the same
  * slot recorded one, that O again, so the re-run sees the same snapshot and the ledger's
  * deduplication from O catches what the first run submitted), streams the `forEach` contracts
- * at O, evaluates the rule per contract with `now` = the slot time, and hands the intents to the
- * sink in batches. Without `forEach` the rule fires once. The journal marks the slot begun
+ * at O, evaluates the rule per contract with `now` = the slot time (with `forEach.batch`, per
+ * batch of selected contracts: batches span the pages of the stream, see SlotEvaluation), and
+ * hands the intents to the sink in batches. Without `forEach` the rule fires once. The journal marks the slot begun
  * before and completed after every intent is recorded; a crash in between leaves it in progress,
  * and the next start runs it again with the same commandIds.
  */
@@ -146,8 +148,8 @@ export async function runSlot(
   let contracts = 0;
   let errorCount = 0;
   const errors: RuleEvaluationError[] = [];
-  const take = (contract: SlotContract | null): void => {
-    const result = evaluateSlot(rule, at, contract, context);
+  const evaluation = new SlotEvaluation(rule, at, context);
+  const take = (result: EvaluationResult): void => {
     for (const error of result.errors) {
       errorCount++;
       if (errors.length < maxErrors) errors.push(error);
@@ -163,9 +165,7 @@ export async function runSlot(
   };
 
   const forEach = trigger.forEach;
-  if (forEach === null) {
-    take(null);
-  } else {
+  if (forEach !== null) {
     const party = parties[forEach.party];
     if (party === undefined) {
       throw new ScheduleError(
@@ -179,10 +179,12 @@ export async function runSlot(
     );
     for await (const contract of stream) {
       contracts++;
-      take(contract);
+      take(evaluation.contract(contract));
       if (batch.length >= batchSize) await flush();
     }
   }
+  // Without forEach the rule's one firing; with forEach.batch, the batches still open.
+  take(evaluation.end());
   await flush();
   throwIfAborted(signal);
   journal?.completeSlot(rule.id, slot);

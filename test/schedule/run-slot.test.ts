@@ -282,6 +282,60 @@ describe('runSlot', () => {
     expect(result.errors[0]).toMatchObject({ ruleId: 'remind-overdue', phase: 'when' });
   });
 
+  it('forEach.batch: batches of the selected contracts span the stream; the end fires the rest', async () => {
+    const batched = rules(`
+version: 1
+rules:
+  - id: remind-in-batches
+    schedule: { cron: "0 9 * * MON-FRI" }
+    forEach:
+      activeContracts: "#invoices:Invoice:Invoice"
+      party: issuer
+      batch: { size: 7, min: 2 }
+    when: 'date(contract.createArgument.due) < today'
+    then:
+      - create:
+          template: "#invoices:Audit:Entry"
+          createArguments:
+            by: "\${{ parties.issuer }}"
+            invoices: "\${{ contracts.map(c, c.contractId) }}"
+        actAs: [issuer]
+`).rules[0]!;
+    // 45 contracts, 30 overdue: batches of 7, 7, 7, 7 and a last one of 2.
+    const contracts = invoices(45, (i) => i % 3 !== 0);
+    const overdue = contracts.filter((_, i) => i % 3 !== 0).map((c) => c.contractId);
+    const sink = new RecordingSink();
+    const journal = new MemoryJournal();
+    const result = await runSlot(batched, SLOT, {
+      source: new FakeSource(60, contracts),
+      sink,
+      journal,
+      parties: PARTIES,
+      batchSize: 2,
+    });
+    expect(result).toMatchObject({ contracts: 45, intents: 5, errorCount: 0 });
+    const lists = sink.intents.map(
+      (i) =>
+        (i.command as { CreateCommand: { createArguments: { invoices: string[] } } }).CreateCommand
+          .createArguments.invoices,
+    );
+    expect(lists.map((l) => l.length)).toEqual([7, 7, 7, 7, 2]);
+    expect(lists.flat()).toEqual(overdue);
+    expect(sink.intents.map((i) => i.triggerKey)).toEqual(
+      lists.map((l) => ({ kind: 'slot', slot: SLOT, contractId: l[0] })),
+    );
+    expect(journal.log.at(-1)).toBe(`complete remind-in-batches ${SLOT}`);
+
+    // The slot again at the same snapshot (a resumed run): the same batches, the same ids.
+    const again = new RecordingSink();
+    await runSlot(batched, SLOT, {
+      source: new FakeSource(60, contracts),
+      sink: again,
+      parties: PARTIES,
+    });
+    expect(again.intents.map((i) => i.commandId)).toEqual(sink.intents.map((i) => i.commandId));
+  });
+
   it('refuses event rules and unknown parties with typed errors', async () => {
     const event = rules(`
 version: 1

@@ -70,7 +70,16 @@ type Listed = {
   readonly catchUp: string;
   readonly maxCatchUp: number;
   readonly jitterMs: number;
-  readonly forEach: { readonly template: string; readonly party: string } | null;
+  readonly forEach: {
+    readonly template: string;
+    readonly party: string;
+    /** `forEach.batch`: `groupBy` as written, or null. */
+    readonly batch?: {
+      readonly size: number;
+      readonly min: number;
+      readonly groupBy: string | null;
+    };
+  } | null;
   /** Null: no state store yet. */
   readonly lastCompleted: SlotView | null | 'never';
   readonly inProgress: SlotView | null;
@@ -103,7 +112,19 @@ function describe(
     forEach:
       trigger.forEach === null
         ? null
-        : { template: trigger.forEach.template.text, party: trigger.forEach.party },
+        : {
+            template: trigger.forEach.template.text,
+            party: trigger.forEach.party,
+            ...(trigger.forEach.batch === null
+              ? {}
+              : {
+                  batch: {
+                    size: trigger.forEach.batch.size,
+                    min: trigger.forEach.batch.min,
+                    groupBy: trigger.forEach.batch.groupBy?.source ?? null,
+                  },
+                }),
+          },
     lastCompleted:
       records === null
         ? null
@@ -120,7 +141,7 @@ function formatText(r: Listed): string {
     `${r.ruleId}${r.enabled ? '' : ' (disabled)'}`,
     `  cron:           ${r.cron}  (${r.timezone})`,
     `  catch-up:       ${r.catchUp}${r.catchUp === 'all' ? ` (at most ${r.maxCatchUp})` : ''}${r.jitterMs > 0 ? `, jitter up to ${r.jitterMs} ms` : ''}`,
-    `  for each:       ${r.forEach === null ? '(once per slot)' : `${r.forEach.template} seen by ${r.forEach.party}`}`,
+    `  for each:       ${r.forEach === null ? '(once per slot)' : `${r.forEach.template} seen by ${r.forEach.party}${batchText(r.forEach.batch)}`}`,
     `  last completed: ${
       r.lastCompleted === null
         ? 'unknown (no state store yet)'
@@ -147,4 +168,13 @@ function readSlotRecords(path: string): Map<string, SlotRecord> | null {
   } finally {
     store.close();
   }
+}
+
+/** ", in batches of 2 to 100 by contract.view.instrumentId", or nothing without `batch`. */
+function batchText(
+  batch: { size: number; min: number; groupBy: string | null } | undefined,
+): string {
+  if (batch === undefined) return '';
+  const range = batch.min === 1 ? `up to ${batch.size}` : `${batch.min} to ${batch.size}`;
+  return `, in batches of ${range}${batch.groupBy === null ? '' : ` by ${batch.groupBy}`}`;
 }

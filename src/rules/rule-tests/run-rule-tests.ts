@@ -1,7 +1,6 @@
 import { closestMatch } from '../../core/source/closest-match.js';
 import type { RuleSet, SourcePos, TemplateRef } from '../compiled-rule.js';
 import { evaluate } from '../evaluate.js';
-import { evaluateSlot } from '../evaluate-slot.js';
 import type {
   EvaluationResult,
   Explanation,
@@ -11,6 +10,7 @@ import type {
 import type { PackageCatalogue } from '../../daml-lf/package-catalogue.js';
 import type { PackageNameOf } from '../match-interface.js';
 import { indexRules } from '../rule-index.js';
+import { SlotEvaluation } from '../slot-evaluation.js';
 import { compareCommands } from './compare-commands.js';
 import { compareErrors } from './compare-errors.js';
 import { testPackageId } from './given-event.js';
@@ -92,11 +92,13 @@ function runCase(
     for (const rule of schedules) {
       if (c.slotRules !== null && !c.slotRules.includes(rule.id)) continue;
       const ctx = { parties: file.parties, snapshotOffset: c.snapshotOffset, packageNameOf };
-      if (rule.trigger.kind === 'schedule' && rule.trigger.forEach === null) {
-        results.push(evaluateSlot(rule, c.slot, null, ctx));
-      } else {
-        for (const contract of c.contracts) results.push(evaluateSlot(rule, c.slot, contract, ctx));
+      // As a slot runs: each contract in order, then the end (the firing without forEach, the
+      // last batches with forEach.batch).
+      const evaluation = new SlotEvaluation(rule, c.slot, ctx);
+      if (rule.trigger.kind === 'schedule' && rule.trigger.forEach !== null) {
+        for (const contract of c.contracts) results.push(evaluation.contract(contract));
       }
+      results.push(evaluation.end());
     }
   }
   const intents = results.flatMap((r) => r.intents);
