@@ -273,15 +273,24 @@ export class NodeBuilder {
     return result;
   }
 
-  /** The visible contract a fetch or exercise step names, of a template of the same package. */
-  #stepContract(
+  /**
+   * The contract ids a fetch or exercise step names: one, or (`list`) each id of a list the
+   * step's expression gives, in order; `resolve` looks one up (visible, active, of the step's
+   * template of the same package) when the step reaches it, so an earlier exercise of the same
+   * step that consumed it is seen.
+   */
+  #stepIds(
     contract: ContractRecord,
     step: { readonly template: string; readonly contractId: ModelExpr },
     scope: Scope,
-  ): ContractRecord {
-    const cid = evalExpr(step.contractId, scope);
+  ): { list: boolean; ids: unknown[]; resolve: (cid: unknown) => ContractRecord } {
+    const value = evalExpr(step.contractId, scope);
     const template = this.#view.sibling(contract.template, step.template);
-    return this.#view.fetchVisible(String(cid), { kind: 'template', template });
+    return {
+      list: Array.isArray(value),
+      ids: Array.isArray(value) ? value : [value],
+      resolve: (cid) => this.#view.fetchVisible(String(cid), { kind: 'template', template }),
+    };
   }
 
   /** The steps of a choice body, with `inner` authority; named results go into `scope`. */
@@ -318,37 +327,44 @@ export class NodeBuilder {
           break;
         }
         case 'fetch': {
-          const fetched = this.#stepContract(contract, step, scope);
-          if (!fetched.stakeholders.some((p) => inner.has(p))) {
-            fail(
-              engineError(
-                'DAML_AUTHORIZATION_ERROR',
-                8,
-                `Interpretation error: Error: fetch of ${fetched.contractId} requires one of its stakeholders ${fetched.stakeholders.join(',')} as authorizer`,
-              ),
-            );
+          // `fetch:` giving a list fetches each contract; `as` is then the list of arguments.
+          const { list, ids, resolve } = this.#stepIds(contract, step, scope);
+          const contracts = ids.map(resolve);
+          for (const fetched of contracts) {
+            if (!fetched.stakeholders.some((p) => inner.has(p))) {
+              fail(
+                engineError(
+                  'DAML_AUTHORIZATION_ERROR',
+                  8,
+                  `Interpretation error: Error: fetch of ${fetched.contractId} requires one of its stakeholders ${fetched.stakeholders.join(',')} as authorizer`,
+                ),
+              );
+            }
           }
-          if (step.name !== null) scope[step.name] = fetched.argument;
+          if (step.name !== null) {
+            scope[step.name] = list ? contracts.map((c) => c.argument) : contracts[0]!.argument;
+          }
           break;
         }
         case 'exercise': {
-          const target = this.#stepContract(contract, step, scope);
-          const targetChoice = target.template.choices.get(step.choice)!;
-          const targetArg = recordArgument(
-            targetChoice.argument,
-            step.argument,
-            scope,
-            `argument of ${step.choice}`,
-          );
-          const result = this.exercise(
-            target,
-            targetChoice,
-            targetArg,
-            inner,
-            innerAncestors,
-            null,
-          );
-          if (step.name !== null) scope[step.name] = result;
+          // `on:` giving a list exercises the choice on each, in order, with the same
+          // argument; `as` is then the list of results.
+          const { list, ids, resolve } = this.#stepIds(contract, step, scope);
+          const results: unknown[] = [];
+          for (const cid of ids) {
+            const target = resolve(cid);
+            const targetChoice = target.template.choices.get(step.choice)!;
+            const targetArg = recordArgument(
+              targetChoice.argument,
+              step.argument,
+              scope,
+              `argument of ${step.choice}`,
+            );
+            results.push(
+              this.exercise(target, targetChoice, targetArg, inner, innerAncestors, null),
+            );
+          }
+          if (step.name !== null) scope[step.name] = list ? results : results[0];
           break;
         }
       }

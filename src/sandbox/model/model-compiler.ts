@@ -61,10 +61,14 @@ export function compileModel(
   const ctx: TemplateContext = {
     ...partial,
     interfaces,
-    names: new Set([...Object.keys(raw.templates), ...darTemplates.keys(), ...interfaces.keys()]),
+    names: new Set([
+      ...Object.keys(raw.templates ?? {}),
+      ...darTemplates.keys(),
+      ...interfaces.keys(),
+    ]),
   };
   const templates = new Map<string, TemplateDef>();
-  for (const [qn, def] of Object.entries(raw.templates)) {
+  for (const [qn, def] of Object.entries(raw.templates ?? {})) {
     if (interfaces.has(qn)) {
       problems.add(
         at.pos(['templates', qn], { key: true }),

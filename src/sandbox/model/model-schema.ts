@@ -36,7 +36,9 @@ const choiceBehaviour = {
 export const MODEL_SCHEMA = {
   $id: 'https://ledgerbot.dev/schema/sandbox-model.json',
   type: 'object',
-  required: ['package', 'templates'],
+  // A package of interfaces only (as the token standard's API packages are) has no templates.
+  required: ['package'],
+  anyOf: [{ required: ['templates'] }, { required: ['interfaces'] }],
   additionalProperties: false,
   properties: {
     package: {
@@ -77,7 +79,6 @@ export const MODEL_SCHEMA = {
     },
     templates: {
       type: 'object',
-      minProperties: 1,
       propertyNames: { pattern: QUALIFIED },
       additionalProperties: {
         type: 'object',

@@ -50,5 +50,6 @@ export type RawTemplate = {
 export type RawModel = {
   package: { name: string; version: string };
   interfaces?: Record<string, RawInterface>;
-  templates: Record<string, RawTemplate>;
+  /** Left out by a package of interfaces only (as the token standard's API packages are). */
+  templates?: Record<string, RawTemplate>;
 };
