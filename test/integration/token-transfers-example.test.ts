@@ -153,8 +153,8 @@ describe('examples/token-transfers with ledgerbot run', () => {
         expect(slot.err).toBe('');
         expect(slot.code).toBe(0);
         expect(slot.out).toContain('run by the running bot at');
-      expect(slot.out).toContain('outcomes: 1 succeeded');
-      expect(slot.out.match(/Merge/g)).toHaveLength(1);
+        expect(slot.out).toContain('outcomes: 1 succeeded');
+        expect(slot.out.match(/Merge/g)).toHaveLength(1);
         const after = await activeOf(client, parties.treasury, HOLDING);
         expect(amountsOf(after, parties.treasury)).toEqual([6.75, 100, 250, 500]);
         expect(after.map((h) => argsOf(h).amount)).toContain('6.7500000000');
