@@ -13,6 +13,7 @@ const KNOWN_FUNCTIONS = [
   'decimal',
   'sum',
   'date',
+  'damlDate',
   'timestamp',
   'duration',
   'size',

@@ -199,7 +199,7 @@ const CASES: [string, string[]][] = [
   [
     'unknown-function.yaml',
     [
-      'unknown-function.yaml:7:12: CEL: found no matching overload for \'exec(string)\'\n    hint: "exec" is not a function; available: decimal, sum, date, timestamp, duration, size, has, int, uint, double, string, bool, bytes, dyn, type, matches, contains, startsWith, endsWith [CEL_COMPILE_ERROR]',
+      'unknown-function.yaml:7:12: CEL: found no matching overload for \'exec(string)\'\n    hint: "exec" is not a function; available: decimal, sum, date, damlDate, timestamp, duration, size, has, int, uint, double, string, bool, bytes, dyn, type, matches, contains, startsWith, endsWith [CEL_COMPILE_ERROR]',
     ],
   ],
   [

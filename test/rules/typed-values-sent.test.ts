@@ -362,6 +362,16 @@ describe('Daml Date and Time text of a timestamp', () => {
     expect(damlTimeText(new Date('+010000-01-01T00:00:00Z'))).toBeNull();
   });
 
+  it('a misspelt damlDate() gets a did-you-mean', () => {
+    const { problems } = load(
+      exercise('Ship', `{ carrier: x, on: '\${{ damlDat(today) }}', priority: Open }`),
+      NONE,
+    );
+    expect(problems.map((p) => `${p.code} ${p.hint ?? ''}`)).toEqual([
+      'CEL_COMPILE_ERROR "damlDat" is not a function; did you mean "damlDate"?',
+    ]);
+  });
+
   it('damlDate() of a timestamp outside them is a rule error', () => {
     const r = fire(
       exercise(
