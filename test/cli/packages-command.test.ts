@@ -409,3 +409,14 @@ describe.skipIf(skipWithoutShared('daml-lf/dars/splice-amulet-0.1.14.dar'))(
     });
   },
 );
+
+describe('packages --model (no --config)', () => {
+  it('reads the files named, not ./bot.config.yaml and its participant', async () => {
+    // The working directory is the repository's, whose bot.config.yaml names a participant at
+    // 127.0.0.1:7575 that no test starts: reading it would fail the command.
+    const model = join(process.cwd(), 'examples/invoices/model.yaml');
+    const view = await listJson(['--model', model]);
+    expect(view.complete).toBe(false);
+    expect(view.packages.map((p) => [p.name, p.from?.kind])).toEqual([['invoices', 'model']]);
+  });
+});

@@ -88,9 +88,16 @@ cannot be read, 2 for usage errors and bad package, model or config files.`,
     if (dars.length > 0 && values.config !== undefined) {
       throw new UsageError('pass --dar FILE or --config FILE, not both');
     }
+    const models = values.model ?? [];
+    // Files named on the command line are the packages asked about: ./bot.config.yaml (and its
+    // participant) is read only when nothing else is named.
     const config =
-      dars.length > 0 ? undefined : await readConfig(values.config ?? DEFAULTS.cli.configFile);
-    const loaded = await readPackages(config, dars, values.model ?? [], values.offline);
+      values.config !== undefined
+        ? await readConfig(values.config)
+        : dars.length > 0 || models.length > 0
+          ? undefined
+          : await readConfig(DEFAULTS.cli.configFile);
+    const loaded = await readPackages(config, dars, models, values.offline);
     if (action === 'list') {
       const view = packageListView(loaded.catalogue, loaded.origins, loaded.summary);
       io.out(
@@ -115,7 +122,7 @@ async function readPackages(
     const loaded = await new PackageCatalogueReader().read(opened.sources);
     if (loaded === undefined) {
       throw new UsageError(
-        `no packages to read: ${config === undefined ? 'pass --dar FILE' : `${config.file} has no \`ledger.packages\`, embedded models or \`url\``}`,
+        `no packages to read: ${config === undefined ? 'pass --dar FILE or --model FILE' : `${config.file} has no \`ledger.packages\`, embedded models or \`url\``}`,
       );
     }
     return loaded;
