@@ -8,7 +8,7 @@ import { checkCommandValue } from './check-command-value.js';
 import { withDamlRendering } from './daml-rendering.js';
 import { isRecord } from './is-record.js';
 import type { RuleScope } from './rule-scope.js';
-import { COMMAND_KINDS } from './rules-schema.js';
+import { COMMAND_KINDS } from './rule-language.js';
 
 /** One action of `then:`: its command, template, choice and values, and who submits it. */
 export function compileAction(

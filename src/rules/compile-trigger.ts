@@ -14,7 +14,7 @@ import {
 import { isRecord } from './is-record.js';
 import { parseCron } from './parse-cron.js';
 import type { RuleScope } from './rule-scope.js';
-import { TRIGGER_KINDS } from './rules-schema.js';
+import { TRIGGER_KINDS } from './rule-language.js';
 import { hasTemplate } from './split-template.js';
 
 /** A rule's trigger: an event (`on:`) or a cron schedule (with an optional `forEach:`). */

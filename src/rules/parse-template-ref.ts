@@ -1,5 +1,5 @@
 import type { TemplateRef } from './compiled-rule.js';
-import { RULE_PATTERNS } from './rules-schema.js';
+import { RULE_PATTERNS } from './rule-language.js';
 
 const REF = new RegExp(RULE_PATTERNS.TEMPLATE_REF);
 

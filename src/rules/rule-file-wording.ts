@@ -3,7 +3,7 @@ import type { YamlPath } from '../core/yaml-locator.js';
 import { closestMatch } from '../core/source/closest-match.js';
 import type { SchemaProblem, SchemaWording } from '../core/source/index.js';
 import type { RuleProblemCode } from './rule-problem.js';
-import { COMMAND_KINDS, RULE_LIMITS, RULE_PATTERNS, TRIGGER_KINDS } from './rules-schema.js';
+import { COMMAND_KINDS, RULE_LIMITS, RULE_PATTERNS, TRIGGER_KINDS } from './rule-language.js';
 
 type Problem = SchemaProblem<RuleProblemCode>;
 

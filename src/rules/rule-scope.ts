@@ -12,7 +12,7 @@ import type { CompiledExpression, RetryOptions, SourcePos, Trigger } from './com
 import { eventShapeOf, hasInterfaceView, type EventShape } from './event-fields.js';
 import { checkExpression } from './expression-checks.js';
 import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
-import { RULE_LIMITS } from './rules-schema.js';
+import { RULE_LIMITS } from './rule-language.js';
 import { valueRootTypes, type ValueRootTypes } from './unknown-field-reads.js';
 
 /** Comprehension macros (all, exists, map, filter) may nest this deep; their cost multiplies. */

@@ -11,7 +11,7 @@ import type {
 } from './evaluation-result.js';
 import { checkConditions, renderActions } from './fire-rule.js';
 import { ruleVariable } from './rule-index.js';
-import { RULE_LIMITS } from './rules-schema.js';
+import { RULE_LIMITS } from './rule-language.js';
 
 /** A contract `when` selected for a batch: its CEL value (`contract`) and its id. */
 type Selected = { readonly value: unknown; readonly contractId: string };

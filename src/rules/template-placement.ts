@@ -1,6 +1,6 @@
 import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import type { YamlPath } from '../core/yaml-locator.js';
-import { COMMAND_KINDS } from './rules-schema.js';
+import { COMMAND_KINDS } from './rule-language.js';
 import { hasTemplate } from './split-template.js';
 
 /** Where `${{ }}` may appear: the arguments and workflowId/disclosedContracts of an action. */

@@ -7,7 +7,7 @@ import {
   type CommandIdInput,
 } from '../../src/rules/command-id.js';
 import { evaluate } from '../../src/rules/evaluate.js';
-import { RULE_LIMITS, RULE_PATTERNS } from '../../src/rules/rules-schema.js';
+import { RULE_LIMITS, RULE_PATTERNS } from '../../src/rules/rule-language.js';
 import { CONTEXT, PARTIES, created, input, rules } from './rule-fixtures.js';
 
 const base: CommandIdInput = {

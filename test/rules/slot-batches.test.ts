@@ -6,7 +6,7 @@ import { evaluateSlot } from '../../src/rules/evaluate-slot.js';
 import type { EvaluationResult } from '../../src/rules/evaluation-result.js';
 import { formatExplanation } from '../../src/rules/format-explanation.js';
 import { loadRules } from '../../src/rules/load-rules.js';
-import { RULE_LIMITS } from '../../src/rules/rules-schema.js';
+import { RULE_LIMITS } from '../../src/rules/rule-language.js';
 import { groupKey, SlotEvaluation } from '../../src/rules/slot-evaluation.js';
 import { CATALOGUE, HOLDING_ID, problemsOf, TOKEN_ID } from './interface-fixtures.js';
 import { PARTIES } from './rule-fixtures.js';

@@ -5,7 +5,7 @@
  */
 import { DEFAULTS } from '../../core/defaults.js';
 import { formatDuration } from '../../core/duration.js';
-import { RULE_LIMITS } from '../../rules/rules-schema.js';
+import { RULE_LIMITS } from '../../rules/rule-language.js';
 
 export const DURATION_PATTERN = '^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$';
 export const ALIAS_PATTERN = '^[A-Za-z][A-Za-z0-9_-]*$';
