@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PackageCatalogue } from '../../src/daml-lf/package-catalogue.js';
 import { readDar } from '../../src/daml-lf/read-dar.js';
 import { loadRules } from '../../src/rules/load-rules.js';
@@ -115,8 +115,13 @@ const sharedDar = (path: string) => ({ bytes: readFileSync(SHARED_DIR + path), s
 
 describe.skipIf(skipWithoutShared(DEFINITIONS))(
   'rules against DamlDefinitionsServiceMain.dar',
-  async () => {
-    const catalogue = await catalogueOf(sharedDar(DEFINITIONS));
+  () => {
+    // Read in beforeAll: a skipped describe still runs its body to collect the tests, and a
+    // lone clone has no ../shared to read.
+    let catalogue: PackageCatalogue;
+    beforeAll(async () => {
+      catalogue = await catalogueOf(sharedDar(DEFINITIONS));
+    });
 
     it('checks field types and literals of AllBuiltinTypesTemplate, and variants of another package', () => {
       const text = `version: 1
@@ -146,8 +151,13 @@ rules:
 
 describe.skipIf(skipWithoutShared(HOLDING))(
   'rules against the token standard holding interface',
-  async () => {
-    const catalogue = await catalogueOf(sharedDar(HOLDING));
+  () => {
+    // Read in beforeAll: a skipped describe still runs its body to collect the tests, and a
+    // lone clone has no ../shared to read.
+    let catalogue: PackageCatalogue;
+    beforeAll(async () => {
+      catalogue = await catalogueOf(sharedDar(HOLDING));
+    });
 
     it('event.view is a HoldingView: nested records, an Optional Lock, a Decimal amount', () => {
       const text = `version: 1
