@@ -58,7 +58,7 @@ export type LogLine = { readonly msg: string; readonly time: string } & Record<s
 export type BotChild = {
   readonly child: ChildProcess;
   readonly spawnedAt: number;
-  /** Resolves with the ops server URL (configs with `http`). */
+  /** Resolves with the ops server URL (configs with `http`); rejects when the bot exits first. */
   readonly opsUrl: Promise<string>;
   /** Sends SIGTERM and waits for the exit (the bot saves its checkpoint first). */
   stop(): Promise<number | null>;
@@ -80,8 +80,21 @@ export function spawnBot(
   );
   const messages = ['ops server listening', ...(options.messages ?? [])];
   let resolveOps: (url: string) => void = () => undefined;
-  const opsUrl = new Promise<string>((r) => (resolveOps = r));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  let rejectOps: (err: Error) => void = () => undefined;
+  const opsUrl = new Promise<string>((resolve, reject) => {
+    resolveOps = resolve;
+    rejectOps = reject;
+  });
+  // Not every caller waits for the ops server (configs without `http`).
+  opsUrl.catch(() => undefined);
+  const exited = new Promise<number | null>((r) =>
+    child.once('exit', (code) => {
+      // A bot that exits before its ops server listens (a config or package error) fails the
+      // bench at once instead of leaving it waiting for a URL that never comes.
+      rejectOps(new Error(`the bot exited (code ${String(code)}) before its ops server listened`));
+      r(code);
+    }),
+  );
   createInterface({ input: child.stdout }).on('line', (text) => {
     if (!messages.some((m) => text.includes(m))) return;
     let line: LogLine;

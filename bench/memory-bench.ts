@@ -81,6 +81,7 @@ export async function runMemoryBench(
     frames: rec.frames['ledger-effects'],
     completion,
     events: options.events,
+    packages: rec.packages,
   });
   const config = writeBotConfig({
     url: participant.url,
@@ -120,7 +121,9 @@ export async function runMemoryBench(
   }, 250);
   try {
     const opsUrl = await bot.opsUrl;
-    const streamed = await waitFor(() => participant.done(), 1_800_000, 100);
+    const exited = (): boolean => bot.child.exitCode !== null || bot.child.signalCode !== null;
+    const streamed = await waitFor(() => participant.done() || exited(), 1_800_000, 100);
+    if (exited()) throw new Error(`the bot exited (code ${bot.child.exitCode}) during the replay`);
     if (!streamed) throw new Error('the replay did not finish in 30 minutes');
     // Then until the bot processed the last frame and every intent completed.
     const last = await (async () => {

@@ -25,7 +25,26 @@ export type Recording = {
   /** Completion stream frames (JsCompletionStreamResponse text) of the workload's commands. */
   readonly completions: readonly string[];
   readonly transactions: number;
+  /**
+   * The sandbox's packages (`GET /v2/packages/{id}`: the id and the payload bytes), so that a
+   * participant replaying the frames serves the packages their template ids name: the bot reads
+   * them to check its rules.
+   */
+  readonly packages: readonly RecordedPackage[];
 };
+
+export type RecordedPackage = { readonly packageId: string; readonly payload: Uint8Array };
+
+async function recordPackages(url: string): Promise<RecordedPackage[]> {
+  const list = (await (await fetch(`${url}/v2/packages`)).json()) as { packageIds: string[] };
+  const out: RecordedPackage[] = [];
+  for (const packageId of list.packageIds) {
+    const res = await fetch(`${url}/v2/packages/${packageId}`);
+    if (!res.ok) throw new Error(`GET /v2/packages/${packageId}: ${res.status}`);
+    out.push({ packageId, payload: new Uint8Array(await res.arrayBuffer()) });
+  }
+  return out;
+}
 
 const CURRENCY = ['USD', 'USD', 'EUR', 'USD', 'CHF', 'EUR', 'USD', 'USD'];
 
@@ -142,5 +161,5 @@ export async function recordFrames(l: InvoiceLedger, invoices: number): Promise<
     await new Promise((r) => setTimeout(r, 20));
   }
   ws.close();
-  return { parties, frames, completions, transactions };
+  return { parties, frames, completions, transactions, packages: await recordPackages(l.url) };
 }

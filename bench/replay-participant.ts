@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { frameTemplate, maxOffset, renderFrame, type FrameTemplate } from './frame-template.js';
+import type { RecordedPackage } from './recorded-frames.js';
 
 /**
  * A bench-only participant on 127.0.0.1 that replays recorded sandbox frames much faster than
@@ -12,7 +13,9 @@ import { frameTemplate, maxOffset, renderFrame, type FrameTemplate } from './fra
  *    sending waits while the socket's buffer holds more than 1 MiB, so the bot sets the pace;
  *  - POST /v2/commands/async/submit: 200 `{}`, and a success completion for the command on
  *    every open completions socket (the recorded completion frame with the command's fields);
- *  - WS /v2/commands/completions: those completions.
+ *  - WS /v2/commands/completions: those completions;
+ *  - GET /v2/packages and GET /v2/packages/{id}: the recorded sandbox's packages, as Canton
+ *    serves them (the payload bytes, `Canton-Package-Hash`), which the bot reads at start.
  * Anything else answers 404 and is counted in `unknown`.
  */
 export type ReplayParticipant = {
@@ -42,7 +45,9 @@ export async function startReplayParticipant(options: {
   /** A recorded JsCompletionStreamResponse frame with a Completion, as the shape to copy. */
   readonly completion: string;
   readonly events: number;
+  readonly packages: readonly RecordedPackage[];
 }): Promise<ReplayParticipant> {
+  const packages = new Map(options.packages.map((p) => [p.packageId, p.payload]));
   const templates: FrameTemplate[] = options.frames.map(frameTemplate);
   const eventsOf = options.frames.map((f) => {
     const v = JSON.parse(f) as { update?: { Transaction?: { value: { events: unknown[] } } } };
@@ -77,8 +82,18 @@ export async function startReplayParticipant(options: {
   const server = createServer((req, res) => {
     void (async () => {
       const path = (req.url ?? '').split('?')[0];
+      const packageId = /^\/v2\/packages\/([0-9a-f]{64})$/.exec(path ?? '')?.[1];
       if (req.method === 'GET' && path === '/v2/state/ledger-end') {
         json(res, 200, `{"offset":${end}}`);
+      } else if (req.method === 'GET' && path === '/v2/packages') {
+        json(res, 200, JSON.stringify({ packageIds: [...packages.keys()] }));
+      } else if (req.method === 'GET' && packageId !== undefined && packages.has(packageId)) {
+        res
+          .writeHead(200, {
+            'content-type': 'application/octet-stream',
+            'canton-package-hash': packageId,
+          })
+          .end(packages.get(packageId));
       } else if (req.method === 'POST' && path === '/v2/commands/async/submit') {
         const c = JSON.parse(await body(req)) as {
           commandId: string;
