@@ -4,6 +4,7 @@ import { awaitParticipant } from '../../runtime/await-participant.js';
 import { createBot, type Bot } from '../../runtime/bot.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { manualSlotRunner } from '../../runtime/ops/manual-slot.js';
+import { retryPackagesRead } from '../../runtime/retry-packages-read.js';
 import {
   startOpsServer,
   type OpsServer,
@@ -143,7 +144,19 @@ export async function startBot(
     if (catalogue.connected) {
       // The participant's packages: the rules are checked again (an error exits 2), and the
       // bot starts with them compiled against every package (an interface is known as one).
-      bot.reloadRules(await loadConfigRules(config, { catalogue, ...notes }));
+      // A transient failure to read them is waited out like the participant itself.
+      const rules = await retryPackagesRead(
+        () => loadConfigRules(config, { catalogue, ...notes }),
+        {
+          ...(config.ledger.startTimeoutMs === undefined
+            ? {}
+            : { timeoutMs: config.ledger.startTimeoutMs }),
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          onWaiting: (reason) => (waitingFor = reason),
+          logger: logger.child({ component: 'packages' }),
+        },
+      );
+      bot.reloadRules(rules);
     }
     cleanups.push(() => bot.stop());
     await bot.start();
