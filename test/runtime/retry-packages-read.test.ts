@@ -33,10 +33,9 @@ describe('retryPackagesRead', () => {
     const waiting: (string | undefined)[] = [];
     let calls = 0;
     const done = retryPackagesRead(
-      async () => {
+      () => {
         calls++;
-        if (calls < 3) throw unreadable(refused());
-        return 'catalogue';
+        return calls < 3 ? Promise.reject(unreadable(refused())) : Promise.resolve('catalogue');
       },
       { clock, random: new SeededRandom(1), onWaiting: (r) => waiting.push(r) },
     );
@@ -54,9 +53,9 @@ describe('retryPackagesRead', () => {
     const final = unreadable(proxyPage(400));
     await expect(
       retryPackagesRead(
-        async () => {
+        () => {
           calls++;
-          throw final;
+          return Promise.reject(final);
         },
         { clock, random: new SeededRandom(1) },
       ),
@@ -68,9 +67,9 @@ describe('retryPackagesRead', () => {
     const clock = new FakeClock();
     let calls = 0;
     const done = retryPackagesRead(
-      async () => {
+      () => {
         calls++;
-        throw unreadable(refused());
+        return Promise.reject(unreadable(refused()));
       },
       { clock, random: new SeededRandom(1), timeoutMs: 5_000 },
     );
