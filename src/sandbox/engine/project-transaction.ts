@@ -167,7 +167,8 @@ function exercisedEvent(
         ? node.exerciseResult
         : wireValue(choice.returns, node.exerciseResult),
     packageName: node.contract.template.packageName,
-    implementedInterfaces: match.views.map((v) => v.interfaceId),
+    // Canton lists them for consuming exercises only (TransactionLogUpdatesConversions).
+    implementedInterfaces: node.consuming ? match.views.map((v) => v.interfaceId) : [],
     acsDelta,
   };
   if (node.interfaceId !== null) event.interfaceId = node.interfaceId;

@@ -212,6 +212,14 @@ describe('interface choices', () => {
       exerciseResult: 'a voucher of 2.50',
       interfaceId: holdingId,
     });
+    // A non-consuming exercise lists no implemented interfaces, even through an interface
+    // filter that asks for views (Canton fills them only for consuming exercises).
+    const effects = await updateAt(ok.tx!.offset, holdingFilter(bob, true), 'LEDGER_EFFECTS');
+    expect(effects.events[0]!.ExercisedEvent).toMatchObject({
+      consuming: false,
+      interfaceId: holdingId,
+      implementedInterfaces: [],
+    });
     const { cid } = await createCash('1');
     const missing = await askDescribe(cid);
     expect(missing.body.code).toBe('DAML_INTERPRETATION_ERROR');
