@@ -5,6 +5,7 @@ import type { PackageSignature } from '../daml-lf/package-signature.js';
 import { readPackagePayload } from '../daml-lf/read-dalf.js';
 import type { CallOptions } from '../ledger/http-transport.js';
 import type { LedgerClient } from '../ledger/ledger-client.js';
+import { isPackageId } from '../ledger/package-archive.js';
 import type { PackageArchiveCache } from '../store/package-archive-cache.js';
 import { RuntimeError } from './runtime-error.js';
 
@@ -143,7 +144,9 @@ export class ParticipantPackageSource {
   ): Promise<Known> {
     const { cache, ledger } = this.#options;
     let payload: Uint8Array | undefined;
-    if (cache !== undefined) {
+    // A listed id may be anything: one that is not a package id names no cache file, and the
+    // client refuses it below (PACKAGES_UNREADABLE, as without a cache).
+    if (cache !== undefined && isPackageId(packageId)) {
       const cached = await cache.read(packageId);
       if (cached.found) {
         payload = cached.payload;
@@ -157,8 +160,7 @@ export class ParticipantPackageSource {
       }
     }
     if (payload === undefined) {
-      // A package id is not a secret, and may be anything the participant listed: the client
-      // refuses a malformed one before sending anything.
+      // A package id is not a secret; the client refuses a malformed one before sending anything.
       payload = await ledger.packageArchive(packageId, options);
       counts.downloaded += 1;
       if (cache !== undefined) {

@@ -190,6 +190,19 @@ describe('ParticipantPackageSource', () => {
     const ok = await src.read();
     expect(ok.packages).toHaveLength(3);
   });
+
+  it('a listed id that is not a package id fails the read the same with a cache as without', async () => {
+    server.payloads.set('../not-a-package-id', new Uint8Array([1, 2, 3]));
+    for (const cache of [undefined, new PackageArchiveCache({ stateDir, maxBytes: 1 << 20 })]) {
+      const err = await source(cache, countingDecoder())
+        .read()
+        .catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'PACKAGES_UNREADABLE', cause: { code: 'LEDGER_USAGE' } });
+      expect((err as Error).message).toContain('"../not-a-package-id" is not a package id');
+    }
+    expect(server.downloads).not.toContain('../not-a-package-id');
+    expect(readdirSync(stateDir)).toEqual([]);
+  });
 });
 
 describe('ParticipantPackageSource with packages read elsewhere', () => {
