@@ -177,6 +177,23 @@ class ModuleBuilder {
         const name = this.#claim(slot);
         return { kind: 'Con', ref: this.#fieldsRecord(name, type.fields), args: [] };
       }
+      case 'GenMap':
+        return {
+          kind: 'GenMap',
+          key: this.#type(type.key, `${slot}.Key`),
+          value: this.#type(type.value, `${slot}.Value`),
+        };
+      case 'Variant': {
+        const name = this.#claim(slot);
+        const constructors = this.#fields(name, type.constructors);
+        return {
+          kind: 'Con',
+          ref: this.#declare(name, { kind: 'variant', constructors }),
+          args: [],
+        };
+      }
+      case 'Unsupported':
+        return { kind: 'Unsupported', text: type.text };
       case 'Party':
       case 'Text':
       case 'Int64':
@@ -185,36 +202,7 @@ class ModuleBuilder {
       case 'Timestamp':
       case 'Unit':
         return { kind: type.kind };
-      default:
-        return this.#otherType(type, slot);
     }
-  }
-
-  /**
-   * The kinds a model file cannot write but a DAR-backed model type may hold (GenMap, Variant,
-   * Unsupported), read structurally so this compiles whichever of them the model types have.
-   */
-  #otherType(type: ModelType, slot: string): DamlType {
-    const t = type as unknown as {
-      readonly kind: string;
-      readonly key?: ModelType;
-      readonly value?: ModelType;
-      readonly constructors?: readonly FieldDef[];
-      readonly text?: string;
-    };
-    if (t.kind === 'GenMap' && t.key !== undefined && t.value !== undefined) {
-      return {
-        kind: 'GenMap',
-        key: this.#type(t.key, `${slot}.Key`),
-        value: this.#type(t.value, `${slot}.Value`),
-      };
-    }
-    if (t.kind === 'Variant' && t.constructors !== undefined) {
-      const name = this.#claim(slot);
-      const constructors = this.#fields(name, t.constructors);
-      return { kind: 'Con', ref: this.#declare(name, { kind: 'variant', constructors }), args: [] };
-    }
-    return { kind: 'Unsupported', text: t.text ?? t.kind };
   }
 
   /** A `Module:Entity` of this package (models refer only to their own templates). */
