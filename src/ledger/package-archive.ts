@@ -1,5 +1,6 @@
 import { sha256Hex } from '../core/sha256-hex.js';
 import type { CallOptions, HttpTransport } from './http-transport.js';
+import { callOptions } from './json-calls.js';
 import { LedgerTransportError } from './ledger-transport-error.js';
 import { LedgerUsageError } from './ledger-usage-error.js';
 
@@ -43,8 +44,7 @@ export async function fetchPackageArchive(
   const what = `GET ${path}`;
   const res = await transport.exchange('GET', path, {
     accept: 'bytes',
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...callOptions(options),
     ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
   });
   const payload = res.body as Uint8Array;

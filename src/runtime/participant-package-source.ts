@@ -4,6 +4,7 @@ import { silentLogger, type Logger } from '../core/logger.js';
 import type { PackageSignature } from '../daml-lf/package-signature.js';
 import { readPackagePayload } from '../daml-lf/read-dalf.js';
 import type { CallOptions } from '../ledger/http-transport.js';
+import { callOptions } from '../ledger/json-calls.js';
 import type { LedgerClient } from '../ledger/ledger-client.js';
 import { isPackageId } from '../ledger/package-archive.js';
 import type { PackageArchiveCache } from '../store/package-archive-cache.js';
@@ -74,6 +75,8 @@ export type ParticipantPackages = {
   readonly stats: PackageReadStats;
 };
 
+/** What one read counts as it goes (PackageReadStats without the listing's numbers). */
+type ReadCounts = { -readonly [K in Exclude<keyof PackageReadStats, 'listed' | 'known'>]: number };
 type Known = { readonly ok: true; readonly pkg: PackageSignature } | UnreadableResult;
 type UnreadableResult = { readonly ok: false; readonly reason: string };
 
@@ -108,13 +111,19 @@ export class ParticipantPackageSource {
   }
 
   async #read(options: ParticipantReadOptions): Promise<ParticipantPackages> {
-    const ids = await this.#options.ledger.listPackages(callOptions(options));
+    const call = callOptions(options);
+    const ids = await this.#options.ledger.listPackages(call);
     const unique = [...new Set(ids)];
     const have = options.have ?? new Set<string>();
     const missing = unique.filter((id) => !this.#known.has(id) && !have.has(id));
-    const counts = { fromCache: 0, downloaded: 0, cacheRejected: 0, cacheWriteFailures: 0 };
+    const counts: ReadCounts = {
+      fromCache: 0,
+      downloaded: 0,
+      cacheRejected: 0,
+      cacheWriteFailures: 0,
+    };
     await eachLimited(missing, this.#options.concurrency ?? 4, async (id) => {
-      const known = await this.#readOne(id, counts, callOptions(options));
+      const known = await this.#readOne(id, counts, call);
       this.#known.set(id, known);
     });
     const packages: PackageSignature[] = [];
@@ -132,16 +141,7 @@ export class ParticipantPackageSource {
     };
   }
 
-  async #readOne(
-    packageId: string,
-    counts: {
-      fromCache: number;
-      downloaded: number;
-      cacheRejected: number;
-      cacheWriteFailures: number;
-    },
-    options: CallOptions,
-  ): Promise<Known> {
+  async #readOne(packageId: string, counts: ReadCounts, options: CallOptions): Promise<Known> {
     const { cache, ledger } = this.#options;
     let payload: Uint8Array | undefined;
     // A listed id may be anything: one that is not a package id names no cache file, and the
@@ -189,13 +189,6 @@ export class ParticipantPackageSource {
       return { ok: false, reason: err.message };
     }
   }
-}
-
-function callOptions(options: CallOptions): CallOptions {
-  return {
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-  };
 }
 
 /**
