@@ -47,29 +47,18 @@ export async function loadConfigRules(
     ...(packages === undefined ? {} : { packages }),
   });
   const errors = problems.filter((p) => p.severity === 'error');
-  if (errors.length > 0) throw new RuleFileProblems(config, errors);
-  for (const p of problems) if (p.severity === 'warning') onWarning(p);
-  const idle = idleRuleSetWarning(ruleSet, files.length);
-  if (idle !== undefined) onIdle(idle);
-  return ruleSet;
-}
-
-/**
- * The rule files have errors: a UsageError listing them, one `file:line:col: message` per line
- * after the first (at most 20), the problems themselves in `problems`.
- */
-export class RuleFileProblems extends UsageError {
-  readonly problems: readonly RuleProblem[];
-
-  constructor(config: BotConfig, errors: readonly RuleProblem[]) {
-    super(
+  if (errors.length > 0) {
+    throw new UsageError(
       [
         `the rule files of ${config.file} have ${errors.length} problem(s); run \`ledgerbot validate --config ${config.file}\`:`,
         ...errors.slice(0, 20).map(formatRuleProblem),
       ].join('\n'),
     );
-    this.problems = errors;
   }
+  for (const p of problems) if (p.severity === 'warning') onWarning(p);
+  const idle = idleRuleSetWarning(ruleSet, files.length);
+  if (idle !== undefined) onIdle(idle);
+  return ruleSet;
 }
 
 /** `loadConfigRules`' notes as log lines: constant messages, the details in fields. */
