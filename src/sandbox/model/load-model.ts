@@ -1,4 +1,4 @@
-import { parseYamlSource } from '../../core/source/index.js';
+import { parseYamlSource, type ParsedYamlSource } from '../../core/source/index.js';
 import { PackageCatalogue } from '../../daml-lf/package-catalogue.js';
 import { CelEnvironment } from '../../rules/cel/cel-environment.js';
 import { checkModelSchema } from './check-model-schema.js';
@@ -21,6 +21,11 @@ export type LoadModelOptions = {
 
 const NO_PACKAGES = PackageCatalogue.create([]);
 
+/** Guards and parses a model file's YAML (the first phase of `loadModel`). */
+export function parseModelSource(text: string, file: string): ParsedYamlSource {
+  return parseYamlSource(file, text, { noun: 'model file' });
+}
+
 /**
  * Parses, validates and compiles one model file. Throws ModelError (code INVALID_MODEL) with
  * every problem found, each at file:line:col: size, nesting, aliases and YAML syntax, then the
@@ -31,13 +36,20 @@ export function loadModel(
   file: string,
   options: LoadModelOptions = {},
 ): PackageModel {
+  return loadParsedModel(parseModelSource(text, file), options);
+}
+
+/** `loadModel` of a file `parseModelSource` has parsed already (its problems thrown here). */
+export function loadParsedModel(
+  parsed: ParsedYamlSource,
+  options: LoadModelOptions = {},
+): PackageModel {
   const problems = new ModelProblems();
-  const parsed = parseYamlSource(file, text, { noun: 'model file' });
   if (!parsed.ok) {
     problems.addAll(parsed.problems);
     return problems.fail();
   }
-  const { doc, lines, value } = parsed.source;
+  const { file, text, doc, lines, value } = parsed.source;
   const at = new ModelLocator(file, text, doc, lines);
   problems.addAll(checkModelSchema(value, at).problems);
   problems.throwIfAny();

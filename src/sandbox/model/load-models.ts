@@ -1,7 +1,7 @@
-import { parseYamlSource } from '../../core/source/index.js';
+import type { ParsedYamlSource } from '../../core/source/index.js';
 import { PackageCatalogue } from '../../daml-lf/package-catalogue.js';
 import { CelEnvironment } from '../../rules/cel/cel-environment.js';
-import { loadModel } from './load-model.js';
+import { loadParsedModel, parseModelSource } from './load-model.js';
 import { modelSignature } from './model-signature.js';
 import type { PackageModel } from './model-types.js';
 
@@ -23,11 +23,18 @@ export type LoadedModels = {
 
 const REFERENCE = /^#([A-Za-z][A-Za-z0-9_-]*):/;
 
-/** The package name a model file declares and the package names its `implements` keys name. */
-function scan(source: ModelSource): { name: string | null; uses: Set<string> } {
-  const parsed = parseYamlSource(source.file, source.text, { noun: 'model file' });
+/**
+ * A model file parsed (once: loading compiles this parse), the package name it declares and the
+ * package names its `implements` keys name.
+ */
+function scan(source: ModelSource): {
+  parsed: ParsedYamlSource;
+  name: string | null;
+  uses: Set<string>;
+} {
+  const parsed = parseModelSource(source.text, source.file);
   const uses = new Set<string>();
-  if (!parsed.ok) return { name: null, uses };
+  if (!parsed.ok) return { parsed, name: null, uses };
   const raw = parsed.source.value as {
     package?: { name?: unknown };
     templates?: Record<string, { implements?: Record<string, unknown> } | null>;
@@ -39,7 +46,7 @@ function scan(source: ModelSource): { name: string | null; uses: Set<string> } {
     }
   }
   const name = raw?.package?.name;
-  return { name: typeof name === 'string' ? name : null, uses };
+  return { parsed, name: typeof name === 'string' ? name : null, uses };
 }
 
 /**
@@ -56,7 +63,7 @@ export function loadModels(
 ): LoadedModels {
   const cel = options.cel ?? CelEnvironment.create();
   let packages = options.packages ?? PackageCatalogue.create([]);
-  const scanned = sources.map((s) => ({ source: s, ...scan(s) }));
+  const scanned = sources.map(scan);
   const declared = new Set(scanned.map((s) => s.name).filter((n) => n !== null));
   const pending = [...scanned];
   const models: PackageModel[] = [];
@@ -68,7 +75,7 @@ export function loadModels(
     );
     if (i < 0) i = 0;
     const [next] = pending.splice(i, 1);
-    const model = loadModel(next!.source.text, next!.source.file, { cel, packages });
+    const model = loadParsedModel(next!.parsed, { cel, packages });
     models.push(model);
     loadedNames.add(model.name);
     if (model.source === 'model') packages = packages.with([modelSignature(model)]);
