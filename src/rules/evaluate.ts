@@ -7,6 +7,7 @@ import type {
   RuleEvaluationError,
 } from './evaluation-result.js';
 import { eventVariableOf, withView, type TransactionInfo } from './event-variable.js';
+import type { FieldTrie } from './field-reads.js';
 import { fireRule } from './fire-rule.js';
 import {
   candidatesFor,
@@ -90,8 +91,11 @@ export function evaluate(
   const intents: Intent[] = [];
   const explanations: Explanation[] = [];
   const errors: RuleEvaluationError[] = [];
+  // Built once per event, when the first rule matches, and shared by every rule it matches.
   let eventVariable: Readonly<Record<string, unknown>> | undefined;
-  const withViews = new Map<string, Readonly<Record<string, unknown>>>();
+  let fieldReads: FieldTrie | null = null;
+  /** Interface id → the event variable with that interface's view (created events). */
+  let withViews: Map<string, Readonly<Record<string, unknown>>> | undefined;
   let today: Date | undefined;
   for (const { rule, variable } of candidates) {
     const match = matchEvent(rule, kind, event, context.parties, options.packageNameOf);
@@ -99,20 +103,26 @@ export function evaluate(
       explanations.push(notMatched(rule, match.reason, match.message));
       continue;
     }
-    const fieldReads = fieldTrieFor(index, kind, event);
-    eventVariable ??= eventVariableOf(event, input.transaction, fieldReads);
+    if (eventVariable === undefined) {
+      fieldReads = fieldTrieFor(index, kind, event);
+      eventVariable = eventVariableOf(event, input.transaction, fieldReads);
+    }
     let eventValue = eventVariable;
     if (kind === 'created' && match.interfaceId !== null) {
-      const view = viewValueOf(event as CreatedEvent, match.interfaceId);
-      if ('failed' in view) {
-        const explanation = viewFailure(rule, view.failed, null, rule.trigger.pos);
-        explanations.push(explanation);
-        errors.push(explanation.error!);
-        continue;
+      withViews ??= new Map();
+      let viewed = withViews.get(match.interfaceId);
+      if (viewed === undefined) {
+        const view = viewValueOf(event as CreatedEvent, match.interfaceId);
+        if ('failed' in view) {
+          const explanation = viewFailure(rule, view.failed, null, rule.trigger.pos);
+          explanations.push(explanation);
+          errors.push(explanation.error!);
+          continue;
+        }
+        viewed = withView(eventVariable, view.value, fieldReads);
+        withViews.set(match.interfaceId, viewed);
       }
-      eventValue =
-        withViews.get(match.interfaceId) ?? withView(eventVariable, view.value, fieldReads);
-      withViews.set(match.interfaceId, eventValue);
+      eventValue = viewed;
     }
     today ??= utcMidnight(context.now);
     const result = fireRule(rule, {

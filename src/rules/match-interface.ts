@@ -99,16 +99,15 @@ export function viewValueOf(
   event: CreatedEvent,
   interfaceId: string,
 ): { readonly value: unknown } | { readonly failed: string } {
-  const name = qualifiedNameOf(interfaceId);
   const view = (event.interfaceViews ?? []).find((v) => v.interfaceId === interfaceId);
   const status = view?.viewStatus as { code?: number; message?: string } | undefined;
   if (view !== undefined && status !== undefined && (status.code ?? 0) !== 0) {
-    const failed = `the participant could not compute the interface view of ${name} (status ${status.code}): ${status.message ?? ''}`;
+    const failed = `the participant could not compute the interface view of ${qualifiedNameOf(interfaceId)} (status ${status.code}): ${status.message ?? ''}`;
     return { failed: failed.trimEnd() };
   }
   if (view?.viewValue === undefined) {
     return {
-      failed: `the event has no interface view of ${name}: the subscription did not ask for it (an InterfaceFilter with includeInterfaceView)`,
+      failed: `the event has no interface view of ${qualifiedNameOf(interfaceId)}: the subscription did not ask for it (an InterfaceFilter with includeInterfaceView)`,
     };
   }
   return { value: view.viewValue };
