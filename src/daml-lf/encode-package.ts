@@ -1,7 +1,7 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import { sha256Hex } from '../core/sha256-hex.js';
 import { childTypes, type DamlType, type TypeConRef } from './daml-type.js';
-import { ArchivePayloadSchema, ArchiveSchema, HashFunction } from './generated/daml_lf_pb.js';
+import { ArchivePayloadSchema } from './generated/daml_lf_pb.js';
 import {
   DefDataTypeSchema,
   DefInterfaceSchema,
@@ -23,7 +23,7 @@ import type {
   ModuleSignature,
   PackageSignature,
 } from './package-signature.js';
-import { readArchiveAt, type PackageArchive } from './read-dalf.js';
+import { readPackagePayload, type PackageArchive } from './read-dalf.js';
 
 /**
  * What the encoder writes: a package signature without the parts the archive determines (its id
@@ -79,12 +79,7 @@ export function encodePackage(draft: PackageDraft): PackageArchive {
       Sum: { case: 'damlLf2', value: toBinary(PackageSchema, pkg) },
     }),
   );
-  const packageId = sha256Hex(payload);
-  const bytes = toBinary(
-    ArchiveSchema,
-    create(ArchiveSchema, { hashFunction: HashFunction.SHA256, payload, hash: packageId }),
-  );
-  return readArchiveAt(bytes, { source }, packageId);
+  return readPackagePayload(payload, { source, packageId: sha256Hex(payload) });
 }
 
 /** The module's data types, plus the records of templates and the types of interfaces it lacks. */
