@@ -2,7 +2,7 @@ import { open, readdir, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { DamlLfError } from '../../daml-lf/daml-lf-error.js';
 import { DAR_LIMITS } from '../../daml-lf/dar-limits.js';
-import { readDalf, type PackageArchive } from '../../daml-lf/read-dalf.js';
+import { readArchiveAt, type PackageArchive } from '../../daml-lf/read-dalf.js';
 import { readDar } from '../../daml-lf/read-dar.js';
 import { UsageError } from '../usage-error.js';
 
@@ -64,14 +64,15 @@ export class PackageFileReader {
         for (const p of read.packages) this.known.set(p.packageId, p);
         return { file, kind: 'dar', packages: read.packages };
       }
-      const expected = ID_IN_NAME.exec(file)?.[1];
-      const archive = readDalf(bytes, {
-        source: file,
-        ...(expected === undefined ? {} : { packageId: expected }),
-      });
-      const known = this.known.get(archive.packageId) ?? archive;
-      this.known.set(known.packageId, known);
-      return { file, kind: 'dalf', packages: [known] };
+      // Hash checked, decoded only when its id is new (as readDar does for a DAR's DALFs).
+      const archive = readArchiveAt(
+        bytes,
+        { source: file },
+        ID_IN_NAME.exec(file)?.[1],
+        this.known,
+      );
+      this.known.set(archive.packageId, archive);
+      return { file, kind: 'dalf', packages: [archive] };
     } catch (err) {
       if (err instanceof DamlLfError) {
         throw new UsageError(`${input.namedAt}: ${err.message} [${err.code}]`, { cause: err });
