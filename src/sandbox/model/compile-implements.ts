@@ -29,7 +29,7 @@ const REF = /^#([^:]+):(.+):([^:]+)$/;
  * another model's); the newest version when several are loaded. Adds a problem when there is
  * none.
  */
-export function resolveInterface(
+function resolveInterface(
   ctx: TemplateContext,
   text: string,
   path: YamlPath,
@@ -79,7 +79,7 @@ export function resolveInterface(
  * interface's choices does on this template (from `raw.choices`; a choice left out is not
  * implemented and fails when exercised). The choices' types are the interface's.
  */
-export function compileInstance(
+function compileInstance(
   ctx: TemplateContext,
   iface: InterfaceDef,
   ref: string,

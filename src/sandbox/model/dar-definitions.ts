@@ -77,7 +77,7 @@ export class DarDefinitions {
   }
 
   /** The fields of a choice argument (a record, as Daml makes them). */
-  argumentFields(argument: LfType): FieldDef[] {
+  #argumentFields(argument: LfType): FieldDef[] {
     const t = this.types.of(argument);
     if (t.kind === 'Record') return [...t.fields];
     // Not something the Daml compiler writes: no command can give a value of it.
@@ -89,10 +89,10 @@ export class DarDefinitions {
     ];
   }
 
-  choiceTypes(c: ChoiceSignature): Pick<ChoiceDef, 'consuming' | 'argument' | 'returns'> {
+  #choiceTypes(c: ChoiceSignature): Omit<InterfaceChoiceDef, 'name'> {
     return {
       consuming: c.consuming,
-      argument: this.argumentFields(c.argument),
+      argument: this.#argumentFields(c.argument),
       returns: this.types.of(c.result),
     };
   }
@@ -105,14 +105,8 @@ export class DarDefinitions {
     const entry = this.catalogue.entryOf(ref);
     if (entry?.kind !== 'interface') return undefined;
     const choices = new Map<string, InterfaceChoiceDef>();
-    for (const c of entry.iface.choices) {
-      choices.set(c.name, {
-        name: c.name,
-        consuming: c.consuming,
-        argument: this.argumentFields(c.argument),
-        returns: this.types.of(c.result),
-      });
-    }
+    for (const c of entry.iface.choices)
+      choices.set(c.name, { name: c.name, ...this.#choiceTypes(c) });
     const def: InterfaceDef = {
       packageId: ref.packageId,
       packageName: entry.pkg.name,
@@ -129,7 +123,7 @@ export class DarDefinitions {
    * An implementation of `iface` that computes no view and implements none of its choices but
    * `Archive` (the template's own, by the contract's signatories).
    */
-  emptyInstance(iface: InterfaceDef): InterfaceInstanceDef {
+  #emptyInstance(iface: InterfaceDef): InterfaceInstanceDef {
     const choices = new Map<string, ChoiceDef>();
     for (const c of iface.choices.values()) {
       choices.set(
@@ -147,13 +141,13 @@ export class DarDefinitions {
     const choices = new Map<string, ChoiceDef>();
     for (const c of t.choices) {
       if (c.name !== 'Archive')
-        choices.set(c.name, unimplementedChoice(c.name, this.choiceTypes(c)));
+        choices.set(c.name, unimplementedChoice(c.name, this.#choiceTypes(c)));
     }
     choices.set('Archive', archiveChoice([{ kind: 'signatories' }]));
     const implementsMap = new Map<string, InterfaceInstanceDef>();
     for (const ref of t.implements) {
       const iface = this.interfaceDef(ref);
-      if (iface !== undefined) implementsMap.set(iface.interfaceId, this.emptyInstance(iface));
+      if (iface !== undefined) implementsMap.set(iface.interfaceId, this.#emptyInstance(iface));
     }
     const qualifiedName = `${moduleName}:${t.name}`;
     return {

@@ -44,7 +44,7 @@ const INT64_TEXT = /^[+-]?\d+$/;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 /** Daml-LF's `Value.MAXIMUM_NESTING`. */
-export const MAX_VALUE_NESTING = 100;
+const MAX_VALUE_NESTING = 100;
 
 /** ujson renders the value it refused into the message. */
 function render(v: unknown): string {
