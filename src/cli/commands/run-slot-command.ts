@@ -105,7 +105,7 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
     }
     let ledger;
     try {
-      ledger = await openConfigLedger(config);
+      ledger = await openConfigLedger(config, undefined, { packageFiles: catalogue.packageFiles });
     } catch (err) {
       store?.close();
       throw err;

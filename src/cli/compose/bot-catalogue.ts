@@ -4,6 +4,7 @@ import type { LedgerClient } from '../../ledger/ledger-client.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { offlineSources, participantSourceOf } from './catalogue-sources.js';
 import { PackageCatalogueReader, type LoadedCatalogue } from './package-catalogue-reader.js';
+import { PackageFileReader } from './read-package-files.js';
 
 /**
  * The packages a running bot's rules are checked against, at start and at every reload: the
@@ -15,7 +16,12 @@ import { PackageCatalogueReader, type LoadedCatalogue } from './package-catalogu
 export class BotCatalogue {
   readonly #config: BotConfig;
   readonly #logger: Logger;
-  readonly #reader = new PackageCatalogueReader();
+  /**
+   * The package files read so far: the embedded sandbox is given the same files
+   * (`openConfigLedger`'s `packageFiles`), and their packages are not decoded again for it.
+   */
+  readonly packageFiles = new PackageFileReader();
+  readonly #reader = new PackageCatalogueReader(this.packageFiles);
   #participant: Parameters<PackageCatalogueReader['read']>[0]['participant'];
   #current: PackageCatalogue | undefined;
 

@@ -3,6 +3,7 @@ import { createAuthProvider } from '../../ledger/auth/create-auth-provider.js';
 import { LedgerClient } from '../../ledger/ledger-client.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { startSandbox, type Sandbox } from '../../sandbox/start-sandbox.js';
+import type { PackageFileReader } from './read-package-files.js';
 import { sandboxDarsOf } from './sandbox-dars.js';
 
 export type ConfigLedger = {
@@ -20,7 +21,14 @@ export type ConfigLedger = {
  * the embedded sandbox (aliases allocated, a user that can act as them). The one place `run`,
  * `demo`, `schedule` and `run-slot` get their ledger from.
  */
-export async function openConfigLedger(config: BotConfig, logger?: Logger): Promise<ConfigLedger> {
+export async function openConfigLedger(
+  config: BotConfig,
+  logger?: Logger,
+  options: {
+    /** The reader of the config's package files so far (BotCatalogue.packageFiles). */
+    readonly packageFiles?: PackageFileReader;
+  } = {},
+): Promise<ConfigLedger> {
   const endpoint = config.ledger.endpoint;
   const child = (component: string): { logger?: Logger } =>
     logger === undefined ? {} : { logger: logger.child({ component }) };
@@ -42,7 +50,7 @@ export async function openConfigLedger(config: BotConfig, logger?: Logger): Prom
     );
   }
   const sandbox = await startSandbox({
-    dars: await sandboxDarsOf(config.ledger.packages),
+    dars: await sandboxDarsOf(config.ledger.packages, options.packageFiles),
     models: endpoint.models,
     parties: endpoint.parties,
     users: [{ id: config.ledger.userId, actAs: endpoint.parties }],

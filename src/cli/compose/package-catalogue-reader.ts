@@ -56,8 +56,13 @@ export type LoadedCatalogue = {
 };
 
 export class PackageCatalogueReader {
-  readonly #files = new PackageFileReader();
+  readonly #files: PackageFileReader;
   readonly #cel = CelEnvironment.create();
+
+  /** `files`: the package files read so far, when shared with another reader of them. */
+  constructor(files: PackageFileReader = new PackageFileReader()) {
+    this.#files = files;
+  }
 
   /**
    * Every package of `sources`, or undefined when there is no source at all (nothing to check

@@ -76,7 +76,9 @@ export async function startBot(
       catalogue,
       ...(config.ledger.endpoint.kind === 'url' ? {} : notes),
     });
-    const ledger = await openConfigLedger(config, logger);
+    const ledger = await openConfigLedger(config, logger, {
+      packageFiles: catalogue.packageFiles,
+    });
     cleanups.push(() => ledger.close());
     const { client, parties, sandbox } = ledger;
     // A shadow bot writes nothing, so it need not lock the state out from operator tools.
