@@ -2,7 +2,7 @@ import { IllegalStateError } from '../core/illegal-state-error.js';
 import { zoneFormats } from '../core/zone-formats.js';
 import type { CreatedEvent } from '../ledger/wire/wire-types.js';
 import type { BatchSpec, CompiledRule } from './compiled-rule.js';
-import { eventFieldsOf, withView } from './event-variable.js';
+import { eventFieldsOf, viewOf } from './event-variable.js';
 import { notMatched, ruleGate } from './match-event.js';
 import {
   findInterface,
@@ -160,9 +160,10 @@ export function slotInput(
     today: startOfDay(slot, trigger.timezone),
   };
   if (contract !== null) {
+    // eventFieldsOf made this object for this contract alone: the view goes on it, uncopied.
     const fields = eventFieldsOf(contract, rule.fieldReads ?? null);
-    variables.contract =
-      view === null ? fields : withView(fields, view.value, rule.fieldReads ?? null);
+    if (view !== null) fields.view = viewOf(view.value, rule.fieldReads ?? null);
+    variables.contract = fields;
   }
   return { kind: 'variables', variables, contractId, batch: forEach?.batch ?? null };
 }

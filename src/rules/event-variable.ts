@@ -88,20 +88,25 @@ export function eventVariableOf(
   return out;
 }
 
-/**
- * `variable` with `view` set to an interface view's value (its left-out Optional fields `null`
- * like the contract's); a copy: other rules of the event see other interfaces' views.
- */
-export function withView(
-  variable: Readonly<Record<string, unknown>>,
-  viewValue: unknown,
-  fieldReads: FieldTrie | null,
-): Readonly<Record<string, unknown>> {
+/** An interface view's value as `view`: its left-out Optional fields `null` like the contract's. */
+export function viewOf(viewValue: unknown, fieldReads: FieldTrie | null): unknown {
   let view = viewValue;
   if (fieldReads !== null) {
     for (const [root, trie] of fieldReads.children) {
       if (root === 'view') view = fillMissingFields(view, trie);
     }
   }
-  return { ...variable, view };
+  return view;
+}
+
+/**
+ * `variable` with `view` set to an interface view's value (viewOf); a copy: the event variable is
+ * shared, and other rules of the event see other interfaces' views.
+ */
+export function withView(
+  variable: Readonly<Record<string, unknown>>,
+  viewValue: unknown,
+  fieldReads: FieldTrie | null,
+): Readonly<Record<string, unknown>> {
+  return { ...variable, view: viewOf(viewValue, fieldReads) };
 }
