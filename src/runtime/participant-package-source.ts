@@ -27,7 +27,7 @@ import { RuntimeError } from './runtime-error.js';
 export type PackagePayloadDecoder = (payload: Uint8Array, packageId: string) => PackageSignature;
 
 /** The Daml-LF reader on a participant's package (a `DamlLfError` when it cannot be read). */
-export const decodeParticipantPackage: PackagePayloadDecoder = (payload, packageId) =>
+const decodeParticipantPackage: PackagePayloadDecoder = (payload, packageId) =>
   readPackagePayload(payload, { source: `the participant's package ${packageId}`, packageId })
     .signature;
 

@@ -171,7 +171,7 @@ function show(catalogue: PackageCatalogue, text: string, json: boolean, io: CliI
  * The entries a reference names, newest package version first: `#name:M:E`, `<id>:M:E`, or
  * `M:E` in any package. Anything else names none.
  */
-export function lookUp(catalogue: PackageCatalogue, text: string): CatalogueEntry[] {
+function lookUp(catalogue: PackageCatalogue, text: string): CatalogueEntry[] {
   const parts = text.split(':');
   if (parts.length === 3) {
     const [pkg, module, entity] = parts as [string, string, string];

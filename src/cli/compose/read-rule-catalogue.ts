@@ -26,7 +26,6 @@ export async function readRuleCatalogue(
     /** Why the participant's packages are not to be read (e.g. credentials not given). */
     readonly skipParticipant?: string;
   },
-  reader: PackageCatalogueReader = new PackageCatalogueReader(),
 ): Promise<RuleCatalogue> {
   const opened = await openCatalogueSources(
     config,
@@ -35,6 +34,7 @@ export async function readRuleCatalogue(
   );
   const notes: string[] = [];
   const warnings: string[] = [];
+  const reader = new PackageCatalogueReader();
   try {
     let loaded: LoadedCatalogue | undefined;
     try {

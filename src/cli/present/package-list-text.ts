@@ -63,7 +63,7 @@ function fieldList(fields: readonly FieldView[]): string {
 }
 
 /** `choice Transfer (newOwner : Party) : ContractId Iou`, `nonconsuming choice …` */
-export function choiceText(ch: ChoiceView): string {
+function choiceText(ch: ChoiceView): string {
   const args = ch.argumentFields === null ? `(${ch.argument})` : fieldList(ch.argumentFields);
   return `${ch.consuming ? '' : 'nonconsuming '}choice ${ch.name} ${args} : ${ch.result}`;
 }

@@ -158,7 +158,7 @@ function originView(origin: PackageOrigin | undefined): PackageOriginView | null
     : { kind: origin.kind, file: origin.file };
 }
 
-export function packageView(
+function packageView(
   catalogue: PackageCatalogue,
   pkg: PackageSignature,
   origin: PackageOrigin | undefined,
