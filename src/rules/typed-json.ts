@@ -46,7 +46,8 @@ export function typedJson(
       if (!n.isInteger()) {
         return fail(`${n.toString()} has a fraction, and the field is an Int: give a whole number`);
       }
-      const text = n.toString();
+      // toFixed: plain digits, where toString writes an exponent past 1e100 (BigInt reads none).
+      const text = n.toFixed(0);
       const big = BigInt(text);
       return big < INT64_MIN || big > INT64_MAX
         ? fail(`${text} does not fit an Int (64 bits)`)

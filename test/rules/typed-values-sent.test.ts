@@ -238,6 +238,8 @@ describe('numbers sent to Int and Numeric fields', () => {
       '18446744073709551615 does not fit an Int (64 bits)',
     );
     expect(renderError(`count: '\${{ 1.0e19 }}'`)).toContain('does not fit an Int (64 bits)');
+    // Past 1e100 decimal.js writes an exponent, which is no Int either.
+    expect(renderError(`count: '\${{ 1.0e150 }}'`)).toContain('does not fit an Int (64 bits)');
   });
 
   it('the check says how to send a Numeric to an Int', () => {
