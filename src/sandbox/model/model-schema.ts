@@ -33,6 +33,28 @@ const choiceBehaviour = {
   result: { $ref: '#/$defs/value' },
 } as const;
 
+/** A choice's types: whether it consumes, its argument's fields, what it returns. */
+const choiceTypes = {
+  consuming: { type: 'boolean' },
+  argument: fieldsMap,
+  returns: { $ref: '#/$defs/type' },
+} as const;
+
+/** Choices by name, each exactly these properties (`controllers` required where there). */
+function choicesByName(properties: Readonly<Record<string, unknown>>, description?: string) {
+  return {
+    ...(description === undefined ? {} : { description }),
+    type: 'object',
+    propertyNames: { pattern: CHOICE_NAME },
+    additionalProperties: {
+      type: 'object',
+      ...('controllers' in properties ? { required: ['controllers'] } : {}),
+      additionalProperties: false,
+      properties,
+    },
+  };
+}
+
 export const MODEL_SCHEMA = {
   $id: 'https://ledgerbot.dev/schema/sandbox-model.json',
   type: 'object',
@@ -59,21 +81,10 @@ export const MODEL_SCHEMA = {
         additionalProperties: false,
         properties: {
           view: fieldsMap,
-          choices: {
-            description:
-              'The choices of the interface: their types; each implementer says what they do',
-            type: 'object',
-            propertyNames: { pattern: CHOICE_NAME },
-            additionalProperties: {
-              type: 'object',
-              additionalProperties: false,
-              properties: {
-                argument: fieldsMap,
-                returns: { $ref: '#/$defs/type' },
-                consuming: { type: 'boolean' },
-              },
-            },
-          },
+          choices: choicesByName(
+            choiceTypes,
+            'The choices of the interface: their types; each implementer says what they do',
+          ),
         },
       },
     },
@@ -109,35 +120,14 @@ export const MODEL_SCHEMA = {
               additionalProperties: false,
               properties: {
                 view: { $ref: '#/$defs/value' },
-                choices: {
-                  description: "What the interface's choices do on this template",
-                  type: 'object',
-                  propertyNames: { pattern: CHOICE_NAME },
-                  additionalProperties: {
-                    type: 'object',
-                    required: ['controllers'],
-                    additionalProperties: false,
-                    properties: choiceBehaviour,
-                  },
-                },
+                choices: choicesByName(
+                  choiceBehaviour,
+                  "What the interface's choices do on this template",
+                ),
               },
             },
           },
-          choices: {
-            type: 'object',
-            propertyNames: { pattern: CHOICE_NAME },
-            additionalProperties: {
-              type: 'object',
-              required: ['controllers'],
-              additionalProperties: false,
-              properties: {
-                ...choiceBehaviour,
-                consuming: { type: 'boolean' },
-                argument: fieldsMap,
-                returns: { $ref: '#/$defs/type' },
-              },
-            },
-          },
+          choices: choicesByName({ ...choiceBehaviour, ...choiceTypes }),
         },
       },
     },
