@@ -15,7 +15,7 @@ import {
 } from '../daml-lf/crafted-input.js';
 
 // Bad package files through every command that reads them: `packages list --dar`,
-// `validate --dar`, `validate --config` and `run --config` with `ledger.packages`. Each is a
+// `validate --dar`, `test --dar`, `validate --config` and `run --config` with `ledger.packages`. Each is a
 // usage error (exit 2) naming the file and where it was named, and `run` starts nothing.
 
 const scope = new TestScope();
@@ -89,6 +89,16 @@ rules:
         actAs: owner
 `,
   );
+  writeFileSync(
+    join(dir, 'rule.test.yaml'),
+    `rules: rule.yaml
+parties: { owner: Owner::1220aa }
+tests:
+  - name: no token, no note
+    given: []
+    expect: []
+`,
+  );
 });
 
 /** A config naming the file in `ledger.packages` (embedded: line 6, url: line 4; column 14). */
@@ -126,6 +136,15 @@ describe.each(BAD)('a bad package file: $name', (bad) => {
     const r = await cli(['validate', '--dar', file, join(dir, 'rule.yaml')]);
     expect(r.code).toBe(2);
     expect(r.err).toContain(file);
+    expect(r.err).toContain(`[${bad.code}]`);
+  });
+
+  it('test --dar: exit 2, no test run', async () => {
+    const file = join(dir, bad.name);
+    const r = await cli(['test', '--dar', file, join(dir, 'rule.test.yaml')]);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(new RegExp(`^ledgerbot: --dar: ${escape(file)}`));
     expect(r.err).toContain(`[${bad.code}]`);
   });
 
