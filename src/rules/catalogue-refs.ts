@@ -1,5 +1,6 @@
 import { closestMatch } from '../core/source/closest-match.js';
 import type { YamlPath } from '../core/yaml-locator.js';
+import type { DamlType } from '../daml-lf/daml-type.js';
 import {
   referenceText,
   type CatalogueEntry,
@@ -185,6 +186,28 @@ function kindProblem(
 /** The choices of an entry (a template's include Archive). */
 export function choicesOf(entry: CatalogueEntry) {
   return entry.kind === 'template' ? entry.template.choices : entry.iface.choices;
+}
+
+/**
+ * The Daml type of a command's value field (`createArguments`, `choiceArgument` of `choice`,
+ * `contractKey`) by one version of its template or interface; null when it has none (an
+ * interface has no arguments to create and no key).
+ */
+export function commandValueType(
+  entry: CatalogueEntry,
+  field: string,
+  choice: unknown,
+): DamlType | null {
+  switch (field) {
+    case 'createArguments':
+      return entry.kind === 'template' ? { kind: 'Con', ref: entry.ref, args: [] } : null;
+    case 'choiceArgument':
+      return choicesOf(entry).find((c) => c.name === choice)?.argument ?? null;
+    case 'contractKey':
+      return entry.kind === 'template' ? entry.template.key : null;
+    default:
+      return null;
+  }
 }
 
 /** Reports a choice the template or interface does not have (any package version counts). */

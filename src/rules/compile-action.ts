@@ -3,7 +3,7 @@ import type { CompiledAction, CompiledValue } from './compiled-rule.js';
 import { compileValue } from './compile-value.js';
 import type { YamlPath } from '../core/yaml-locator.js';
 import type { DamlType } from '../daml-lf/daml-type.js';
-import { checkChoice, choicesOf, resolveRef, type ResolvedRef } from './catalogue-refs.js';
+import { checkChoice, commandValueType, resolveRef, type ResolvedRef } from './catalogue-refs.js';
 import { checkCommandValue } from './check-command-value.js';
 import { withDamlRendering } from './daml-rendering.js';
 import { isRecord } from './is-record.js';
@@ -155,15 +155,5 @@ function actionRef(
 /** The Daml type of a command's value field, from the newest package version the catalogue has. */
 function argumentType(resolved: ResolvedRef, field: string, choice: unknown): DamlType | null {
   const entry = resolved.entries[0];
-  if (entry === undefined) return null;
-  switch (field) {
-    case 'createArguments':
-      return entry.kind === 'template' ? { kind: 'Con', ref: entry.ref, args: [] } : null;
-    case 'choiceArgument':
-      return choicesOf(entry).find((c) => c.name === choice)?.argument ?? null;
-    case 'contractKey':
-      return entry.kind === 'template' ? entry.template.key : null;
-    default:
-      return null;
-  }
+  return entry === undefined ? null : commandValueType(entry, field, choice);
 }

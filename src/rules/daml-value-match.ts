@@ -1,5 +1,6 @@
 import type { DamlType } from '../daml-lf/daml-type.js';
 import type { PackageCatalogue } from '../daml-lf/package-catalogue.js';
+import { commandValueType } from './catalogue-refs.js';
 import { CelDecimal } from './cel/cel-decimal.js';
 import { parseTemplateRef } from './parse-template-ref.js';
 
@@ -142,18 +143,6 @@ export function commandFieldType(
   if (ref === null) return undefined;
   const entries = catalogue.entries(ref);
   if (entries.length !== 1) return undefined;
-  const entry = entries[0]!;
-  const of = (type: DamlType | null | undefined): KnownType | undefined =>
-    type === undefined || type === null ? undefined : { catalogue, type };
-  const choices = entry.kind === 'template' ? entry.template.choices : entry.iface.choices;
-  switch (field) {
-    case 'createArguments':
-      return entry.kind === 'template' ? of({ kind: 'Con', ref: entry.ref, args: [] }) : undefined;
-    case 'choiceArgument':
-      return of(choices.find((c) => c.name === choice)?.argument);
-    case 'contractKey':
-      return entry.kind === 'template' ? of(entry.template.key) : undefined;
-    default:
-      return undefined;
-  }
+  const type = commandValueType(entries[0]!, field, choice);
+  return type === null ? undefined : { catalogue, type };
 }
