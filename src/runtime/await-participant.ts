@@ -42,7 +42,8 @@ export type AwaitParticipantOptions = {
   readonly logger?: Logger;
 };
 
-const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 30_000 };
+/** How `run` waits at start for the participant, then for its packages: 0.5 s doubling to 30 s. */
+export const STARTUP_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 30_000 };
 
 /** What a failed probe means at start: wait and try again, or stop with this error. */
 type Verdict = { readonly retry: true } | { readonly retry: false; readonly error: unknown };
@@ -61,7 +62,7 @@ export async function awaitParticipant(options: AwaitParticipantOptions): Promis
   const clock = options.clock ?? systemClock;
   const random = options.random ?? systemRandom;
   const log = (options.logger ?? silentLogger).child({ component: 'ledger' });
-  const policy = options.backoff ?? DEFAULT_BACKOFF;
+  const policy = options.backoff ?? STARTUP_BACKOFF;
   const { signal, url, userId } = options;
   const startedAt = clock.now();
   const deadline = options.timeoutMs === undefined ? undefined : startedAt + options.timeoutMs;

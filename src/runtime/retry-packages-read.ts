@@ -4,6 +4,7 @@ import { LedgerbotError } from '../core/ledgerbot-error.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import { systemRandom, type Random } from '../core/random.js';
 import { classify } from '../ledger/classify.js';
+import { STARTUP_BACKOFF } from './await-participant.js';
 import { retryOnClock } from './retry-on-clock.js';
 
 export type RetryPackagesReadOptions = {
@@ -17,9 +18,6 @@ export type RetryPackagesReadOptions = {
   readonly random?: Random;
   readonly logger?: Logger;
 };
-
-/** As `awaitParticipant` waits for the participant: 0.5 s doubling to 30 s. */
-const BACKOFF = { initialMs: 500, maxMs: 30_000 };
 
 /**
  * Whether a failure to read the participant's packages may pass by itself: the participant was
@@ -48,7 +46,7 @@ export async function retryPackagesRead<T>(
   const started = clock.now();
   const signal = options.signal ?? new AbortController().signal;
   const result = await retryOnClock(read, {
-    timing: { clock, random: options.random ?? systemRandom, restartBackoff: BACKOFF },
+    timing: { clock, random: options.random ?? systemRandom, restartBackoff: STARTUP_BACKOFF },
     signal,
     retryable: (error) =>
       isTransientPackagesFailure(error) &&
