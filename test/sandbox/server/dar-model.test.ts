@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/sandbox/start-sandbox.js';
 import { specRoutes } from '../../support/spec-routes.js';
 import { syntheticDar } from '../../support/synthetic-dar.js';
-import { call, nextCommandId, startTestSandbox } from './sandbox-fixture.js';
+import { call, startTestSandbox, submitForTransaction } from './sandbox-fixture.js';
 
 // A DAR's package given behaviour by a model of the same name and version.
 const MODEL = fileURLToPath(new URL('../fixtures/synthetic-assets.model.yaml', import.meta.url));
@@ -25,41 +25,29 @@ afterAll(async () => {
   await sb.stop();
 });
 
-type Event = Record<string, Record<string, unknown>>;
-
-async function submit(actAs: string, command: unknown) {
-  const path = '/v2/commands/submit-and-wait-for-transaction';
-  const r = await call(sb, 'POST', path, {
-    commands: {
-      commands: [command],
-      commandId: nextCommandId('darmodel'),
-      actAs: [actAs],
-      userId: actAs === alice ? 'alice-bot' : 'bob-bot',
-    },
-    transactionFormat: {
-      eventFormat: {
-        filtersByParty: {
-          [bob]: {
-            cumulative: [
-              {
-                identifierFilter: {
-                  InterfaceFilter: { value: { interfaceId: ASSET, includeInterfaceView: true } },
-                },
+/** submit-and-wait-for-transaction; Bob reads through the DAR's interface, with its view. */
+const submit = (actAs: string, command: unknown) =>
+  submitForTransaction(sb, {
+    actAs,
+    userId: actAs === alice ? 'alice-bot' : 'bob-bot',
+    command,
+    eventFormat: {
+      filtersByParty: {
+        [bob]: {
+          cumulative: [
+            {
+              identifierFilter: {
+                InterfaceFilter: { value: { interfaceId: ASSET, includeInterfaceView: true } },
               },
-              { identifierFilter: { WildcardFilter: { value: {} } } },
-            ],
-          },
+            },
+            { identifierFilter: { WildcardFilter: { value: {} } } },
+          ],
         },
-        verbose: true,
       },
-      transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+      verbose: true,
     },
+    idPrefix: 'darmodel',
   });
-  routes.assertResponse('POST', path, r.status, r.body);
-  const events =
-    r.status === 200 ? (r.body as { transaction: { events: Event[] } }).transaction.events : [];
-  return { status: r.status, body: r.body as Record<string, unknown>, events };
-}
 
 const token = (extra: Record<string, unknown> = {}) => ({
   CreateCommand: {
@@ -86,6 +74,7 @@ const token = (extra: Record<string, unknown> = {}) => ({
 describe('a DAR package described by a model', () => {
   it('serves the DAR’s archives only: the model adds no package of its own', async () => {
     const r = await call(sb, 'GET', '/v2/packages');
+    routes.assertResponse('GET', '/v2/packages', r.status, r.body);
     expect((r.body as { packageIds: string[] }).packageIds.sort()).toEqual(
       dar.packages.map((p) => p.packageId).sort(),
     );

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/sandbox/start-sandbox.js';
 import { specRoutes } from '../../support/spec-routes.js';
 import { syntheticDar } from '../../support/synthetic-dar.js';
-import { call, nextCommandId, startTestSandbox } from './sandbox-fixture.js';
+import { call, startTestSandbox, submitForTransaction } from './sandbox-fixture.js';
 
 // DAR templates no model describes: created, checked against the DAR's types, archived.
 const routes = specRoutes('openapi-3.5');
@@ -43,33 +43,15 @@ const tokenArgs = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-type Event = Record<string, Record<string, unknown>>;
-
 /** submit-and-wait-for-transaction (LEDGER_EFFECTS, wildcard for the given parties). */
-async function submit(actAs: string, command: unknown, parties = [alice, bob]) {
-  const path = '/v2/commands/submit-and-wait-for-transaction';
-  const body = {
-    commands: {
-      commands: [command],
-      commandId: nextCommandId('dar'),
-      actAs: [actAs],
-      userId: actAs === alice ? 'alice-bot' : 'bob-bot',
-    },
-    transactionFormat: {
-      eventFormat: {
-        filtersByParty: Object.fromEntries(parties.map((p) => [p, {}])),
-        verbose: true,
-      },
-      transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
-    },
-  };
-  routes.assertRequest('POST', path, body);
-  const r = await call(sb, 'POST', path, body);
-  routes.assertResponse('POST', path, r.status, r.body);
-  const events =
-    r.status === 200 ? (r.body as { transaction: { events: Event[] } }).transaction.events : [];
-  return { status: r.status, body: r.body as Record<string, unknown>, events };
-}
+const submit = (actAs: string, command: unknown, parties = [alice, bob]) =>
+  submitForTransaction(sb, {
+    actAs,
+    userId: actAs === alice ? 'alice-bot' : 'bob-bot',
+    command,
+    eventFormat: { filtersByParty: Object.fromEntries(parties.map((p) => [p, {}])), verbose: true },
+    idPrefix: 'dar',
+  });
 
 const create = (templateId: string, createArguments: unknown) => ({
   CreateCommand: { templateId, createArguments },

@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/sandbox/start-sandbox.js';
 import { specRoutes } from '../../support/spec-routes.js';
 import { specValidator } from '../../support/spec-validator.js';
-import { call, nextCommandId, startTestSandbox } from './sandbox-fixture.js';
+import {
+  call,
+  startTestSandbox,
+  submitForTransaction,
+  type WireEvent,
+  type WireTransaction,
+} from './sandbox-fixture.js';
 
 // Interfaces on the wire: a model's interface with choices (assets), implemented by a template of
 // its package and by one of another model (vouchers, loaded first on purpose).
@@ -11,9 +17,6 @@ const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, i
 const routes = specRoutes('openapi-3.5');
 const asyncapi = specValidator('asyncapi-3.5');
 const HOLDING = '#assets:Asset.Api:Holding';
-
-type Event = Record<string, Record<string, unknown>>;
-type Tx = { offset: number; events: Event[] };
 
 let sb: Sandbox;
 let alice: string;
@@ -32,25 +35,14 @@ afterAll(async () => {
   await sb.stop();
 });
 
-async function submit(actAs: string, command: unknown) {
-  const path = '/v2/commands/submit-and-wait-for-transaction';
-  const body = {
-    commands: {
-      commands: [command],
-      commandId: nextCommandId('iface'),
-      actAs: [actAs],
-      userId: actAs === alice ? 'alice-bot' : 'bob-bot',
-    },
-    transactionFormat: {
-      eventFormat: { filtersByParty: { [alice]: {}, [bob]: {} }, verbose: true },
-      transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
-    },
-  };
-  const r = await call(sb, 'POST', path, body);
-  routes.assertResponse('POST', path, r.status, r.body);
-  const tx = r.status === 200 ? (r.body as { transaction: Tx }).transaction : undefined;
-  return { status: r.status, body: r.body as Record<string, unknown>, tx };
-}
+const submit = (actAs: string, command: unknown) =>
+  submitForTransaction(sb, {
+    actAs,
+    userId: actAs === alice ? 'alice-bot' : 'bob-bot',
+    command,
+    eventFormat: { filtersByParty: { [alice]: {}, [bob]: {} }, verbose: true },
+    idPrefix: 'iface',
+  });
 
 async function createCash(amount = '10'): Promise<{ cid: string; offset: number }> {
   const r = await submit(alice, {
@@ -78,7 +70,11 @@ const holdingFilter = (party: string, includeInterfaceView: boolean) => ({
   verbose: true,
 });
 
-async function updateAt(offset: number, eventFormat: unknown, shape: string): Promise<Tx> {
+async function updateAt(
+  offset: number,
+  eventFormat: unknown,
+  shape: string,
+): Promise<WireTransaction> {
   const body = {
     beginExclusive: offset - 1,
     endInclusive: offset,
@@ -89,7 +85,7 @@ async function updateAt(offset: number, eventFormat: unknown, shape: string): Pr
   routes.assertRequest('POST', '/v2/updates', body);
   const r = await call(sb, 'POST', '/v2/updates', body);
   expect(r.status, r.text).toBe(200);
-  const frames = r.body as { update: { Transaction: { value: Tx } } }[];
+  const frames = r.body as { update: { Transaction: { value: WireTransaction } } }[];
   for (const f of frames) asyncapi.assert('JsGetUpdatesResponse', f);
   return frames[0]!.update.Transaction.value;
 }
@@ -138,7 +134,7 @@ describe('interface filters', () => {
     const r = await call(sb, 'POST', '/v2/state/active-contracts', body);
     routes.assertResponse('POST', '/v2/state/active-contracts', r.status, r.body);
     const events = (
-      r.body as { contractEntry: { JsActiveContract: { createdEvent: Event[string] } } }[]
+      r.body as { contractEntry: { JsActiveContract: { createdEvent: WireEvent[string] } } }[]
     ).map((e) => e.contractEntry.JsActiveContract.createdEvent);
     const templates = new Set(
       events.map((e) => (e.templateId as string).split(':').slice(1).join(':')),

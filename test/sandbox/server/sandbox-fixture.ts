@@ -5,6 +5,7 @@ import {
   type Sandbox,
   type StartSandboxOptions,
 } from '../../../src/sandbox/start-sandbox.js';
+import { specRoutes } from '../../support/spec-routes.js';
 
 export const INVOICES_MODEL = fileURLToPath(
   new URL('../../../examples/invoices/model.yaml', import.meta.url),
@@ -54,6 +55,57 @@ let counter = 0;
 export function nextCommandId(prefix = 'cmd'): string {
   counter++;
   return `${prefix}-${counter}-${Date.now().toString(36)}`;
+}
+
+/** An event of a transaction as the wire has it: `{ CreatedEvent: {...} }`, ... */
+export type WireEvent = Record<string, Record<string, unknown>>;
+export type WireTransaction = { readonly offset: number; readonly events: WireEvent[] };
+
+/**
+ * One command through `POST /v2/commands/submit-and-wait-for-transaction` (LEDGER_EFFECTS, the
+ * given event format), its request and answer validated against the 3.5 spec. `tx` is the
+ * transaction of a 200 (else undefined), `events` its events (else none).
+ */
+export async function submitForTransaction(
+  sb: Sandbox,
+  options: {
+    readonly actAs: string;
+    readonly userId: string;
+    readonly command: unknown;
+    readonly eventFormat: unknown;
+    readonly idPrefix: string;
+  },
+): Promise<{
+  status: number;
+  body: Record<string, unknown>;
+  tx: WireTransaction | undefined;
+  events: WireEvent[];
+}> {
+  const path = '/v2/commands/submit-and-wait-for-transaction';
+  const body = {
+    commands: {
+      commands: [options.command],
+      commandId: nextCommandId(options.idPrefix),
+      actAs: [options.actAs],
+      userId: options.userId,
+    },
+    transactionFormat: {
+      eventFormat: options.eventFormat,
+      transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+    },
+  };
+  const routes = specRoutes('openapi-3.5');
+  routes.assertRequest('POST', path, body);
+  const r = await call(sb, 'POST', path, body);
+  routes.assertResponse('POST', path, r.status, r.body);
+  const tx =
+    r.status === 200 ? (r.body as { transaction: WireTransaction }).transaction : undefined;
+  return {
+    status: r.status,
+    body: r.body as Record<string, unknown>,
+    tx,
+    events: tx?.events ?? [],
+  };
 }
 
 export function invoiceArgs(
