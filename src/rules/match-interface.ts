@@ -1,7 +1,7 @@
 import type { ArchivedEvent, CreatedEvent, ExercisedEvent } from '../ledger/wire/wire-types.js';
 import type { CompiledRule, SourcePos, TemplateRef } from './compiled-rule.js';
 import type { Explanation } from './evaluation-result.js';
-import { qualifiedNameOf } from './match-template.js';
+import { packageOf, qualifiedNameOf } from './match-template.js';
 
 /**
  * Matching events to rules on an interface. Events name interfaces in the package-id form
@@ -44,8 +44,7 @@ export function interfaceIdMismatch(
   packageNameOf: PackageNameOf | undefined,
 ): 'other-template' | 'other-package' | null {
   if (qualifiedNameOf(interfaceId) !== ref.qualifiedName) return 'other-template';
-  const colon = interfaceId.indexOf(':');
-  const pkg = colon < 0 ? '' : interfaceId.slice(0, colon);
+  const pkg = packageOf(interfaceId);
   if (ref.form === 'package-id') return pkg === ref.packageId ? null : 'other-package';
   const name = pkg.startsWith('#') ? pkg.slice(1) : packageNameOf?.(pkg);
   return name === undefined || name === ref.packageName ? null : 'other-package';

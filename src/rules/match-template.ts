@@ -10,7 +10,7 @@ export function qualifiedNameOf(templateId: string): string {
 }
 
 /** The package part of a wire template id: a package id, or `#name`. */
-function packageOf(templateId: string): string {
+export function packageOf(templateId: string): string {
   const colon = templateId.indexOf(':');
   return colon < 0 ? '' : templateId.slice(0, colon);
 }
