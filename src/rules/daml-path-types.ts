@@ -166,7 +166,7 @@ export function walkPath(
 }
 
 /** `a Party (text)`, `an Int (text)`, `a Bool`, `Unit ({})`, `an enum (Color)`. */
-export function describeLeaf(resolved: ResolvedType, type: DamlType): string {
+function describeLeaf(resolved: ResolvedType, type: DamlType): string {
   const shown = showType(type);
   switch (resolved.kind) {
     case 'Enum':

@@ -65,7 +65,7 @@ const EVENT_FIELD_TYPES: Readonly<Record<string, StaticType>> = {
 };
 
 /** How a Daml value is seen in CEL; null for what cannot be said (a type variable, …). */
-export function celTypeOfDaml(
+function celTypeOfDaml(
   catalogue: PackageCatalogue,
   resolved: ResolvedType,
 ): { cel: StaticType; nullable: boolean; inner: ResolvedType } | null {

@@ -38,7 +38,7 @@ export function interfaceIdsOf(
 }
 
 /** Why `interfaceId` is not the interface `ref` names; null when it is. */
-export function interfaceIdMismatch(
+function interfaceIdMismatch(
   ref: TemplateRef,
   interfaceId: string,
   packageNameOf: PackageNameOf | undefined,
