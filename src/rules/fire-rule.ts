@@ -168,7 +168,8 @@ function outcome(
   return { index: condition.index, source: condition.source, pos: condition.pos, outcome: result };
 }
 
-function ruleError(
+/** A rule error of `rule` at `where`. */
+export function ruleError(
   rule: CompiledRule,
   code: RuleEvaluationErrorCode,
   message: string,

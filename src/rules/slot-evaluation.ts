@@ -9,7 +9,7 @@ import type {
   Intent,
   RuleEvaluationError,
 } from './evaluation-result.js';
-import { checkConditions, renderActions } from './fire-rule.js';
+import { checkConditions, renderActions, ruleError } from './fire-rule.js';
 import { ruleVariable } from './rule-index.js';
 import { RULE_LIMITS } from './rule-language.js';
 
@@ -68,16 +68,17 @@ export class SlotEvaluation {
       try {
         key = groupKey(batch.groupBy.program.evaluate(input.variables));
       } catch (thrown) {
-        error = {
-          ruleId: rule.id,
-          revision: rule.revision,
-          code: 'CEL_EVALUATION_ERROR',
-          message: errorSummary(thrown),
-          expression: batch.groupBy.source,
-          pos: batch.groupBy.pos,
-          phase: 'when',
-          actionIndex: null,
-        };
+        error = ruleError(
+          rule,
+          'CEL_EVALUATION_ERROR',
+          errorSummary(thrown),
+          batch.groupBy.source,
+          {
+            pos: batch.groupBy.pos,
+            phase: 'when',
+            actionIndex: null,
+          },
+        );
       }
     }
     const selected = when.holds && error === null;
