@@ -85,6 +85,8 @@ export class ParticipantPackageSource {
   readonly #logger: Logger;
   /** Every id this process has read, readable or not: never read twice. */
   readonly #known = new Map<string, Known>();
+  /** The read under way, if any (settled otherwise). */
+  #previous: Promise<unknown> = Promise.resolve();
 
   constructor(options: ParticipantPackageSourceOptions) {
     this.#options = options;
@@ -97,9 +99,18 @@ export class ParticipantPackageSource {
    * client's error as its cause (the caller decides: `run` exits 1, `validate` reports it); a
    * package that downloads but cannot be decoded is `unreadable`, not a failure.
    */
-  async read(options: ParticipantReadOptions = {}): Promise<ParticipantPackages> {
+  read(options: ParticipantReadOptions = {}): Promise<ParticipantPackages> {
+    // One read at a time: a read that overlaps another (a reload while `run` reads at start)
+    // waits for it, then finds its packages known instead of reading them a second time.
+    const run = (): Promise<ParticipantPackages> => this.#readNow(options);
+    const next = this.#previous.then(run, run);
+    this.#previous = next.catch(() => undefined);
+    return next;
+  }
+
+  async #readNow(options: ParticipantReadOptions): Promise<ParticipantPackages> {
     try {
-      return await this.#read(options);
+      return await this.#listAndRead(options);
     } catch (err) {
       if (err instanceof AbortError || !(err instanceof LedgerbotError)) throw err;
       throw new RuntimeError(
@@ -110,7 +121,7 @@ export class ParticipantPackageSource {
     }
   }
 
-  async #read(options: ParticipantReadOptions): Promise<ParticipantPackages> {
+  async #listAndRead(options: ParticipantReadOptions): Promise<ParticipantPackages> {
     const call = callOptions(options);
     const ids = await this.#options.ledger.listPackages(call);
     const unique = [...new Set(ids)];

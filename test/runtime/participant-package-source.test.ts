@@ -125,6 +125,19 @@ describe('ParticipantPackageSource', () => {
     expect(third.packages.map((p) => p.packageId)).toContain(added);
   });
 
+  it('two reads at once (a reload while run reads at start) read each package once', async () => {
+    const cache = new CountingCache({ stateDir, maxBytes: 1 << 20 });
+    const decode = countingDecoder();
+    const src = source(cache, decode);
+    const [first, second] = await Promise.all([src.read(), src.read()]);
+    expect(first.packages).toHaveLength(3);
+    expect(second.packages.map((p) => p.packageId)).toEqual(first.packages.map((p) => p.packageId));
+    expect(second.stats).toMatchObject({ listed: 3, known: 3, fromCache: 0, downloaded: 0 });
+    expect(server.downloads).toHaveLength(3);
+    expect(cache.reads).toBe(3);
+    expect(decode.calls).toHaveLength(3);
+  });
+
   it('a damaged or foreign cache file is downloaded again and repaired, never trusted', async () => {
     const first = new PackageArchiveCache({ stateDir, maxBytes: 1 << 20 });
     await source(first, countingDecoder()).read();
