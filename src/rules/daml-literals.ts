@@ -11,8 +11,9 @@ import { parseDamlDate } from './cel/cel-environment.js';
 
 export type LiteralProblem = { readonly message: string; readonly hint: string };
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
+/** The range of a Daml Int (Int64). */
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
 const DECIMAL = /^([+-]?)(\d+)(?:\.(\d+))?$/;
 const TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$/;
 

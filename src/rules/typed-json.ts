@@ -2,6 +2,7 @@ import { Optional } from '@marcbachmann/cel-js';
 import { CelDecimal } from './cel/cel-decimal.js';
 import { DAML_DATE_RANGE, damlDateText, damlTimeText } from './cel/daml-time-text.js';
 import type { DamlRendering, JsonValue } from './compiled-rule.js';
+import { INT64_MAX, INT64_MIN } from './daml-literals.js';
 
 /**
  * A CEL value written as the Daml type of its command field reads it (the `rendering` that
@@ -97,9 +98,6 @@ export function typedJson(
     }
   }
 }
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 /** A timestamp for a message, also one JS writes with a six-digit year. */
 function timeOf(t: Date): string {
