@@ -1,5 +1,6 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
+import { formatBytes } from '../../core/source/guard-text.js';
 import { DamlLfError } from '../../daml-lf/daml-lf-error.js';
 import { DAR_LIMITS } from '../../daml-lf/dar-limits.js';
 import { readArchiveAt, type PackageArchive } from '../../daml-lf/read-dalf.js';
@@ -112,7 +113,7 @@ async function readBounded(file: string, input: PackageFileInput): Promise<Uint8
       const { size } = await handle.stat();
       if (size > max) {
         throw new UsageError(
-          `${input.namedAt}: ${file} is ${mib(size)}; the largest DAR ledgerbot reads is ${mib(max)} [DAR_TOO_LARGE]`,
+          `${input.namedAt}: ${file} is ${formatBytes(size)}; the largest DAR ledgerbot reads is ${formatBytes(max)} [DAR_TOO_LARGE]`,
         );
       }
       return await handle.readFile();
@@ -132,8 +133,4 @@ function why(err: unknown): string {
     : code === 'EACCES'
       ? 'permission denied'
       : (err as Error).message;
-}
-
-function mib(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
