@@ -1,12 +1,11 @@
 import { throwIfAborted } from '../core/abort-error.js';
 import type { CompiledRule, RefKind, TemplateRef } from '../rules/compiled-rule.js';
-import type { evaluateSlot } from '../rules/evaluate-slot.js';
 import type { EvaluationResult, Intent, RuleEvaluationError } from '../rules/evaluation-result.js';
 import { SlotEvaluation } from '../rules/slot-evaluation.js';
 import { ScheduleError } from './schedule-error.js';
 
-/** An active contract as `evaluateSlot` reads it: the CreatedEvent of the ACS entry. */
-export type SlotContract = NonNullable<Parameters<typeof evaluateSlot>[2]>;
+/** An active contract as a slot's evaluation reads it: the CreatedEvent of the ACS entry. */
+export type SlotContract = Parameters<SlotEvaluation['contract']>[0];
 
 /**
  * The ledger reads a slot needs, kept structural so this layer does not import the ledger client
@@ -105,9 +104,9 @@ export type SlotRunResult = {
  * deduplication from O catches what the first run submitted), streams the `forEach` contracts
  * at O, evaluates the rule per contract with `now` = the slot time (with `forEach.batch`, per
  * batch of selected contracts: batches span the pages of the stream, see SlotEvaluation), and
- * hands the intents to the sink in batches. Without `forEach` the rule fires once. The journal marks the slot begun
- * before and completed after every intent is recorded; a crash in between leaves it in progress,
- * and the next start runs it again with the same commandIds.
+ * hands the intents to the sink in batches. Without `forEach` the rule fires once. The journal
+ * marks the slot begun before and completed after every intent is recorded; a crash in between
+ * leaves it in progress, and the next start runs it again with the same commandIds.
  */
 export async function runSlot(
   rule: CompiledRule,
