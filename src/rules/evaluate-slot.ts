@@ -40,8 +40,9 @@ export type SlotContext = {
  * CEL sees `now` = the slot time, `today` = UTC midnight of the slot's calendar day in the rule's
  * time zone (comparable with `date("…")`), `contract` = the CreatedEvent (createdAt as a
  * timestamp, offset and nodeId as ints; for a `forEach` on an interface, with the interface view
- * as `view`, from the contract's `interfaceViews`), `parties` and `rule`. The commandId's trigger key is the
- * slot time and the contract id. Like `evaluate`, it never throws for a failing expression.
+ * as `view`, from the contract's `interfaceViews`), `parties` and `rule`. The commandId's trigger
+ * key is the slot time and the contract id. Like `evaluate`, it never throws for a failing
+ * expression.
  * A rule with `forEach.batch` fires per batch, not per contract: run it with SlotEvaluation.
  */
 export function evaluateSlot(
