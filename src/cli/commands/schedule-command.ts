@@ -171,9 +171,7 @@ function readSlotRecords(path: string): Map<string, SlotRecord> | null {
 }
 
 /** ", in batches of 2 to 100 by contract.view.instrumentId", or nothing without `batch`. */
-function batchText(
-  batch: { size: number; min: number; groupBy: string | null } | undefined,
-): string {
+function batchText(batch: NonNullable<Listed['forEach']>['batch']): string {
   if (batch === undefined) return '';
   const range = batch.min === 1 ? `up to ${batch.size}` : `${batch.min} to ${batch.size}`;
   return `, in batches of ${range}${batch.groupBy === null ? '' : ` by ${batch.groupBy}`}`;
