@@ -31,13 +31,10 @@ export function formatExplanation(e: Explanation): string[] {
             ? `not fired${on}: fewer than batch.min (${e.batch.min})`
             : `not fired${on}`;
   const lines = [`${e.ruleId} (${where}): ${verdict}`];
-  // A failed interface view stops the rule before its conditions: nothing to say about them;
-  // a batch has none of its own (each contract's explanation has them).
-  if (
-    e.conditions.length === 0 &&
-    e.error?.code !== 'INTERFACE_VIEW_FAILED' &&
-    e.batch === undefined
-  ) {
+  // A rule that failed while selecting (its interface view, a batch's groupBy: phase `when`)
+  // did not fire, conditions or not; a batch has none of its own (its contracts' explanations
+  // have them).
+  if (e.conditions.length === 0 && e.error?.phase !== 'when' && e.batch === undefined) {
     lines.push('  no conditions (when is empty): always fires');
   }
   for (const c of e.conditions) {

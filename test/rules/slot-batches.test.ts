@@ -210,6 +210,25 @@ describe('forEach.batch', () => {
     expect(intents).toHaveLength(1);
   });
 
+  it('explains a failed groupBy or view of a rule without when as a failure, not as always firing', () => {
+    const text = batchRule(`{ size: 5, groupBy: 'int(contract.view.amount)' }`).replace(
+      / {4}when: .*\n/,
+      '',
+    );
+    const failedView = holding(2, '1', {
+      interfaceViews: [
+        { interfaceId: HOLDING_ID, viewStatus: { code: 9, message: 'boom', details: [] } },
+      ],
+    });
+    const { explanations } = all(run(load(text), [holding(1, '1.5'), failedView]));
+    expect(explanations.slice(0, 2).flatMap(formatExplanation)).toEqual([
+      'merge-small (r.yaml:3:5): failed for contract 000001',
+      `  error at r.yaml:8:35: ${explanations[0]!.error!.message}`,
+      'merge-small (r.yaml:3:5): failed for contract 000002',
+      `  error at r.yaml:5:5: ${explanations[1]!.error!.message}`,
+    ]);
+  });
+
   it('an error in then fails the batch, not the slot', () => {
     const text = batchRule('{ size: 2 }').replace(
       "'${{ contracts[0].contractId }}'",
