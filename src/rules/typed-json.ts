@@ -81,7 +81,7 @@ export function typedJson(
     case 'Variant': {
       const entries = entriesOf(value);
       if (entries === undefined) return undefined;
-      const tag = entries.find(([k]) => k === 'tag')?.[1];
+      const tag = as.kind === 'Variant' ? entries.find(([k]) => k === 'tag')?.[1] : undefined;
       const out: Record<string, JsonValue> = {};
       for (const [k, v] of entries) {
         const rendering =
