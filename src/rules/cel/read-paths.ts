@@ -90,20 +90,13 @@ const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter'])
 const MAX_DEPTH = 500;
 
 /**
- * Every field path the expression reads, through plain field access (`a.b`), indexing with a
- * text literal (`a["b"]`, a field) or anything else (`a[0]`, `a[k]`: EVERY_ITEM), comprehension
- * variables (`items.all(i, i.note == null)` reads `items` → EVERY_ITEM → `note`) and
- * `cel.bind`. A path through anything else (a function's result, a ternary) is not followed.
- * Prefixes of a path are reported too; callers merge them.
- */
-export function readPaths(ast: unknown): ReadPath[] {
-  return readPathsAndNumberOperands(ast).reads;
-}
-
-/**
- * readPaths, the paths compared or computed with a number literal, every comparison or
- * arithmetic with a path on one side, the null and tag tests (guards), and the expression's
- * own type where known: one walk.
+ * In one walk of the AST: every field path the expression reads, through plain field access
+ * (`a.b`), indexing with a text literal (`a["b"]`, a field) or anything else (`a[0]`, `a[k]`:
+ * EVERY_ITEM), comprehension variables (`items.all(i, i.note == null)` reads `items` →
+ * EVERY_ITEM → `note`) and `cel.bind` (a path through anything else, a function's result or a
+ * ternary, is not followed; prefixes of a path are reported too, callers merge them); the paths
+ * compared or computed with a number literal, every comparison or arithmetic with a path on one
+ * side, the null and tag tests (guards), and the expression's own type where known.
  */
 export function readPathsAndNumberOperands(ast: unknown): ExpressionFacts {
   const found: Found = { reads: [], numberOperands: [], comparisons: [], guards: [] };
