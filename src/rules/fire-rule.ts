@@ -46,6 +46,9 @@ class ActionProblem extends LedgerbotError {
   }
 }
 
+/** The actions of a rule whose conditions did not hold: one object, none allocated per event. */
+const NO_ACTIONS = Object.freeze({ intents: Object.freeze<Intent[]>([]), error: null });
+
 /**
  * Evaluates a rule whose trigger matched: each `when` condition in order (stopping at the first
  * that is false or fails), then every action. A rule fires all of its actions or none: when one
@@ -53,10 +56,7 @@ class ActionProblem extends LedgerbotError {
  */
 export function fireRule(rule: CompiledRule, firing: Firing): FireResult {
   const when = checkConditions(rule, firing.variables);
-  const then =
-    when.holds && when.error === null
-      ? renderActions(rule, firing)
-      : { intents: [] as Intent[], error: null };
+  const then = when.holds && when.error === null ? renderActions(rule, firing) : NO_ACTIONS;
   const error = when.error ?? then.error;
   const fired = when.holds && error === null;
   return {

@@ -25,6 +25,8 @@ type Mismatch = { readonly reason: TriggerMismatch; readonly message: string };
 export type Match = { readonly interfaceId: string | null };
 
 const NONE: readonly IndexedRule[] = [];
+/** A matched template rule: one object for every match, none allocated per event. */
+const TEMPLATE_MATCH: Match = Object.freeze({ interfaceId: null });
 
 /** The rule kinds an event can fire: a consuming exercise is an archive too. */
 function ruleKindsOf(kind: EventKind, event: AnyEvent): readonly EventKind[] {
@@ -141,7 +143,10 @@ export function matchEvent(
       };
     }
   }
-  return ruleGate(rule, trigger, event.witnessParties, parties) ?? { interfaceId };
+  return (
+    ruleGate(rule, trigger, event.witnessParties, parties) ??
+    (interfaceId === null ? TEMPLATE_MATCH : { interfaceId })
+  );
 }
 
 /** The checks every matched trigger goes through last: enabled, and the party's view. */
