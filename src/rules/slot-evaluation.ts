@@ -108,14 +108,15 @@ export class SlotEvaluation {
     }
     group.push({ value: input.variables.contract, contractId });
     this.#pending++;
-    const fired: EvaluationResult[] = [own];
-    if (group.length >= batch.size) fired.push(this.#close(key, batch));
+    // Most contracts close no batch: the list of what they fire is made only when one does.
+    let fired: EvaluationResult[] | undefined;
+    if (group.length >= batch.size) fired = [own, this.#close(key, batch)];
     while (this.#pending > RULE_LIMITS.BATCH_PENDING_MAX) {
       const oldest = this.#groups.keys().next();
       if (oldest.done === true) break;
-      fired.push(this.#close(oldest.value, batch));
+      (fired ??= [own]).push(this.#close(oldest.value, batch));
     }
-    return fired.length === 1 ? own : merge(fired);
+    return fired === undefined ? own : merge(fired);
   }
 
   /**
