@@ -1,7 +1,7 @@
 import { IllegalStateError } from '../core/illegal-state-error.js';
 import { zoneFormats } from '../core/zone-formats.js';
 import type { CreatedEvent } from '../ledger/wire/wire-types.js';
-import type { BatchSpec, CompiledRule } from './compiled-rule.js';
+import type { CompiledRule } from './compiled-rule.js';
 import { eventFieldsOf, viewOf } from './event-variable.js';
 import { notMatched, ruleGate } from './match-event.js';
 import {
@@ -53,7 +53,7 @@ export function evaluateSlot(
 ): EvaluationResult {
   const input = slotInput(rule, slot, contract, context);
   if (input.kind === 'done') return input.result;
-  if (input.batch !== null) {
+  if (rule.trigger.kind === 'schedule' && rule.trigger.forEach?.batch != null) {
     throw new IllegalStateError(
       `evaluateSlot: rule "${rule.id}" fires per batch of contracts; evaluate its slot with SlotEvaluation`,
     );
@@ -84,8 +84,6 @@ export type SlotInput =
       readonly kind: 'variables';
       readonly variables: Record<string, unknown>;
       readonly contractId: string | null;
-      /** The rule's `forEach.batch` (null: it fires per contract, or once per slot). */
-      readonly batch: BatchSpec | null;
     }
   | { readonly kind: 'done'; readonly result: EvaluationResult };
 
@@ -166,7 +164,7 @@ export function slotInput(
     if (view !== null) fields.view = viewOf(view.value, rule.fieldReads ?? null);
     variables.contract = fields;
   }
-  return { kind: 'variables', variables, contractId, batch: forEach?.batch ?? null };
+  return { kind: 'variables', variables, contractId };
 }
 
 function none(explanation: EvaluationResult['explanations'][number]): EvaluationResult {
