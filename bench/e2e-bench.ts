@@ -30,8 +30,9 @@ import {
  *    each created contract, no rules, no journal; done when N completions came back.
  * After the bot's backlog, a paced phase measures its latency: invoices created one at a time at
  * a fixed rate while the bot runs live; event time = the transaction's recordTime (from the
- * update stream), submit and completion times = the `time` of the bot's `intent state changed`
- * log lines (`submitted`, `succeeded`; millisecond resolution, written as the state changes).
+ * update stream), completion time = the `time` of the bot's `intent finished` log line (written
+ * as the intent succeeds; millisecond resolution), submit time = that minus the line's
+ * `recordToCompletionMs` plus its `recordToSubmitMs` (the bot's clock, milliseconds).
  */
 export const IN_FLIGHT = 64;
 
@@ -99,7 +100,7 @@ async function recordTimes(l: InvoiceLedger, begin: number): Promise<Map<number,
   return times;
 }
 
-type IntentTimes = { offset: number; submitted?: number; succeeded?: number };
+type IntentTimes = { offset: number; submitted: number; succeeded: number };
 
 async function botRun(
   round: number,
@@ -124,17 +125,22 @@ async function botRun(
     let failed = 0;
     const bot = spawnBot(config, {
       nodeArgs,
-      messages: ['intent state changed'],
+      // At info the bot logs one line per finished intent, and every failure.
+      messages: ['intent finished', 'intent state changed'],
       onLog: (line: LogLine) => {
-        const id = String(line.commandId);
-        let t = intents.get(id);
-        if (t === undefined) intents.set(id, (t = { offset: Number(line.offset) }));
+        if (line.msg !== 'intent finished' || line.state !== 'succeeded') {
+          if (line.state !== 'pending') failed++; // a retry after an error is not final
+          return;
+        }
         const at = Date.parse(line.time);
-        if (line.state === 'submitted') t.submitted ??= at;
-        else if (line.state === 'succeeded') {
-          t.succeeded = at;
-          succeeded++;
-        } else if (line.state !== 'pending') failed++;
+        const toCompletion = Number(line.recordToCompletionMs);
+        const toSubmit = Number(line.recordToSubmitMs);
+        intents.set(String(line.commandId), {
+          offset: Number(line.offset),
+          submitted: at - toCompletion + toSubmit,
+          succeeded: at,
+        });
+        succeeded++;
       },
     });
     try {
@@ -143,8 +149,8 @@ async function botRun(
       if (!done || failed > 0)
         throw new Error(`bot: ${succeeded} of ${n} succeeded, ${failed} failed`);
       const all = [...intents.values()];
-      const first = Math.min(...all.map((t) => t.submitted ?? Infinity));
-      const last = Math.max(...all.map((t) => t.succeeded ?? 0));
+      const first = Math.min(...all.map((t) => t.submitted));
+      const last = Math.max(...all.map((t) => t.succeeded));
       const run: E2eRun = {
         client: 'bot',
         round,
@@ -175,7 +181,7 @@ async function botRun(
       for (const [id, t] of intents) {
         if (before.has(id)) continue;
         const at = times.get(t.offset);
-        if (at === undefined || t.submitted === undefined || t.succeeded === undefined) continue;
+        if (at === undefined || !Number.isFinite(t.submitted)) continue;
         toSubmit.push(t.submitted - at);
         toCompletion.push(t.succeeded - at);
       }

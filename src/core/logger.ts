@@ -12,6 +12,11 @@ export type Logger = {
   readonly warn: LogFn;
   readonly error: LogFn;
   child(bindings: Record<string, unknown>): Logger;
+  /**
+   * pino's: whether lines of `level` are written. Optional (test recorders keep everything); a
+   * caller on a hot path asks it before building the fields of a line that would be dropped.
+   */
+  readonly isLevelEnabled?: (level: string) => boolean;
 };
 
 const noop: LogFn = () => undefined;
@@ -23,4 +28,5 @@ export const silentLogger: Logger = {
   warn: noop,
   error: noop,
   child: () => silentLogger,
+  isLevelEnabled: () => false,
 };

@@ -78,7 +78,10 @@ export class InFlightIntents {
       return false;
     }
     const error = 'error' in change ? (change.error as ErrorRecord | undefined) : undefined;
-    logIntent(this.#o.logger, t.record, from, error);
+    const now = this.#o.clock.now();
+    // Only this run's first attempt of the intent is known (`attempts` counts every run's).
+    if (change.to === 'submitted' && t.record.attempts === 1) t.firstSubmitAt = now;
+    logIntent(this.#o.logger, t.record, from, error, { firstSubmitAt: t.firstSubmitAt, now });
     this.#o.metrics.countTransition(change.to, t.record.ruleId, from);
     this.#o.onIntent?.({
       commandId: t.commandId,

@@ -37,6 +37,8 @@ export type TrackedIntent = {
   prunedAnchor: number | undefined;
   /** Attempts answered LEDGER_API_INTERNAL_ERROR (see unreadable-values.ts). */
   internalErrors: number;
+  /** When the intent's first attempt was recorded, if this process made it (for its log line). */
+  firstSubmitAt: number | undefined;
 };
 
 /** A freshly tracked intent, waiting for its first attempt. */
@@ -61,6 +63,7 @@ export function trackedIntent(
     // After a restart only the last error is known; the bound is about a hopeless loop, and
     // maxAttempts still bounds the rest.
     internalErrors: lastError?.code === INTERNAL_ERROR_CODE ? 1 : 0,
+    firstSubmitAt: undefined,
   };
 }
 

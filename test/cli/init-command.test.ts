@@ -311,7 +311,7 @@ describe('ledgerbot run on an init --embedded project (child process)', () => {
       expect(res.status).toBe(200);
       await res.body?.cancel();
       const done = await bot.waitForLine(
-        (l) => l.msg === 'intent state changed' && l.state === 'succeeded',
+        (l) => l.msg === 'intent finished' && l.state === 'succeeded',
         45_000,
         'the example rule to fire',
       );

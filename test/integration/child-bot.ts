@@ -94,7 +94,8 @@ export function writeBotConfig(ledger: TestLedger, dir: string, c: ChildBotConfi
       '  maxInFlight: 32',
       `  completionTimeout: ${c.completionTimeout ?? '5s'}`,
       '  retry: { maxAttempts: 20, initialDelay: 20ms, maxDelay: 200ms, deadline: 2m }',
-      'log: { level: info, pretty: false }',
+      // debug: the tests follow every intent state change (info has only the finished ones).
+      'log: { level: debug, pretty: false }',
       '',
     ].join('\n'),
   );
@@ -205,7 +206,7 @@ export function spawnBot(configPath: string, options: { fromSources?: boolean } 
   };
 }
 
-/** The pino line of an intent state change. */
+/** The pino line of an intent state change: `intent finished` for succeeded and duplicate. */
 export function isIntentLine(line: LogLine): boolean {
-  return line.msg === 'intent state changed';
+  return line.msg === 'intent state changed' || line.msg === 'intent finished';
 }

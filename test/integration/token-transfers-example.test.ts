@@ -165,7 +165,7 @@ describe('examples/token-transfers with ledgerbot run', () => {
         // recorded and submitted the one Merge.
         const merges = bot.lines.filter(
           (l) =>
-            l.msg === 'intent state changed' &&
+            l.msg === 'intent finished' &&
             l.ruleId === 'merge-small-holdings' &&
             l.state === 'succeeded',
         );

@@ -301,7 +301,7 @@ rules:
     });
   });
 
-  it('logs one line per intent state change with the ids in fields', async () => {
+  it('logs each intent state change at debug and the finished intent at info, with the ids in fields', async () => {
     const logger = recordingLogger();
     f = botFixture({ logger });
     await f.bot.start();
@@ -309,8 +309,14 @@ rules:
     await f.settle();
     complete(f, 0, 4);
     await f.settle();
-    const lines = logger.lines.filter((l) => l.msg === 'intent state changed');
-    expect(lines.map((l) => l.fields.state)).toEqual(['pending', 'submitted', 'succeeded']);
+    const lines = logger.lines.filter(
+      (l) => l.msg === 'intent state changed' || l.msg === 'intent finished',
+    );
+    expect(lines.map((l) => [l.level, l.msg, l.fields.state])).toEqual([
+      ['debug', 'intent state changed', 'pending'],
+      ['debug', 'intent state changed', 'submitted'],
+      ['info', 'intent finished', 'succeeded'],
+    ]);
     for (const l of lines) {
       expect(l.fields).toMatchObject({
         ruleId: 'accept',

@@ -60,7 +60,9 @@ describe('JournalPipeline', () => {
       intentsRecorded: 1,
       intentTransitions: { pending: 1 },
     });
-    expect(f.logger.lines.filter((l) => l.msg === 'intent state changed')).toHaveLength(1);
+    expect(
+      f.logger.lines.filter((l) => l.msg === 'intent state changed').map((l) => l.level),
+    ).toEqual(['debug']);
     // Processed through 11, but its intent is open: the checkpoint stays below it.
     expect(f.store.checkpoint()).toBe(10);
   });

@@ -1,5 +1,5 @@
 import { FakeClock } from '../../src/core/fake-clock.js';
-import { silentLogger } from '../../src/core/logger.js';
+import { silentLogger, type Logger } from '../../src/core/logger.js';
 import { SeededRandom } from '../../src/core/seeded-random.js';
 import { LedgerTransportError } from '../../src/ledger/ledger-transport-error.js';
 import type { Completion, JsCommands } from '../../src/ledger/wire/wire-types.js';
@@ -89,6 +89,7 @@ export function trackerFixture(
     completionTimeoutMs?: number;
     start?: number;
     groupCommit?: SqliteStoreOptions['groupCommit'];
+    logger?: Logger;
   } = {},
 ): TrackerFixture {
   const clock = new FakeClock(options.start ?? Date.UTC(2026, 0, 5, 9));
@@ -111,7 +112,7 @@ export function trackerFixture(
     store,
     clock,
     random,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     userId: 'ledgerbot',
     completionTimeoutMs: options.completionTimeoutMs ?? 5_000,
     dedup: options.dedup ?? { mode: 'offset', fallbackMs: 60_000 },
