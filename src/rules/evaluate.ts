@@ -1,4 +1,6 @@
 import type { CreatedEvent, Event, JsTransaction } from '../ledger/wire/wire-types.js';
+import { ConversionMemo } from './cel/conversion-memo.js';
+import { MEMO_KEY } from './cel/literal-calls.js';
 import type { RuleSet } from './compiled-rule.js';
 import type {
   EvaluationResult,
@@ -97,6 +99,8 @@ export function evaluate(
   /** Interface id → the event variable with that interface's view (created events). */
   let withViews: Map<string, Readonly<Record<string, unknown>>> | undefined;
   let today: Date | undefined;
+  /** The event's conversions (`decimal(…)`, `date(…)` of its fields), shared by its rules. */
+  let memo: ConversionMemo | undefined;
   for (const { rule, variable } of candidates) {
     const match = matchEvent(rule, kind, event, context.parties, options.packageNameOf);
     if ('reason' in match) {
@@ -125,6 +129,7 @@ export function evaluate(
       eventValue = viewed;
     }
     today ??= utcMidnight(context.now);
+    memo ??= new ConversionMemo();
     const result = fireRule(rule, {
       variables: {
         event: eventValue,
@@ -132,6 +137,7 @@ export function evaluate(
         rule: variable,
         now: context.now,
         today,
+        [MEMO_KEY]: memo,
       },
       parties: context.parties,
       triggerKey: { kind: 'event', updateId: input.transaction.updateId, nodeId: event.nodeId },

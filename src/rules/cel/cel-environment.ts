@@ -10,28 +10,21 @@ import { parseDuration } from '../../core/duration.js';
 import { CelCompileError } from './cel-compile-error.js';
 import { CelDecimal } from './cel-decimal.js';
 import { CelEvaluationError } from './cel-evaluation-error.js';
-import { DAML_DATE_RANGE, damlDateText } from './daml-time-text.js';
+import { dateOf, decimalOf } from './conversion-memo.js';
+import { DAML_DATE_RANGE, damlDateText, parseDamlDate } from './daml-time-text.js';
 import type { CelProgram } from './cel-program.js';
+import {
+  FOLDED_FUNCTIONS,
+  foldLiteralCalls,
+  memoizeConversions,
+  type FoldedFunction,
+} from './literal-calls.js';
 import { readPathsAndNumberOperands } from './read-paths.js';
 
 const TIMESTAMP = 'google.protobuf.Timestamp';
-const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAY_MS = 86_400_000;
 
-/** Parses a Daml Date ("yyyy-mm-dd") to UTC midnight; null when it is not a real date. */
-export function parseDamlDate(text: string): Date | null {
-  const m = DATE_TEXT.exec(text);
-  if (m === null) return null;
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  const date = new Date(ms);
-  return date.toISOString().slice(0, 10) === text ? date : null;
-}
-
-function decimalOf(text: string): CelDecimal {
-  const d = CelDecimal.parse(text);
-  if (d === null) throw new RangeError(`"${text}" is not a decimal number`);
-  return d;
-}
+export { parseDamlDate };
 
 /**
  * `sum(list)`: the exact total of Numeric texts, decimals, ints and doubles (0 for an empty
@@ -69,12 +62,6 @@ function decimalItem(item: unknown, index: number): CelDecimal {
   throw new RangeError(
     `sum: item ${index} is ${what}, not a number; sum a list of amounts, e.g. sum(xs.map(x, x.amount))`,
   );
-}
-
-function dateOf(text: string): Date {
-  const d = parseDamlDate(text);
-  if (d === null) throw new RangeError(`"${text}" is not a date: write yyyy-mm-dd`);
-  return d;
 }
 
 function damlDateOf(t: Date): string {
@@ -231,19 +218,52 @@ function errorOffset(error: ParseError | CelTypeError): number {
 }
 
 /**
+ * Internal switches of the compile-time work that makes evaluation cheaper (both on by default),
+ * so the ingest bench can measure each one's effect. Not user-facing: results are the same
+ * either way (only a bad literal moves from an evaluation error to a compile error).
+ */
+export type CelTuning = {
+  /** Fold `decimal("…")`, `date("…")`, `timestamp("…")` and `duration("…")` literals. */
+  readonly foldLiterals?: boolean;
+  /** Let `decimal(x)` and `date(x)` use the evaluation's ConversionMemo (literal-calls.ts). */
+  readonly memoizeConversions?: boolean;
+};
+
+/**
  * Compiles CEL expressions with ledgerbot's extra functions. Create one per process (building an
  * environment is the expensive part) and compile each expression once, at load time.
  */
 export class CelEnvironment {
   readonly #base: Environment;
   readonly #scopes = new Map<string, Environment>();
+  readonly #tuning: Required<CelTuning>;
+  /** `fn(text)` programs that fold literals, made on first use. */
+  #folders: Map<FoldedFunction, (values: { text: string }) => unknown> | undefined;
 
-  private constructor(base: Environment) {
+  private constructor(base: Environment, tuning: CelTuning) {
     this.#base = base;
+    this.#tuning = {
+      foldLiterals: tuning.foldLiterals ?? true,
+      memoizeConversions: tuning.memoizeConversions ?? true,
+    };
   }
 
-  static create(): CelEnvironment {
-    return new CelEnvironment(baseEnvironment());
+  static create(tuning: CelTuning = {}): CelEnvironment {
+    return new CelEnvironment(baseEnvironment(), tuning);
+  }
+
+  /** `fn(text)` as CEL evaluates it; throws what the function throws. */
+  #fold(fn: FoldedFunction, text: string): unknown {
+    if (this.#folders === undefined) {
+      const env = this.#base.clone().registerVariable('text', 'string');
+      this.#folders = new Map(
+        FOLDED_FUNCTIONS.map((name) => [
+          name,
+          env.parse(`${name}(text)`) as (values: { text: string }) => unknown,
+        ]),
+      );
+    }
+    return this.#folders.get(fn)!({ text });
   }
 
   #scope(variables: readonly string[]): Environment {
@@ -277,6 +297,9 @@ export class CelEnvironment {
       throw error;
     }
     rewriteDurationLiterals(source, parsed.ast);
+    if (this.#tuning.foldLiterals) {
+      foldLiteralCalls(source, parsed.ast, (fn, text) => this.#fold(fn, text));
+    }
     const max = options.maxComprehensionDepth;
     if (max !== undefined) {
       const nested = comprehensionDepth(parsed.ast);
@@ -293,6 +316,7 @@ export class CelEnvironment {
       const error = checked.error;
       throw new CelCompileError(source, errorOffset(error), error.summary, { cause: error });
     }
+    if (this.#tuning.memoizeConversions) memoizeConversions(parsed.ast);
     const facts = readPathsAndNumberOperands(parsed.ast);
     return {
       source,

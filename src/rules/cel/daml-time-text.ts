@@ -10,6 +10,17 @@
 const MIN_MS = Date.parse('0001-01-01T00:00:00.000Z');
 const MAX_MS = Date.parse('9999-12-31T23:59:59.999Z');
 
+const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Parses a Daml Date ("yyyy-mm-dd") to UTC midnight; null when it is not a real date. */
+export function parseDamlDate(text: string): Date | null {
+  const m = DATE_TEXT.exec(text);
+  if (m === null) return null;
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  const date = new Date(ms);
+  return date.toISOString().slice(0, 10) === text ? date : null;
+}
+
 /** What a message says about a timestamp out of Daml's range. */
 export const DAML_DATE_RANGE = "Daml's dates run from 0001-01-01 to 9999-12-31";
 

@@ -3,6 +3,9 @@ import { CelCompileError } from '../../../src/rules/cel/cel-compile-error.js';
 import { CelDecimal } from '../../../src/rules/cel/cel-decimal.js';
 import { CelEnvironment, parseDamlDate } from '../../../src/rules/cel/cel-environment.js';
 import { CelEvaluationError } from '../../../src/rules/cel/cel-evaluation-error.js';
+import type { CelProgram } from '../../../src/rules/cel/cel-program.js';
+import { ConversionMemo } from '../../../src/rules/cel/conversion-memo.js';
+import { MEMO_KEY } from '../../../src/rules/cel/literal-calls.js';
 
 const cel = CelEnvironment.create();
 const run = (source: string, vars: Record<string, unknown> = {}): unknown =>
@@ -51,9 +54,12 @@ describe('CelEnvironment dates, timestamps and durations', () => {
     expect(run('date(timestamp("2025-01-31T23:59:59Z")) == date("2025-01-31")')).toBe(true);
   });
 
-  it('rejects impossible dates', () => {
+  it('rejects impossible dates: a literal when compiled, a field when evaluated', () => {
     expect(parseDamlDate('2025-02-30')).toBeNull();
-    expect(() => run('date("2025-02-30")')).toThrow(CelEvaluationError);
+    const error = catchCompile('now > date("2025-02-30")', ['now']);
+    expect(error.summary).toBe('"2025-02-30" is not a date: write yyyy-mm-dd');
+    expect(error.offset).toBe(11);
+    expect(() => run('date(d)', { d: '2025-02-30' })).toThrow(CelEvaluationError);
   });
 
   it('accepts ledgerbot duration syntax with days in literals', () => {
@@ -66,6 +72,81 @@ describe('CelEnvironment dates, timestamps and durations', () => {
     const error = catchCompile('1 == 1 && duration("soon") > duration("1h")');
     expect(error.summary).toMatch(/not a duration/);
     expect(error.offset).toBe(19);
+  });
+});
+
+describe('CelEnvironment literal folding', () => {
+  it('reports a bad decimal, date or timestamp literal at the literal, when compiled', () => {
+    const cases: [string, string, number][] = [
+      ['1 == 1 && decimal("12,5") > 1', '"12,5" is not a decimal number', 18],
+      ['date( "2025-13-01" ) < now', '"2025-13-01" is not a date: write yyyy-mm-dd', 6],
+      ['now < timestamp("tomorrow")', 'timestamp() requires a string in ISO 8601 format', 16],
+    ];
+    for (const [source, summary, offset] of cases) {
+      const error = catchCompile(source, ['now']);
+      expect([error.summary, error.offset]).toEqual([summary, offset]);
+    }
+  });
+
+  it('gives what the unfolded call gives', () => {
+    const unfolded = CelEnvironment.create({ foldLiterals: false, memoizeConversions: false });
+    const sources = [
+      'decimal("999.99") == decimal("999.9900")',
+      'string(decimal("-0.50") * 3)',
+      'date("2025-01-31") + duration("1d") == date("2025-02-01")',
+      'timestamp("2025-01-31T10:00:00.5Z") > date("2025-01-31")',
+      'duration("1h30m") == duration("90m")',
+      'decimal("1") / decimal("3")',
+    ];
+    for (const source of sources) {
+      const folded = cel.compile(source, []).evaluate({});
+      expect(folded).toEqual(unfolded.compile(source, []).evaluate({}));
+    }
+  });
+
+  it('leaves a bad literal an evaluation error when folding is off', () => {
+    const unfolded = CelEnvironment.create({ foldLiterals: false });
+    const program = unfolded.compile('decimal("x") > 1', []);
+    expect(() => program.evaluate({})).toThrow(/"x" is not a decimal number/);
+  });
+});
+
+describe('CelEnvironment conversion memo', () => {
+  const outcome = (program: CelProgram, vars: Record<PropertyKey, unknown>): unknown => {
+    try {
+      return program.evaluate(vars);
+    } catch (error) {
+      return error instanceof CelEvaluationError ? `error: ${error.message}` : error;
+    }
+  };
+
+  it('gives the same values and errors with and without a memo, for every kind of argument', () => {
+    const program = cel.compile('decimal(x) + decimal(x) >= decimal("2") && date(d) < now', [
+      'x',
+      'd',
+      'now',
+    ]);
+    const now = new Date('2025-03-01T00:00:00Z');
+    const xs: unknown[] = ['1.5', '0.25', 'lots', 3n, 0.5, true, null, ['1'], { a: 1 }];
+    const ds: unknown[] = ['2025-01-31', '2025-02-30', now, 7n];
+    const memo = new ConversionMemo();
+    for (const x of xs) {
+      for (const d of ds) {
+        const vars = { x, d, now };
+        expect(outcome(program, { ...vars, [MEMO_KEY]: memo })).toEqual(outcome(program, vars));
+      }
+    }
+  });
+
+  it('converts a text once per memo', () => {
+    const memo = new ConversionMemo();
+    const vars = { x: '12.50', [MEMO_KEY]: memo };
+    const first = cel.compile('decimal(x)', ['x']).evaluate(vars);
+    const second = cel.compile('decimal(x) * 1', ['x']).evaluate(vars);
+    expect(first).toBe(memo.decimal('12.50'));
+    expect(String(second)).toBe('12.5');
+    expect(memo.date('2025-01-31')).toBe(memo.date('2025-01-31'));
+    expect(() => memo.date('2025-02-30')).toThrow('"2025-02-30" is not a date: write yyyy-mm-dd');
   });
 });
 
