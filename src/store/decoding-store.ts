@@ -19,7 +19,7 @@ export type PayloadDecoder<P> = (stored: unknown) => P;
 
 /**
  * A view of `store` whose records carry decoded payloads: each payload is checked once, as its
- * row is read, so the code behind this edge reads payload fields without checking them again.
+ * row is read (or once per intent, while the store keeps handing out the same payload), so the code behind this edge reads payload fields without checking them again.
  * Works over any Store (a library user hands the bot one of their own); writes go through as they
  * are, since the payload is JSON on disk either way.
  */
@@ -30,6 +30,12 @@ export function decodingStore<P>(store: Store, decode: PayloadDecoder<P>): Store
 class DecodingStore<P> implements Store<P> {
   readonly #store: Store;
   readonly #decode: PayloadDecoder<P>;
+  /**
+   * Decoded payloads by the stored payload object: the SQLite store hands out one frozen
+   * payload object per intent for as long as it keeps the intent in memory, so a transition
+   * does not decode it again. A store that makes a new object per read simply misses.
+   */
+  readonly #decoded = new WeakMap<object, P>();
 
   constructor(store: Store, decode: PayloadDecoder<P>) {
     this.#store = store;
@@ -138,7 +144,17 @@ class DecodingStore<P> implements Store<P> {
   }
 
   #record(record: IntentRecord): IntentRecord<P> {
-    return { ...record, payload: this.#decode(record.payload) };
+    return { ...record, payload: this.#payload(record.payload) };
+  }
+
+  #payload(stored: unknown): P {
+    if (typeof stored !== 'object' || stored === null) return this.#decode(stored);
+    let decoded = this.#decoded.get(stored);
+    if (decoded === undefined && !this.#decoded.has(stored)) {
+      decoded = this.#decode(stored);
+      this.#decoded.set(stored, decoded);
+    }
+    return decoded as P;
   }
 
   #deadLetter(dead: DeadLetter): DeadLetter<P> {

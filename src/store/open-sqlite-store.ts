@@ -43,11 +43,17 @@ export type SqliteStoreOptions = (
    * intent state change to a commit per turn. Default false.
    */
   readonly groupCommit?: boolean | { readonly windowMs: number };
+  /**
+   * Log rows after which a commit folds the journal's log into its compact form.
+   * @default FOLD_AFTER_LOG_ROWS (2,000)
+   */
+  readonly foldAfterLogRows?: number;
   /** For tests of migrations; default: all of them. */
   readonly migrations?: readonly SqliteMigration[];
   /**
    * Open an existing store without writing to it (no directory or file is created, no
-   * migration runs; writes throw): for operator tools that inspect a running bot's state.
+   * migration runs; writes throw STORE_READ_ONLY): for operator tools that inspect a running
+   * bot's state. It replays the journal's log in memory, again whenever the writer commits.
    */
   readonly readonly?: boolean;
 };
@@ -62,6 +68,7 @@ export type SqliteStoreOptions = (
  */
 export function openSqliteStore(options: SqliteStoreOptions): Store {
   const path = options.path ?? join(options.dir, SQLITE_STORE_FILE);
+  const clock = options.clock ?? systemClock;
   let db: Database.Database | undefined;
   let lock: StoreLock | undefined;
   try {
@@ -71,7 +78,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
         fileMustExist: true,
         timeout: options.busyTimeoutMs ?? DEFAULTS.store.busyTimeoutMs,
       });
-      return new SqliteStore(db, options.clock ?? systemClock);
+      return SqliteStore.open({ db, clock, path, readonly: true });
     }
     if (options.dir !== undefined) mkdirSync(options.dir, { recursive: true });
     // Before the store is opened: a second writer must not even migrate it.
@@ -83,12 +90,19 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     }
     db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     db.pragma('foreign_keys = ON');
-    migrate(db, options.migrations ?? SQLITE_MIGRATIONS, options.clock ?? systemClock);
-    const clock = options.clock ?? systemClock;
-    const scheduler = groupCommitScheduler(options.groupCommit);
-    return lock === undefined
-      ? new SqliteStore(db, clock, scheduler)
-      : new LockedSqliteStore(db, clock, scheduler, lock);
+    migrate(db, options.migrations ?? SQLITE_MIGRATIONS, clock);
+    const held = lock;
+    const scheduleCommit = groupCommitScheduler(options.groupCommit);
+    return SqliteStore.open({
+      db,
+      clock,
+      path,
+      ...(scheduleCommit === undefined ? {} : { scheduleCommit }),
+      ...(options.foldAfterLogRows === undefined
+        ? {}
+        : { foldAfterLogRows: options.foldAfterLogRows }),
+      ...(held === undefined ? {} : { onClose: () => held.release() }),
+    });
   } catch (err) {
     db?.close();
     lock?.release();
@@ -98,29 +112,6 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
       `cannot open the state store ${path}: ${(err as Error).message}; check that it is a ledgerbot state file, that the directory is writable, and that no other ledgerbot uses it`,
       { cause: err },
     );
-  }
-}
-
-/** A store that holds the writer's lock, and lets it go once the store is closed. */
-class LockedSqliteStore extends SqliteStore {
-  readonly #lock: StoreLock;
-
-  constructor(
-    db: Database.Database,
-    clock: Clock,
-    scheduler: ((commit: () => void) => void) | undefined,
-    lock: StoreLock,
-  ) {
-    super(db, clock, scheduler);
-    this.#lock = lock;
-  }
-
-  override close(): void {
-    try {
-      super.close();
-    } finally {
-      this.#lock.release();
-    }
   }
 }
 

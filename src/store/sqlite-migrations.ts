@@ -79,4 +79,48 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
         WHERE trigger_kind = 'event';
     `,
   },
+  {
+    version: 3,
+    sql: `
+      -- The journal's append-only log: one row per intent changed since the previous commit,
+      -- with its state after the change. intents and dead_letters hold the folded form;
+      -- the store replays the log over them at open, and folds the log into them (and empties
+      -- it) when it grows past a bound, at compaction and at close. No secondary index: an
+      -- append is one B-tree insert.
+      CREATE TABLE intent_log (
+        seq INTEGER PRIMARY KEY,
+        command_id TEXT NOT NULL,
+        -- an intent state, or 'purged' (a dead letter deleted for good)
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        submission_id TEXT,
+        last_error TEXT,
+        next_attempt_at INTEGER,
+        deadline INTEGER,
+        updated_at INTEGER NOT NULL,
+        completion_offset INTEGER,
+        completion_update_id TEXT,
+        in_doubt INTEGER NOT NULL,
+        -- the dead letter, when state = 'dead-lettered'
+        dl_error TEXT,
+        dl_event TEXT,
+        dead_lettered_at INTEGER,
+        -- the intent's facts, only in the row that records it (NULL in the later ones)
+        user_id TEXT,
+        act_as TEXT,
+        rule_id TEXT,
+        revision INTEGER,
+        action_index INTEGER,
+        trigger_kind TEXT,
+        trigger_update_id TEXT,
+        trigger_node_id INTEGER,
+        trigger_slot INTEGER,
+        trigger_contract_id TEXT,
+        justifying_offset INTEGER,
+        payload TEXT,
+        event TEXT,
+        created_at INTEGER
+      );
+    `,
+  },
 ];

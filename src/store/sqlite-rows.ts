@@ -98,7 +98,7 @@ function triggerColumns(t: TriggerKey): TriggerColumns {
   };
 }
 
-function triggerOf(row: IntentRow): TriggerKey {
+export function triggerOf(row: IntentRow): TriggerKey {
   if (row.trigger_kind === 'slot') {
     const contractId = row.trigger_contract_id;
     return {

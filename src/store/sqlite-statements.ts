@@ -11,6 +11,7 @@ const COMPACTABLE = `state IN ('succeeded', 'duplicate', 'rejected')`;
 export type Query<P extends unknown[], R> = {
   get(...params: P): R | undefined;
   all(...params: P): R[];
+  iterate(...params: P): IterableIterator<R>;
 };
 
 /** A prepared statement that changes rows. */
@@ -24,77 +25,161 @@ function command<P extends unknown[]>(db: Db, sql: string): Command<P> {
   return db.prepare<P>(sql);
 }
 
-/** The SQLite store's prepared statements on the tables of schema version 1. */
-export type SqliteStatements = ReturnType<typeof prepareStatements>;
-/** Those on schema version 2's columns and index, prepared at first use (see SqliteStore). */
-export type SqliteStatementsV2 = ReturnType<typeof prepareStatementsV2>;
+/** A row of `intent_log` (schema version 3): the facts only in an intent's first row. */
+export type LogRow = Omit<
+  IntentRow,
+  | 'user_id'
+  | 'act_as'
+  | 'rule_id'
+  | 'revision'
+  | 'action_index'
+  | 'trigger_kind'
+  | 'justifying_offset'
+  | 'payload'
+  | 'created_at'
+  | 'state'
+  | 'in_doubt'
+> & {
+  seq: number;
+  state: IntentState | 'purged';
+  in_doubt: number;
+  dl_error: string | null;
+  dl_event: string | null;
+  dead_lettered_at: number | null;
+  user_id: string | null;
+  act_as: string | null;
+  rule_id: string | null;
+  revision: number | null;
+  action_index: number | null;
+  trigger_kind: 'event' | 'slot' | null;
+  justifying_offset: number | null;
+  payload: string | null;
+  created_at: number | null;
+};
 
-export function prepareStatements(db: Db) {
+/** The columns of a log row, in the order `appendLog` binds them. */
+export const LOG_COLUMNS = [
+  'command_id',
+  'state',
+  'attempts',
+  'submission_id',
+  'last_error',
+  'next_attempt_at',
+  'deadline',
+  'updated_at',
+  'completion_offset',
+  'completion_update_id',
+  'in_doubt',
+  'dl_error',
+  'dl_event',
+  'dead_lettered_at',
+  'user_id',
+  'act_as',
+  'rule_id',
+  'revision',
+  'action_index',
+  'trigger_kind',
+  'trigger_update_id',
+  'trigger_node_id',
+  'trigger_slot',
+  'trigger_contract_id',
+  'justifying_offset',
+  'payload',
+  'event',
+  'created_at',
+] as const;
+
+/** The columns of an `intents` row, in the order `upsertIntent` binds them. */
+export const INTENT_COLUMNS = [
+  'command_id',
+  'user_id',
+  'act_as',
+  'rule_id',
+  'revision',
+  'action_index',
+  'trigger_kind',
+  'trigger_update_id',
+  'trigger_node_id',
+  'trigger_slot',
+  'trigger_contract_id',
+  'justifying_offset',
+  'payload',
+  'event',
+  'state',
+  'attempts',
+  'submission_id',
+  'last_error',
+  'next_attempt_at',
+  'deadline',
+  'created_at',
+  'updated_at',
+  'completion_offset',
+  'completion_update_id',
+] as const;
+
+const MUTABLE_INTENT_COLUMNS = [
+  'state',
+  'attempts',
+  'submission_id',
+  'last_error',
+  'next_attempt_at',
+  'deadline',
+  'updated_at',
+  'completion_offset',
+  'completion_update_id',
+] as const;
+
+/** The SQLite store's prepared statements. */
+export type SqliteStatements = ReturnType<typeof prepareStatements>;
+
+/** What the file's schema has: older files (the migration tests open some) lack the newer parts. */
+export type SchemaParts = { readonly inDoubt: boolean; readonly log: boolean };
+
+export function schemaParts(db: Db): SchemaParts {
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(intents)').all();
+  const log = db
+    .prepare<[], { n: number }>(
+      "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'intent_log'",
+    )
+    .get();
+  return { inDoubt: columns.some((c) => c.name === 'in_doubt'), log: (log?.n ?? 0) > 0 };
+}
+
+export function prepareStatements(db: Db, parts: SchemaParts) {
+  const intentColumns = parts.inDoubt ? [...INTENT_COLUMNS, 'in_doubt'] : [...INTENT_COLUMNS];
+  const mutable = parts.inDoubt ? [...MUTABLE_INTENT_COLUMNS, 'in_doubt'] : MUTABLE_INTENT_COLUMNS;
   return {
     getCheckpoint: query<[], { resume_offset: number | null; processed_offset: number | null }>(
       db,
       'SELECT resume_offset, processed_offset FROM checkpoint WHERE id = 1',
     ),
-    raiseProcessed: command<[number, number]>(
-      db,
-      'UPDATE checkpoint SET processed_offset = max(coalesce(processed_offset, ?), ?) WHERE id = 1',
-    ),
-    setResume: command<[number]>(db, 'UPDATE checkpoint SET resume_offset = ? WHERE id = 1'),
-    setCheckpoint: command<[number, number]>(
+    setCheckpoint: command<[number | null, number | null]>(
       db,
       'UPDATE checkpoint SET resume_offset = ?, processed_offset = ? WHERE id = 1',
     ),
-    lowestOpenEventOffset: query<[number], { lowest: number | null }>(
-      db,
-      `SELECT min(justifying_offset) AS lowest FROM intents
-       WHERE ${OPEN} AND trigger_kind = 'event' AND justifying_offset > ?`,
-    ),
-    insertIntent: command<[IntentRow]>(
-      db,
-      `INSERT INTO intents (command_id, user_id, act_as, rule_id, revision, action_index,
-         trigger_kind, trigger_update_id, trigger_node_id, trigger_slot, trigger_contract_id,
-         justifying_offset, payload, event, state, attempts, next_attempt_at, deadline,
-         created_at, updated_at)
-       VALUES (@command_id, @user_id, @act_as, @rule_id, @revision, @action_index,
-         @trigger_kind, @trigger_update_id, @trigger_node_id, @trigger_slot, @trigger_contract_id,
-         @justifying_offset, @payload, @event, @state, @attempts, @next_attempt_at, @deadline,
-         @created_at, @updated_at)
-       ON CONFLICT (command_id) DO NOTHING`,
-    ),
     getIntent: query<[string], IntentRow>(db, 'SELECT * FROM intents WHERE command_id = ?'),
-    openIntents: query<[number], IntentRow>(
-      db,
-      `SELECT * FROM intents WHERE ${OPEN} ORDER BY justifying_offset, created_at, command_id LIMIT ?`,
-    ),
+    openIntents: query<[], IntentRow>(db, `SELECT * FROM intents WHERE ${OPEN}`),
     countByState: query<[], { state: IntentState; n: number }>(
       db,
       'SELECT state, count(*) AS n FROM intents GROUP BY state',
     ),
-    updateIntent: command<
-      [
-        IntentState,
-        number,
-        string | null,
-        string | null,
-        number | null,
-        number | null,
-        string | null,
-        number,
-        string,
-      ]
-    >(
+    eventIntents: query<[number, number, string], { command_id: string }>(
       db,
-      `UPDATE intents SET state = ?, attempts = ?, submission_id = ?, last_error = ?,
-         next_attempt_at = ?, completion_offset = ?, completion_update_id = ?, updated_at = ?
-       WHERE command_id = ?`,
+      `SELECT command_id FROM intents
+       WHERE justifying_offset = ? AND trigger_node_id = ? AND trigger_kind = 'event'
+         AND trigger_update_id IS NOT NULL AND rule_id = ?`,
     ),
-    insertDeadLetter: command<
-      [{ command_id: string; error: string; event: string | null; at: number }]
-    >(
+    upsertIntent: command<unknown[]>(
       db,
-      `INSERT INTO dead_letters (command_id, error, event, dead_lettered_at)
-       SELECT command_id, @error, coalesce(@event, event), @at FROM intents
-       WHERE command_id = @command_id
+      `INSERT INTO intents (${intentColumns.join(', ')})
+       VALUES (${intentColumns.map(() => '?').join(', ')})
+       ON CONFLICT (command_id) DO UPDATE SET
+         ${mutable.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+    ),
+    deleteIntent: command<[string]>(db, 'DELETE FROM intents WHERE command_id = ?'),
+    upsertDeadLetter: command<[string, string, string | null, number]>(
+      db,
+      `INSERT INTO dead_letters (command_id, error, event, dead_lettered_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (command_id) DO UPDATE SET error = excluded.error, event = excluded.event,
          dead_lettered_at = excluded.dead_lettered_at`,
     ),
@@ -110,32 +195,16 @@ export function prepareStatements(db: Db) {
       `SELECT i.*, d.error AS dl_error, d.event AS dl_event, d.dead_lettered_at
        FROM dead_letters d JOIN intents i USING (command_id) WHERE d.command_id = ?`,
     ),
-    requeue: command<[number, number | null, number, string]>(
-      db,
-      `UPDATE intents SET state = 'pending', attempts = 0, next_attempt_at = ?, deadline = ?,
-         updated_at = ? WHERE command_id = ?`,
-    ),
     deleteDeadLetter: command<[string]>(db, 'DELETE FROM dead_letters WHERE command_id = ?'),
-    deleteIntent: command<[string]>(db, 'DELETE FROM intents WHERE command_id = ?'),
-    getSlot: query<[string], SlotRow>(db, 'SELECT * FROM schedule_slots WHERE rule_id = ?'),
     listSlots: query<[], SlotRow>(db, 'SELECT * FROM schedule_slots ORDER BY rule_id'),
-    beginSlot: command<
-      [{ rule_id: string; slot: number; since: number; snapshot_offset: number | null }]
-    >(
+    upsertSlot: command<[string, number | null, number | null, number | null, number | null]>(
       db,
-      `INSERT INTO schedule_slots (rule_id, in_progress_slot, in_progress_since, snapshot_offset)
-       VALUES (@rule_id, @slot, @since, @snapshot_offset)
-       ON CONFLICT (rule_id) DO UPDATE SET in_progress_slot = @slot, in_progress_since = @since,
-         snapshot_offset = @snapshot_offset`,
-    ),
-    completeSlot: command<[{ rule_id: string; slot: number }]>(
-      db,
-      `INSERT INTO schedule_slots (rule_id, last_completed_slot) VALUES (@rule_id, @slot)
-       ON CONFLICT (rule_id) DO UPDATE SET
-         last_completed_slot = max(coalesce(last_completed_slot, @slot), @slot),
-         in_progress_slot = CASE WHEN in_progress_slot <= @slot THEN NULL ELSE in_progress_slot END,
-         in_progress_since = CASE WHEN in_progress_slot <= @slot THEN NULL ELSE in_progress_since END,
-         snapshot_offset = CASE WHEN in_progress_slot <= @slot THEN NULL ELSE snapshot_offset END`,
+      `INSERT INTO schedule_slots (rule_id, last_completed_slot, in_progress_slot,
+         in_progress_since, snapshot_offset) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (rule_id) DO UPDATE SET last_completed_slot = excluded.last_completed_slot,
+         in_progress_slot = excluded.in_progress_slot,
+         in_progress_since = excluded.in_progress_since,
+         snapshot_offset = excluded.snapshot_offset`,
     ),
     compact: command<[{ cutoff: number; resume: number }]>(
       db,
@@ -145,14 +214,21 @@ export function prepareStatements(db: Db) {
   };
 }
 
-export function prepareStatementsV2(db: Db) {
+/** Statements on `intent_log` (schema version 3) that write: a read-only store has none. */
+export type LogStatements = ReturnType<typeof prepareLogStatements>;
+
+export function prepareLogStatements(db: Db) {
   return {
-    markInDoubt: command<[string]>(db, 'UPDATE intents SET in_doubt = 1 WHERE command_id = ?'),
-    eventIntent: query<[number, number, string], { one: number }>(
+    append: command<unknown[]>(
       db,
-      `SELECT 1 AS one FROM intents
-       WHERE justifying_offset = ? AND trigger_node_id = ? AND trigger_kind = 'event'
-         AND trigger_update_id IS NOT NULL AND rule_id = ? LIMIT 1`,
+      `INSERT INTO intent_log (${LOG_COLUMNS.join(', ')})
+       VALUES (${LOG_COLUMNS.map(() => '?').join(', ')})`,
     ),
+    clear: command<[]>(db, 'DELETE FROM intent_log'),
   };
+}
+
+/** The log in the order it was written, for the replay at open. */
+export function readLog(db: Db): Query<[], LogRow> {
+  return query<[], LogRow>(db, 'SELECT * FROM intent_log ORDER BY seq');
 }

@@ -2,21 +2,28 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Clock } from '../core/clock.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { IllegalStateError } from '../core/illegal-state-error.js';
-import { changedIntentRow } from './intent-row-change.js';
-import { SqliteBatches, type CommitScheduler } from './sqlite-batches.js';
+import { intentValues, logValues, replayLogRow } from './intent-log.js';
+import { JournalBatches, type CommitScheduler } from './journal-batches.js';
 import {
-  newIntentRow,
-  toDeadLetter,
-  toIntent,
-  toJson,
-  toSlot,
-  type IntentRow,
-} from './sqlite-rows.js';
+  changedEntry,
+  entryOfRow,
+  holdsCheckpoint,
+  isOpenEntry,
+  newEntry,
+  purgedEntry,
+  requeuedEntry,
+  type JournalEntry,
+} from './journal-entry.js';
+import { OpenEventOffsets } from './open-event-offsets.js';
+import { toDeadLetter, toIntent, toSlot, type IntentRow } from './sqlite-rows.js';
 import {
+  prepareLogStatements,
   prepareStatements,
-  prepareStatementsV2,
+  readLog,
+  schemaParts,
+  type LogStatements,
+  type SchemaParts,
   type SqliteStatements,
-  type SqliteStatementsV2,
 } from './sqlite-statements.js';
 import {
   INTENT_STATES,
@@ -35,27 +42,104 @@ import { StoreError } from './store-error.js';
 type Db = BetterSqlite3.Database;
 
 /**
- * The SQLite Store. Made by `openSqliteStore`, which opens the file and migrates it; the
- * constructor only prepares statements on an open, migrated database.
+ * Log rows after which a write folds the log into `intents` instead of appending to it. It bounds
+ * the memory the journal keeps for finished intents (each changed intent stays in memory until
+ * the next fold) and the replay at open; a fold costs about one upsert per intent it folds.
+ */
+export const FOLD_AFTER_LOG_ROWS = 2_000;
+
+export type SqliteStoreInit = {
+  /** An open database, migrated (or, for tests of migrations, of an older schema). */
+  readonly db: Db;
+  readonly clock: Clock;
+  /** The file, for error messages. */
+  readonly path: string;
+  /** Group commit (see `openSqliteStore`); undefined: every outermost batch commits. */
+  readonly scheduleCommit?: CommitScheduler;
+  /** Read the file, write nothing: every write throws STORE_READ_ONLY. */
+  readonly readonly?: boolean;
+  readonly foldAfterLogRows?: number;
+  /** Runs once the database is closed (the writer's lock goes). */
+  readonly onClose?: () => void;
+};
+
+/**
+ * The SQLite Store. Memory is the truth between commits: every open intent, and every intent
+ * changed since the last fold, is an entry in memory; a batch changes only memory (with an undo
+ * for each change, so a batch that throws leaves nothing behind), and a commit writes one
+ * `intent_log` row per intent changed since the previous commit, plus the checkpoint and slots.
+ * An intent recorded and submitted in one turn costs one row. The log is folded into `intents`
+ * (the compact form the older schemas had, and what operator tools read) when it grows past
+ * `FOLD_AFTER_LOG_ROWS`, at compaction, at open and at close.
+ *
+ * Made by `openSqliteStore`, or `SqliteStore.open` on a database already open.
  */
 export class SqliteStore implements Store {
   readonly #db: Db;
   readonly #clock: Clock;
-  readonly #batches: SqliteBatches;
-  #closed = false;
+  readonly #path: string;
+  readonly #readonly: boolean;
+  readonly #foldAfter: number;
+  readonly #onClose: (() => void) | undefined;
+  readonly #parts: SchemaParts;
   readonly #s: SqliteStatements;
-  /** Statements on schema version 2 columns, prepared at first use (see `#v2`). */
-  #s2: SqliteStatementsV2 | undefined;
+  readonly #log: LogStatements | undefined;
+  readonly #batches: JournalBatches;
+  #closed = false;
 
-  constructor(db: Db, clock: Clock, scheduleCommit?: CommitScheduler) {
-    this.#db = db;
-    this.#clock = clock;
-    this.#s = prepareStatements(db);
-    this.#batches = new SqliteBatches(db, () => this.#recomputeCheckpoint(), scheduleCommit);
+  /** Open intents and intents changed since the last fold, by commandId. */
+  readonly #mem = new Map<string, JournalEntry>();
+  /** Changed since the last write. */
+  readonly #dirty = new Set<string>();
+  /** With rows in `intent_log`. */
+  readonly #inLog = new Set<string>();
+  #logRows = 0;
+  readonly #offsets = new OpenEventOffsets();
+  /** `ruleId \0 offset \0 nodeId` of the event intents in memory, for `hasEventIntent`. */
+  readonly #eventKeys = new Map<string, string>();
+  #resume: number | null = null;
+  #processed: number | null = null;
+  #writtenResume: number | null = null;
+  #writtenProcessed: number | null = null;
+  readonly #slots = new Map<string, SlotRecord>();
+  readonly #dirtySlots = new Set<string>();
+  /** A read-only store reloads when another connection has committed since it last looked. */
+  #seenVersion: number | undefined;
+
+  /** Opens the store on `init.db`: loads the journal, and folds the log (unless read-only). */
+  static open(init: SqliteStoreInit): SqliteStore {
+    const store = new SqliteStore(init);
+    if (init.readonly !== true) {
+      store.#load();
+      if (store.#logRows > 0) store.#write(true);
+    }
+    return store;
+  }
+
+  private constructor(init: SqliteStoreInit) {
+    this.#db = init.db;
+    this.#clock = init.clock;
+    this.#path = init.path;
+    this.#readonly = init.readonly === true;
+    this.#foldAfter = init.foldAfterLogRows ?? FOLD_AFTER_LOG_ROWS;
+    this.#onClose = init.onClose;
+    this.#parts = schemaParts(init.db);
+    this.#s = prepareStatements(init.db, this.#parts);
+    this.#log = this.#parts.log && !this.#readonly ? prepareLogStatements(init.db) : undefined;
+    this.#batches = new JournalBatches(
+      { settle: () => this.#settle(), write: () => this.#write(false) },
+      init.scheduleCommit,
+    );
   }
 
   batch<T>(fn: () => T): T {
     this.#assertOpen();
+    if (this.#readonly) {
+      throw new StoreError(
+        'STORE_READ_ONLY',
+        `the state store ${this.#path} is open read-only: it cannot be changed`,
+      );
+    }
     return this.#batches.batch(fn);
   }
 
@@ -70,15 +154,19 @@ export class SqliteStore implements Store {
   // ---- checkpoint ----
 
   checkpoint(): number | undefined {
-    this.#assertOpen();
-    if (this.#batches.unsettledGroup) this.batch(() => this.#recomputeCheckpoint());
-    return this.#s.getCheckpoint.get()?.resume_offset ?? undefined;
+    return this.#read(() => {
+      if (this.#batches.unsettledGroup) this.batch(() => this.#settle());
+      return this.#resume ?? undefined;
+    });
   }
 
   advanceCheckpoint(processedOffset: number): void {
     assertOffset(processedOffset, 'processedOffset');
     this.batch(() => {
-      this.#s.raiseProcessed.run(processedOffset, processedOffset);
+      this.#setCheckpoint(
+        this.#resume,
+        Math.max(this.#processed ?? processedOffset, processedOffset),
+      );
       // Recomputed when the outermost batch ends, after every intent of the batch is recorded.
       this.#batches.markUnsettled();
     });
@@ -86,21 +174,36 @@ export class SqliteStore implements Store {
 
   resetCheckpoint(offset: number): void {
     assertOffset(offset, 'offset');
-    this.batch(() => {
-      this.#s.setCheckpoint.run(offset, offset);
-    });
+    this.batch(() => this.#setCheckpoint(offset, offset));
   }
 
-  #recomputeCheckpoint(): void {
-    const row = this.#s.getCheckpoint.get();
-    if (row === undefined || row.processed_offset === null) return;
+  #settle(): void {
+    if (this.#processed === null) return;
     // Open intents at or below the checkpoint (requeued, or jumped over by a reset) are resumed
     // from the journal, not by a replay, so they do not hold the checkpoint.
-    const lowestOpen = this.#s.lowestOpenEventOffset.get(row.resume_offset ?? -1)?.lowest ?? null;
-    let candidate = row.processed_offset;
-    if (lowestOpen !== null) candidate = Math.min(candidate, lowestOpen - 1);
-    const next = row.resume_offset === null ? candidate : Math.max(row.resume_offset, candidate);
-    if (next !== row.resume_offset && next >= 0) this.#s.setResume.run(next);
+    const resume = this.#resume;
+    const lowestOpen = this.#offsets.lowestAbove(resume ?? -1);
+    let candidate = this.#processed;
+    if (lowestOpen !== undefined) candidate = Math.min(candidate, lowestOpen - 1);
+    const next = resume === null ? candidate : Math.max(resume, candidate);
+    if (next !== resume && next >= 0) this.#setCheckpoint(next, this.#processed);
+  }
+
+  #setCheckpoint(resume: number | null, processed: number | null): void {
+    const before = { resume: this.#resume, processed: this.#processed };
+    this.#resume = resume;
+    this.#processed = processed;
+    // The offsets below the old checkpoint were dropped: a lower one needs them back.
+    if (before.resume !== null && (resume === null || resume < before.resume)) {
+      this.#offsets.rebuild();
+    }
+    this.#batches.onUndo(() => {
+      this.#resume = before.resume;
+      this.#processed = before.processed;
+      if (resume !== null && (before.resume === null || before.resume < resume)) {
+        this.#offsets.rebuild();
+      }
+    });
   }
 
   // ---- intents ----
@@ -112,13 +215,15 @@ export class SqliteStore implements Store {
       const existing: IntentRecord[] = [];
       for (const intent of intents) {
         assertOffset(intent.offset, `offset of ${intent.commandId}`);
-        const row = newIntentRow(intent, now);
-        if (this.#s.insertIntent.run(row).changes === 1) {
-          inserted.push(toIntent(row));
-          this.#batches.markUnsettled();
-        } else {
-          existing.push(this.#require(intent.commandId));
+        const known = this.#known(intent.commandId);
+        if (known !== undefined && !known.deleted) {
+          existing.push(known.record);
+          continue;
         }
+        const entry = newEntry(intent, now, known);
+        this.#put(intent.commandId, entry);
+        inserted.push(entry.record);
+        this.#batches.markUnsettled();
       }
       return { inserted, existing };
     });
@@ -126,62 +231,64 @@ export class SqliteStore implements Store {
 
   transition(commandId: string, change: IntentChange): IntentRecord {
     return this.batch(() => {
-      const current = this.#s.getIntent.get(commandId);
-      if (current === undefined) throw unknownIntent(commandId);
-      const next = changedIntentRow(current, change, this.#clock.now());
-      if (change.to === 'dead-lettered') {
-        this.#s.insertDeadLetter.run({
-          command_id: commandId,
-          error: toJson(change.error, 'error'),
-          event: change.event === undefined ? null : toJson(change.event, 'event'),
-          at: next.updated_at,
-        });
-      }
-      this.#s.updateIntent.run(
-        next.state,
-        next.attempts,
-        next.submission_id,
-        next.last_error,
-        next.next_attempt_at,
-        next.completion_offset,
-        next.completion_update_id,
-        next.updated_at,
-        commandId,
-      );
-      // Without the column (an older schema) an intent with an attempt counts as in doubt anyway.
-      if (next.in_doubt === 1 && current.in_doubt === 0) this.#v2().markInDoubt.run(commandId);
+      const current = this.#known(commandId);
+      if (current === undefined || current.deleted) throw unknownIntent(commandId);
+      const next = changedEntry(current, change, this.#clock.now());
+      this.#put(commandId, next);
       this.#batches.markUnsettled();
-      return toIntent(next);
+      return next.record;
     });
   }
 
   getIntent(commandId: string): IntentRecord | undefined {
-    this.#assertOpen();
-    const row = this.#s.getIntent.get(commandId);
-    return row === undefined ? undefined : toIntent(row);
+    return this.#read(() => {
+      const entry = this.#mem.get(commandId);
+      if (entry !== undefined) return entry.deleted ? undefined : entry.record;
+      const row = this.#s.getIntent.get(commandId);
+      return row === undefined ? undefined : toIntent(row);
+    });
   }
 
   hasEventIntent(ruleId: string, offset: number, nodeId: number): boolean {
-    this.#assertOpen();
-    return this.#v2().eventIntent.get(offset, nodeId, ruleId) !== undefined;
-  }
-
-  /**
-   * Prepared lazily: a file opened read-only is not migrated, and a store opened on an older
-   * schema (the migration tests do) must still serve everything else.
-   */
-  #v2(): SqliteStatementsV2 {
-    this.#s2 ??= prepareStatementsV2(this.#db);
-    return this.#s2;
+    return this.#read(() => {
+      const inMemory = this.#eventKeys.get(eventKey(ruleId, offset, nodeId));
+      const entry = inMemory === undefined ? undefined : this.#mem.get(inMemory);
+      if (entry !== undefined && !entry.deleted) return true;
+      return this.#s.eventIntents
+        .all(offset, nodeId, ruleId)
+        .some((r) => this.#mem.get(r.command_id)?.deleted !== true);
+    });
   }
 
   openIntents(options: { readonly limit?: number } = {}): IntentRecord[] {
-    this.#assertOpen();
-    return this.#s.openIntents.all(options.limit ?? -1).map(toIntent);
+    return this.#read(() => {
+      const open: IntentRecord[] = [];
+      for (const e of this.#mem.values()) if (isOpenEntry(e)) open.push(e.record);
+      open.sort(byJustifyingOffset);
+      const limit = options.limit ?? -1;
+      return limit < 0 ? open : open.slice(0, limit);
+    });
   }
 
   listIntents(query: IntentQuery = {}): IntentRecord[] {
-    this.#assertOpen();
+    return this.#read(() => {
+      const limit = query.limit ?? DEFAULTS.store.listLimit;
+      const states = query.states === undefined ? undefined : new Set(query.states);
+      const matches = (r: { state: IntentState; ruleId: string }): boolean =>
+        (states === undefined || states.has(r.state)) &&
+        (query.ruleId === undefined || r.ruleId === query.ruleId);
+      const found: IntentRecord[] = [];
+      for (const e of this.#mem.values()) if (!e.deleted && matches(e.record)) found.push(e.record);
+      for (const row of this.#folded(query, limit)) {
+        if (!this.#mem.has(row.command_id)) found.push(toIntent(row));
+      }
+      found.sort(byJustifyingOffset);
+      return limit < 0 ? found : found.slice(0, limit);
+    });
+  }
+
+  /** The folded rows a query may need: up to `limit` more than memory can shadow. */
+  #folded(query: IntentQuery, limit: number): IntentRow[] {
     const where: string[] = [];
     const params: unknown[] = [];
     if (query.states !== undefined) {
@@ -197,18 +304,22 @@ export class SqliteStore implements Store {
       'ORDER BY justifying_offset, created_at, command_id LIMIT ?';
     return this.#db
       .prepare<unknown[], IntentRow>(sql)
-      .all(...params, query.limit ?? DEFAULTS.store.listLimit)
-      .map(toIntent);
+      .all(...params, limit < 0 ? -1 : limit + this.#mem.size);
   }
 
   countByState(): Record<IntentState, number> {
-    this.#assertOpen();
-    const counts = Object.fromEntries(INTENT_STATES.map((s) => [s, 0])) as Record<
-      IntentState,
-      number
-    >;
-    for (const row of this.#s.countByState.all()) counts[row.state] = row.n;
-    return counts;
+    return this.#read(() => {
+      const counts = Object.fromEntries(INTENT_STATES.map((s) => [s, 0])) as Record<
+        IntentState,
+        number
+      >;
+      for (const row of this.#s.countByState.all()) counts[row.state] = row.n;
+      for (const e of this.#mem.values()) {
+        if (e.base !== undefined) counts[e.base] -= 1;
+        if (!e.deleted) counts[e.row.state] += 1;
+      }
+      return counts;
+    });
   }
 
   // ---- dead letters ----
@@ -216,40 +327,61 @@ export class SqliteStore implements Store {
   listDeadLetters(
     options: { readonly limit?: number; readonly ruleId?: string } = {},
   ): DeadLetter[] {
-    this.#assertOpen();
-    return this.#s.listDeadLetters
-      .all({ rule_id: options.ruleId ?? null, limit: options.limit ?? DEFAULTS.store.listLimit })
-      .map(toDeadLetter);
+    return this.#read(() => {
+      const limit = options.limit ?? DEFAULTS.store.listLimit;
+      const found: DeadLetter[] = [];
+      for (const e of this.#mem.values()) {
+        if (e.deadLetter === undefined || e.deleted) continue;
+        if (options.ruleId === undefined || e.row.rule_id === options.ruleId) {
+          found.push(e.deadLetter.value);
+        }
+      }
+      const rows = this.#s.listDeadLetters.all({
+        rule_id: options.ruleId ?? null,
+        limit: limit < 0 ? -1 : limit + this.#mem.size,
+      });
+      for (const row of rows) if (!this.#mem.has(row.command_id)) found.push(toDeadLetter(row));
+      found.sort(
+        (a, b) =>
+          a.deadLetteredAt - b.deadLetteredAt ||
+          compareText(a.intent.commandId, b.intent.commandId),
+      );
+      return limit < 0 ? found : found.slice(0, limit);
+    });
   }
 
   getDeadLetter(commandId: string): DeadLetter | undefined {
-    this.#assertOpen();
-    const row = this.#s.getDeadLetter.get(commandId);
-    return row === undefined ? undefined : toDeadLetter(row);
+    return this.#read(() => {
+      const entry = this.#mem.get(commandId);
+      if (entry !== undefined) return entry.deleted ? undefined : entry.deadLetter?.value;
+      const row = this.#s.getDeadLetter.get(commandId);
+      return row === undefined ? undefined : toDeadLetter(row);
+    });
   }
 
   requeueDeadLetter(commandId: string, options: { readonly deadline?: number } = {}): IntentRecord {
     return this.batch(() => {
-      const current = this.#require(commandId);
-      if (current.state !== 'dead-lettered') {
+      const current = this.#known(commandId);
+      if (current === undefined || current.deleted) throw unknownIntent(commandId);
+      if (current.row.state !== 'dead-lettered') {
         throw new IllegalStateError(
-          `intent ${commandId} is ${current.state}, not dead-lettered: only dead letters can be requeued`,
+          `intent ${commandId} is ${current.row.state}, not dead-lettered: only dead letters can be requeued`,
         );
       }
-      const now = this.#clock.now();
-      this.#s.requeue.run(now, options.deadline ?? null, now, commandId);
-      this.#s.deleteDeadLetter.run(commandId);
+      const next = requeuedEntry(current, this.#clock.now(), options.deadline);
+      this.#put(commandId, next);
       this.#batches.markUnsettled();
-      return this.#require(commandId);
+      return next.record;
     });
   }
 
   purgeDeadLetter(commandId: string): boolean {
     return this.batch(() => {
-      const current = this.getIntent(commandId);
-      if (current?.state !== 'dead-lettered') return false;
-      this.#s.deleteDeadLetter.run(commandId);
-      this.#s.deleteIntent.run(commandId);
+      const current = this.#known(commandId);
+      if (current === undefined || current.deleted || current.row.state !== 'dead-lettered') {
+        return false;
+      }
+      this.#put(commandId, purgedEntry(current));
       return true;
     });
   }
@@ -257,61 +389,285 @@ export class SqliteStore implements Store {
   // ---- slots ----
 
   getSlotRecord(ruleId: string): SlotRecord | undefined {
-    this.#assertOpen();
-    const row = this.#s.getSlot.get(ruleId);
-    return row === undefined ? undefined : toSlot(row);
+    return this.#read(() => this.#slots.get(ruleId));
   }
 
   listSlotRecords(): SlotRecord[] {
-    this.#assertOpen();
-    return this.#s.listSlots.all().map(toSlot);
+    return this.#read(() =>
+      [...this.#slots.values()].sort((a, b) => compareText(a.ruleId, b.ruleId)),
+    );
   }
 
   beginSlot(ruleId: string, slot: number, snapshotOffset?: number): SlotRecord {
     return this.batch(() => {
-      this.#s.beginSlot.run({
-        rule_id: ruleId,
-        slot,
-        since: this.#clock.now(),
-        snapshot_offset: snapshotOffset ?? null,
+      const last = this.#slots.get(ruleId)?.lastCompletedSlot;
+      return this.#putSlot({
+        ruleId,
+        ...(last === undefined ? {} : { lastCompletedSlot: last }),
+        inProgressSlot: slot,
+        inProgressSince: this.#clock.now(),
+        ...(snapshotOffset === undefined ? {} : { snapshotOffset }),
       });
-      return toSlot(this.#s.getSlot.get(ruleId)!);
     });
   }
 
   completeSlot(ruleId: string, slot: number): SlotRecord {
     return this.batch(() => {
-      this.#s.completeSlot.run({ rule_id: ruleId, slot });
-      return toSlot(this.#s.getSlot.get(ruleId)!);
+      const current = this.#slots.get(ruleId);
+      const last = Math.max(current?.lastCompletedSlot ?? slot, slot);
+      const keep = current?.inProgressSlot !== undefined && current.inProgressSlot > slot;
+      return this.#putSlot({
+        ...(keep ? current : { ruleId }),
+        lastCompletedSlot: last,
+      });
     });
+  }
+
+  #putSlot(record: SlotRecord): SlotRecord {
+    const frozen = Object.freeze(record);
+    const before = this.#slots.get(record.ruleId);
+    const wasDirty = this.#dirtySlots.has(record.ruleId);
+    this.#slots.set(record.ruleId, frozen);
+    this.#dirtySlots.add(record.ruleId);
+    this.#batches.onUndo(() => {
+      if (before === undefined) this.#slots.delete(record.ruleId);
+      else this.#slots.set(record.ruleId, before);
+      if (!wasDirty) this.#dirtySlots.delete(record.ruleId);
+    });
+    return frozen;
   }
 
   // ---- housekeeping ----
 
   compact(olderThanMs: number): number {
-    return this.batch(() => {
-      const cutoff = this.#clock.now() - olderThanMs;
-      const resume = this.checkpoint() ?? -1;
-      return this.#s.compact.run({ cutoff, resume }).changes;
-    });
+    this.#assertOpen();
+    if (this.#readonly) return this.batch(() => 0);
+    // Inside a batch memory is ahead of the file: compact the folded rows only, up to the
+    // checkpoint as committed (a finished intent never changes, so none of them is shadowed).
+    if (!this.#batches.unwritten) {
+      this.#batches.flush();
+      this.#write(true);
+    }
+    const cutoff = this.#clock.now() - olderThanMs;
+    return this.#s.compact.run({ cutoff, resume: this.#writtenResume ?? -1 }).changes;
   }
 
   close(): void {
     if (this.#closed) return;
-    this.#batches.commitGroup();
-    this.#closed = true;
-    this.#db.close();
+    try {
+      if (!this.#readonly) {
+        this.#batches.commitGroup();
+        if (!this.#batches.failed && !this.#batches.unwritten) this.#write(true);
+      }
+    } finally {
+      this.#closed = true;
+      this.#db.close();
+      this.#onClose?.();
+    }
   }
 
-  #require(commandId: string): IntentRecord {
+  // ---- memory ----
+
+  /** The entry of an intent: from memory, or read from the folded form (not kept). */
+  #known(commandId: string): JournalEntry | undefined {
+    const entry = this.#mem.get(commandId);
+    if (entry !== undefined) return entry;
     const row = this.#s.getIntent.get(commandId);
-    if (row === undefined) throw unknownIntent(commandId);
-    return toIntent(row);
+    if (row === undefined) return undefined;
+    const dead = row.state === 'dead-lettered' ? this.#s.getDeadLetter.get(commandId) : undefined;
+    return entryOfRow(row, row.state, dead);
+  }
+
+  /** Replaces an intent's entry for the running batch, with its undo. */
+  #put(commandId: string, next: JournalEntry): void {
+    const before = this.#mem.get(commandId);
+    const wasDirty = this.#dirty.has(commandId);
+    this.#setEntry(commandId, next);
+    this.#dirty.add(commandId);
+    this.#batches.onUndo(() => {
+      this.#setEntry(commandId, before);
+      if (!wasDirty) this.#dirty.delete(commandId);
+    });
+  }
+
+  #setEntry(commandId: string, next: JournalEntry | undefined): void {
+    const before = this.#mem.get(commandId);
+    if (before !== undefined && holdsCheckpoint(before)) {
+      this.#offsets.remove(before.row.justifying_offset);
+    }
+    if (next === undefined) {
+      this.#mem.delete(commandId);
+      return;
+    }
+    this.#mem.set(commandId, next);
+    if (holdsCheckpoint(next)) this.#offsets.add(next.row.justifying_offset);
+    const row = next.row;
+    if (row.trigger_kind === 'event' && row.trigger_update_id !== null) {
+      this.#eventKeys.set(
+        eventKey(row.rule_id, row.justifying_offset, row.trigger_node_id ?? 0),
+        commandId,
+      );
+    }
+  }
+
+  /**
+   * Writes what changed since the last write, in one transaction: a log row per changed intent
+   * (its facts only in its first row), or, with `fold` or once the log is long enough, the
+   * whole log folded into `intents` and `dead_letters`. Memory changes only once it committed.
+   */
+  #write(fold: boolean): void {
+    const checkpointChanged =
+      this.#resume !== this.#writtenResume || this.#processed !== this.#writtenProcessed;
+    if (!fold && this.#dirty.size === 0 && this.#dirtySlots.size === 0 && !checkpointChanged) {
+      return;
+    }
+    const log = this.#log;
+    const folding = fold || log === undefined || this.#logRows + this.#dirty.size > this.#foldAfter;
+    this.#db.transaction(() => {
+      if (folding) this.#foldRows();
+      else {
+        for (const id of this.#dirty) {
+          const entry = this.#mem.get(id)!;
+          log.append.run(...logValues(entry, entry.factsPending));
+        }
+      }
+      for (const ruleId of this.#dirtySlots) {
+        const s = this.#slots.get(ruleId)!;
+        this.#s.upsertSlot.run(
+          ruleId,
+          s.lastCompletedSlot ?? null,
+          s.inProgressSlot ?? null,
+          s.inProgressSince ?? null,
+          s.snapshotOffset ?? null,
+        );
+      }
+      if (checkpointChanged) this.#s.setCheckpoint.run(this.#resume, this.#processed);
+    })();
+    this.#writtenResume = this.#resume;
+    this.#writtenProcessed = this.#processed;
+    if (folding) this.#afterFold();
+    else {
+      for (const id of this.#dirty) {
+        this.#mem.get(id)!.factsPending = false;
+        this.#inLog.add(id);
+      }
+      this.#logRows += this.#dirty.size;
+    }
+    this.#dirty.clear();
+    this.#dirtySlots.clear();
+  }
+
+  #foldRows(): void {
+    const s = this.#s;
+    for (const id of new Set([...this.#inLog, ...this.#dirty])) {
+      const e = this.#mem.get(id)!;
+      if (e.deleted) {
+        s.deleteDeadLetter.run(id);
+        s.deleteIntent.run(id);
+        continue;
+      }
+      s.upsertIntent.run(...intentValues(e, this.#parts.inDoubt));
+      const dead = e.deadLetter;
+      if (dead !== undefined) s.upsertDeadLetter.run(id, dead.errorText, dead.eventText, dead.at);
+      else if (e.baseDeadLetter) s.deleteDeadLetter.run(id);
+    }
+    if (this.#logRows > 0) this.#log?.clear.run();
+  }
+
+  /** After a fold: only open intents stay in memory, as the folded form has them. */
+  #afterFold(): void {
+    for (const id of new Set([...this.#inLog, ...this.#dirty])) {
+      const e = this.#mem.get(id)!;
+      if (isOpenEntry(e) && !this.#parts.inDoubt) {
+        // A schema without the column: serve the entry as the file now has it.
+        const { in_doubt: _, ...row } = e.row;
+        this.#mem.set(id, entryOfRow(row, e.row.state, undefined));
+        continue;
+      }
+      if (isOpenEntry(e)) {
+        this.#mem.set(id, {
+          ...e,
+          base: e.row.state,
+          baseDeadLetter: false,
+          factsPending: false,
+        });
+        continue;
+      }
+      this.#mem.delete(id);
+      const row = e.row;
+      const key = eventKey(row.rule_id, row.justifying_offset, row.trigger_node_id ?? 0);
+      if (this.#eventKeys.get(key) === id) this.#eventKeys.delete(key);
+    }
+    this.#inLog.clear();
+    this.#logRows = 0;
+  }
+
+  /** Loads the journal: the folded open intents, the log replayed over them, slots, checkpoint. */
+  #load(): void {
+    this.#mem.clear();
+    this.#dirty.clear();
+    this.#inLog.clear();
+    this.#logRows = 0;
+    this.#offsets.clear();
+    this.#eventKeys.clear();
+    this.#slots.clear();
+    this.#dirtySlots.clear();
+    const checkpoint = this.#s.getCheckpoint.get();
+    this.#resume = this.#writtenResume = checkpoint?.resume_offset ?? null;
+    this.#processed = this.#writtenProcessed = checkpoint?.processed_offset ?? null;
+    for (const row of this.#s.listSlots.all()) this.#slots.set(row.rule_id, toSlot(row));
+    for (const row of this.#s.openIntents.iterate()) {
+      this.#setEntry(row.command_id, entryOfRow(row, row.state, undefined));
+    }
+    if (!this.#parts.log) return;
+    const folded = (id: string): JournalEntry | undefined => {
+      const row = this.#s.getIntent.get(id);
+      if (row === undefined) return undefined;
+      const dead = row.state === 'dead-lettered' ? this.#s.getDeadLetter.get(id) : undefined;
+      return entryOfRow(row, row.state, dead);
+    };
+    for (const log of readLog(this.#db).all()) {
+      const known = this.#mem.get(log.command_id);
+      this.#setEntry(log.command_id, replayLogRow(log, known, folded, this.#path));
+      this.#inLog.add(log.command_id);
+      this.#logRows += 1;
+    }
+  }
+
+  /**
+   * Runs a read. A read-only store reads another process's file: it reloads the journal when
+   * that process has committed since, and reads the folded rows in the same snapshot.
+   */
+  #read<T>(fn: () => T): T {
+    this.#assertOpen();
+    if (!this.#readonly) return fn();
+    // Read before the snapshot: a commit in between only means one more reload later.
+    const version = this.#db.pragma('data_version', { simple: true }) as number;
+    return this.#db.transaction(() => {
+      if (version !== this.#seenVersion) {
+        this.#load();
+        this.#seenVersion = version;
+      }
+      return fn();
+    })();
   }
 
   #assertOpen(): void {
     if (this.#closed) throw new StoreError('STORE_CLOSED', 'the store is closed');
   }
+}
+
+function eventKey(ruleId: string, offset: number, nodeId: number): string {
+  return `${ruleId}\u0000${offset}\u0000${nodeId}`;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The order of `openIntents` and `listIntents`, as the SQL `ORDER BY` had it. */
+function byJustifyingOffset(a: IntentRecord, b: IntentRecord): number {
+  return a.offset - b.offset || a.createdAt - b.createdAt || compareText(a.commandId, b.commandId);
 }
 
 function unknownIntent(commandId: string): StoreError {

@@ -10,7 +10,11 @@ export type StoreErrorCode =
   | 'STORE_NOT_JSON'
   | 'STORE_BAD_ARGUMENT'
   | 'STORE_ASYNC_BATCH'
-  | 'STORE_COMMIT_FAILED';
+  | 'STORE_COMMIT_FAILED'
+  /** A write to a store opened with `readonly: true`. */
+  | 'STORE_READ_ONLY'
+  /** The file holds a journal row the store cannot read. */
+  | 'STORE_CORRUPT';
 
 /** A failure of the durable store; `code` says which. */
 export class StoreError extends LedgerbotError<StoreErrorCode> {}

@@ -26,10 +26,19 @@ afterEach(() => {
   cleanup();
 });
 
-/** What another connection (an operator tool, or the next start after a crash) can see. */
+/**
+ * What another connection (an operator tool, or the next start after a crash) can see: the
+ * intents folded into `intents`, and those only in the log so far.
+ */
 function committedIntents(): number {
   reader ??= new Database(join(dir, SQLITE_STORE_FILE), { readonly: true });
-  return (reader.prepare('SELECT count(*) AS n FROM intents').get() as { n: number }).n;
+  return (
+    reader
+      .prepare(
+        'SELECT count(*) AS n FROM (SELECT command_id FROM intents UNION SELECT command_id FROM intent_log)',
+      )
+      .get() as { n: number }
+  ).n;
 }
 
 const A = eventIntent(1).commandId;
@@ -84,19 +93,26 @@ describe('group commit', () => {
   it('after a failed commit, rolls the turn back and refuses every later write', async () => {
     ({ dir, cleanup } = (cleanup(), tempDir()));
     openSqliteStore({ dir }).close(); // creates and migrates the file
-    const db = new Database(join(dir, SQLITE_STORE_FILE));
+    const path = join(dir, SQLITE_STORE_FILE);
+    const db = new Database(path);
     const commits: (() => void)[] = [];
-    const s = (store = new SqliteStore(db, new FakeClock(), (commit) => commits.push(commit)));
+    const s = (store = SqliteStore.open({
+      db,
+      clock: new FakeClock(),
+      path,
+      scheduleCommit: (commit) => commits.push(commit),
+    }));
     s.recordIntents([eventIntent(1)]);
-    // A dead letter without its intent passes the deferred foreign key check until COMMIT.
-    db.pragma('defer_foreign_keys = ON');
-    db.prepare(
-      `INSERT INTO dead_letters (command_id, error, event, dead_lettered_at) VALUES ('nope', '{}', NULL, 0)`,
-    ).run();
+    // The disk is full, say: the group's write fails.
+    db.exec(
+      `CREATE TRIGGER fail BEFORE INSERT ON intent_log BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
+    );
     const synced = s.sync();
     commits.shift()!();
     await expect(synced).rejects.toMatchObject({ code: 'STORE_COMMIT_FAILED' });
     expect(committedIntents()).toBe(0);
+    // Memory is rolled back with the file: the lost intent is not served as if it were there.
+    expect(s.getIntent(A)).toBeUndefined();
     expect(() => s.recordIntents([eventIntent(2)])).toThrow(StoreError);
     await expect(s.sync()).rejects.toMatchObject({ code: 'STORE_COMMIT_FAILED' });
     expect(() => s.flush()).toThrow(/could not commit/);

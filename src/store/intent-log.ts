@@ -1,0 +1,138 @@
+import { entryOfRow, purgedEntry, type JournalEntry } from './journal-entry.js';
+import type { IntentRow } from './sqlite-rows.js';
+import { INTENT_COLUMNS, LOG_COLUMNS, type LogRow } from './sqlite-statements.js';
+import { INTENT_STATES, type IntentState } from './store.js';
+import { StoreError } from './store-error.js';
+
+const FACT_COLUMNS = new Set<string>([
+  'user_id',
+  'act_as',
+  'rule_id',
+  'revision',
+  'action_index',
+  'trigger_kind',
+  'trigger_update_id',
+  'trigger_node_id',
+  'trigger_slot',
+  'trigger_contract_id',
+  'justifying_offset',
+  'payload',
+  'event',
+  'created_at',
+]);
+
+/** The values of the log row of `e` for `appendLog`; its facts only if `withFacts`. */
+export function logValues(e: JournalEntry, withFacts: boolean): unknown[] {
+  const row = e.row as unknown as Record<string, unknown>;
+  const dead = e.deadLetter;
+  return LOG_COLUMNS.map((c) => {
+    switch (c) {
+      case 'state':
+        return e.deleted ? 'purged' : e.row.state;
+      case 'dl_error':
+        return dead?.errorText ?? null;
+      case 'dl_event':
+        return dead?.eventText ?? null;
+      case 'dead_lettered_at':
+        return dead?.at ?? null;
+      default:
+        return !withFacts && FACT_COLUMNS.has(c) ? null : row[c];
+    }
+  });
+}
+
+/** The values of the `intents` row of `e` for `upsertIntent`. */
+export function intentValues(e: JournalEntry, inDoubt: boolean): unknown[] {
+  const row = e.row as unknown as Record<string, unknown>;
+  const values = INTENT_COLUMNS.map((c) => row[c]);
+  if (inDoubt) values.push(e.row.in_doubt);
+  return values;
+}
+
+const STATES = new Set<string>([...INTENT_STATES, 'purged']);
+
+/**
+ * Applies one log row to the journal in memory: the intent's facts come from the row itself
+ * (its first since the last fold) or from what is already known of it, `known`: its entry in
+ * memory, or else its folded row. Throws STORE_CORRUPT, naming the file, for a row it cannot
+ * use: the journal is not guessed at.
+ */
+export function replayLogRow(
+  log: LogRow,
+  known: JournalEntry | undefined,
+  folded: (commandId: string) => JournalEntry | undefined,
+  path: string,
+): JournalEntry {
+  const corrupt = (why: string): StoreError =>
+    new StoreError(
+      'STORE_CORRUPT',
+      `the state store ${path} has an unreadable journal row (intent_log seq ${log.seq}, intent ${log.command_id}): ${why}; restore the state directory from a backup, or move it away to start afresh`,
+    );
+  if (!STATES.has(log.state)) throw corrupt(`unknown state ${JSON.stringify(log.state)}`);
+  const withFacts = log.payload !== null;
+  const before = known ?? (withFacts ? undefined : folded(log.command_id));
+  if (!withFacts && before === undefined) {
+    throw corrupt('a change of an intent the journal does not have');
+  }
+  const facts: Pick<IntentRow, (typeof INTENT_COLUMNS)[number]> = withFacts
+    ? {
+        command_id: log.command_id,
+        user_id: log.user_id!,
+        act_as: log.act_as!,
+        rule_id: log.rule_id!,
+        revision: log.revision!,
+        action_index: log.action_index!,
+        trigger_kind: log.trigger_kind!,
+        trigger_update_id: log.trigger_update_id,
+        trigger_node_id: log.trigger_node_id,
+        trigger_slot: log.trigger_slot,
+        trigger_contract_id: log.trigger_contract_id,
+        justifying_offset: log.justifying_offset!,
+        payload: log.payload!,
+        event: log.event,
+        created_at: log.created_at!,
+        // The mutable columns follow from the log row below.
+        state: 'pending',
+        attempts: 0,
+        submission_id: null,
+        last_error: null,
+        next_attempt_at: null,
+        deadline: null,
+        updated_at: 0,
+        completion_offset: null,
+        completion_update_id: null,
+      }
+    : before!.row;
+  const state: IntentState = log.state === 'purged' ? 'dead-lettered' : log.state;
+  const row: IntentRow = {
+    ...facts,
+    state,
+    attempts: log.attempts,
+    submission_id: log.submission_id,
+    last_error: log.last_error,
+    next_attempt_at: log.next_attempt_at,
+    deadline: log.deadline,
+    updated_at: log.updated_at,
+    completion_offset: log.completion_offset,
+    completion_update_id: log.completion_update_id,
+    in_doubt: log.in_doubt,
+  };
+  let entry: JournalEntry;
+  try {
+    entry = entryOfRow(
+      row,
+      before?.base,
+      state === 'dead-lettered' && log.dl_error !== null
+        ? {
+            dl_error: log.dl_error,
+            dl_event: log.dl_event,
+            dead_lettered_at: log.dead_lettered_at!,
+          }
+        : undefined,
+    );
+  } catch (err) {
+    throw corrupt((err as Error).message);
+  }
+  entry = { ...entry, baseDeadLetter: before?.baseDeadLetter ?? false };
+  return log.state === 'purged' ? purgedEntry(entry) : entry;
+}
