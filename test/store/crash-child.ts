@@ -5,7 +5,9 @@ import { eventIntent } from './store-fixtures.js';
 
 const dir = process.argv[2]!;
 const readyAfter = Number(process.argv[3] ?? 50);
-const store = openSqliteStore({ dir });
+// How long the journal's log may grow before a commit folds it (see FOLD_AFTER_LOG_ROWS).
+const foldAfterLogRows = Number(process.argv[4] ?? 2_000);
+const store = openSqliteStore({ dir, foldAfterLogRows });
 const started = Date.now();
 
 // Like the runtime after a restart: replayed events find their intents already recorded, and

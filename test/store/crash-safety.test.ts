@@ -15,10 +15,21 @@ beforeEach(() => {
 afterEach(() => cleanup());
 
 /** Starts the child, waits until it has written `readyAfter` batches, lets it run on, kills it. */
-async function runAndKill(readyAfter: number, extraMs: number): Promise<void> {
+async function runAndKill(
+  readyAfter: number,
+  extraMs: number,
+  foldAfterLogRows: number,
+): Promise<void> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, 'crash-child.ts'), dir, String(readyAfter)],
+    [
+      '--import',
+      'tsx',
+      join(import.meta.dirname, 'crash-child.ts'),
+      dir,
+      String(readyAfter),
+      String(foldAfterLogRows),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';
@@ -76,13 +87,37 @@ function checkInvariants(): { checkpoint: number; events: number } {
   }
 }
 
+/** Rows in the journal's log that no fold has taken in yet. */
+function unfoldedLogRows(): number {
+  const db = new Database(join(dir, SQLITE_STORE_FILE), { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM intent_log').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
 it('a process SIGKILLed in the middle of batches leaves a consistent store, twice over', async () => {
-  await runAndKill(50, 150);
+  // A short log: the kills land among appends and folds.
+  await runAndKill(50, 150, 40);
   const first = checkInvariants();
   expect(first.events).toBeGreaterThanOrEqual(50);
   expect(first.checkpoint).toBeGreaterThan(0);
   // The restarted writer continues on the same file (re-recording is idempotent), and is killed again.
-  await runAndKill(first.events + 20, 100);
+  await runAndKill(first.events + 20, 100, 40);
+  const second = checkInvariants();
+  expect(second.events).toBeGreaterThanOrEqual(first.events + 20);
+});
+
+it('a process SIGKILLed between log writes and a fold leaves a consistent store, replayed from the log', async () => {
+  // No fold while it runs: everything it committed is in the log when it dies.
+  await runAndKill(60, 100, 1_000_000_000);
+  expect(unfoldedLogRows()).toBeGreaterThan(60 * 3);
+  const first = checkInvariants();
+  expect(first.events).toBeGreaterThanOrEqual(60);
+  // The reopen folded the log.
+  expect(unfoldedLogRows()).toBe(0);
+  await runAndKill(first.events + 20, 100, 1_000_000_000);
   const second = checkInvariants();
   expect(second.events).toBeGreaterThanOrEqual(first.events + 20);
 });
