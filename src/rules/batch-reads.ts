@@ -24,6 +24,8 @@ export function asContractReads(program: CelProgram): CelProgram {
       })),
     ),
     guards: Object.freeze(program.guards.map((g) => ({ ...g, path: itemRead(g.path) }))),
+    // Over `contracts`, a list: never a guard of a rule's trigger (rule-index.ts).
+    equalities: Object.freeze([]),
     result: itemOperand(program.result),
     evaluate: (variables) => program.evaluate(variables),
   };

@@ -10,7 +10,7 @@ import type {
 } from './evaluation-result.js';
 import { eventVariableOf, withView, type TransactionInfo } from './event-variable.js';
 import type { FieldTrie } from './field-reads.js';
-import { fireRule } from './fire-rule.js';
+import { fireRule, firstConditionFalse } from './fire-rule.js';
 import {
   candidatesFor,
   fieldTrieFor,
@@ -20,7 +20,7 @@ import {
   type EventKind,
 } from './match-event.js';
 import { viewFailure, viewValueOf, type PackageNameOf } from './match-interface.js';
-import { indexRules, isRuleIndex, type RuleIndex } from './rule-index.js';
+import { indexRules, isRuleIndex, type RuleGuard, type RuleIndex } from './rule-index.js';
 
 export type { TransactionInfo } from './event-variable.js';
 
@@ -101,7 +101,9 @@ export function evaluate(
   let today: Date | undefined;
   /** The event's conversions (`decimal(…)`, `date(…)` of its fields), shared by its rules. */
   let memo: ConversionMemo | undefined;
-  for (const { rule, variable } of candidates) {
+  /** The text at each guarded field of the event (null: not text), read once per event. */
+  let guardReads: Map<string, string | null> | undefined;
+  for (const { rule, variable, guards } of candidates) {
     const match = matchEvent(rule, kind, event, context.parties, options.packageNameOf);
     if ('reason' in match) {
       explanations.push(notMatched(rule, match.reason, match.message));
@@ -127,6 +129,19 @@ export function evaluate(
         withViews.set(match.interfaceId, viewed);
       }
       eventValue = viewed;
+    }
+    if (
+      guards.length > 0 &&
+      eventValue === eventVariable &&
+      guardFails(
+        guards,
+        eventVariable,
+        context.parties,
+        (guardReads ??= new Map<string, string | null>()),
+      )
+    ) {
+      explanations.push(firstConditionFalse(rule));
+      continue;
     }
     today ??= utcMidnight(context.now);
     memo ??= new ConversionMemo();
@@ -169,6 +184,51 @@ export function evaluateTransaction(
     errors.push(...r.errors);
   }
   return { intents, explanations, errors };
+}
+
+/**
+ * Whether a guard shows the rule's first condition false (see RuleGuard): the field holds text
+ * and the guard's equality rejects it. Exact: a field that is not text, or a party alias the
+ * config lacks, decides nothing, and the rule is evaluated as written.
+ */
+function guardFails(
+  guards: readonly RuleGuard[],
+  event: Readonly<Record<string, unknown>>,
+  parties: Readonly<Record<string, string>>,
+  reads: Map<string, string | null>,
+): boolean {
+  for (const guard of guards) {
+    let text = reads.get(guard.key);
+    if (text === undefined) {
+      text = textAt(event, guard.fields);
+      reads.set(guard.key, text);
+    }
+    if (text === null) continue;
+    const expected = guard.expected;
+    if (expected.kind === 'text') {
+      if (!expected.values.includes(text)) return true;
+    } else {
+      const id: unknown = Object.hasOwn(parties, expected.alias) ? parties[expected.alias] : null;
+      if (typeof id === 'string' && id !== text) return true;
+    }
+  }
+  return false;
+}
+
+/** The text at `fields` below `value`, read as CEL reads plain objects; null when not text. */
+function textAt(value: unknown, fields: readonly string[]): string | null {
+  let at = value;
+  for (const field of fields) {
+    if (!isPlainObject(at) || !Object.hasOwn(at, field)) return null;
+    at = at[field];
+  }
+  return typeof at === 'string' ? at : null;
+}
+
+function isPlainObject(x: unknown): x is Readonly<Record<string, unknown>> {
+  if (typeof x !== 'object' || x === null) return false;
+  const proto: unknown = Object.getPrototypeOf(x);
+  return proto === Object.prototype || proto === null;
 }
 
 let lastNow: Date | undefined;

@@ -76,6 +76,35 @@ export function fireRule(rule: CompiledRule, firing: Firing): FireResult {
   };
 }
 
+const firstFalse = new WeakMap<CompiledRule, Explanation>();
+
+/**
+ * The explanation of an event rule whose first condition is false (its trigger matched; the
+ * later conditions skipped): what fireRule gives then, for a rule the index shows false without
+ * evaluating it (rule-index.ts). The same object every time: explanations are read-only.
+ */
+export function firstConditionFalse(rule: CompiledRule): Explanation {
+  let explanation = firstFalse.get(rule);
+  if (explanation === undefined) {
+    explanation = Object.freeze({
+      ruleId: rule.id,
+      revision: rule.revision,
+      pos: rule.pos,
+      triggerMatched: true,
+      mismatch: null,
+      conditions: Object.freeze(
+        rule.when.map((c, i) => Object.freeze(outcome(c, i === 0 ? 'false' : 'skipped'))),
+      ),
+      fired: false,
+      intents: 0,
+      error: null,
+      contractId: null,
+    });
+    firstFalse.set(rule, explanation);
+  }
+  return explanation;
+}
+
 /** The outcome of a rule's `when` for one input. */
 export type ConditionsResult = {
   readonly conditions: readonly ConditionOutcome[];

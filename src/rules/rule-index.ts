@@ -1,4 +1,18 @@
+import type { LeadingEquality } from './cel/leading-equalities.js';
 import type { CompiledRule, RuleSet } from './compiled-rule.js';
+
+/**
+ * An equality the rule's first `when` condition hinges on (see leading-equalities.ts), on a field
+ * of `event`: when the event holds text there that the equality rejects, that condition is false
+ * whatever else it says, so the rule is not evaluated (evaluate.ts). Any other value (a missing
+ * field, null, a number, a map) is left to the evaluation, which errs or not as written.
+ */
+export type RuleGuard = {
+  /** The fields below `event`, joined with `.`: the key of the per-event read. */
+  readonly key: string;
+  readonly fields: readonly string[];
+  readonly expected: LeadingEquality['expected'];
+};
 
 /** A rule as the index keeps it: with its load order and its prebuilt CEL `rule` variable. */
 export type IndexedRule = {
@@ -7,6 +21,17 @@ export type IndexedRule = {
   readonly order: number;
   /** The CEL `rule` variable: `{id, revision, description, labels}`. */
   readonly variable: Readonly<Record<string, unknown>>;
+  /** Its first condition's guards; empty when it has none (or the index was built without). */
+  readonly guards: readonly RuleGuard[];
+};
+
+/**
+ * Internal switches of the index (on by default), so the ingest bench can measure their effect.
+ * Results are the same either way.
+ */
+export type IndexTuning = {
+  /** Skip rules whose first condition a guard shows false (RuleGuard). */
+  readonly guards?: boolean;
 };
 
 /**
@@ -33,12 +58,24 @@ export function triggerIndexKey(kind: TriggerKeyKind, qualifiedName: string): st
 
 const cache = new WeakMap<object, RuleIndex>();
 
-/** Indexes a rule set (or a list of rules). Cached per rule set, so calling it again is cheap. */
-export function indexRules(rules: RuleSet | readonly CompiledRule[]): RuleIndex {
-  const cached = cache.get(rules);
+/**
+ * Indexes a rule set (or a list of rules). Cached per rule set, so calling it again is cheap
+ * (`tuning`, for the bench, builds a fresh index).
+ */
+export function indexRules(
+  rules: RuleSet | readonly CompiledRule[],
+  tuning?: IndexTuning,
+): RuleIndex {
+  const cached = tuning === undefined ? cache.get(rules) : undefined;
   if (cached !== undefined) return cached;
+  const withGuards = tuning?.guards ?? true;
   const list: readonly CompiledRule[] = 'rules' in rules ? rules.rules : rules;
-  const indexed = list.map((rule, order) => ({ rule, order, variable: ruleVariable(rule) }));
+  const indexed = list.map((rule, order) => ({
+    rule,
+    order,
+    variable: ruleVariable(rule),
+    guards: withGuards ? guardsOf(rule) : NO_GUARDS,
+  }));
   const byTrigger = new Map<string, IndexedRule[]>();
   const byInterface = new Map<string, IndexedRule[]>();
   const schedules: IndexedRule[] = [];
@@ -61,8 +98,24 @@ export function indexRules(rules: RuleSet | readonly CompiledRule[]): RuleIndex 
     byInterface,
     schedules: Object.freeze(schedules),
   });
-  cache.set(rules, index);
+  if (tuning === undefined) cache.set(rules, index);
   return index;
+}
+
+const NO_GUARDS: readonly RuleGuard[] = Object.freeze([]);
+
+/**
+ * The guards of an event rule's first condition. Only the first: a later condition runs only
+ * when the earlier ones held, and skipping it could hide their errors. Not below `event.view`,
+ * which is a different value per interface.
+ */
+function guardsOf(rule: CompiledRule): readonly RuleGuard[] {
+  const first = rule.when[0];
+  if (rule.trigger.kind === 'schedule' || first === undefined) return NO_GUARDS;
+  const guards = first.program.equalities
+    .filter((e) => e.variable === 'event' && e.fields.length > 0 && e.fields[0] !== 'view')
+    .map((e) => Object.freeze({ key: e.fields.join('.'), fields: e.fields, expected: e.expected }));
+  return guards.length === 0 ? NO_GUARDS : Object.freeze(guards);
 }
 
 const variables = new WeakMap<CompiledRule, Readonly<Record<string, unknown>>>();

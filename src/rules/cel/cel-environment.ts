@@ -19,6 +19,7 @@ import {
   memoizeConversions,
   type FoldedFunction,
 } from './literal-calls.js';
+import { leadingEqualities } from './leading-equalities.js';
 import { readPathsAndNumberOperands } from './read-paths.js';
 
 const TIMESTAMP = 'google.protobuf.Timestamp';
@@ -324,6 +325,7 @@ export class CelEnvironment {
       numberOperands: Object.freeze(facts.numberOperands),
       comparisons: Object.freeze(facts.comparisons),
       guards: Object.freeze(facts.guards),
+      equalities: Object.freeze(leadingEqualities(parsed.ast)),
       result: facts.result,
       evaluate(values: Readonly<Record<string, unknown>>): unknown {
         try {

@@ -1,3 +1,4 @@
+import type { LeadingEquality } from './leading-equalities.js';
 import type { Comparison, Guard, NumberOperand, Operand, ReadPath } from './read-paths.js';
 
 /**
@@ -15,6 +16,8 @@ export interface CelProgram {
   readonly comparisons: readonly Comparison[];
   /** Its null tests of paths and comparisons of variant tags (see read-paths.ts). */
   readonly guards: readonly Guard[];
+  /** The equalities of its top-level `&&` chain with text known before evaluation. */
+  readonly equalities: readonly LeadingEquality[];
   /** Its own type where known: a field path, a literal's or a function's type. */
   readonly result: Operand;
   evaluate(variables: Readonly<Record<string, unknown>>): unknown;

@@ -1,0 +1,98 @@
+/**
+ * The equalities an expression's result hinges on: the operands of its top-level `&&` chain that
+ * compare a field path with text known before evaluation (`event.createArgument.currency ==
+ * "USD"`, `… == parties.payer`, `… in ["USD", "EUR"]`). CEL's `&&` is false as soon as one
+ * operand is false, whatever the others give, errors included, so when the path holds text that
+ * the equality rejects, the whole expression is false without evaluating it (rule-index.ts).
+ */
+export type LeadingEquality = {
+  /** The variable the path starts from (`event`, `contract`). */
+  readonly variable: string;
+  /** Field names below it, e.g. ['createArgument', 'currency']. */
+  readonly fields: readonly string[];
+  /** What the text must be: one of these literals, or the id of a party alias. */
+  readonly expected:
+    | { readonly kind: 'text'; readonly values: readonly string[] }
+    | { readonly kind: 'party'; readonly alias: string };
+};
+
+type AstNode = { readonly op: string; readonly args: unknown };
+
+function isNode(x: unknown): x is AstNode {
+  return typeof x === 'object' && x !== null && typeof (x as AstNode).op === 'string';
+}
+
+/** `a.b.c` from an identifier through plain field selections (no `[]`, no `.?`), else null. */
+function selectPath(node: AstNode): { variable: string; fields: string[] } | null {
+  const fields: string[] = [];
+  let at: AstNode = node;
+  for (let depth = 0; depth < 100; depth++) {
+    if (at.op === 'id') {
+      return typeof at.args === 'string' ? { variable: at.args, fields: fields.reverse() } : null;
+    }
+    if (at.op !== '.' || !Array.isArray(at.args)) return null;
+    const [target, field] = at.args as [unknown, unknown];
+    if (!isNode(target) || typeof field !== 'string') return null;
+    fields.push(field);
+    at = target;
+  }
+  return null;
+}
+
+function textLiteral(node: AstNode): string | null {
+  return node.op === 'value' && typeof node.args === 'string' ? node.args : null;
+}
+
+function expectedOf(node: AstNode): LeadingEquality['expected'] | null {
+  const text = textLiteral(node);
+  if (text !== null) return { kind: 'text', values: [text] };
+  const path = selectPath(node);
+  if (path !== null && path.variable === 'parties' && path.fields.length === 1) {
+    return { kind: 'party', alias: path.fields[0]! };
+  }
+  return null;
+}
+
+function equalityOf(node: AstNode): LeadingEquality | null {
+  if (!Array.isArray(node.args) || node.args.length !== 2) return null;
+  const [left, right] = node.args as [unknown, unknown];
+  if (!isNode(left) || !isNode(right)) return null;
+  if (node.op === '==') {
+    for (const [a, b] of [
+      [left, right],
+      [right, left],
+    ] as const) {
+      const path = selectPath(a);
+      const expected = expectedOf(b);
+      if (path !== null && path.variable !== 'parties' && expected !== null) {
+        return { ...path, expected };
+      }
+    }
+    return null;
+  }
+  if (node.op === 'in' && right.op === 'list' && Array.isArray(right.args)) {
+    const path = selectPath(left);
+    const values = (right.args as unknown[]).map((x) => (isNode(x) ? textLiteral(x) : null));
+    if (path === null || path.variable === 'parties' || values.some((v) => v === null)) {
+      return null;
+    }
+    return { ...path, expected: { kind: 'text', values: values as string[] } };
+  }
+  return null;
+}
+
+/** The leading equalities of a parsed expression (see the top), in source order. */
+export function leadingEqualities(ast: unknown): LeadingEquality[] {
+  const out: LeadingEquality[] = [];
+  const conjuncts = (node: unknown, depth: number): void => {
+    if (!isNode(node) || depth > 200) return;
+    if (node.op === '&&' && Array.isArray(node.args)) {
+      for (const operand of node.args as unknown[]) conjuncts(operand, depth + 1);
+      return;
+    }
+    const equality = equalityOf(node);
+    if (equality !== null) out.push(equality);
+  };
+  conjuncts(ast, 0);
+  return out;
+}

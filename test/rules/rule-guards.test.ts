@@ -1,0 +1,227 @@
+import { Environment } from '@marcbachmann/cel-js';
+import { describe, expect, it } from 'vitest';
+import { CelEnvironment } from '../../src/rules/cel/cel-environment.js';
+import { leadingEqualities } from '../../src/rules/cel/leading-equalities.js';
+import type { RuleSet } from '../../src/rules/compiled-rule.js';
+import { evaluate } from '../../src/rules/evaluate.js';
+import { firstConditionFalse } from '../../src/rules/fire-rule.js';
+import { formatExplanation } from '../../src/rules/format-explanation.js';
+import { loadRules } from '../../src/rules/load-rules.js';
+import { indexRules } from '../../src/rules/rule-index.js';
+import { CONTEXT, PARTIES, created, input } from './rule-fixtures.js';
+
+const RULES = `
+version: 1
+rules:
+  - id: usd
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    when:
+      - event.createArgument.currency == "USD"
+      - decimal(event.createArgument.amount) < decimal("1000")
+    then: [{ exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }, actAs: [payer] }]
+  - id: eur-or-chf
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    when: event.createArgument.currency in ["EUR", "CHF"] && decimal(event.createArgument.amount) > 1
+    then: [{ exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }, actAs: [payer] }]
+  - id: gbp-on-the-right
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    when: '"GBP" == event.createArgument.currency'
+    then: [{ exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }, actAs: [payer] }]
+  - id: error-before-the-guard
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    when: decimal(event.createArgument.amount) > 1 && event.createArgument.currency == "JPY"
+    then: [{ exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }, actAs: [payer] }]
+  - id: guard-in-second-condition
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    when:
+      - decimal(event.createArgument.amount) > 0
+      - event.createArgument.currency == "USD"
+    then: [{ exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }, actAs: [payer] }]
+  - id: payer-is-us
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    when: event.createArgument.payer == parties.payer && event.createArgument.region.code == "EU"
+    then: [{ exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }, actAs: [payer] }]
+  - id: payer-is-auditor
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    when: event.createArgument.payer == parties.auditor
+    then: [{ exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }, actAs: [payer] }]
+  - id: or-is-no-guard
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    when: event.createArgument.currency == "USD" || event.createArgument.currency == "EUR"
+    then: [{ exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }, actAs: [payer] }]
+`;
+
+function load(cel?: CelEnvironment): RuleSet {
+  const { ruleSet, problems } = loadRules([{ path: 'guards.yaml', text: RULES }], {
+    parties: PARTIES,
+    ...(cel === undefined ? {} : { cel }),
+  });
+  expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
+  return ruleSet;
+}
+
+const RULE_SET = load();
+const INDEX = indexRules(RULE_SET);
+/** The same rules evaluated as written: no folding, no memo, no guards. */
+const PLAIN = indexRules(
+  load(CelEnvironment.create({ foldLiterals: false, memoizeConversions: false })),
+  { guards: false },
+);
+
+const CURRENCIES: unknown[] = ['USD', 'EUR', 'CHF', 'GBP', 'JPY', '', null, 5, { code: 'USD' }];
+const AMOUNTS: unknown[] = ['10', '5000', 'lots', 3];
+const PAYERS: unknown[] = [PARTIES.payer, PARTIES.issuer, 7];
+const REGIONS: unknown[] = [{ code: 'EU' }, { code: 'US' }, 'EU', null];
+
+/** Invoices with every mix of these fields; a field given as `undefined` is left out. */
+function invoices(): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const currency of [...CURRENCIES, undefined]) {
+    for (const amount of AMOUNTS) {
+      for (const payer of PAYERS) {
+        for (const region of [...REGIONS, undefined]) {
+          const fields: Record<string, unknown> = { issuer: PARTIES.issuer, reference: 'INV-1' };
+          if (currency !== undefined) fields.currency = currency;
+          fields.amount = amount;
+          fields.payer = payer;
+          if (region !== undefined) fields.region = region;
+          out.push(fields);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+const eventOf = (createArgument: Record<string, unknown>) =>
+  input({ CreatedEvent: created({ createArgument }) });
+
+describe('rule guards (leading equalities of the first condition)', () => {
+  it('finds the equalities of the top-level && chain only', () => {
+    const env = new Environment()
+      .registerVariable('event', 'dyn')
+      .registerVariable('parties', 'dyn');
+    const of = (source: string) => leadingEqualities(env.parse(source).ast);
+    expect(of('event.a == "x" && (event.b == "y" || true) && !(event.c == "z")')).toEqual([
+      { variable: 'event', fields: ['a'], expected: { kind: 'text', values: ['x'] } },
+    ]);
+    expect(of('event["a"] == "x" && event.a == 1 && event.a in ["x", 1]')).toEqual([]);
+    expect(of('parties.payer == parties.issuer')).toEqual([]);
+    const guards = Object.fromEntries(INDEX.rules.map((r) => [r.rule.id, r.guards]));
+    expect(guards).toEqual({
+      usd: [
+        {
+          key: 'createArgument.currency',
+          fields: ['createArgument', 'currency'],
+          expected: { kind: 'text', values: ['USD'] },
+        },
+      ],
+      'eur-or-chf': [
+        {
+          key: 'createArgument.currency',
+          fields: ['createArgument', 'currency'],
+          expected: { kind: 'text', values: ['EUR', 'CHF'] },
+        },
+      ],
+      'gbp-on-the-right': [
+        {
+          key: 'createArgument.currency',
+          fields: ['createArgument', 'currency'],
+          expected: { kind: 'text', values: ['GBP'] },
+        },
+      ],
+      'error-before-the-guard': [
+        {
+          key: 'createArgument.currency',
+          fields: ['createArgument', 'currency'],
+          expected: { kind: 'text', values: ['JPY'] },
+        },
+      ],
+      'guard-in-second-condition': [],
+      'payer-is-us': [
+        {
+          key: 'createArgument.payer',
+          fields: ['createArgument', 'payer'],
+          expected: { kind: 'party', alias: 'payer' },
+        },
+        {
+          key: 'createArgument.region.code',
+          fields: ['createArgument', 'region', 'code'],
+          expected: { kind: 'text', values: ['EU'] },
+        },
+      ],
+      'payer-is-auditor': [
+        {
+          key: 'createArgument.payer',
+          fields: ['createArgument', 'payer'],
+          expected: { kind: 'party', alias: 'auditor' },
+        },
+      ],
+      'or-is-no-guard': [],
+    });
+  });
+
+  it('gives the same intents, explanations and errors as evaluating every rule as written', () => {
+    const contexts = [CONTEXT, { ...CONTEXT, parties: { payer: PARTIES.payer } }];
+    let skipped = 0;
+    for (const context of contexts) {
+      for (const fields of invoices()) {
+        const event = eventOf(fields);
+        const fast = evaluate(INDEX, event, context);
+        expect(fast).toEqual(evaluate(PLAIN, event, context));
+        skipped += fast.explanations.filter(
+          (e, i) => e === firstConditionFalse(RULE_SET.rules[i]!),
+        ).length;
+      }
+    }
+    expect(skipped).toBeGreaterThan(0);
+  });
+
+  it('skips a rule exactly when a guarded field holds text the equality rejects', () => {
+    const rule = (id: string) => RULE_SET.rules.find((r) => r.id === id)!;
+    const skippedOn = (id: string, fields: Record<string, unknown>): boolean => {
+      const r = evaluate(INDEX, eventOf(fields), CONTEXT);
+      const at = RULE_SET.rules.indexOf(rule(id));
+      return r.explanations[at] === firstConditionFalse(rule(id));
+    };
+    const base = { amount: '10', payer: PARTIES.payer, region: { code: 'EU' } };
+    expect(skippedOn('usd', { ...base, currency: 'EUR' })).toBe(true);
+    expect(skippedOn('usd', { ...base, currency: 'USD' })).toBe(false);
+    // Not text: evaluated, so that whatever CEL says (false, or an error) is what is reported.
+    expect(skippedOn('usd', { ...base, currency: 5 })).toBe(false);
+    expect(skippedOn('usd', { ...base, currency: null })).toBe(false);
+    expect(skippedOn('usd', { ...base })).toBe(false);
+    expect(skippedOn('eur-or-chf', { ...base, currency: 'CHF' })).toBe(false);
+    expect(skippedOn('eur-or-chf', { ...base, currency: 'USD' })).toBe(true);
+    // An operand before the guard that fails does not matter: `&&` is false either way.
+    expect(skippedOn('error-before-the-guard', { ...base, amount: 'lots', currency: 'EUR' })).toBe(
+      true,
+    );
+    expect(skippedOn('guard-in-second-condition', { ...base, currency: 'EUR' })).toBe(false);
+    expect(skippedOn('or-is-no-guard', { ...base, currency: 'GBP' })).toBe(false);
+    expect(skippedOn('payer-is-us', { ...base, payer: PARTIES.issuer })).toBe(true);
+    expect(skippedOn('payer-is-us', { ...base, region: { code: 'US' } })).toBe(true);
+    expect(skippedOn('payer-is-us', { ...base, region: 'EU' })).toBe(false);
+    expect(skippedOn('payer-is-us', { ...base })).toBe(false);
+  });
+
+  it('still reports the error of a rule whose guard cannot decide', () => {
+    const parties = { payer: PARTIES.payer };
+    const r = evaluate(INDEX, eventOf({ payer: PARTIES.issuer }), { ...CONTEXT, parties });
+    expect(r.errors.map((e) => [e.ruleId, e.code])).toContainEqual([
+      'payer-is-auditor',
+      'CEL_EVALUATION_ERROR',
+    ]);
+  });
+
+  it('explains a skipped rule as its first condition false', () => {
+    const fields = { currency: 'EUR', amount: '10', payer: PARTIES.payer };
+    const r = evaluate(INDEX, eventOf(fields), CONTEXT);
+    expect(formatExplanation(r.explanations[0]!)).toEqual([
+      'usd (guards.yaml:4:5): not fired',
+      '  when[0] event.createArgument.currency == "USD" → false',
+      '  when[1] decimal(event.createArgument.amount) < decimal("1000") → skipped',
+    ]);
+    expect(r.explanations[0]).toEqual(evaluate(PLAIN, eventOf(fields), CONTEXT).explanations[0]);
+  });
+});
