@@ -81,7 +81,7 @@ function varied(store: Store): void {
     ]);
     store.advanceCheckpoint(8);
   });
-  clock.advance(10);
+  clock.set(clock.now() + 10);
   store.transition('lb-rule-1-0', { to: 'submitted', submissionId: 's1' });
   store.transition('lb-rule-1-0', { to: 'succeeded', completionOffset: 11, updateId: 'u' });
   store.transition('lb-rule-2-0', { to: 'submitted', submissionId: 's2' });
@@ -109,8 +109,8 @@ describe('the intent log', () => {
     expect(logRows()).toEqual([]);
     store.flush();
     expect(logRows()).toEqual([
-      { command_id: 'lb-rule-1-0', state: 'submitted', payload: expect.any(String) },
-      { command_id: 'lb-rule-2-0', state: 'submitted', payload: expect.any(String) },
+      { command_id: 'lb-rule-1-0', state: 'submitted', payload: expect.any(String) as unknown },
+      { command_id: 'lb-rule-2-0', state: 'submitted', payload: expect.any(String) as unknown },
     ]);
     expect(sql('SELECT command_id FROM intents')).toEqual([]);
     // A completion is one more row, without the facts.
