@@ -1,5 +1,6 @@
 import { DEFAULT_SOURCE_LIMITS, parseYamlSource, schemaChecker } from '../core/source/index.js';
-import type { YamlPath } from '../core/yaml-locator.js';
+import { isPlainJson, restoreYamlLocator, snapshotYaml } from '../core/source/yaml-snapshot.js';
+import type { YamlLocator, YamlPath } from '../core/yaml-locator.js';
 import { CelEnvironment } from './cel/cel-environment.js';
 import type { CompiledRule, RetryOptions, RuleSet, SourcePos } from './compiled-rule.js';
 import { isRecord } from './is-record.js';
@@ -10,6 +11,11 @@ import { RULE_FILE_WORDING } from './rule-file-wording.js';
 import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
 import { RuleScope, type RuleFileContext } from './rule-scope.js';
 import { RULES_SCHEMA } from './rules-schema.js';
+import {
+  ruleSourceKey,
+  type CheckedRuleSource,
+  type RuleSourceCache,
+} from './rule-source-cache.js';
 import { misplacedTemplates } from './template-placement.js';
 
 /** One rule file's contents; `path` is only used in messages. */
@@ -33,6 +39,11 @@ export type LoadRulesOptions = {
    * config has no `submission.retry`
    */
   readonly defaultRetry?: RetryOptions;
+  /**
+   * The checked form of clean files from earlier loads: a file found there (same path, bytes and
+   * limit) is not parsed or schema-checked again; one checked now without a problem is added.
+   */
+  readonly sourceCache?: RuleSourceCache;
 };
 
 export type LoadRulesResult = {
@@ -77,6 +88,7 @@ export function loadRules(
       maxFileBytes: options.maxFileBytes ?? DEFAULT_SOURCE_LIMITS.maxBytes,
       defaultRetry: options.defaultRetry,
       problems: fileProblems,
+      sourceCache: options.sourceCache,
     });
     for (const { id, rule, idPos } of compiled) {
       const first = ids.get(id);
@@ -112,12 +124,16 @@ export function loadRulesOrThrow(
   return ruleSet;
 }
 
-type FileContext = RuleFileContext;
+type FileContext = RuleFileContext & { readonly sourceCache: RuleSourceCache | undefined };
 
 /** Rules of one file, each with the position of its id; a rule with errors is null. */
 type FileRules = { id: string; rule: CompiledRule | null; idPos: SourcePos }[];
 
 function loadFile(file: RuleFile, ctx: FileContext): FileRules {
+  const cache = ctx.sourceCache;
+  const key = cache === undefined ? '' : ruleSourceKey(file, ctx.maxFileBytes);
+  const cached = cache === undefined ? undefined : restoreChecked(file, cache, key);
+  if (cached !== undefined) return compileRules(cached.value, cached.at, new Set(), ctx);
   const parsed = parseYamlSource(file.path, file.text, {
     noun: 'rule file',
     limits: { maxBytes: ctx.maxFileBytes },
@@ -173,6 +189,38 @@ function loadFile(file: RuleFile, ctx: FileContext): FileRules {
     );
     if (path[0] === 'rules' && typeof path[1] === 'number') badRules.add(path[1]);
   }
+  if (cache !== undefined && ctx.problems.length === 0 && isPlainJson(raw)) {
+    const yaml = snapshotYaml(parsed.source);
+    // Stored as JSON text: compiling must not see (or freeze) the value a later load gets.
+    if (yaml !== null) {
+      cache.set(key, JSON.parse(JSON.stringify({ value: raw, yaml })) as CheckedRuleSource);
+    }
+  }
+  return compileRules(raw, at, badRules, ctx);
+}
+
+/** A cached checked file, restored; undefined when absent or malformed (then it is parsed). */
+function restoreChecked(
+  file: RuleFile,
+  cache: RuleSourceCache,
+  key: string,
+): { value: unknown; at: YamlLocator } | undefined {
+  const entry = cache.get(key);
+  if (entry === undefined) return undefined;
+  try {
+    if (!isRecord(entry.value)) return undefined;
+    return { value: entry.value, at: restoreYamlLocator(file.path, file.text, entry.yaml) };
+  } catch {
+    return undefined;
+  }
+}
+
+function compileRules(
+  raw: unknown,
+  at: YamlLocator,
+  badRules: ReadonlySet<number>,
+  ctx: FileContext,
+): FileRules {
   const rawRules = (raw as { rules?: unknown }).rules;
   if (!Array.isArray(rawRules)) return [];
   const out: FileRules = [];

@@ -1,7 +1,9 @@
 import { silentLogger, type Logger } from '../../core/logger.js';
+import type { CelEnvironment } from '../../rules/cel/cel-environment.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
 import { loadRules } from '../../rules/load-rules.js';
 import { formatRuleProblem, type RuleProblem } from '../../rules/rule-problem.js';
+import type { RuleSourceCache } from '../../rules/rule-source-cache.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { idleRuleSetWarning, noRuleFilesMessage } from './rule-set-notes.js';
 import { UsageError } from '../usage-error.js';
@@ -18,6 +20,13 @@ export type LoadConfigRulesOptions = {
   readonly onWarning?: (warning: RuleProblem) => void;
   /** A set with no enabled rule: the warning to log. */
   readonly onIdle?: (warning: string) => void;
+  /** One environment for every load of a process (building one is expensive). */
+  readonly cel?: CelEnvironment;
+  /**
+   * The checked form of unchanged rule files (the state directory's rule cache); `save` is
+   * called after a load without errors.
+   */
+  readonly sourceCache?: RuleSourceCache & { save(): void };
 };
 
 /**
@@ -45,6 +54,8 @@ export async function loadConfigRules(
     parties,
     defaultRetry: config.submission.retry,
     ...(packages === undefined ? {} : { packages }),
+    ...(options.cel === undefined ? {} : { cel: options.cel }),
+    ...(options.sourceCache === undefined ? {} : { sourceCache: options.sourceCache }),
   });
   const errors = problems.filter((p) => p.severity === 'error');
   if (errors.length > 0) {
@@ -55,6 +66,7 @@ export async function loadConfigRules(
       ].join('\n'),
     );
   }
+  options.sourceCache?.save();
   for (const p of problems) if (p.severity === 'warning') onWarning(p);
   const idle = idleRuleSetWarning(ruleSet, files.length);
   if (idle !== undefined) onIdle(idle);

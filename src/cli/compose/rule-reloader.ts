@@ -6,7 +6,11 @@ import type { Bot } from '../../runtime/bot.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import type { ReloadOutcome } from '../../runtime/ops/ops-server.js';
 import { BotCatalogue } from './bot-catalogue.js';
-import { loadConfigRules, ruleNoteLoggers } from './load-config-rules.js';
+import {
+  loadConfigRules,
+  ruleNoteLoggers,
+  type LoadConfigRulesOptions,
+} from './load-config-rules.js';
 
 /**
  * Re-reads and validates every rule file of the config and, only if all are valid, swaps them
@@ -18,6 +22,7 @@ export function ruleReloader(
   bot: Bot,
   logger: Logger,
   catalogue: BotCatalogue = new BotCatalogue(config, logger),
+  shared: Pick<LoadConfigRulesOptions, 'cel' | 'sourceCache'> = {},
 ): () => Promise<ReloadOutcome> {
   const log = logger.child({ component: 'reload' });
   const notes = ruleNoteLoggers(config, log);
@@ -30,6 +35,7 @@ export function ruleReloader(
       // type-checks, e.g. against a package that changed, is a rejected reload).
       const ruleSet = await loadConfigRules(config, {
         catalogue,
+        ...shared,
         onWarning: (w) => warnings.push(w),
         // A reload that leaves no rule enabled is applied (the bot idles) but said, as at start.
         onIdle: notes.onIdle,

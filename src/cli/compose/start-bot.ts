@@ -11,7 +11,10 @@ import {
   type ReloadOutcome,
 } from '../../runtime/ops/ops-server.js';
 import type { Sandbox } from '../../sandbox/start-sandbox.js';
+import { ledgerbotVersion } from '../../core/ledgerbot-version.js';
+import { CelEnvironment } from '../../rules/cel/cel-environment.js';
 import { openSqliteStore } from '../../store/open-sqlite-store.js';
+import { RuleCacheFile } from './rule-cache-file.js';
 import type { Store } from '../../store/store.js';
 import { botOptionsOf, type BotRunFlags } from './bot-options-of-config.js';
 import { BotCatalogue } from './bot-catalogue.js';
@@ -72,8 +75,20 @@ export async function startBot(
     // warning); the second decides, and logs the warnings that are left.
     const notes = ruleNoteLoggers(config, logger);
     const catalogue = new BotCatalogue(config, logger);
+    // Shared by the loads below and every reload: the second load (and a reload of unchanged
+    // files) reuses the checked files and the CEL environment instead of building them again.
+    const shared = {
+      cel: CelEnvironment.create(),
+      sourceCache: RuleCacheFile.load({
+        stateDir: config.state.dir,
+        version: ledgerbotVersion(),
+        logger: logger.child({ component: 'rule-cache' }),
+        readOnly: shadow,
+      }),
+    };
     const ruleSet = await loadConfigRules(config, {
       catalogue,
+      ...shared,
       ...(config.ledger.endpoint.kind === 'url' ? {} : notes),
     });
     const ledger = await openConfigLedger(config, logger, {
@@ -103,7 +118,7 @@ export async function startBot(
         options,
       ),
     );
-    const reload = ruleReloader(config, bot, logger, catalogue);
+    const reload = ruleReloader(config, bot, logger, catalogue, shared);
     let waitingFor: string | undefined;
     let ops: OpsServer | undefined;
     if (config.http !== undefined) {
@@ -148,7 +163,7 @@ export async function startBot(
       // bot starts with them compiled against every package (an interface is known as one).
       // A transient failure to read them is waited out like the participant itself.
       const rules = await retryPackagesRead(
-        () => loadConfigRules(config, { catalogue, ...notes }),
+        () => loadConfigRules(config, { catalogue, ...shared, ...notes }),
         {
           ...(config.ledger.startTimeoutMs === undefined
             ? {}

@@ -1,0 +1,142 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { evaluate } from '../../src/rules/evaluate.js';
+import { loadRules, type RuleFile } from '../../src/rules/load-rules.js';
+import type { CheckedRuleSource, RuleSourceCache } from '../../src/rules/rule-source-cache.js';
+import { INVOICES_WITH_AUDIT } from './invoices-catalogue.js';
+import { CONTEXT, created, input, PARTIES } from './rule-fixtures.js';
+
+const VALID = new URL('../fixtures/rules/valid/', import.meta.url);
+const OPTIONS = { parties: ['payer', 'issuer'], packages: INVOICES_WITH_AUDIT };
+
+function validFiles(): RuleFile[] {
+  return readdirSync(VALID)
+    .sort()
+    .map((name) => ({ path: name, text: readFileSync(new URL(name, VALID), 'utf8') }));
+}
+
+/** A cache in memory that counts what the loader asks of it. */
+class MapCache implements RuleSourceCache {
+  readonly entries = new Map<string, CheckedRuleSource>();
+  hits = 0;
+  get(key: string): CheckedRuleSource | undefined {
+    const entry = this.entries.get(key);
+    if (entry !== undefined) this.hits++;
+    return entry === undefined ? undefined : structuredClone(entry);
+  }
+  set(key: string, entry: CheckedRuleSource): void {
+    this.entries.set(key, entry);
+  }
+}
+
+const json = (x: unknown): string => JSON.stringify(x);
+
+// Reading `reference` as an int fails at run time, at the position of the expression.
+const RUNTIME_ERROR = `version: 1
+rules:
+  - id: odd
+    on:
+      created: "#invoices:Invoice:Invoice"
+      party: payer
+    when:
+      - event.createArgument.currency == "USD"
+      - >-
+        int(event.createArgument.reference)
+        > 1
+    then:
+      - exercise:
+          template: "#invoices:Invoice:Invoice"
+          contractId: "\${{ event.contractId }}"
+          choice: Accept
+        actAs: [payer]
+`;
+
+describe('loadRules with a source cache', () => {
+  it('gives the same rule set from the cache as from the files, and asks it once per file', () => {
+    const fresh = loadRules(validFiles(), OPTIONS);
+    expect(fresh.problems).toEqual([]);
+    const cache = new MapCache();
+    const first = loadRules(validFiles(), { ...OPTIONS, sourceCache: cache });
+    expect(cache.entries.size).toBe(validFiles().length);
+    expect(cache.hits).toBe(0);
+    const second = loadRules(validFiles(), { ...OPTIONS, sourceCache: cache });
+    expect(cache.hits).toBe(validFiles().length);
+    expect(json(first)).toBe(json(fresh));
+    expect(json(second)).toBe(json(fresh));
+    expect(second.ruleSet.rules.map((r) => [r.id, r.revision])).toEqual(
+      fresh.ruleSet.rules.map((r) => [r.id, r.revision]),
+    );
+  });
+
+  it('uses what the cache holds instead of parsing (the key is the file, not its meaning)', () => {
+    const cache = new MapCache();
+    const files = validFiles();
+    loadRules(files, { ...OPTIONS, sourceCache: cache });
+    for (const entry of cache.entries.values()) {
+      const rules = (entry.value as { rules: { id: string }[] }).rules;
+      for (const r of rules) r.id = `cached-${r.id}`;
+    }
+    const { ruleSet } = loadRules(files, { ...OPTIONS, sourceCache: cache });
+    expect(ruleSet.rules.every((r) => r.id.startsWith('cached-'))).toBe(true);
+    // An edited file is another key: parsed again.
+    const edited = files.map((f) => ({ ...f, text: `${f.text}\n` }));
+    const again = loadRules(edited, { ...OPTIONS, sourceCache: cache });
+    expect(again.ruleSet.rules.some((r) => r.id.startsWith('cached-'))).toBe(false);
+  });
+
+  it('reports a later compile error (other packages) at the same file:line:col', () => {
+    const file = { path: 'odd.yaml', text: RUNTIME_ERROR.replace('reference', 'referenc') };
+    const cache = new MapCache();
+    // Without packages the misspelt field is not known to be wrong: the file is cached clean.
+    expect(loadRules([file], { parties: PARTIES, sourceCache: cache }).problems).toEqual([]);
+    expect(cache.entries.size).toBe(1);
+    const fresh = loadRules([file], OPTIONS);
+    const cached = loadRules([file], { ...OPTIONS, sourceCache: cache });
+    expect(cache.hits).toBe(1);
+    expect(fresh.problems.length).toBeGreaterThan(0);
+    expect(cached.problems).toEqual(fresh.problems);
+  });
+
+  it('evaluates the same, run-time errors included, with the same positions', () => {
+    const file = { path: 'odd.yaml', text: RUNTIME_ERROR };
+    const cache = new MapCache();
+    const fresh = loadRules([file], { parties: PARTIES });
+    loadRules([file], { parties: PARTIES, sourceCache: cache });
+    const cached = loadRules([file], { parties: PARTIES, sourceCache: cache });
+    expect(cache.hits).toBe(1);
+    const event = input({ CreatedEvent: created() });
+    const a = evaluate(fresh.ruleSet, event, CONTEXT);
+    const b = evaluate(cached.ruleSet, event, CONTEXT);
+    expect(json(a)).toContain('odd.yaml');
+    expect(json(b)).toBe(json(a));
+  });
+
+  it('does not cache a file with problems, and ignores a malformed entry', () => {
+    const cache = new MapCache();
+    const bad = { path: 'bad.yaml', text: 'version: 1\nrules: [\n' };
+    const badResult = loadRules([bad], { sourceCache: cache });
+    expect(badResult.problems.length).toBeGreaterThan(0);
+    expect(cache.entries.size).toBe(0);
+    const files = validFiles();
+    const fresh = loadRules(files, OPTIONS);
+    loadRules(files, { ...OPTIONS, sourceCache: cache });
+    const broken: CheckedRuleSource[] = [
+      { value: 'not a mapping', yaml: { lines: [], root: null } },
+      { value: {}, yaml: { lines: 'x', root: null } as never },
+      { value: { rules: [] }, yaml: { lines: [0], root: ['s', 0, 1e9, null, 'x', null] } },
+      { value: { rules: [] }, yaml: { lines: [0], root: ['z', 0, 0] as never } },
+      null as never,
+    ];
+    for (const entry of broken) {
+      for (const key of cache.entries.keys()) cache.entries.set(key, entry);
+      expect(json(loadRules(files, { ...OPTIONS, sourceCache: cache }))).toBe(json(fresh));
+    }
+  });
+
+  it('does not cache a file with a value JSON would change', () => {
+    const cache = new MapCache();
+    const text = RUNTIME_ERROR.replace('id: odd', 'id: odd\n    labels: { n: .inf }');
+    loadRules([{ path: 'inf.yaml', text }], { parties: PARTIES, sourceCache: cache });
+    expect(cache.entries.size).toBe(0);
+  });
+});
