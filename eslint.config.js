@@ -103,6 +103,7 @@ export default tseslint.config(
       'coverage/**',
       'src/ledger/wire/openapi-3.5.ts',
       'src/daml-lf/generated/**',
+      'src/**/generated/*-validator.ts',
     ],
   },
   js.configs.recommended,

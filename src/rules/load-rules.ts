@@ -10,7 +10,8 @@ import { RuleError } from './rule-error.js';
 import { RULE_FILE_WORDING } from './rule-file-wording.js';
 import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
 import { RuleScope, type RuleFileContext } from './rule-scope.js';
-import { RULES_SCHEMA } from './rules-schema.js';
+import { validate as validateRuleFile } from './generated/rules-validator.js';
+import { RULE_FILE_AJV_OPTIONS, RULES_SCHEMA } from './rules-schema.js';
 import {
   ruleSourceKey,
   type CheckedRuleSource,
@@ -57,7 +58,8 @@ export type LoadRulesResult = {
 const MAX_PROBLEMS_PER_FILE = 200;
 
 const checkRuleFile = schemaChecker(RULES_SCHEMA, {
-  ajv: { useDefaults: true },
+  ajv: RULE_FILE_AJV_OPTIONS,
+  compiled: validateRuleFile,
   ...RULE_FILE_WORDING,
 });
 

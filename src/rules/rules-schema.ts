@@ -221,6 +221,9 @@ const rule: Schema = {
   oneOf: [{ required: ['on'] }, { required: ['schedule'] }],
 };
 
+/** The ajv options rule files are checked with (over `schemaChecker`'s): the defaults are filled in. */
+export const RULE_FILE_AJV_OPTIONS = { useDefaults: true } as const;
+
 export const RULES_SCHEMA_ID = 'https://ledgerbot.dev/schema/rules.schema.json';
 
 /** The schema object (JSON Schema draft-07, understood by VS Code's YAML extension and ajv). */

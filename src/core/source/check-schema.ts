@@ -1,4 +1,4 @@
-import type { Options } from 'ajv';
+import type { Options, ValidateFunction } from 'ajv';
 import { ajvInstancePath } from '../ajv-instance-path.js';
 import { lazyValidator } from '../lazy-validator.js';
 import type { YamlLocator, YamlPath } from '../yaml-locator.js';
@@ -16,10 +16,19 @@ export type SchemaCheck<C extends string = SourceProblemCode> = {
 export type SchemaCheckOptions<C extends string> = SchemaWording<C> & {
   /** ajv options over the front end's (allErrors, verbose, strict: false), e.g. useDefaults. */
   readonly ajv?: Options;
+  /**
+   * The schema compiled ahead of time with these options (scripts/gen-validators.ts): used
+   * instead of compiling it at first use.
+   */
+  readonly compiled?: ValidateFunction;
 };
 
+/** The options every checker compiles its schema with (before its own `ajv`). */
+export const SCHEMA_CHECK_AJV_OPTIONS = { allErrors: true, verbose: true, strict: false } as const;
+
 /**
- * A checker of data against one JSON Schema, compiled at its first use. The data is usually
+ * A checker of data against one JSON Schema, compiled at its first use (or ahead of time:
+ * `compiled`). The data is usually
  * the parsed source's value (ajv may fill in defaults: `ajv: { useDefaults: true }`); the
  * locator places each problem at file:line:col. `perCall` adds wording that depends on the one
  * file checked (the config describes values that came from the environment differently).
@@ -28,11 +37,11 @@ export function schemaChecker<C extends string = SourceProblemCode>(
   schema: object,
   options: SchemaCheckOptions<C> = {},
 ): (data: unknown, at: YamlLocator, perCall?: SchemaWording<C>) => SchemaCheck<C> {
-  const { ajv, ...shared } = options;
-  const validator = lazyValidator(
-    { allErrors: true, verbose: true, strict: false, ...ajv },
-    schema,
-  );
+  const { ajv, compiled, ...shared } = options;
+  const validator =
+    compiled === undefined
+      ? lazyValidator({ ...SCHEMA_CHECK_AJV_OPTIONS, ...ajv }, schema)
+      : () => compiled;
   return (data, at, perCall) => {
     const validate = validator();
     if (validate(data)) return { valid: true, problems: [], errorPaths: [] };

@@ -17,7 +17,8 @@
  *   hint where one is likely. Messages name the file by `noun` ("rule files do not nest that
  *   deep") and never show source text.
  * - `schemaChecker(schema, options)` compiles the schema at first use (ajv, allErrors, verbose;
- *   `options.ajv` adds e.g. useDefaults) and returns `(data, at, perCall?) => SchemaCheck`
+ *   `options.ajv` adds e.g. useDefaults), or takes `options.compiled`, the same compiled ahead of
+ *   time (scripts/gen-validators.ts), and returns `(data, at, perCall?) => SchemaCheck`
  *   (`perCall`: wording for this one file only): `problems` explained in words (did-you-mean
  *   for unknown keys and enum values, type words, "has no `x`") and placed by the locator, plus
  *   `errorPaths`. The rest of `options` is SchemaWording: `secret(path)` (values never shown),

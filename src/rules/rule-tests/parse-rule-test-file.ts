@@ -14,9 +14,13 @@ import {
   type ParsedRuleTestFile,
   type RuleTestCase,
 } from './rule-test-case.js';
+import { validate as validateTestFile } from './generated/rule-tests-validator.js';
 import { explainTestFileError, TEST_FILE_SCHEMA } from './rule-test-file-schema.js';
 
-const checkTestFile = schemaChecker(TEST_FILE_SCHEMA, { explain: explainTestFileError });
+const checkTestFile = schemaChecker(TEST_FILE_SCHEMA, {
+  compiled: validateTestFile,
+  explain: explainTestFileError,
+});
 
 type Raw = Record<string, unknown>;
 

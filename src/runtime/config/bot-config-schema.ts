@@ -96,6 +96,13 @@ const dedupSchema = {
   default: { mode: 'offset' },
 } as const;
 
+/** The ajv options the config is checked with (over `schemaChecker`'s). */
+export const BOT_CONFIG_AJV_OPTIONS = {
+  useDefaults: true,
+  coerceTypes: true,
+  discriminator: true,
+} as const;
+
 export const BOT_CONFIG_SCHEMA = {
   $id: 'https://ledgerbot.dev/schema/bot-config.schema.json',
   type: 'object',

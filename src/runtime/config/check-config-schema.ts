@@ -6,7 +6,13 @@ import {
   type YamlLocator,
   type YamlPath,
 } from '../../core/source/index.js';
-import { ALIAS_PATTERN, BOT_CONFIG_SCHEMA, DURATION_PATTERN } from './bot-config-schema.js';
+import {
+  ALIAS_PATTERN,
+  BOT_CONFIG_AJV_OPTIONS,
+  BOT_CONFIG_SCHEMA,
+  DURATION_PATTERN,
+} from './bot-config-schema.js';
+import { validate as validateConfig } from './generated/bot-config-validator.js';
 import type { ConfigProblemCode } from './config-error.js';
 import { describeConfigValue, fieldName, isSecretField } from './describe-config-value.js';
 
@@ -58,7 +64,8 @@ function explain(
 }
 
 const checkSchema = schemaChecker<ConfigProblemCode>(BOT_CONFIG_SCHEMA, {
-  ajv: { useDefaults: true, coerceTypes: true, discriminator: true },
+  ajv: BOT_CONFIG_AJV_OPTIONS,
+  compiled: validateConfig,
   secret: isSecretField,
   place: (path) => (path.length === 0 ? 'in the top level' : `in ${fieldName(path)}`),
   // Only `parties` limits its key names: to party aliases.

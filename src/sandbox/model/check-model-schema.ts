@@ -5,6 +5,7 @@ import {
   type SchemaWording,
   type YamlPath,
 } from '../../core/source/index.js';
+import { validate as validateModel } from './generated/model-validator.js';
 import { MODEL_PATTERNS, MODEL_SCHEMA } from './model-schema.js';
 
 type Problem = SchemaProblem;
@@ -45,4 +46,7 @@ const MODEL_WORDING: SchemaWording = {
 };
 
 /** Checks a parsed model file against MODEL_SCHEMA; every problem, placed. */
-export const checkModelSchema = schemaChecker(MODEL_SCHEMA, MODEL_WORDING);
+export const checkModelSchema = schemaChecker(MODEL_SCHEMA, {
+  ...MODEL_WORDING,
+  compiled: validateModel,
+});
