@@ -12,8 +12,7 @@ import { eventVariableOf, withView, type TransactionInfo } from './event-variabl
 import type { FieldTrie } from './field-reads.js';
 import { fireRule, firstConditionFalse } from './fire-rule.js';
 import {
-  candidatesFor,
-  fieldTrieFor,
+  eventPlanFor,
   matchEvent,
   notMatched,
   type AnyEvent,
@@ -88,7 +87,8 @@ export function evaluate(
   const index = isRuleIndex(rules) ? rules : indexRules(rules);
   const [kind, event] = unwrapEvent(input.event);
   if (event === undefined) return { intents: [], explanations: [], errors: [] };
-  const candidates = options.explain === 'all' ? index.rules : candidatesFor(index, kind, event);
+  const plan = eventPlanFor(index, kind, event);
+  const candidates = options.explain === 'all' ? index.rules : plan.candidates;
 
   const intents: Intent[] = [];
   const explanations: Explanation[] = [];
@@ -110,7 +110,7 @@ export function evaluate(
       continue;
     }
     if (eventVariable === undefined) {
-      fieldReads = fieldTrieFor(index, kind, event);
+      fieldReads = plan.fieldReads;
       eventVariable = eventVariableOf(event, input.transaction, fieldReads);
     }
     let eventValue = eventVariable;

@@ -204,6 +204,52 @@ function article(word: string): string {
 
 const fieldTries = new WeakMap<RuleIndex, Map<string, FieldTrie | null>>();
 
+/** The rules an event can fire and the fields they read (candidatesFor, fieldTrieFor). */
+export type EventPlan = {
+  readonly candidates: readonly IndexedRule[];
+  readonly fieldReads: FieldTrie | null;
+};
+
+/** Kind (a consuming exercise apart) → templateId → plan, for an index without interface rules. */
+const plans = new WeakMap<RuleIndex, Map<EventKind | 'consumed', Map<string, EventPlan>>>();
+/** Distinct template ids remembered per kind before the cache starts over. */
+const PLANS_MAX = 1024;
+
+/**
+ * candidatesFor and fieldTrieFor in one, remembered by the event's kind (and whether an exercise
+ * consumes) and templateId when nothing else decides them (no interface rules in the index): two
+ * map lookups per event instead of parsing the template id and building keys.
+ */
+export function eventPlanFor(index: RuleIndex, kind: EventKind, event: AnyEvent): EventPlan {
+  if (index.byInterface.size > 0) {
+    return {
+      candidates: candidatesFor(index, kind, event),
+      fieldReads: fieldTrieFor(index, kind, event),
+    };
+  }
+  let byKind = plans.get(index);
+  if (byKind === undefined) {
+    byKind = new Map();
+    plans.set(index, byKind);
+  }
+  const key = kind === 'exercised' && (event as ExercisedEvent).consuming ? 'consumed' : kind;
+  let byTemplate = byKind.get(key);
+  if (byTemplate === undefined) {
+    byTemplate = new Map();
+    byKind.set(key, byTemplate);
+  }
+  let plan = byTemplate.get(event.templateId);
+  if (plan === undefined) {
+    plan = {
+      candidates: candidatesFor(index, kind, event),
+      fieldReads: fieldTrieFor(index, kind, event),
+    };
+    if (byTemplate.size >= PLANS_MAX) byTemplate.clear();
+    byTemplate.set(event.templateId, plan);
+  }
+  return plan;
+}
+
 /**
  * The Daml fields read by every rule that can see this event (its trigger kind, template and
  * interfaces), merged: the event variable is built once and shared, so a field left out reads
