@@ -26,11 +26,23 @@ export function templateMismatch(
   templateId: string,
   packageName: string | undefined,
 ): 'other-template' | 'other-package' | null {
-  if (qualifiedNameOf(templateId) !== ref.qualifiedName) return 'other-template';
-  const pkg = packageOf(templateId);
+  // Compared in place, without slicing the id: this runs for every rule an event reaches.
+  const colon = templateId.indexOf(':');
+  const qn = ref.qualifiedName;
+  const sameName =
+    colon < 0
+      ? templateId === qn
+      : templateId.length - colon - 1 === qn.length && templateId.endsWith(qn);
+  if (!sameName) return 'other-template';
+  const pkgEnd = colon < 0 ? 0 : colon;
   if (ref.form === 'package-name') {
-    const name = pkg.startsWith('#') ? pkg.slice(1) : packageName;
-    return name === ref.packageName ? null : 'other-package';
+    const same =
+      colon > 0 && templateId.startsWith('#')
+        ? pkgEnd === ref.packageName.length + 1 && templateId.startsWith(ref.packageName, 1)
+        : packageName === ref.packageName;
+    return same ? null : 'other-package';
   }
-  return pkg === ref.packageId ? null : 'other-package';
+  return pkgEnd === ref.packageId.length && templateId.startsWith(ref.packageId)
+    ? null
+    : 'other-package';
 }

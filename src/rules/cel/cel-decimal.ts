@@ -16,6 +16,9 @@ const NUMERIC_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 const PARSED_MAX = 1024;
 const parsed = new Map<string, CelDecimal | null>();
 
+const SMALL_INTS = 1024n;
+const small: (CelDecimal | undefined)[] = [];
+
 /** The CEL value of `decimal(...)`. Compare and compute with it, never with doubles. */
 export class CelDecimal {
   readonly value: Decimal;
@@ -38,6 +41,12 @@ export class CelDecimal {
   }
 
   static fromBigInt(n: bigint): CelDecimal {
+    // Small ints are the int operands of decimal arithmetic (`decimal(x) * 2`), converted at
+    // every evaluation: made once (values are immutable).
+    if (n >= 0n && n < SMALL_INTS) {
+      const i = Number(n);
+      return (small[i] ??= new CelDecimal(new Exact(n.toString())));
+    }
     return new CelDecimal(new Exact(n.toString()));
   }
 

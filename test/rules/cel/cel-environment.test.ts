@@ -40,6 +40,14 @@ describe('CelEnvironment decimals', () => {
     expect(CelDecimal.parse('abc')).toBeNull();
   });
 
+  it('makes a decimal of an int, small ones once', () => {
+    for (const n of [0n, 2n, 1023n, 1024n, -1n, 2n ** 70n]) {
+      expect(CelDecimal.fromBigInt(n).toString()).toBe(n.toString());
+    }
+    expect(CelDecimal.fromBigInt(2n)).toBe(CelDecimal.fromBigInt(2n));
+    expect(run('string(decimal(x) * 2 - 1)', { x: '0.75' })).toBe('0.5');
+  });
+
   it('fails at run time on bad numbers and division by zero', () => {
     expect(() => run('decimal(x)', { x: 'twelve' })).toThrow(CelEvaluationError);
     expect(() => run('decimal("1") / decimal("0")')).toThrow(CelEvaluationError);
