@@ -205,11 +205,24 @@ function guardFails(
     }
     if (text === null) continue;
     const expected = guard.expected;
-    if (expected.kind === 'text') {
-      if (!expected.values.includes(text)) return true;
-    } else {
-      const id: unknown = Object.hasOwn(parties, expected.alias) ? parties[expected.alias] : null;
-      if (typeof id === 'string' && id !== text) return true;
+    switch (expected.kind) {
+      case 'text':
+        if (!expected.values.includes(text)) return true;
+        break;
+      case 'party': {
+        const id: unknown = Object.hasOwn(parties, expected.alias) ? parties[expected.alias] : null;
+        if (typeof id === 'string' && id !== text) return true;
+        break;
+      }
+      case 'startsWith':
+        if (!text.startsWith(expected.text)) return true;
+        break;
+      case 'endsWith':
+        if (!text.endsWith(expected.text)) return true;
+        break;
+      case 'contains':
+        if (!text.includes(expected.text)) return true;
+        break;
     }
   }
   return false;

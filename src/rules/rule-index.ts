@@ -2,8 +2,9 @@ import type { LeadingEquality } from './cel/leading-equalities.js';
 import type { CompiledRule, RuleSet } from './compiled-rule.js';
 
 /**
- * An equality the rule's first `when` condition hinges on (see leading-equalities.ts), on a field
- * of `event`: when the event holds text there that the equality rejects, that condition is false
+ * An equality (or a startsWith/endsWith/contains test) the rule's first `when` condition hinges
+ * on (see leading-equalities.ts), on a field of `event`: when the event holds text there that the
+ * equality rejects, that condition is false
  * whatever else it says, so the rule is not evaluated (evaluate.ts). Any other value (a missing
  * field, null, a number, a map) is left to the evaluation, which errs or not as written.
  */

@@ -45,6 +45,10 @@ rules:
     on: { created: "#invoices:Invoice:Invoice", party: payer }
     when: event.createArgument.payer == parties.auditor
     then: [{ exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }, actAs: [payer] }]
+  - id: reference-tests
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    when: event.createArgument.reference.startsWith("INV-") && event.createArgument.reference.endsWith("7") && event.createArgument.reference.contains("-1")
+    then: [{ exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }, actAs: [payer] }]
   - id: or-is-no-guard
     on: { created: "#invoices:Invoice:Invoice", party: payer }
     when: event.createArgument.currency == "USD" || event.createArgument.currency == "EUR"
@@ -72,6 +76,7 @@ const CURRENCIES: unknown[] = ['USD', 'EUR', 'CHF', 'GBP', 'JPY', '', null, 5, {
 const AMOUNTS: unknown[] = ['10', '5000', 'lots', 3];
 const PAYERS: unknown[] = [PARTIES.payer, PARTIES.issuer, 7];
 const REGIONS: unknown[] = [{ code: 'EU' }, { code: 'US' }, 'EU', null];
+const REFERENCES: unknown[] = ['INV-17', 'INV-27', 'INV-1', 'X-17', 17, undefined];
 
 /** Invoices with every mix of these fields; a field given as `undefined` is left out. */
 function invoices(): Record<string, unknown>[] {
@@ -80,7 +85,9 @@ function invoices(): Record<string, unknown>[] {
     for (const amount of AMOUNTS) {
       for (const payer of PAYERS) {
         for (const region of [...REGIONS, undefined]) {
-          const fields: Record<string, unknown> = { issuer: PARTIES.issuer, reference: 'INV-1' };
+          const fields: Record<string, unknown> = { issuer: PARTIES.issuer };
+          const reference = REFERENCES[out.length % REFERENCES.length];
+          if (reference !== undefined) fields.reference = reference;
           if (currency !== undefined) fields.currency = currency;
           fields.amount = amount;
           fields.payer = payer;
@@ -107,6 +114,9 @@ describe('rule guards (leading equalities of the first condition)', () => {
     ]);
     expect(of('event["a"] == "x" && event.a == 1 && event.a in ["x", 1]')).toEqual([]);
     expect(of('parties.payer == parties.issuer')).toEqual([]);
+    expect(
+      of('event.a.endsWith("x") && event.b.startsWith(event.a) && parties.p.contains("x")'),
+    ).toEqual([{ variable: 'event', fields: ['a'], expected: { kind: 'endsWith', text: 'x' } }]);
     const guards = Object.fromEntries(INDEX.rules.map((r) => [r.rule.id, r.guards]));
     expect(guards).toEqual({
       usd: [
@@ -157,6 +167,23 @@ describe('rule guards (leading equalities of the first condition)', () => {
           expected: { kind: 'party', alias: 'auditor' },
         },
       ],
+      'reference-tests': [
+        {
+          key: 'createArgument.reference',
+          fields: ['createArgument', 'reference'],
+          expected: { kind: 'startsWith', text: 'INV-' },
+        },
+        {
+          key: 'createArgument.reference',
+          fields: ['createArgument', 'reference'],
+          expected: { kind: 'endsWith', text: '7' },
+        },
+        {
+          key: 'createArgument.reference',
+          fields: ['createArgument', 'reference'],
+          expected: { kind: 'contains', text: '-1' },
+        },
+      ],
       'or-is-no-guard': [],
     });
   });
@@ -203,6 +230,11 @@ describe('rule guards (leading equalities of the first condition)', () => {
     expect(skippedOn('payer-is-us', { ...base, region: { code: 'US' } })).toBe(true);
     expect(skippedOn('payer-is-us', { ...base, region: 'EU' })).toBe(false);
     expect(skippedOn('payer-is-us', { ...base })).toBe(false);
+    expect(skippedOn('reference-tests', { ...base, reference: 'INV-17' })).toBe(false);
+    for (const reference of ['X-17', 'INV-18', 'INV-27']) {
+      expect(skippedOn('reference-tests', { ...base, reference })).toBe(true);
+    }
+    expect(skippedOn('reference-tests', { ...base, reference: 17 })).toBe(false);
   });
 
   it('still reports the error of a rule whose guard cannot decide', () => {

@@ -1,9 +1,10 @@
 /**
  * The equalities an expression's result hinges on: the operands of its top-level `&&` chain that
  * compare a field path with text known before evaluation (`event.createArgument.currency ==
- * "USD"`, `… == parties.payer`, `… in ["USD", "EUR"]`). CEL's `&&` is false as soon as one
- * operand is false, whatever the others give, errors included, so when the path holds text that
- * the equality rejects, the whole expression is false without evaluating it (rule-index.ts).
+ * "USD"`, `… == parties.payer`, `… in ["USD", "EUR"]`) or test it with a text literal
+ * (`….startsWith("INV-")`, `endsWith`, `contains`). CEL's `&&` is false as soon as one operand
+ * is false, whatever the others give, errors included, so when the path holds text that the
+ * equality rejects, the whole expression is false without evaluating it (rule-index.ts).
  */
 export type LeadingEquality = {
   /** The variable the path starts from (`event`, `contract`). */
@@ -13,8 +14,14 @@ export type LeadingEquality = {
   /** What the text must be: one of these literals, or the id of a party alias. */
   readonly expected:
     | { readonly kind: 'text'; readonly values: readonly string[] }
-    | { readonly kind: 'party'; readonly alias: string };
+    | { readonly kind: 'party'; readonly alias: string }
+    /** `path.startsWith(text)`, `endsWith`, `contains`: string methods, as CEL runs them. */
+    | { readonly kind: TextTest; readonly text: string };
 };
+
+export type TextTest = 'startsWith' | 'endsWith' | 'contains';
+
+const TEXT_TESTS = new Set<string>(['startsWith', 'endsWith', 'contains']);
 
 type AstNode = { readonly op: string; readonly args: unknown };
 
@@ -53,7 +60,19 @@ function expectedOf(node: AstNode): LeadingEquality['expected'] | null {
   return null;
 }
 
+function textTestOf(node: AstNode): LeadingEquality | null {
+  if (node.op !== 'rcall' || !Array.isArray(node.args) || node.args.length !== 3) return null;
+  const [name, receiver, params] = node.args as [unknown, unknown, unknown];
+  if (typeof name !== 'string' || !TEXT_TESTS.has(name) || !isNode(receiver)) return null;
+  if (!Array.isArray(params) || params.length !== 1 || !isNode(params[0])) return null;
+  const path = selectPath(receiver);
+  const text = textLiteral(params[0]);
+  if (path === null || path.variable === 'parties' || text === null) return null;
+  return { ...path, expected: { kind: name as TextTest, text } };
+}
+
 function equalityOf(node: AstNode): LeadingEquality | null {
+  if (node.op === 'rcall') return textTestOf(node);
   if (!Array.isArray(node.args) || node.args.length !== 2) return null;
   const [left, right] = node.args as [unknown, unknown];
   if (!isNode(left) || !isNode(right)) return null;
