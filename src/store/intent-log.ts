@@ -1,44 +1,53 @@
 import { entryOfRow, purgedEntry, type JournalEntry } from './journal-entry.js';
 import type { IntentRow } from './sqlite-rows.js';
-import { INTENT_COLUMNS, LOG_COLUMNS, type LogRow } from './sqlite-statements.js';
+import { INTENT_COLUMNS, type LogRow } from './sqlite-statements.js';
 import { INTENT_STATES, type IntentState } from './store.js';
 import { StoreError } from './store-error.js';
 
-const FACT_COLUMNS = new Set<string>([
-  'user_id',
-  'act_as',
-  'rule_id',
-  'revision',
-  'action_index',
-  'trigger_kind',
-  'trigger_update_id',
-  'trigger_node_id',
-  'trigger_slot',
-  'trigger_contract_id',
-  'justifying_offset',
-  'payload',
-  'event',
-  'created_at',
-]);
+/** The facts close the log row (see LOG_COLUMNS). */
+const FACT_COLUMN_COUNT = 14;
 
-/** The values of the log row of `e` for `appendLog`; its facts only if `withFacts`. */
+/** The values of the log row of `e` for `appendLog`, in LOG_COLUMNS order; facts only if `withFacts`. */
 export function logValues(e: JournalEntry, withFacts: boolean): unknown[] {
-  const row = e.row as unknown as Record<string, unknown>;
+  const r = e.row;
   const dead = e.deadLetter;
-  return LOG_COLUMNS.map((c) => {
-    switch (c) {
-      case 'state':
-        return e.deleted ? 'purged' : e.row.state;
-      case 'dl_error':
-        return dead?.errorText ?? null;
-      case 'dl_event':
-        return dead?.eventText ?? null;
-      case 'dead_lettered_at':
-        return dead?.at ?? null;
-      default:
-        return !withFacts && FACT_COLUMNS.has(c) ? null : row[c];
-    }
-  });
+  const values: unknown[] = [
+    r.command_id,
+    e.deleted ? 'purged' : r.state,
+    r.attempts,
+    r.submission_id,
+    r.last_error,
+    r.next_attempt_at,
+    r.deadline,
+    r.updated_at,
+    r.completion_offset,
+    r.completion_update_id,
+    r.in_doubt,
+    dead?.errorText ?? null,
+    dead?.eventText ?? null,
+    dead?.at ?? null,
+  ];
+  if (!withFacts) {
+    for (let i = 0; i < FACT_COLUMN_COUNT; i++) values.push(null);
+    return values;
+  }
+  values.push(
+    r.user_id,
+    r.act_as,
+    r.rule_id,
+    r.revision,
+    r.action_index,
+    r.trigger_kind,
+    r.trigger_update_id,
+    r.trigger_node_id,
+    r.trigger_slot,
+    r.trigger_contract_id,
+    r.justifying_offset,
+    r.payload,
+    r.event,
+    r.created_at,
+  );
+  return values;
 }
 
 /** The values of the `intents` row of `e` for `upsertIntent`. */

@@ -158,6 +158,11 @@ export function prepareStatements(db: Db, parts: SchemaParts) {
       'UPDATE checkpoint SET resume_offset = ?, processed_offset = ? WHERE id = 1',
     ),
     getIntent: query<[string], IntentRow>(db, 'SELECT * FROM intents WHERE command_id = ?'),
+    /** The rows of the commandIds in a JSON array. */
+    someIntents: query<[string], IntentRow>(
+      db,
+      'SELECT * FROM intents WHERE command_id IN (SELECT value FROM json_each(?))',
+    ),
     openIntents: query<[], IntentRow>(db, `SELECT * FROM intents WHERE ${OPEN}`),
     countByState: query<[], { state: IntentState; n: number }>(
       db,

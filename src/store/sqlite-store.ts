@@ -213,9 +213,10 @@ export class SqliteStore implements Store {
       const now = this.#clock.now();
       const inserted: IntentRecord[] = [];
       const existing: IntentRecord[] = [];
+      const folded = this.#foldedOf(intents);
       for (const intent of intents) {
         assertOffset(intent.offset, `offset of ${intent.commandId}`);
-        const known = this.#known(intent.commandId);
+        const known = this.#mem.get(intent.commandId) ?? folded.get(intent.commandId);
         if (known !== undefined && !known.deleted) {
           existing.push(known.record);
           continue;
@@ -476,6 +477,19 @@ export class SqliteStore implements Store {
     if (row === undefined) return undefined;
     const dead = row.state === 'dead-lettered' ? this.#s.getDeadLetter.get(commandId) : undefined;
     return entryOfRow(row, row.state, dead);
+  }
+
+  /** The folded entries of the intents memory does not have: one query for them all. */
+  #foldedOf(intents: readonly NewIntent[]): Map<string, JournalEntry> {
+    const ids = intents.map((i) => i.commandId).filter((id) => !this.#mem.has(id));
+    const found = new Map<string, JournalEntry>();
+    if (ids.length === 0) return found;
+    for (const row of this.#s.someIntents.all(JSON.stringify(ids))) {
+      const dead =
+        row.state === 'dead-lettered' ? this.#s.getDeadLetter.get(row.command_id) : undefined;
+      found.set(row.command_id, entryOfRow(row, row.state, dead));
+    }
+    return found;
   }
 
   /** Replaces an intent's entry for the running batch, with its undo. */
