@@ -12,5 +12,10 @@ if (!existsSync(entry)) {
   process.stderr.write('ledgerbot: dist/ is missing; run `npm ci` (or `npm run build`) first\n');
   process.exit(2);
 }
+if (process.argv[2] === 'run') {
+  // The daemon's heap grows at most 50% past its live size between full GCs (see heap-growth.ts).
+  const heap = new URL('../dist/cli/compose/heap-growth.js', import.meta.url);
+  (await import(heap.href)).limitHeapGrowth();
+}
 const { runCli } = await import(entry.href);
 process.exitCode = await runCli(process.argv.slice(2));
