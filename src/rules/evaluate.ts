@@ -1,3 +1,4 @@
+import type { TriggerKey } from '../core/trigger-key.js';
 import type { CreatedEvent, Event, JsTransaction } from '../ledger/wire/wire-types.js';
 import { ConversionMemo } from './cel/conversion-memo.js';
 import { MEMO_KEY } from './cel/literal-calls.js';
@@ -98,9 +99,14 @@ export function evaluate(
   let fieldReads: FieldTrie | null = null;
   /** Interface id → the event variable with that interface's view (created events). */
   let withViews: Map<string, Readonly<Record<string, unknown>>> | undefined;
-  let today: Date | undefined;
-  /** The event's conversions (`decimal(…)`, `date(…)` of its fields), shared by its rules. */
-  let memo: ConversionMemo | undefined;
+  /**
+   * The CEL variables, made for the first rule that gets evaluated and then only given each
+   * rule's `event` (with its interface view) and `rule`: nothing keeps them past fireRule. They
+   * carry the event's conversions (`decimal(…)`, `date(…)` of its fields), shared by its rules.
+   */
+  let variables: Record<string, unknown> | undefined;
+  /** The trigger key of every intent of this event. */
+  let triggerKey: TriggerKey | undefined;
   /** The text at each guarded field of the event (null: not text), read once per event. */
   let guardReads: Map<string, string | null> | undefined;
   for (const { rule, variable, guards } of candidates) {
@@ -143,19 +149,24 @@ export function evaluate(
       explanations.push(firstConditionFalse(rule));
       continue;
     }
-    today ??= utcMidnight(context.now);
-    memo ??= new ConversionMemo();
-    const result = fireRule(rule, {
-      variables: {
+    if (variables === undefined) {
+      variables = {
         event: eventValue,
         parties: context.parties,
         rule: variable,
         now: context.now,
-        today,
-        [MEMO_KEY]: memo,
-      },
+        today: utcMidnight(context.now),
+        [MEMO_KEY]: new ConversionMemo(),
+      };
+      triggerKey = { kind: 'event', updateId: input.transaction.updateId, nodeId: event.nodeId };
+    } else {
+      variables.event = eventValue;
+      variables.rule = variable;
+    }
+    const result = fireRule(rule, {
+      variables,
       parties: context.parties,
-      triggerKey: { kind: 'event', updateId: input.transaction.updateId, nodeId: event.nodeId },
+      triggerKey: triggerKey!,
       offset: event.offset,
       contractId: null,
     });
