@@ -2,49 +2,54 @@ import { parseArgs } from 'node:util';
 import { LedgerbotError } from '../core/ledgerbot-error.js';
 import type { CliCommand } from './cli-command.js';
 import { processIo, type CliIo } from './cli-io.js';
-import { backtestCommand } from './commands/backtest-command.js';
-import { completionCommand } from './commands/completion-command.js';
-import { deadLettersCommand } from './commands/dead-letters-command.js';
-import { demoCommand } from './commands/demo-command.js';
-import { explainCommand } from './commands/explain-command.js';
-import { initCommand } from './commands/init-command.js';
-import { packagesCommand } from './commands/packages-command.js';
-import { pauseCommand, resumeCommand } from './commands/pause-resume-command.js';
-import { reloadCommand } from './commands/reload-command.js';
-import { runCommand } from './commands/run-command.js';
-import { runSlotCommand } from './commands/run-slot-command.js';
-import { sandboxCommand } from './commands/sandbox-command.js';
-import { scheduleCommand } from './commands/schedule-command.js';
-import { statusCommand } from './commands/status-command.js';
-import { testCommand } from './commands/test-command.js';
 import { UsageError } from './usage-error.js';
-import { validateCommand } from './commands/validate-command.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
-const commands: readonly CliCommand[] = [
-  runCommand,
-  demoCommand,
-  sandboxCommand,
-  initCommand,
-  validateCommand,
-  testCommand,
-  packagesCommand,
-  scheduleCommand,
-  runSlotCommand,
-  statusCommand,
-  pauseCommand,
-  resumeCommand,
-  reloadCommand,
-  deadLettersCommand,
-  explainCommand,
-  backtestCommand,
-  completionCommand(() => commands),
+/**
+ * Every command, in the help's order, each loaded when it is used: `ledgerbot run` does not load
+ * the modules of the other commands (start-up is a benchmarked target).
+ */
+const COMMANDS: readonly (readonly [name: string, load: () => Promise<CliCommand>])[] = [
+  ['run', async () => (await import('./commands/run-command.js')).runCommand],
+  ['demo', async () => (await import('./commands/demo-command.js')).demoCommand],
+  ['sandbox', async () => (await import('./commands/sandbox-command.js')).sandboxCommand],
+  ['init', async () => (await import('./commands/init-command.js')).initCommand],
+  ['validate', async () => (await import('./commands/validate-command.js')).validateCommand],
+  ['test', async () => (await import('./commands/test-command.js')).testCommand],
+  ['packages', async () => (await import('./commands/packages-command.js')).packagesCommand],
+  ['schedule', async () => (await import('./commands/schedule-command.js')).scheduleCommand],
+  ['run-slot', async () => (await import('./commands/run-slot-command.js')).runSlotCommand],
+  ['status', async () => (await import('./commands/status-command.js')).statusCommand],
+  ['pause', async () => (await import('./commands/pause-resume-command.js')).pauseCommand],
+  ['resume', async () => (await import('./commands/pause-resume-command.js')).resumeCommand],
+  ['reload', async () => (await import('./commands/reload-command.js')).reloadCommand],
+  [
+    'dead-letters',
+    async () => (await import('./commands/dead-letters-command.js')).deadLettersCommand,
+  ],
+  ['explain', async () => (await import('./commands/explain-command.js')).explainCommand],
+  ['backtest', async () => (await import('./commands/backtest-command.js')).backtestCommand],
 ];
 
-export function helpText(): string {
+/** Every command, loaded, `completion` last (it completes them all). */
+async function allCommands(): Promise<CliCommand[]> {
+  const commands = await Promise.all(COMMANDS.map(([, load]) => load()));
+  const { completionCommand } = await import('./commands/completion-command.js');
+  commands.push(completionCommand(() => commands));
+  return commands;
+}
+
+async function commandNamed(name: string): Promise<CliCommand | undefined> {
+  if (name === 'completion') return (await allCommands()).at(-1);
+  return COMMANDS.find(([n]) => n === name)?.[1]();
+}
+
+/** The top-level help: every command with its summary (loads them all). */
+export async function helpText(): Promise<string> {
+  const commands = await allCommands();
   const width = Math.max(...commands.map((c) => c.name.length));
   return [
     'ledgerbot: declarative, exactly-once automation for Canton ledgers (JSON Ledger API v2)',
@@ -78,10 +83,10 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
         io.out(`${await packageVersion()}\n`);
         return EXIT_OK;
       }
-      io.out(helpText());
+      io.out(await helpText());
       return values.help === true ? EXIT_OK : EXIT_USAGE;
     }
-    const command = commands.find((c) => c.name === first);
+    const command = await commandNamed(first);
     if (command === undefined) {
       throw new UsageError(`unknown command "${first}"; run \`ledgerbot --help\` for the list`);
     }

@@ -15,8 +15,8 @@ function completion(shell: string): Promise<CliResult> {
 }
 
 /** The command names `ledgerbot --help` lists. */
-function commandNames(): string[] {
-  const text = helpText();
+async function commandNames(): Promise<string[]> {
+  const text = await helpText();
   const section = text.slice(text.indexOf('Commands:\n'), text.indexOf('\nOptions:'));
   return [...section.matchAll(/^ {2}([a-z][a-z-]*) /gm)].map((m) => m[1]!);
 }
@@ -32,7 +32,7 @@ describe('ledgerbot completion bash', () => {
     const check = spawnSync('bash', ['-n', file], { encoding: 'utf8' });
     expect(check.stderr).toBe('');
     expect(check.status).toBe(0);
-    const names = commandNames();
+    const names = await commandNames();
     expect(names).toEqual(expect.arrayContaining(['run', 'validate', 'test', 'completion']));
     const top = /compgen -W '([^']*)'/.exec(out)![1]!.split(' ');
     for (const name of names) {
@@ -73,7 +73,7 @@ describe('ledgerbot completion zsh', () => {
     const { code, out } = await completion('zsh');
     expect(code).toBe(0);
     expect(out.startsWith('#compdef ledgerbot\n')).toBe(true);
-    for (const name of commandNames()) expect(out, name).toContain(`\n    '${name}:`);
+    for (const name of await commandNames()) expect(out, name).toContain(`\n    '${name}:`);
     expect(out).toContain("'*--model[");
   });
 

@@ -2,9 +2,8 @@ import type { Logger } from '../../core/logger.js';
 import { createAuthProvider } from '../../ledger/auth/create-auth-provider.js';
 import { LedgerClient } from '../../ledger/ledger-client.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
-import { startSandbox, type Sandbox } from '../../sandbox/start-sandbox.js';
+import type { Sandbox } from '../../sandbox/start-sandbox.js';
 import type { PackageFileReader } from './read-package-files.js';
-import { sandboxDarsOf } from './sandbox-dars.js';
 
 export type ConfigLedger = {
   readonly client: LedgerClient;
@@ -49,6 +48,12 @@ export async function openConfigLedger(
       }),
     );
   }
+  // Loaded only here: a bot against a participant does not load the sandbox (nor its DAR
+  // writer, auth and HTTP server), a measurable part of its start.
+  const [{ startSandbox }, { sandboxDarsOf }] = await Promise.all([
+    import('../../sandbox/start-sandbox.js'),
+    import('./sandbox-dars.js'),
+  ]);
   const sandbox = await startSandbox({
     dars: await sandboxDarsOf(config.ledger.packages, options.packageFiles),
     models: endpoint.models,

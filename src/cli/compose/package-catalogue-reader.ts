@@ -9,11 +9,8 @@ import type {
   UnreadablePackage,
 } from '../../runtime/participant-package-source.js';
 import { CelEnvironment } from '../../rules/cel/cel-environment.js';
-import { loadModels, type ModelSource } from '../../sandbox/model/load-models.js';
-import { ModelError } from '../../sandbox/model/model-error.js';
-import { modelSignature } from '../../sandbox/model/model-signature.js';
+import type { ModelSource } from '../../sandbox/model/load-models.js';
 import type { PackageModel } from '../../sandbox/model/model-types.js';
-import { checkOneModelPerPackage } from '../../sandbox/model/one-model-per-package.js';
 import { UsageError } from '../usage-error.js';
 import { PackageFileReader, type PackageFileInput } from './read-package-files.js';
 
@@ -98,6 +95,7 @@ export class PackageCatalogueReader {
     // each after the models whose interfaces it implements: as the sandbox loads them.
     for (const model of await this.#models(models, PackageCatalogue.create(packages))) {
       if (model.source === 'model') {
+        const { modelSignature } = await import('../../sandbox/model/model-signature.js');
         add(modelSignature(model), { kind: 'model', file: model.file });
         summary.push(`1 package from the model ${model.file} (${model.name} ${model.version})`);
       } else {
@@ -155,6 +153,12 @@ export class PackageCatalogueReader {
       }
     }
     if (sources.length === 0) return [];
+    // The sandbox's model loader is loaded only for a config with models (not by every `run`).
+    const [{ loadModels }, { ModelError }, { checkOneModelPerPackage }] = await Promise.all([
+      import('../../sandbox/model/load-models.js'),
+      import('../../sandbox/model/model-error.js'),
+      import('../../sandbox/model/one-model-per-package.js'),
+    ]);
     try {
       const { models } = loadModels(sources, { cel: this.#cel, packages });
       checkOneModelPerPackage(models);

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger as PinoLogger } from 'pino';
-import { prettyFactory } from 'pino-pretty';
+import type { prettyFactory as PrettyFactory } from 'pino-pretty';
 import { redactSecrets } from '../../core/redact-secrets.js';
 import type { LogConfig } from '../../runtime/config/bot-config.js';
 import type { CliIo } from '../cli-io.js';
@@ -31,6 +32,15 @@ export function rootLogger(log: LogConfig, io: CliIo, tty = false): PinoLogger {
   }
   const pretty = prettyFactory({ ...PRETTY_OPTIONS, colorize: tty });
   return pino(options, { write: (line: string) => out(pretty(line)) });
+}
+
+const require = createRequire(import.meta.url);
+
+/** pino-pretty, loaded for the first pretty line only: a JSON-logging daemon never loads it. */
+function prettyFactory(
+  ...args: Parameters<typeof PrettyFactory>
+): ReturnType<typeof PrettyFactory> {
+  return (require('pino-pretty') as { prettyFactory: typeof PrettyFactory }).prettyFactory(...args);
 }
 
 const PRETTY_OPTIONS = {
