@@ -1,5 +1,6 @@
 // The store's cost per intent lifecycle: `npx vitest bench bench/store.bench.ts`.
-// 10,000 intents through pending → submitted → succeeded in batches of 100, as the runtime does.
+// 10,000 intents through pending → submitted → succeeded in batches of 100: one commit per batch,
+// and, as the bot runs it, with group commit, recording and first submission in one commit.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,9 +38,14 @@ function intent(offset: number, n: number): NewIntent {
   };
 }
 
-function lifecycle(synchronous: 'normal' | 'full'): void {
+function lifecycle(synchronous: 'normal' | 'full', grouped = false): void {
   const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-bench-'));
-  const store = openSqliteStore({ dir, synchronous });
+  // A window no batch reaches: `flush` commits, where the bot's turn would end.
+  const store = openSqliteStore({
+    dir,
+    synchronous,
+    ...(grouped ? { groupCommit: { windowMs: 3_600_000 } } : {}),
+  });
   try {
     for (let start = 0; start < INTENTS; start += BATCH) {
       const ids: string[] = [];
@@ -55,9 +61,11 @@ function lifecycle(synchronous: 'normal' | 'full'): void {
       store.batch(() => {
         for (const id of ids) store.transition(id, { to: 'submitted', submissionId: id });
       });
+      if (grouped) store.flush();
       store.batch(() => {
         for (const id of ids) store.transition(id, { to: 'succeeded', completionOffset: start });
       });
+      if (grouped) store.flush();
     }
   } finally {
     store.close();
@@ -68,4 +76,7 @@ function lifecycle(synchronous: 'normal' | 'full'): void {
 describe(`${INTENTS} intents through their lifecycle in batches of ${BATCH}`, () => {
   bench('synchronous=NORMAL (default)', () => lifecycle('normal'), { iterations: 3 });
   bench('synchronous=FULL', () => lifecycle('full'), { iterations: 3 });
+  bench('group commit: recording and submission in one commit', () => lifecycle('normal', true), {
+    iterations: 3,
+  });
 });
