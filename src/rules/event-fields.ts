@@ -92,8 +92,17 @@ export function hasInterfaceView(trigger: Trigger): boolean {
 
 /** The fields `event` (or `contract`) has for a shape, sorted; `view` with an interface view. */
 export function eventFields(shape: EventShape, view = false): readonly string[] {
-  return [...new Set([...FIELDS[shape], ...(view ? ['view'] : [])])].sort();
+  const key = `${shape}${view ? '+view' : ''}`;
+  let fields = FIELD_LISTS.get(key);
+  if (fields === undefined) {
+    fields = Object.freeze([...new Set([...FIELDS[shape], ...(view ? ['view'] : [])])].sort());
+    FIELD_LISTS.set(key, fields);
+  }
+  return fields;
 }
+
+/** `eventFields`' answers: asked for every expression of every rule, made once. */
+const FIELD_LISTS = new Map<string, readonly string[]>();
 
 /** The reads of one expression that name a field `event` (or `contract`) does not have. */
 export function unknownEventFieldReads(

@@ -258,13 +258,16 @@ function capProblems(problems: RuleProblem[], file: string): RuleProblem[] {
   ];
 }
 
+/**
+ * Freezes the rule set and everything it holds. An object already frozen is not walked again:
+ * it was frozen whole, here (shared parts of rules) or where it was made (the catalogue's
+ * package signatures, which rules refer to and which a walk would otherwise cross at every load).
+ */
 function deepFreeze<T>(value: T): T {
   const stack: unknown[] = [value];
-  const seen = new Set<unknown>();
   while (stack.length > 0) {
     const x = stack.pop();
-    if (typeof x !== 'object' || x === null || seen.has(x)) continue;
-    seen.add(x);
+    if (typeof x !== 'object' || x === null || Object.isFrozen(x)) continue;
     // Compiled CEL programs are the library's objects: freezing them could break it.
     if ('evaluate' in x && 'source' in x) continue;
     Object.freeze(x);
