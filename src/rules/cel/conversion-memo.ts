@@ -22,10 +22,12 @@ export function dateOf(text: string): Date {
  * CelDecimal, or a Date CEL only reads), and bad text throws the same error every time.
  */
 export class ConversionMemo {
-  readonly #decimals = new Map<string, CelDecimal>();
-  readonly #dates = new Map<string, Date>();
+  // Made on first use: most events convert one or two texts, many none.
+  #decimals: Map<string, CelDecimal> | undefined;
+  #dates: Map<string, Date> | undefined;
 
   decimal(text: string): CelDecimal {
+    this.#decimals ??= new Map();
     let d = this.#decimals.get(text);
     if (d === undefined) {
       d = decimalOf(text);
@@ -35,6 +37,7 @@ export class ConversionMemo {
   }
 
   date(text: string): Date {
+    this.#dates ??= new Map();
     let d = this.#dates.get(text);
     if (d === undefined) {
       d = dateOf(text);
