@@ -181,10 +181,13 @@ export type AttemptIds = {
   readonly nowMs?: number;
 };
 
-/** The `async/submit` body of one attempt. */
+/**
+ * The `async/submit` body of one attempt. It shares the payload's commands (the transport only
+ * serialises the body), so an attempt does not copy them.
+ */
 export function buildSubmission(payload: SubmissionPayload, ids: AttemptIds): JsCommands {
   return {
-    commands: payload.commands.map((c) => structuredClone(c)),
+    commands: payload.commands as JsCommands['commands'],
     commandId: ids.commandId,
     actAs: [...payload.actAs],
     userId: ids.userId,

@@ -185,6 +185,15 @@ export class SubmissionTracker {
     t.phase = 'waiting';
     const seq = ++t.seq;
     if (this.#closing) return;
+    if (delayMs <= 0) {
+      // Due now: attempt in this turn, so that its `submitted` joins the group commit of the
+      // turn that recorded the intent (one commit, not two, before the submission) and no timer
+      // turn (at least 1 ms) delays it.
+      queueMicrotask(() => {
+        if (t.seq === seq) void this.#attempt(t);
+      });
+      return;
+    }
     t.timer = this.#o.clock.setTimeout(() => {
       t.timer = undefined;
       if (t.seq === seq) void this.#attempt(t);

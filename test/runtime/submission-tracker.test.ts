@@ -57,6 +57,18 @@ describe('SubmissionTracker', () => {
     expect(f.ledger.submits).toHaveLength(1);
   });
 
+  it('starts the first attempt in the turn that tracks the intent: one commit holds its recording and the attempt', async () => {
+    // A window no test waits for: only flush() commits; the fake clock never moves here.
+    f = trackerFixture({ groupCommit: { windowMs: 3_600_000 } });
+    await f.track(newIntent(42));
+    await new Promise((r) => setImmediate(r));
+    expect(f.intent('lb-accept-42')).toMatchObject({ state: 'submitted', attempts: 1 });
+    expect(f.ledger.submits).toHaveLength(0);
+    f.store.flush();
+    await new Promise((r) => setImmediate(r));
+    expect(f.ledger.submits.map((s) => s.commandId)).toEqual(['lb-accept-42']);
+  });
+
   it('with group commit, sends an attempt only once the journal has committed it', async () => {
     // A window no test waits for: only flush() commits.
     f = trackerFixture({ groupCommit: { windowMs: 3_600_000 } });
