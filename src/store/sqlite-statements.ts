@@ -158,10 +158,9 @@ export function prepareStatements(db: Db, parts: SchemaParts) {
       'UPDATE checkpoint SET resume_offset = ?, processed_offset = ? WHERE id = 1',
     ),
     getIntent: query<[string], IntentRow>(db, 'SELECT * FROM intents WHERE command_id = ?'),
-    /** The rows of the commandIds in a JSON array. */
-    someIntents: query<[string], IntentRow>(
+    maxEventOffset: query<[], { m: number | null }>(
       db,
-      'SELECT * FROM intents WHERE command_id IN (SELECT value FROM json_each(?))',
+      "SELECT max(justifying_offset) AS m FROM intents WHERE trigger_kind = 'event'",
     ),
     openIntents: query<[], IntentRow>(db, `SELECT * FROM intents WHERE ${OPEN}`),
     countByState: query<[], { state: IntentState; n: number }>(

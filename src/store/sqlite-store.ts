@@ -7,14 +7,12 @@ import { JournalBatches, type CommitScheduler } from './journal-batches.js';
 import {
   changedEntry,
   entryOfRow,
-  holdsCheckpoint,
-  isOpenEntry,
   newEntry,
   purgedEntry,
   requeuedEntry,
   type JournalEntry,
 } from './journal-entry.js';
-import { OpenEventOffsets } from './open-event-offsets.js';
+import { JournalMemory } from './journal-memory.js';
 import { toDeadLetter, toIntent, toSlot, type IntentRow } from './sqlite-rows.js';
 import {
   prepareLogStatements,
@@ -87,20 +85,13 @@ export class SqliteStore implements Store {
   readonly #batches: JournalBatches;
   #closed = false;
 
-  /** Open intents and intents changed since the last fold, by commandId. */
-  readonly #mem = new Map<string, JournalEntry>();
-  /** Changed since the last write. */
-  readonly #dirty = new Set<string>();
-  /** With rows in `intent_log`. */
-  readonly #inLog = new Set<string>();
-  #logRows = 0;
-  readonly #offsets = new OpenEventOffsets();
-  /** `ruleId \0 offset \0 nodeId` of the event intents in memory, for `hasEventIntent`. */
-  readonly #eventKeys = new Map<string, string>();
+  readonly #mem: JournalMemory;
   #resume: number | null = null;
   #processed: number | null = null;
   #writtenResume: number | null = null;
   #writtenProcessed: number | null = null;
+  /** The highest offset of an event (or contract) intent in `intents`, or -1: see `#foldedOf`. */
+  #maxFoldedEventOffset = -1;
   readonly #slots = new Map<string, SlotRecord>();
   readonly #dirtySlots = new Set<string>();
   /** A read-only store reloads when another connection has committed since it last looked. */
@@ -111,7 +102,7 @@ export class SqliteStore implements Store {
     const store = new SqliteStore(init);
     if (init.readonly !== true) {
       store.#load();
-      if (store.#logRows > 0) store.#write(true);
+      if (store.#mem.logRows > 0) store.#write(true);
     }
     return store;
   }
@@ -130,6 +121,7 @@ export class SqliteStore implements Store {
       { settle: () => this.#settle(), write: () => this.#write(false) },
       init.scheduleCommit,
     );
+    this.#mem = new JournalMemory((undo) => this.#batches.onUndo(undo));
   }
 
   batch<T>(fn: () => T): T {
@@ -182,7 +174,7 @@ export class SqliteStore implements Store {
     // Open intents at or below the checkpoint (requeued, or jumped over by a reset) are resumed
     // from the journal, not by a replay, so they do not hold the checkpoint.
     const resume = this.#resume;
-    const lowestOpen = this.#offsets.lowestAbove(resume ?? -1);
+    const lowestOpen = this.#mem.lowestOpenAbove(resume ?? -1);
     let candidate = this.#processed;
     if (lowestOpen !== undefined) candidate = Math.min(candidate, lowestOpen - 1);
     const next = resume === null ? candidate : Math.max(resume, candidate);
@@ -195,13 +187,13 @@ export class SqliteStore implements Store {
     this.#processed = processed;
     // The offsets below the old checkpoint were dropped: a lower one needs them back.
     if (before.resume !== null && (resume === null || resume < before.resume)) {
-      this.#offsets.rebuild();
+      this.#mem.rebuildOffsets();
     }
     this.#batches.onUndo(() => {
       this.#resume = before.resume;
       this.#processed = before.processed;
       if (resume !== null && (before.resume === null || before.resume < resume)) {
-        this.#offsets.rebuild();
+        this.#mem.rebuildOffsets();
       }
     });
   }
@@ -222,7 +214,7 @@ export class SqliteStore implements Store {
           continue;
         }
         const entry = newEntry(intent, now, known);
-        this.#put(intent.commandId, entry);
+        this.#mem.put(intent.commandId, entry);
         inserted.push(entry.record);
         this.#batches.markUnsettled();
       }
@@ -235,7 +227,7 @@ export class SqliteStore implements Store {
       const current = this.#known(commandId);
       if (current === undefined || current.deleted) throw unknownIntent(commandId);
       const next = changedEntry(current, change, this.#clock.now());
-      this.#put(commandId, next);
+      this.#mem.put(commandId, next);
       this.#batches.markUnsettled();
       return next.record;
     });
@@ -252,9 +244,7 @@ export class SqliteStore implements Store {
 
   hasEventIntent(ruleId: string, offset: number, nodeId: number): boolean {
     return this.#read(() => {
-      const inMemory = this.#eventKeys.get(eventKey(ruleId, offset, nodeId));
-      const entry = inMemory === undefined ? undefined : this.#mem.get(inMemory);
-      if (entry !== undefined && !entry.deleted) return true;
+      if (this.#mem.hasEvent(ruleId, offset, nodeId)) return true;
       return this.#s.eventIntents
         .all(offset, nodeId, ruleId)
         .some((r) => this.#mem.get(r.command_id)?.deleted !== true);
@@ -263,9 +253,7 @@ export class SqliteStore implements Store {
 
   openIntents(options: { readonly limit?: number } = {}): IntentRecord[] {
     return this.#read(() => {
-      const open: IntentRecord[] = [];
-      for (const e of this.#mem.values()) if (isOpenEntry(e)) open.push(e.record);
-      open.sort(byJustifyingOffset);
+      const open = this.#mem.openRecords().sort(byJustifyingOffset);
       const limit = options.limit ?? -1;
       return limit < 0 ? open : open.slice(0, limit);
     });
@@ -370,7 +358,7 @@ export class SqliteStore implements Store {
         );
       }
       const next = requeuedEntry(current, this.#clock.now(), options.deadline);
-      this.#put(commandId, next);
+      this.#mem.put(commandId, next);
       this.#batches.markUnsettled();
       return next.record;
     });
@@ -382,7 +370,7 @@ export class SqliteStore implements Store {
       if (current === undefined || current.deleted || current.row.state !== 'dead-lettered') {
         return false;
       }
-      this.#put(commandId, purgedEntry(current));
+      this.#mem.put(commandId, purgedEntry(current));
       return true;
     });
   }
@@ -479,49 +467,20 @@ export class SqliteStore implements Store {
     return entryOfRow(row, row.state, dead);
   }
 
-  /** The folded entries of the intents memory does not have: one query for them all. */
+  /**
+   * The folded entries of the intents memory does not have. An intent of a ledger event above
+   * every folded event offset cannot be folded (an event's offset is part of what it is, and its
+   * commandId is made from it): the live stream's intents skip the lookup.
+   */
   #foldedOf(intents: readonly NewIntent[]): Map<string, JournalEntry> {
-    const ids = intents.map((i) => i.commandId).filter((id) => !this.#mem.has(id));
     const found = new Map<string, JournalEntry>();
-    if (ids.length === 0) return found;
-    for (const row of this.#s.someIntents.all(JSON.stringify(ids))) {
-      const dead =
-        row.state === 'dead-lettered' ? this.#s.getDeadLetter.get(row.command_id) : undefined;
-      found.set(row.command_id, entryOfRow(row, row.state, dead));
+    for (const intent of intents) {
+      if (this.#mem.has(intent.commandId)) continue;
+      if (intent.trigger.kind === 'event' && intent.offset > this.#maxFoldedEventOffset) continue;
+      const entry = this.#known(intent.commandId);
+      if (entry !== undefined) found.set(intent.commandId, entry);
     }
     return found;
-  }
-
-  /** Replaces an intent's entry for the running batch, with its undo. */
-  #put(commandId: string, next: JournalEntry): void {
-    const before = this.#mem.get(commandId);
-    const wasDirty = this.#dirty.has(commandId);
-    this.#setEntry(commandId, next);
-    this.#dirty.add(commandId);
-    this.#batches.onUndo(() => {
-      this.#setEntry(commandId, before);
-      if (!wasDirty) this.#dirty.delete(commandId);
-    });
-  }
-
-  #setEntry(commandId: string, next: JournalEntry | undefined): void {
-    const before = this.#mem.get(commandId);
-    if (before !== undefined && holdsCheckpoint(before)) {
-      this.#offsets.remove(before.row.justifying_offset);
-    }
-    if (next === undefined) {
-      this.#mem.delete(commandId);
-      return;
-    }
-    this.#mem.set(commandId, next);
-    if (holdsCheckpoint(next)) this.#offsets.add(next.row.justifying_offset);
-    const row = next.row;
-    if (row.trigger_kind === 'event' && row.trigger_update_id !== null) {
-      this.#eventKeys.set(
-        eventKey(row.rule_id, row.justifying_offset, row.trigger_node_id ?? 0),
-        commandId,
-      );
-    }
   }
 
   /**
@@ -532,16 +491,16 @@ export class SqliteStore implements Store {
   #write(fold: boolean): void {
     const checkpointChanged =
       this.#resume !== this.#writtenResume || this.#processed !== this.#writtenProcessed;
-    if (!fold && this.#dirty.size === 0 && this.#dirtySlots.size === 0 && !checkpointChanged) {
+    if (!fold && this.#mem.changed === 0 && this.#dirtySlots.size === 0 && !checkpointChanged) {
       return;
     }
     const log = this.#log;
-    const folding = fold || log === undefined || this.#logRows + this.#dirty.size > this.#foldAfter;
+    const folding =
+      fold || log === undefined || this.#mem.logRows + this.#mem.changed > this.#foldAfter;
     this.#db.transaction(() => {
       if (folding) this.#foldRows();
       else {
-        for (const id of this.#dirty) {
-          const entry = this.#mem.get(id)!;
+        for (const entry of this.#mem.changedEntries()) {
           log.append.run(...logValues(entry, entry.factsPending));
         }
       }
@@ -559,79 +518,53 @@ export class SqliteStore implements Store {
     })();
     this.#writtenResume = this.#resume;
     this.#writtenProcessed = this.#processed;
-    if (folding) this.#afterFold();
-    else {
-      for (const id of this.#dirty) {
-        this.#mem.get(id)!.factsPending = false;
-        this.#inLog.add(id);
-      }
-      this.#logRows += this.#dirty.size;
-    }
-    this.#dirty.clear();
+    if (folding) this.#mem.folded((e) => this.#asFolded(e));
+    else this.#mem.logged();
     this.#dirtySlots.clear();
   }
 
   #foldRows(): void {
     const s = this.#s;
-    for (const id of new Set([...this.#inLog, ...this.#dirty])) {
-      const e = this.#mem.get(id)!;
+    for (const e of this.#mem.unfoldedEntries()) {
+      const id = e.row.command_id;
       if (e.deleted) {
         s.deleteDeadLetter.run(id);
         s.deleteIntent.run(id);
         continue;
       }
       s.upsertIntent.run(...intentValues(e, this.#parts.inDoubt));
+      if (e.row.trigger_kind === 'event' && e.row.justifying_offset > this.#maxFoldedEventOffset) {
+        this.#maxFoldedEventOffset = e.row.justifying_offset;
+      }
       const dead = e.deadLetter;
       if (dead !== undefined) s.upsertDeadLetter.run(id, dead.errorText, dead.eventText, dead.at);
       else if (e.baseDeadLetter) s.deleteDeadLetter.run(id);
     }
-    if (this.#logRows > 0) this.#log?.clear.run();
+    if (this.#mem.logRows > 0) this.#log?.clear.run();
   }
 
-  /** After a fold: only open intents stay in memory, as the folded form has them. */
-  #afterFold(): void {
-    for (const id of new Set([...this.#inLog, ...this.#dirty])) {
-      const e = this.#mem.get(id)!;
-      if (isOpenEntry(e) && !this.#parts.inDoubt) {
-        // A schema without the column: serve the entry as the file now has it.
-        const { in_doubt: _, ...row } = e.row;
-        this.#mem.set(id, entryOfRow(row, e.row.state, undefined));
-        continue;
-      }
-      if (isOpenEntry(e)) {
-        this.#mem.set(id, {
-          ...e,
-          base: e.row.state,
-          baseDeadLetter: false,
-          factsPending: false,
-        });
-        continue;
-      }
-      this.#mem.delete(id);
-      const row = e.row;
-      const key = eventKey(row.rule_id, row.justifying_offset, row.trigger_node_id ?? 0);
-      if (this.#eventKeys.get(key) === id) this.#eventKeys.delete(key);
+  /** An open intent after a fold: as the folded form has it now. */
+  #asFolded(e: JournalEntry): JournalEntry {
+    if (!this.#parts.inDoubt) {
+      // A schema without the column: serve the entry as the file now has it.
+      const { in_doubt: _, ...row } = e.row;
+      return entryOfRow(row, e.row.state, undefined);
     }
-    this.#inLog.clear();
-    this.#logRows = 0;
+    return { ...e, base: e.row.state, baseDeadLetter: false, factsPending: false };
   }
 
   /** Loads the journal: the folded open intents, the log replayed over them, slots, checkpoint. */
   #load(): void {
     this.#mem.clear();
-    this.#dirty.clear();
-    this.#inLog.clear();
-    this.#logRows = 0;
-    this.#offsets.clear();
-    this.#eventKeys.clear();
     this.#slots.clear();
     this.#dirtySlots.clear();
     const checkpoint = this.#s.getCheckpoint.get();
     this.#resume = this.#writtenResume = checkpoint?.resume_offset ?? null;
     this.#processed = this.#writtenProcessed = checkpoint?.processed_offset ?? null;
     for (const row of this.#s.listSlots.all()) this.#slots.set(row.rule_id, toSlot(row));
+    this.#maxFoldedEventOffset = this.#s.maxEventOffset.get()?.m ?? -1;
     for (const row of this.#s.openIntents.iterate()) {
-      this.#setEntry(row.command_id, entryOfRow(row, row.state, undefined));
+      this.#mem.load(row.command_id, entryOfRow(row, row.state, undefined), false);
     }
     if (!this.#parts.log) return;
     const folded = (id: string): JournalEntry | undefined => {
@@ -642,9 +575,7 @@ export class SqliteStore implements Store {
     };
     for (const log of readLog(this.#db).all()) {
       const known = this.#mem.get(log.command_id);
-      this.#setEntry(log.command_id, replayLogRow(log, known, folded, this.#path));
-      this.#inLog.add(log.command_id);
-      this.#logRows += 1;
+      this.#mem.load(log.command_id, replayLogRow(log, known, folded, this.#path), true);
     }
   }
 
@@ -669,10 +600,6 @@ export class SqliteStore implements Store {
   #assertOpen(): void {
     if (this.#closed) throw new StoreError('STORE_CLOSED', 'the store is closed');
   }
-}
-
-function eventKey(ruleId: string, offset: number, nodeId: number): string {
-  return `${ruleId}\u0000${offset}\u0000${nodeId}`;
 }
 
 function compareText(a: string, b: string): number {

@@ -144,6 +144,13 @@ describe('the intent log', () => {
       );
     }
     expect(again.getIntent('lb-rule-6-0')).toBeUndefined();
+    // A replay after the restart finds the folded intents, in any state, and records the new one.
+    const replayed = again.recordIntents([eventIntent(1), eventIntent(3), eventIntent(9)]);
+    expect(replayed.existing.map((i) => [i.commandId, i.state])).toEqual([
+      ['lb-rule-1-0', 'succeeded'],
+      ['lb-rule-3-0', 'rejected'],
+    ]);
+    expect(replayed.inserted.map((i) => i.commandId)).toEqual(['lb-rule-9-0']);
     expect(sql('SELECT command_id FROM dead_letters')).toEqual([{ command_id: 'lb-rule-4-0' }]);
   });
 
