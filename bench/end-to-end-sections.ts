@@ -288,35 +288,63 @@ function heapLines(r: MemoryResult, h: HeapSummary): string[] {
 
 export function startupSection(r: StartupResult, c: SectionContext): string {
   const ready = median(r.readyMs);
+  const warm = median(r.warmReadyMs);
+  const floor = median(r.floorMs);
+  const met = ready < 1200 && warm < 500;
   return benchSection('startup', [
     ...header('Start-up', c, 'startup', '`bench/startup-bench.ts`'),
     '',
     `From spawning \`node bin/ledgerbot.js run --config …\` with ${int(r.rules)} rules (ten generated files of 100 bench`,
-    'rules) against the sandbox (own process, empty ledger, `start: ledger-end`, a fresh state directory per run) until',
-    'GET /readyz answers 200 (bot running, updates stream connected, within `readyMaxLag` of the ledger end), polled',
-    'every 5 ms once the ops server logged its address. "bot starting": the bot\'s log line after the rules are',
-    "loaded and the store is open. Floor: spawning `node -e 0` until it exits, alternating with the bot's runs.",
+    'rules) against the sandbox (own process, empty ledger, `start: ledger-end`) until GET /readyz answers 200 (bot',
+    'running, updates stream connected, within `readyMaxLag` of the ledger end), polled every 5 ms once the ops server',
+    'logged its address. Cold: a fresh state directory per run (no rule cache, no package cache). Warm: one state',
+    'directory, filled by an untimed first start, reused by every warm run (its `rule-cache.json` and package cache',
+    'are hit). "bot starting": the bot\'s log line after the rules are loaded and the store is open. CPU time: user +',
+    'system time of the bot process when /readyz answered (from /proc, 10 ms ticks), which other work on the machine',
+    'disturbs less than the wall time the targets are stated in. Floor: spawning `node -e 0` until it exits. Each run',
+    'is a floor, a cold start and a warm start, in turn.',
     '',
     '| | median ms | runs ms |',
     '|---|---:|---|',
-    `| spawn → /readyz 200 | ${int(ready)} | ${r.readyMs.map(int).join(', ')} |`,
-    `| spawn → "bot starting" | ${int(median(r.startingMs))} | ${r.startingMs.map(int).join(', ')} |`,
-    `| \`node -e 0\` (floor) | ${int(median(r.floorMs))} | ${r.floorMs.map(int).join(', ')} |`,
+    `| cold: spawn → /readyz 200 | ${int(ready)} | ${r.readyMs.map(int).join(', ')} |`,
+    `| cold: spawn → "bot starting" | ${int(median(r.startingMs))} | ${r.startingMs.map(int).join(', ')} |`,
+    `| warm: spawn → /readyz 200 | ${int(warm)} | ${r.warmReadyMs.map(int).join(', ')} |`,
+    `| warm: spawn → "bot starting" | ${int(median(r.warmStartingMs))} | ${r.warmStartingMs.map(int).join(', ')} |`,
+    ...(r.cpuMs.length === 0
+      ? []
+      : [
+          `| cold: CPU time of the bot until ready | ${int(median(r.cpuMs))} | ${r.cpuMs.map(int).join(', ')} |`,
+          `| warm: CPU time of the bot until ready | ${int(median(r.warmCpuMs))} | ${r.warmCpuMs.map(int).join(', ')} |`,
+        ]),
+    `| \`node -e 0\` (floor) | ${int(floor)} | ${r.floorMs.map(int).join(', ')} |`,
     '',
-    `Target: ready in < 1 s: ${verdict(ready < 1000)} (median ${int(ready)} ms, ${(ready / median(r.floorMs)).toFixed(1)}× the node floor).`,
-    ...(ready < 1000
+    `Target: warm ready in < 500 ms: ${verdict(warm < 500)} (median ${int(warm)} ms, ${(warm / floor).toFixed(1)}× the node floor).`,
+    `Target: cold ready in < 1,200 ms: ${verdict(ready < 1200)} (median ${int(ready)} ms, ${(ready / floor).toFixed(1)}× the node floor).`,
+    ...(met
       ? []
       : [
           '',
+          ...(r.warmProfile === undefined
+            ? [
+                'No profile in this run (the full run profiles one more cold and one more warm start).',
+              ]
+            : [`Warm start: ${whereTimeGoes(r.warmProfile.areas, r.warmProfile.top)}`]),
           ...(r.profile === undefined
-            ? ['No profile in this run (the full run profiles one more start).']
-            : [whereTimeGoes(r.profile.areas, r.profile.top)]),
+            ? []
+            : [`Cold start: ${whereTimeGoes(r.profile.areas, r.profile.top)}`]),
           ...STARTUP_MISSED,
         ]),
+    ...(r.warmProfile === undefined
+      ? []
+      : profileBlock(
+          'Profile of one more warm start (`node --cpu-prof`, untimed, until /readyz answered 200)',
+          r.warmProfile.areas,
+          r.warmProfile.top,
+        )),
     ...(r.profile === undefined
       ? []
       : profileBlock(
-          'Profile of one more start (`node --cpu-prof`, untimed, until /readyz answered 200)',
+          'Profile of one more cold start (`node --cpu-prof`, untimed, until /readyz answered 200)',
           r.profile.areas,
           r.profile.top,
         )),
@@ -379,10 +407,17 @@ const MEMORY_MISSED: Readonly<Record<'flat' | 'rising' | 'unknown', readonly str
   ],
 };
 const STARTUP_MISSED: readonly string[] = [
-  'Reading: the start is mostly reading the 1,000 rules: `yaml` builds a full Document per file (kept for the',
-  '`file:line:col` of rule errors), ajv validates it, and each condition is compiled by cel-js; loading the modules',
-  '(node internals) and GC come next.',
-  'What would fix it: cache the compiled rule set in the state directory keyed by the hash of the rule files, so an',
-  'unchanged rule set skips YAML, schema and CEL at start; generate the ajv validators at build time (standalone code)',
-  'instead of `ajv.compile` at import; bundle dist/ to cut module resolution.',
+  'Reading: a warm start takes unchanged rule files from `state.dir/rule-cache.json` (their checked value and the',
+  'positions of their YAML nodes), so it neither parses YAML nor runs the schema; the schema validators are generated',
+  'at build time (ajv standalone code, no `ajv.compile` at start), and `run` loads only its own modules (about 360 ES',
+  'modules, 530 before: the other commands, the sandbox, its model loader and pino-pretty load when used). What is',
+  "left is compiling the 1,000 rules, twice against a participant: once against the config's packages before the",
+  "participant is reached (a rule mistake exits 2 before anything starts), again with the participant's packages",
+  '(`src/cli/compose/start-bot.ts`; both loads share one CEL environment and the cached files). Compiling is cel-js',
+  'parsing and type-checking every expression, the rule compiler (`compileAction`, read paths, Daml types), and the',
+  "garbage collector; then module loading and decoding the participant's cached packages (protobuf).",
+  'What would fix it: keep the compiled form of each rule in the cache (its checked CEL ASTs and compiled values,',
+  'keyed by the files, parties and package ids, rebuilt into programs without parsing or checking), and compile',
+  'once at a start against a participant when the config names no packages (the first check then has nothing more',
+  'to check than the parties and the expressions, which the second repeats).',
 ];

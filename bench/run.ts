@@ -262,7 +262,7 @@ await section('memory', async () => {
 await section('startup', async () => {
   const { context: c, data: r } = await measured('startup', () => runStartupBench(SIZES.startup));
   console.log(
-    `startup: ready ${r.readyMs.map((x) => Math.round(x)).join(', ')} ms; node -e 0 ${r.floorMs.map((x) => Math.round(x)).join(', ')} ms`,
+    `startup: cold ready ${r.readyMs.map((x) => Math.round(x)).join(', ')} ms; warm ready ${r.warmReadyMs.map((x) => Math.round(x)).join(', ')} ms; node -e 0 ${r.floorMs.map((x) => Math.round(x)).join(', ')} ms`,
   );
   writeSection('startup', startupSection(r, c));
   console.log(`wrote the start-up section of ${benchDocPath()}`);
