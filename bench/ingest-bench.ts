@@ -2,6 +2,7 @@ import { Session } from 'node:inspector';
 import { silentLogger } from '../src/core/logger.js';
 import { isJsCantonError } from '../src/ledger/js-canton-error.js';
 import { decodeUpdate } from '../src/ledger/ws/update-stream.js';
+import { CelEnvironment, type CelTuning } from '../src/rules/cel/cel-environment.js';
 import { loadRules } from '../src/rules/load-rules.js';
 import { indexRules, type RuleIndex } from '../src/rules/rule-index.js';
 import { BotMetrics } from '../src/runtime/bot-metrics.js';
@@ -38,7 +39,32 @@ export type IngestRow = {
   readonly firingFraction: number;
   readonly intents: number;
   readonly rulesMatchedPerEvent: number;
+  /** Each evaluation step on or off, measured side by side in the same rounds (one shape). */
+  readonly steps?: readonly IngestStepRow[];
 };
+
+/**
+ * The evaluation steps of issue 16, each measurable alone: literal folding and the conversion
+ * memo (CelTuning), and the rule guards of the index (IndexTuning).
+ */
+export type IngestStep = 'baseline' | 'fold' | 'memo' | 'index' | 'all';
+
+export type IngestStepRow = {
+  readonly step: IngestStep;
+  readonly events: number;
+  readonly pipelineBest: number;
+  readonly pipelineMedian: number;
+  /** The parse-only median of the same rounds. */
+  readonly parseMedian: number;
+};
+
+const STEPS: readonly { step: IngestStep; cel: CelTuning; guards: boolean }[] = [
+  { step: 'baseline', cel: { foldLiterals: false, memoizeConversions: false }, guards: false },
+  { step: 'fold', cel: { foldLiterals: true, memoizeConversions: false }, guards: false },
+  { step: 'memo', cel: { foldLiterals: false, memoizeConversions: true }, guards: false },
+  { step: 'index', cel: { foldLiterals: false, memoizeConversions: false }, guards: true },
+  { step: 'all', cel: {}, guards: true },
+];
 
 function eventsIn(text: string): number {
   const v = JSON.parse(text) as { update?: { Transaction?: { value: { events: unknown[] } } } };
@@ -127,6 +153,83 @@ export async function profileIngest(rec: Recording, events: number): Promise<Pro
   return profile;
 }
 
+function indexFor(rec: Recording, shape: RuleShape, cel: CelTuning, guards: boolean): RuleIndex {
+  const { ruleSet, problems } = loadRules([{ path: 'bench.yaml', text: benchRules(100, shape) }], {
+    parties: rec.parties,
+    cel: CelEnvironment.create(cel),
+  });
+  if (problems.length > 0) throw new Error(`bench rules: ${JSON.stringify(problems[0])}`);
+  return indexRules(ruleSet, { guards });
+}
+
+/**
+ * Each step alone and all together, over `events` events of one shape: every round runs parse
+ * only and each variant once, in an order that rotates per round. The variants must agree on
+ * every count (they are the same rules, evaluated with or without each step).
+ */
+async function runSteps(
+  rec: Recording,
+  shape: RuleShape,
+  options: { readonly events: number; readonly rounds: number },
+): Promise<IngestStepRow[]> {
+  const distinct = rec.frames[shape];
+  const templates = distinct.map(frameTemplate);
+  const perCycle = distinct.map(eventsIn).reduce((a, b) => a + b, 0);
+  const span = maxOffset(templates) + 1;
+  const cycles = Math.ceil(options.events / perCycle);
+  const variants = STEPS.map((s) => ({ ...s, index: indexFor(rec, shape, s.cel, s.guards) }));
+  const rates = new Map<IngestStep | 'parse', number[]>();
+  const counts = new Map<IngestStep, string>();
+  for (const v of variants) {
+    pipeline(distinct, v.index, rec.parties, new BotMetrics(), {
+      fired: 0,
+      intents: 0,
+      matched: 0,
+      sink: 0,
+    });
+  }
+  const sides: (IngestStep | 'parse')[] = ['parse', ...STEPS.map((s) => s.step)];
+  for (let round = 0; round < options.rounds; round++) {
+    for (let i = 0; i < sides.length; i++) {
+      const side = sides[(i + round) % sides.length]!;
+      const variant = variants.find((v) => v.step === side);
+      const metrics = new BotMetrics();
+      const c: Counters = { fired: 0, intents: 0, matched: 0, sink: 0 };
+      let ms = 0;
+      for (let cycle = 0; cycle < cycles; cycle++) {
+        const texts = templates.map((t) => renderFrame(t, cycle * span, cycle));
+        const started = performance.now();
+        if (variant === undefined) parseOnly(texts, c);
+        else pipeline(texts, variant.index, rec.parties, metrics, c);
+        ms += performance.now() - started;
+      }
+      rates.set(side, [...(rates.get(side) ?? []), (cycles * perCycle) / (ms / 1000)]);
+      if (variant !== undefined) {
+        const seen = `${c.fired}/${c.intents}/${c.matched}/${c.sink}`;
+        const earlier = counts.get(counts.keys().next().value ?? variant.step);
+        if (earlier !== undefined && earlier !== seen) {
+          throw new Error(
+            `ingest step ${side} gave ${seen} (fired/intents/matched/sink), not ${earlier}`,
+          );
+        }
+        counts.set(variant.step, seen);
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+  const parseMedian = median(rates.get('parse')!);
+  return STEPS.map(({ step }) => ({
+    step,
+    events: cycles * perCycle,
+    pipelineBest: Math.max(...rates.get(step)!),
+    pipelineMedian: median(rates.get(step)!),
+    parseMedian,
+  }));
+}
+
+/** Events per variant in the steps table: a fifth of the main rows', at most 200,000. */
+const stepEvents = (events: number): number => Math.min(200_000, Math.max(5_000, events / 5));
+
 export async function runIngestBench(
   rec: Recording,
   options: { readonly events: number; readonly rounds: number },
@@ -176,7 +279,12 @@ export async function runIngestBench(
       }
     }
     const events = cycles * perCycle;
+    const steps =
+      shape === 'ledger-effects'
+        ? await runSteps(rec, shape, { events: stepEvents(options.events), rounds: options.rounds })
+        : undefined;
     rows.push({
+      ...(steps === undefined ? {} : { steps }),
       shape,
       frames: cycles * distinct.length,
       distinctFrames: distinct.length,
