@@ -13,7 +13,9 @@ import {
   type JournalEntry,
 } from './journal-entry.js';
 import { JournalMemory } from './journal-memory.js';
-import { toDeadLetter, toIntent, toSlot, type IntentRow } from './sqlite-rows.js';
+import { byJustifyingOffset, countByState, listDeadLetters, listIntents } from './journal-reads.js';
+import { JournalSlots } from './journal-slots.js';
+import { toDeadLetter, toIntent, toSlot } from './sqlite-rows.js';
 import {
   prepareLogStatements,
   prepareStatements,
@@ -24,7 +26,6 @@ import {
   type SqliteStatements,
 } from './sqlite-statements.js';
 import {
-  INTENT_STATES,
   type DeadLetter,
   type IntentChange,
   type IntentQuery,
@@ -92,8 +93,7 @@ export class SqliteStore implements Store {
   #writtenProcessed: number | null = null;
   /** The highest offset of an event (or contract) intent in `intents`, or -1: see `#foldedOf`. */
   #maxFoldedEventOffset = -1;
-  readonly #slots = new Map<string, SlotRecord>();
-  readonly #dirtySlots = new Set<string>();
+  readonly #slots: JournalSlots;
   /** A read-only store reloads when another connection has committed since it last looked. */
   #seenVersion: number | undefined;
 
@@ -122,6 +122,7 @@ export class SqliteStore implements Store {
       init.scheduleCommit,
     );
     this.#mem = new JournalMemory((undo) => this.#batches.onUndo(undo));
+    this.#slots = new JournalSlots((undo) => this.#batches.onUndo(undo));
   }
 
   batch<T>(fn: () => T): T {
@@ -260,55 +261,13 @@ export class SqliteStore implements Store {
   }
 
   listIntents(query: IntentQuery = {}): IntentRecord[] {
-    return this.#read(() => {
-      const limit = query.limit ?? DEFAULTS.store.listLimit;
-      const states = query.states === undefined ? undefined : new Set(query.states);
-      const matches = (r: { state: IntentState; ruleId: string }): boolean =>
-        (states === undefined || states.has(r.state)) &&
-        (query.ruleId === undefined || r.ruleId === query.ruleId);
-      const found: IntentRecord[] = [];
-      for (const e of this.#mem.values()) if (!e.deleted && matches(e.record)) found.push(e.record);
-      for (const row of this.#folded(query, limit)) {
-        if (!this.#mem.has(row.command_id)) found.push(toIntent(row));
-      }
-      found.sort(byJustifyingOffset);
-      return limit < 0 ? found : found.slice(0, limit);
-    });
-  }
-
-  /** The folded rows a query may need: up to `limit` more than memory can shadow. */
-  #folded(query: IntentQuery, limit: number): IntentRow[] {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (query.states !== undefined) {
-      where.push(`state IN (${query.states.map(() => '?').join(', ') || 'NULL'})`);
-      params.push(...query.states);
-    }
-    if (query.ruleId !== undefined) {
-      where.push('rule_id = ?');
-      params.push(query.ruleId);
-    }
-    const sql =
-      `SELECT * FROM intents ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ` +
-      'ORDER BY justifying_offset, created_at, command_id LIMIT ?';
-    return this.#db
-      .prepare<unknown[], IntentRow>(sql)
-      .all(...params, limit < 0 ? -1 : limit + this.#mem.size);
+    return this.#read(() =>
+      listIntents(this.#mem, this.#db, query, query.limit ?? DEFAULTS.store.listLimit),
+    );
   }
 
   countByState(): Record<IntentState, number> {
-    return this.#read(() => {
-      const counts = Object.fromEntries(INTENT_STATES.map((s) => [s, 0])) as Record<
-        IntentState,
-        number
-      >;
-      for (const row of this.#s.countByState.all()) counts[row.state] = row.n;
-      for (const e of this.#mem.values()) {
-        if (e.base !== undefined) counts[e.base] -= 1;
-        if (!e.deleted) counts[e.row.state] += 1;
-      }
-      return counts;
-    });
+    return this.#read(() => countByState(this.#mem, this.#s.countByState.all()));
   }
 
   // ---- dead letters ----
@@ -316,27 +275,14 @@ export class SqliteStore implements Store {
   listDeadLetters(
     options: { readonly limit?: number; readonly ruleId?: string } = {},
   ): DeadLetter[] {
-    return this.#read(() => {
-      const limit = options.limit ?? DEFAULTS.store.listLimit;
-      const found: DeadLetter[] = [];
-      for (const e of this.#mem.values()) {
-        if (e.deadLetter === undefined || e.deleted) continue;
-        if (options.ruleId === undefined || e.row.rule_id === options.ruleId) {
-          found.push(e.deadLetter.value);
-        }
-      }
-      const rows = this.#s.listDeadLetters.all({
-        rule_id: options.ruleId ?? null,
-        limit: limit < 0 ? -1 : limit + this.#mem.size,
-      });
-      for (const row of rows) if (!this.#mem.has(row.command_id)) found.push(toDeadLetter(row));
-      found.sort(
-        (a, b) =>
-          a.deadLetteredAt - b.deadLetteredAt ||
-          compareText(a.intent.commandId, b.intent.commandId),
-      );
-      return limit < 0 ? found : found.slice(0, limit);
-    });
+    return this.#read(() =>
+      listDeadLetters(
+        this.#mem,
+        (limit) => this.#s.listDeadLetters.all({ rule_id: options.ruleId ?? null, limit }),
+        options.ruleId,
+        options.limit ?? DEFAULTS.store.listLimit,
+      ),
+    );
   }
 
   getDeadLetter(commandId: string): DeadLetter | undefined {
@@ -382,48 +328,15 @@ export class SqliteStore implements Store {
   }
 
   listSlotRecords(): SlotRecord[] {
-    return this.#read(() =>
-      [...this.#slots.values()].sort((a, b) => compareText(a.ruleId, b.ruleId)),
-    );
+    return this.#read(() => this.#slots.list());
   }
 
   beginSlot(ruleId: string, slot: number, snapshotOffset?: number): SlotRecord {
-    return this.batch(() => {
-      const last = this.#slots.get(ruleId)?.lastCompletedSlot;
-      return this.#putSlot({
-        ruleId,
-        ...(last === undefined ? {} : { lastCompletedSlot: last }),
-        inProgressSlot: slot,
-        inProgressSince: this.#clock.now(),
-        ...(snapshotOffset === undefined ? {} : { snapshotOffset }),
-      });
-    });
+    return this.batch(() => this.#slots.begin(ruleId, slot, this.#clock.now(), snapshotOffset));
   }
 
   completeSlot(ruleId: string, slot: number): SlotRecord {
-    return this.batch(() => {
-      const current = this.#slots.get(ruleId);
-      const last = Math.max(current?.lastCompletedSlot ?? slot, slot);
-      const keep = current?.inProgressSlot !== undefined && current.inProgressSlot > slot;
-      return this.#putSlot({
-        ...(keep ? current : { ruleId }),
-        lastCompletedSlot: last,
-      });
-    });
-  }
-
-  #putSlot(record: SlotRecord): SlotRecord {
-    const frozen = Object.freeze(record);
-    const before = this.#slots.get(record.ruleId);
-    const wasDirty = this.#dirtySlots.has(record.ruleId);
-    this.#slots.set(record.ruleId, frozen);
-    this.#dirtySlots.add(record.ruleId);
-    this.#batches.onUndo(() => {
-      if (before === undefined) this.#slots.delete(record.ruleId);
-      else this.#slots.set(record.ruleId, before);
-      if (!wasDirty) this.#dirtySlots.delete(record.ruleId);
-    });
-    return frozen;
+    return this.batch(() => this.#slots.complete(ruleId, slot));
   }
 
   // ---- housekeeping ----
@@ -491,7 +404,8 @@ export class SqliteStore implements Store {
   #write(fold: boolean): void {
     const checkpointChanged =
       this.#resume !== this.#writtenResume || this.#processed !== this.#writtenProcessed;
-    if (!fold && this.#mem.changed === 0 && this.#dirtySlots.size === 0 && !checkpointChanged) {
+    const slots = this.#slots.changed();
+    if (!fold && this.#mem.changed === 0 && slots.length === 0 && !checkpointChanged) {
       return;
     }
     const log = this.#log;
@@ -504,10 +418,9 @@ export class SqliteStore implements Store {
           log.append.run(...logValues(entry, entry.factsPending));
         }
       }
-      for (const ruleId of this.#dirtySlots) {
-        const s = this.#slots.get(ruleId)!;
+      for (const s of slots) {
         this.#s.upsertSlot.run(
-          ruleId,
+          s.ruleId,
           s.lastCompletedSlot ?? null,
           s.inProgressSlot ?? null,
           s.inProgressSince ?? null,
@@ -520,7 +433,7 @@ export class SqliteStore implements Store {
     this.#writtenProcessed = this.#processed;
     if (folding) this.#mem.folded((e) => this.#asFolded(e));
     else this.#mem.logged();
-    this.#dirtySlots.clear();
+    this.#slots.written();
   }
 
   #foldRows(): void {
@@ -556,12 +469,10 @@ export class SqliteStore implements Store {
   /** Loads the journal: the folded open intents, the log replayed over them, slots, checkpoint. */
   #load(): void {
     this.#mem.clear();
-    this.#slots.clear();
-    this.#dirtySlots.clear();
     const checkpoint = this.#s.getCheckpoint.get();
     this.#resume = this.#writtenResume = checkpoint?.resume_offset ?? null;
     this.#processed = this.#writtenProcessed = checkpoint?.processed_offset ?? null;
-    for (const row of this.#s.listSlots.all()) this.#slots.set(row.rule_id, toSlot(row));
+    this.#slots.load(this.#s.listSlots.all().map(toSlot));
     this.#maxFoldedEventOffset = this.#s.maxEventOffset.get()?.m ?? -1;
     for (const row of this.#s.openIntents.iterate()) {
       this.#mem.load(row.command_id, entryOfRow(row, row.state, undefined), false);
@@ -600,15 +511,6 @@ export class SqliteStore implements Store {
   #assertOpen(): void {
     if (this.#closed) throw new StoreError('STORE_CLOSED', 'the store is closed');
   }
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** The order of `openIntents` and `listIntents`, as the SQL `ORDER BY` had it. */
-function byJustifyingOffset(a: IntentRecord, b: IntentRecord): number {
-  return a.offset - b.offset || a.createdAt - b.createdAt || compareText(a.commandId, b.commandId);
 }
 
 function unknownIntent(commandId: string): StoreError {

@@ -1,0 +1,99 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { JournalMemory } from './journal-memory.js';
+import { toDeadLetter, toIntent, type DeadLetterRow, type IntentRow } from './sqlite-rows.js';
+import {
+  INTENT_STATES,
+  type DeadLetter,
+  type IntentQuery,
+  type IntentRecord,
+  type IntentState,
+} from './store.js';
+
+/*
+ * The SQLite store's lists: memory over the folded rows. Memory shadows a folded row of the same
+ * intent, so a query asks SQL for `limit` plus as many rows as memory may shadow, merges, sorts
+ * as the SQL `ORDER BY` would, and cuts at `limit`.
+ */
+
+export function listIntents(
+  mem: JournalMemory,
+  db: BetterSqlite3.Database,
+  query: IntentQuery,
+  limit: number,
+): IntentRecord[] {
+  const states = query.states === undefined ? undefined : new Set(query.states);
+  const found: IntentRecord[] = [];
+  for (const e of mem.values()) {
+    if (e.deleted || (states !== undefined && !states.has(e.row.state))) continue;
+    if (query.ruleId === undefined || e.row.rule_id === query.ruleId) found.push(e.record);
+  }
+  for (const row of foldedRows(db, query, limit < 0 ? -1 : limit + mem.size)) {
+    if (!mem.has(row.command_id)) found.push(toIntent(row));
+  }
+  found.sort(byJustifyingOffset);
+  return limit < 0 ? found : found.slice(0, limit);
+}
+
+function foldedRows(db: BetterSqlite3.Database, query: IntentQuery, limit: number): IntentRow[] {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (query.states !== undefined) {
+    where.push(`state IN (${query.states.map(() => '?').join(', ') || 'NULL'})`);
+    params.push(...query.states);
+  }
+  if (query.ruleId !== undefined) {
+    where.push('rule_id = ?');
+    params.push(query.ruleId);
+  }
+  const sql =
+    `SELECT * FROM intents ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ` +
+    'ORDER BY justifying_offset, created_at, command_id LIMIT ?';
+  return db.prepare<unknown[], IntentRow>(sql).all(...params, limit);
+}
+
+/** The folded counts, corrected by what memory changed since the fold. */
+export function countByState(
+  mem: JournalMemory,
+  folded: readonly { state: IntentState; n: number }[],
+): Record<IntentState, number> {
+  const counts = Object.fromEntries(INTENT_STATES.map((s) => [s, 0])) as Record<
+    IntentState,
+    number
+  >;
+  for (const row of folded) counts[row.state] = row.n;
+  for (const e of mem.values()) {
+    if (e.base !== undefined) counts[e.base] -= 1;
+    if (!e.deleted) counts[e.row.state] += 1;
+  }
+  return counts;
+}
+
+export function listDeadLetters(
+  mem: JournalMemory,
+  folded: (limit: number) => DeadLetterRow[],
+  ruleId: string | undefined,
+  limit: number,
+): DeadLetter[] {
+  const found: DeadLetter[] = [];
+  for (const e of mem.values()) {
+    if (e.deadLetter === undefined || e.deleted) continue;
+    if (ruleId === undefined || e.row.rule_id === ruleId) found.push(e.deadLetter.value);
+  }
+  for (const row of folded(limit < 0 ? -1 : limit + mem.size)) {
+    if (!mem.has(row.command_id)) found.push(toDeadLetter(row));
+  }
+  found.sort(
+    (a, b) =>
+      a.deadLetteredAt - b.deadLetteredAt || compareText(a.intent.commandId, b.intent.commandId),
+  );
+  return limit < 0 ? found : found.slice(0, limit);
+}
+
+/** The order of `openIntents` and `listIntents`, as the SQL `ORDER BY` has it. */
+export function byJustifyingOffset(a: IntentRecord, b: IntentRecord): number {
+  return a.offset - b.offset || a.createdAt - b.createdAt || compareText(a.commandId, b.commandId);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
