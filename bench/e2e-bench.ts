@@ -32,7 +32,9 @@ import {
  * a fixed rate while the bot runs live; event time = the transaction's recordTime (from the
  * update stream), completion time = the `time` of the bot's `intent finished` log line (written
  * as the intent succeeds; millisecond resolution), submit time = that minus the line's
- * `recordToCompletionMs` plus its `recordToSubmitMs` (the bot's clock, milliseconds).
+ * `recordToCompletionMs` plus its `recordToSubmitMs` (the bot's clock, milliseconds). The raw
+ * client's first round has the same paced phase after its backlog (its own clock at the submit
+ * call and at the completion frame), as the floor the sandbox and the machine give.
  */
 export const IN_FLIGHT = 64;
 
@@ -55,6 +57,15 @@ export type E2eResult = {
     readonly ratePerSecond: number;
     readonly toSubmit: Latency;
     readonly toCompletion: Latency;
+    /**
+     * The raw client's, in the same kind of paced phase after its own backlog (round 1): what the
+     * sandbox and the machine give a client that keeps no books. Absent in results saved before.
+     */
+    readonly raw?: {
+      readonly count: number;
+      readonly toSubmit: Latency;
+      readonly toCompletion: Latency;
+    };
   };
   /** The bot under `node --cpu-prof` (one more, untimed run of `profileN` invoices). */
   readonly profile: ProfileSummary | undefined;
@@ -105,7 +116,7 @@ type IntentTimes = { offset: number; submitted: number; succeeded: number };
 async function botRun(
   round: number,
   n: number,
-  paced: { readonly count: number; readonly perSecond: number } | undefined,
+  paced: Paced | undefined,
   nodeArgs: readonly string[] = [],
 ): Promise<{ run: E2eRun; latency?: E2eResult['latency'] }> {
   const l = await startInvoiceLedger();
@@ -162,16 +173,7 @@ async function botRun(
 
       const pacedBegin = await ledgerEnd(l.url);
       const before = new Set(intents.keys());
-      const started = performance.now();
-      await bounded(paced.count, 8, async (i) => {
-        const due = started + (i * 1000) / paced.perSecond;
-        const wait = due - performance.now();
-        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        await submitAndWait(
-          l,
-          createInvoice(l, i, { amount: '100.00', currency: 'USD', prefix: `paced${round}` }),
-        );
-      });
+      await createPaced(l, paced, `paced${round}`);
       if (!(await waitFor(() => succeeded >= n + paced.count, 60_000, 2))) {
         throw new Error(`bot: ${succeeded - n} of ${paced.count} paced intents succeeded`);
       }
@@ -202,7 +204,24 @@ async function botRun(
   }
 }
 
-async function rawRun(round: number, n: number): Promise<E2eRun> {
+/** Creates `paced.count` invoices one at a time at `paced.perSecond` (at most 8 outstanding). */
+async function createPaced(l: InvoiceLedger, paced: Paced, prefix: string): Promise<void> {
+  const started = performance.now();
+  await bounded(paced.count, 8, async (i) => {
+    const due = started + (i * 1000) / paced.perSecond;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    await submitAndWait(l, createInvoice(l, i, { amount: '100.00', currency: 'USD', prefix }));
+  });
+}
+
+type Paced = { readonly count: number; readonly perSecond: number };
+
+async function rawRun(
+  round: number,
+  n: number,
+  paced: Paced | undefined,
+): Promise<{ run: E2eRun; latency?: NonNullable<E2eResult['latency']['raw']> }> {
   const l = await startInvoiceLedger();
   try {
     const begin = await ledgerEnd(l.url);
@@ -226,7 +245,7 @@ async function rawRun(round: number, n: number): Promise<E2eRun> {
         waiting.get(c.commandId)?.();
       },
     );
-    const queue: string[] = [];
+    const queue: { cid: string; recordMs: number }[] = [];
     let waiters: (() => void)[] = [];
     const wakeAll = (): void => {
       const w = waiters;
@@ -241,39 +260,67 @@ async function rawRun(round: number, n: number): Promise<E2eRun> {
         const tx = (JSON.parse(frame) as { update: { Transaction?: { value: JsTransaction } } })
           .update.Transaction?.value;
         if (tx === undefined) return;
-        for (const e of tx.events) if ('CreatedEvent' in e) queue.push(e.CreatedEvent.contractId);
+        const recordMs = Date.parse(tx.recordTime);
+        for (const e of tx.events) {
+          if ('CreatedEvent' in e) queue.push({ cid: e.CreatedEvent.contractId, recordMs });
+        }
         wakeAll();
       },
     );
     let firstSubmit = 0;
     let lastCompletion = 0;
     let taken = 0;
-    const worker = async (): Promise<void> => {
-      while (taken < n) {
-        const cid = queue.shift();
-        if (cid === undefined) {
+    let target = n;
+    // Paced phase: ms from the transaction's recordTime to the submission and to the completion.
+    const toSubmit: number[] = [];
+    const toCompletion: number[] = [];
+    const worker = async (timed: boolean): Promise<void> => {
+      while (taken < target) {
+        const item = queue.shift();
+        if (item === undefined) {
           await new Promise<void>((r) => waiters.push(r));
           continue;
         }
-        if (++taken === n) wakeAll();
-        const commandId = `raw-${cid}`;
+        if (++taken === target) wakeAll();
+        const commandId = `raw-${item.cid}`;
         const completed = new Promise<void>((r) => waiting.set(commandId, r));
         firstSubmit ||= performance.now();
-        await submitAsync(l, cancelInvoice(l, cid, commandId));
+        const submittedAt = Date.now();
+        await submitAsync(l, cancelInvoice(l, item.cid, commandId));
         await completed;
         waiting.delete(commandId);
-        lastCompletion = performance.now();
+        if (timed) {
+          toSubmit.push(submittedAt - item.recordMs);
+          toCompletion.push(Date.now() - item.recordMs);
+        } else {
+          lastCompletion = performance.now();
+        }
       }
     };
-    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-    updates.close();
-    completions.close();
-    return {
+    const workers = (timed: boolean): Promise<void>[] =>
+      Array.from({ length: IN_FLIGHT }, () => worker(timed));
+    await Promise.all(workers(false));
+    const run: E2eRun = {
       client: 'raw',
       round,
       n,
       wallSeconds: (lastCompletion - started) / 1000,
       submitSeconds: (lastCompletion - firstSubmit) / 1000,
+    };
+    if (paced !== undefined) {
+      target = n + paced.count;
+      await Promise.all([createPaced(l, paced, `rawpaced${round}`), ...workers(true)]);
+    }
+    updates.close();
+    completions.close();
+    if (paced === undefined) return { run };
+    return {
+      run,
+      latency: {
+        count: toCompletion.length,
+        toSubmit: percentiles(toSubmit),
+        toCompletion: percentiles(toCompletion),
+      },
     };
   } finally {
     await l.close();
@@ -289,17 +336,21 @@ export function percentiles(xs: readonly number[]): Latency {
 export async function runE2eBench(options: {
   readonly n: number;
   readonly rounds: number;
-  readonly paced: { readonly count: number; readonly perSecond: number };
+  readonly paced: Paced;
   /** Also run the bot once more under `node --cpu-prof` (not timed) and summarise it. */
   readonly profileN?: number;
 }): Promise<E2eResult> {
   const runs: E2eRun[] = [];
   let latency: E2eResult['latency'] | undefined;
+  let rawLatency: E2eResult['latency']['raw'];
   for (let round = 0; round < options.rounds; round++) {
     // Alternate the order: bot first in even rounds, raw first in odd ones.
     for (const client of round % 2 === 0 ? ['bot', 'raw'] : ['raw', 'bot']) {
-      if (client === 'raw') runs.push(await rawRun(round, options.n));
-      else {
+      if (client === 'raw') {
+        const r = await rawRun(round, options.n, round === 0 ? options.paced : undefined);
+        runs.push(r.run);
+        rawLatency ??= r.latency;
+      } else {
         const r = await botRun(round, options.n, latency === undefined ? options.paced : undefined);
         runs.push(r.run);
         latency ??= r.latency;
@@ -321,5 +372,10 @@ export async function runE2eBench(options: {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  return { runs, latency: latency!, profile, profileN: options.profileN };
+  return {
+    runs,
+    latency: { ...latency!, ...(rawLatency === undefined ? {} : { raw: rawLatency }) },
+    profile,
+    profileN: options.profileN,
+  };
 }

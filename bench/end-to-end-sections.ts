@@ -1,7 +1,7 @@
 import { benchSection, commandLine, machineLine, startLoadLine } from './bench-support.js';
 import { formatSelfTime, type ProfileSummary, type SelfTime } from './cpu-profile-summary.js';
 import type { E2eResult, Latency } from './e2e-bench.js';
-import type { IngestRow, IngestStep } from './ingest-bench.js';
+import type { IngestRow } from './ingest-bench.js';
 import {
   heapSummary,
   slopePer100k,
@@ -102,7 +102,6 @@ export function ingestSection(
     ),
     '',
     `Target: pipeline ≥ 50% of the parse-only rate: ${verdict(worst >= 0.5)} (${rows.map((r) => `${r.shape} ${pct(ratio(r))}`).join(', ')}).`,
-    ...ingestSteps(rows),
     ...(worst >= 0.5 ? [] : ['', whereTimeGoes(profile.areas, profile.top), ...INGEST_MISSED]),
     ...profileBlock(
       'Profile of the pipeline (node:inspector, LEDGER_EFFECTS, after the measured rounds)',
@@ -110,39 +109,6 @@ export function ingestSection(
       profile.top,
     ),
   ]);
-}
-
-const STEP_NAMES: Readonly<Record<IngestStep, string>> = {
-  baseline: 'none (every rule evaluated as written)',
-  fold: 'fold literals only',
-  memo: 'conversion memo only',
-  index: 'rule guards only',
-  all: 'all three (what the bot runs)',
-};
-
-/** The steps table: each evaluation step of issue 16 alone, measured in the same rounds. */
-function ingestSteps(rows: readonly IngestRow[]): string[] {
-  const withSteps = rows.find((r) => r.steps !== undefined);
-  const steps = withSteps?.steps;
-  if (withSteps === undefined || steps === undefined) return [];
-  const base = steps.find((s) => s.step === 'baseline')!.pipelineMedian;
-  return [
-    '',
-    `Each step alone, ${withSteps.shape}, ${int(steps[0]!.events)} events per variant: in every round, parse only and the five`,
-    'variants run in turn (the order rotates), so the rows compare within one run. Fold: `decimal("…")`, `date("…")`,',
-    '`timestamp("…")` and `duration("…")` literals become values when the rules compile. Memo: `decimal(x)`/`date(x)` of',
-    "text convert once per event, shared by the event's rules. Guards: a rule whose first condition has an equality",
-    '(`event.… == "USD"`, `in [...]`, `== parties.payer`) or a text test (`startsWith`, `endsWith`, `contains`) that the',
-    "event's text fails is not evaluated. The variants must agree on every intent and match (the bench checks it).",
-    'Under every row, also "none": the lookups and comparisons made cheaper per event (see the reading below).',
-    '',
-    '| steps on | pipeline events/s (best / median) | pipeline / parse (median) | vs none |',
-    '|---|---:|---:|---:|',
-    ...steps.map(
-      (s) =>
-        `| ${STEP_NAMES[s.step]} | ${int(s.pipelineBest)} / ${int(s.pipelineMedian)} | ${pct(s.pipelineMedian / s.parseMedian)} | ${(s.pipelineMedian / base).toFixed(2)}× |`,
-    ),
-  ];
 }
 
 const ms = (l: Latency): string => `${int(l.p50)} | ${int(l.p99)} | ${int(l.max)}`;
@@ -157,13 +123,14 @@ export function e2eSection(r: E2eResult, inFlight: number, c: SectionContext): s
   const botWall = median(bot.map((x) => x.n / x.wallSeconds));
   const rawWall = median(raw.map((x) => x.n / x.wallSeconds));
   const ratio = botRate / rawRate;
+  const rawLatency = r.latency.raw;
   return benchSection('e2e', [
     ...header('End to end vs raw capacity', c, 'e2e', '`bench/e2e-bench.ts`'),
     '',
     `Each run: a fresh sandbox process (invoices model, no faults), N = ${int(n)} invoices created first (64 at a time), then`,
     `one client cancels each of them (one ExerciseCommand per invoice, async submit, completion awaited, at most ${inFlight} in flight):`,
     `- **bot**: \`node bin/ledgerbot.js run\` (child process, SQLite journal, info logs) with one rule (created Invoice → exercise`,
-    `  Cancel, concurrency ${inFlight}, no rate limit) and \`start:\` the offset before the invoices; done at the N-th \`succeeded\` log line;`,
+    `  Cancel, concurrency ${inFlight}, no rate limit) and \`start:\` the offset before the invoices; done at the N-th \`intent finished\` log line;`,
     '- **raw**: a hand-written client (undici + ws, in the bench process): the same update stream and filter, the same',
     '  exercise per created contract, no rules, no journal; done at the N-th completion.',
     '',
@@ -181,14 +148,29 @@ export function e2eSection(r: E2eResult, inFlight: number, c: SectionContext): s
     `Target: bot ≥ 80% of the raw client's throughput: ${verdict(ratio >= 0.8)}.`,
     '',
     `Latency, bot running live (after its backlog in round 1): ${int(r.latency.count)} invoices created one by one at`,
-    `${int(r.latency.ratePerSecond)}/s. Event time = the triggering transaction's \`recordTime\` (update stream); submit = the`,
-    "`time` of the bot's `submitted` log line (first attempt), completion = its `succeeded` line. Milliseconds (log times",
-    'have millisecond resolution).',
+    `${int(r.latency.ratePerSecond)}/s. Event time = the triggering transaction's \`recordTime\` (update stream); completion =`,
+    "the `time` of the bot's `intent finished` log line, submit = that minus the line's `recordToCompletionMs` plus its",
+    '`recordToSubmitMs` (first attempt). Milliseconds (log times have millisecond resolution).',
+    ...(rawLatency === undefined
+      ? []
+      : [
+          `The raw client, the same way after its backlog in round 1 (${int(rawLatency.count)} invoices; its clock at the submit`,
+          'call and at the completion frame): what the sandbox and the machine give a client that keeps no books.',
+        ]),
     '',
     '| | p50 ms | p99 ms | max ms |',
     '|---|---:|---:|---:|',
-    `| event → submit | ${ms(r.latency.toSubmit)} |`,
-    `| event → completion | ${ms(r.latency.toCompletion)} |`,
+    `| bot: event → submit | ${ms(r.latency.toSubmit)} |`,
+    `| bot: event → completion | ${ms(r.latency.toCompletion)} |`,
+    ...(rawLatency === undefined
+      ? []
+      : [
+          `| raw: event → submit | ${ms(rawLatency.toSubmit)} |`,
+          `| raw: event → completion | ${ms(rawLatency.toCompletion)} |`,
+        ]),
+    '',
+    `Target: event → completion p99 ≤ 30 ms, live at ${int(r.latency.ratePerSecond)} events/s: ${verdict(r.latency.toCompletion.p99 <= 30)} (${int(r.latency.toCompletion.p99)} ms).`,
+    ...(r.latency.toCompletion.p99 <= 30 ? [] : ['', ...LATENCY_MISSED]),
     ...(ratio >= 0.8
       ? []
       : [
@@ -246,6 +228,8 @@ export function memorySection(r: MemoryResult, c: SectionContext, svgName: strin
     ...(heap === undefined
       ? ['', 'The heap was not sampled in this run.']
       : ['', ...heapLines(r, heap)]),
+    '',
+    ...MEMORY_SETTING,
     ...(growth < 30 ? [] : ['', ...MEMORY_MISSED[reading]]),
     '',
     `![RSS and V8 heap used of the bot over the replay](${svgName})`,
@@ -391,48 +375,63 @@ export function startupSection(r: StartupResult, c: SectionContext): string {
  * not numbers that a rerun changes. Printed only while the target is missed.
  */
 const INGEST_MISSED: readonly string[] = [
-  'Reading: parse only is one `JSON.parse` per frame; the pipeline also runs, per event, every rule whose trigger',
-  'matches it ("rules matched / event": the 100 bench rules watch the same three templates, so about a quarter of them',
-  'match each event) and builds the intents of the events that fire ("events firing"; `fireRule`: rendering and a',
-  'sha256 commandId each). Tried (issue 16), each step measured alone in the table above: `decimal("…")`, `date("…")`,',
-  '`timestamp("…")` literals folded when the rules compile (they were parsed at every evaluation); `decimal(x)` and',
-  "`date(x)` of an event field converted once per event, in a memo the event's rules share; and rules skipped without",
-  'CEL when their first condition has an equality or a text test on an event field (`currency == "USD"`, `in [...]`,',
-  '`payer == parties.payer`, `reference.startsWith("INV-")`) that the event\'s text fails. Under every row: the',
-  'candidate rules and field reads of an event looked up by its template id, and template ids compared in place.',
-  'What is left is per matched rule, not per event: the trigger and party checks, one explanation per rule (the bot',
-  'counts matches and condition failures per rule from them), cel-js interpreting the conditions no guard decides',
-  '(field access, `matches`, `exists`, decimal arithmetic) and the intents. At about 150,000 frames parsed per second',
-  'and some 25 matched rules per event, 50% leaves about half a microsecond per matched rule: that needs rules',
-  'grouped so that one check skips many (by currency, say, with counters kept per group instead of an explanation',
-  'per rule) and conditions compiled to JavaScript instead of interpreted, neither done here. (`JSON.parse` is a V8',
-  "builtin: its time is most likely counted in its caller's self time, here the bench's `pipeline` function.)",
+  'Reading: parse only is one `JSON.parse` per frame; the pipeline also runs, per event, the conditions of every rule',
+  'whose trigger matches it ("rules matched / event": the 100 bench rules watch the same three templates, so about a',
+  'quarter of them match each event) and builds the intents of the events that fire ("events firing"; `fireRule`:',
+  'rendering and a sha256 commandId each). So the ratio is bound by CEL work per matched rule, not by decoding: `decimal(…)` and',
+  '`date(…)` arguments, literals included, are parsed again at every evaluation (`CelDecimal.parse`, `parseDamlDate`',
+  'in src/rules/cel/cel-environment.ts). What would fix it: fold literal `decimal("…")`/`date("…")` arguments at',
+  'compile time (as `duration("…")` already is), convert an event field to a decimal or date once per event instead',
+  'of once per rule reading it, and index rules by their first equality condition (currency, payer) so that',
+  'non-matching rules are skipped without running CEL. (`JSON.parse` is a V8 builtin: its time is most likely',
+  "counted in its caller's self time, here the bench's `pipeline` function.)",
+];
+const LATENCY_MISSED: readonly string[] = [
+  "Reading (latency): the p50 is a few milliseconds, like the raw client's; the p99 is made by stalls of the",
+  "bot's event loop, which delay every event queued behind them, on top of what the machine gives (the raw rows).",
+  'A scratch run with the stalls logged (2026-11-26, load 5, a loop timer and `PerformanceObserver` in the bot)',
+  'showed, during the 10 s of paced events: journal COMMITs of 4–13 ms (29 of them: better-sqlite3 runs the WAL',
+  'append, and now and then the checkpoint that copies the WAL back with fsync, on the event loop), garbage',
+  'collection (one 30 ms scavenge right after the backlog, when the young generation was at its largest), and',
+  "the CPU of the machine shared with the sandbox. The bot's own hops were cut: the first attempt starts in the",
+  'turn that records the intent (one commit before the submission, no timer turn). What would cut the stalls: a',
+  'journal that writes less per change (the redesign of issue 16), and WAL checkpoints off the event loop.',
 ];
 const E2E_MISSED: readonly string[] = [
   'Reading: the bot is CPU-bound (little idle time in its profile) on two cores it shares with the sandbox, and',
-  'the raw client keeps no books. The largest share of its time is the intent journal: `ledgerbot store/` and',
-  '`better-sqlite3` (an intent is written when it is recorded, submitted and completed; `exec` is the BEGIN/COMMIT',
-  'of the write groups, `toIntent`/`toJson` convert rows), then the info log line of every intent state change',
-  '(`logIntent`, pino, `writev`/`writeUtf8String`), then the update stream and HTTP client (`ledger/`, undici).',
+  'the raw client keeps no books. The largest share of its time is the intent journal (`ledgerbot store/` and',
+  '`better-sqlite3`: the rows written when an intent is recorded, submitted and completed, the BEGIN/COMMIT of each',
+  'write group, row conversion), then the HTTP submissions (undici, `writev`: the raw client pays the same), garbage',
+  'collection (mostly scavenges) and the update stream (`ledger/`). The runtime itself (`ledgerbot runtime/`:',
+  'ingest, admission, the submission tracker, metrics) is a few percent.',
   'Already tried: the journal commits once per event-loop turn (group commit), the log lines of a turn go out in one',
-  'write, and secrets are redacted in one pass instead of by pino paths (those were ~7% of the profile). The CPU',
-  'time of the bot per intent went from about 1.7 ms to 1.0–1.2 ms after the redaction change (scratch measurements',
-  'at different machine loads); the ratio to the raw client did not move measurably (37% before and after, at',
-  'different loads). The rest is the journal row work itself: a row insert and two',
-  'updates per intent, each touching the primary-key index and two partial indexes, plus JSON conversion of the',
-  'row on every transition. What would fix it: an append-only journal of state changes (one small insert per',
-  'change, open intents indexed in memory, rows folded at compaction), recording and first submission in one',
-  'write, and the per-intent state-change lines at debug level for deployments that do not need them.',
+  'write, and secrets are redacted in one pass instead of by pino paths (those were ~7% of the profile). At `info`',
+  'the bot now writes one `intent finished` line per intent instead of three state-change lines (those moved to',
+  '`debug`): stdout on a pipe is written synchronously, so lines cost CPU and block the bot while the reader lags',
+  "(`writeUtf8String`). An intent's first attempt starts in the event-loop turn that records it, so its recording",
+  'and its `submitted` change commit together. An attempt no longer copies the commands it sends.',
+  'What would fix the rest: the journal redesign of issue 16 (an append-only log of state changes, open intents',
+  'indexed in memory, recording and first submission in one small write).',
+];
+/** Why the bot sets a V8 flag (bin/ledgerbot.js, src/cli/compose/heap-growth.ts); printed always. */
+const MEMORY_SETTING: readonly string[] = [
+  "`ledgerbot run` sets V8's heap growing factor to 1.5 (`--heap-growing-percent=50`; docs/operations.md, Bare",
+  "node). V8's own factor rises to 4 for a process that allocates as fast as the bot (every event parsed and",
+  'evaluated, nearly all of it garbage at once): without the setting the old space grew to 100–140 MB between the',
+  'few major GCs of a run, over a live heap of about 30 MB, and RSS grew 50–96 MB in this section (scratch runs',
+  'on 2026-11-26 at load 5–7: 63 and 96 MB without it, 15 and 12 MB with it, 22 MB at 100%). The price is more',
+  'major GCs of that small heap: in the e2e section their time went from 20–50 ms to 55–70 ms per 8,000 intents,',
+  'against 350–640 ms of scavenges; the CPU time of the bot did not move measurably.',
 ];
 const MEMORY_MISSED: Readonly<Record<'flat' | 'rising' | 'unknown', readonly string[]>> = {
   flat: [
     'Reading: the RSS growth is not a leak: the live heap (after a major GC) does not grow with events or intents.',
     'What grows is what V8 reserves (heap total: it sizes the old space to the allocation rate and keeps it; heap',
-    'used climbs towards it between the rare major GCs) and native memory (SQLite, the allocator keeping freed',
-    'pages): compare the rows of the table. The target measures RSS, which V8 and the allocator decide. What would',
-    'bound it, if wanted: cap the old space of the bot (`node --max-old-space-size=…`, e.g. NODE_OPTIONS in its',
-    'service unit), at the cost of more major GCs; the journal is bounded by the running bot compacting finished',
-    'intents (`state.retention`).',
+    'used climbs towards it between major GCs) and native memory (SQLite, the allocator keeping freed pages):',
+    'compare the rows of the table. The target measures RSS, which V8 and the allocator decide. What would bound it',
+    'further: a smaller heap growing factor (`node --heap-growing-percent=25 bin/ledgerbot.js run`) or a cap on the',
+    'old space (`--max-old-space-size=…`), at the cost of more major GCs; the journal is bounded by the running bot',
+    'compacting finished intents (`state.retention`).',
   ],
   rising: [
     'Reading: the heap after GC rises with the events, so objects are kept per event or intent, on top of V8',
