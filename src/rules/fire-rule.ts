@@ -56,6 +56,10 @@ const NO_ACTIONS = Object.freeze({ intents: Object.freeze<Intent[]>([]), error: 
  */
 export function fireRule(rule: CompiledRule, firing: Firing): FireResult {
   const when = checkConditions(rule, firing.variables);
+  if (!when.holds && when.error === null && firing.contractId === null) {
+    // A condition was false: the result depends on which one only (most evaluations end so).
+    return notFiredResult(rule, when.conditions);
+  }
   const then = when.holds && when.error === null ? renderActions(rule, firing) : NO_ACTIONS;
   const error = when.error ?? then.error;
   const fired = when.holds && error === null;
@@ -92,9 +96,7 @@ export function firstConditionFalse(rule: CompiledRule): Explanation {
       pos: rule.pos,
       triggerMatched: true,
       mismatch: null,
-      conditions: Object.freeze(
-        rule.when.map((c, i) => Object.freeze(outcome(c, i === 0 ? 'false' : 'skipped'))),
-      ),
+      conditions: outcomeListsOf(rule).falseAt[0]!,
       fired: false,
       intents: 0,
       error: null,
@@ -103,6 +105,69 @@ export function firstConditionFalse(rule: CompiledRule): Explanation {
     firstFalse.set(rule, explanation);
   }
   return explanation;
+}
+
+/**
+ * A rule's `when` outcomes as frozen lists, made once per rule: every condition true, or the
+ * first `i` true and condition `i` false (or failed) with the rest skipped. Outcomes depend on
+ * where evaluation stopped only, so evaluations share these lists instead of making their own.
+ */
+type OutcomeLists = {
+  readonly allTrue: readonly ConditionOutcome[];
+  readonly falseAt: readonly (readonly ConditionOutcome[])[];
+  readonly errorAt: readonly (readonly ConditionOutcome[])[];
+};
+
+const outcomeLists = new WeakMap<CompiledRule, OutcomeLists>();
+
+function outcomeListsOf(rule: CompiledRule): OutcomeLists {
+  let lists = outcomeLists.get(rule);
+  if (lists === undefined) {
+    const stopAt = (at: number, result: 'false' | 'error'): readonly ConditionOutcome[] =>
+      Object.freeze(
+        rule.when.map((c, i) =>
+          Object.freeze(outcome(c, i < at ? 'true' : i === at ? result : 'skipped')),
+        ),
+      );
+    lists = {
+      allTrue: stopAt(rule.when.length, 'false'),
+      falseAt: rule.when.map((_, i) => stopAt(i, 'false')),
+      errorAt: rule.when.map((_, i) => stopAt(i, 'error')),
+    };
+    outcomeLists.set(rule, lists);
+  }
+  return lists;
+}
+
+/** Per rule, by the conditions list it stopped with: the result of an event rule not fired. */
+const notFired = new WeakMap<CompiledRule, Map<readonly ConditionOutcome[], FireResult>>();
+
+function notFiredResult(rule: CompiledRule, conditions: readonly ConditionOutcome[]): FireResult {
+  let byConditions = notFired.get(rule);
+  if (byConditions === undefined) {
+    byConditions = new Map();
+    notFired.set(rule, byConditions);
+  }
+  let result = byConditions.get(conditions);
+  if (result === undefined) {
+    result = Object.freeze({
+      explanation: Object.freeze({
+        ruleId: rule.id,
+        revision: rule.revision,
+        pos: rule.pos,
+        triggerMatched: true,
+        mismatch: null,
+        conditions,
+        fired: false,
+        intents: 0,
+        error: null,
+        contractId: null,
+      }),
+      intents: NO_ACTIONS.intents,
+    });
+    byConditions.set(conditions, result);
+  }
+  return result;
 }
 
 /** The outcome of a rule's `when` for one input. */
@@ -118,41 +183,39 @@ export function checkConditions(
   rule: CompiledRule,
   variables: Readonly<Record<string, unknown>>,
 ): ConditionsResult {
-  const conditions: ConditionOutcome[] = [];
-  let error: RuleEvaluationError | null = null;
-  let holds = true;
-  for (const condition of rule.when) {
-    if (!holds || error !== null) {
-      conditions.push(outcome(condition, 'skipped'));
-      continue;
-    }
+  const when = rule.when;
+  for (let i = 0; i < when.length; i++) {
+    const condition = when[i]!;
     let value: unknown;
     try {
       value = condition.program.evaluate(variables);
     } catch (thrown) {
-      error = ruleError(rule, 'CEL_EVALUATION_ERROR', errorSummary(thrown), condition.source, {
-        pos: condition.pos,
-        phase: 'when',
-        actionIndex: null,
-      });
-      conditions.push(outcome(condition, 'error'));
-      continue;
+      const error = ruleError(
+        rule,
+        'CEL_EVALUATION_ERROR',
+        errorSummary(thrown),
+        condition.source,
+        {
+          pos: condition.pos,
+          phase: 'when',
+          actionIndex: null,
+        },
+      );
+      return { conditions: outcomeListsOf(rule).errorAt[i]!, holds: false, error };
     }
     if (typeof value !== 'boolean') {
-      error = ruleError(
+      const error = ruleError(
         rule,
         'NOT_A_BOOLEAN',
         `a condition must give true or false, this one gave ${describeValue(value)}`,
         condition.source,
         { pos: condition.pos, phase: 'when', actionIndex: null },
       );
-      conditions.push(outcome(condition, 'error'));
-      continue;
+      return { conditions: outcomeListsOf(rule).errorAt[i]!, holds: false, error };
     }
-    holds = value;
-    conditions.push(outcome(condition, value ? 'true' : 'false'));
+    if (!value) return { conditions: outcomeListsOf(rule).falseAt[i]!, holds: false, error: null };
   }
-  return { conditions, holds: holds && error === null, error };
+  return { conditions: outcomeListsOf(rule).allTrue, holds: true, error: null };
 }
 
 /**
