@@ -2,6 +2,7 @@ import { DEFAULT_SOURCE_LIMITS, parseYamlSource, schemaChecker } from '../core/s
 import { isPlainJson, restoreYamlLocator, snapshotYaml } from '../core/source/yaml-snapshot.js';
 import type { YamlLocator, YamlPath } from '../core/yaml-locator.js';
 import { CelEnvironment } from './cel/cel-environment.js';
+import type { CelProgramCache } from './cel-program-cache.js';
 import type { CompiledRule, RetryOptions, RuleSet, SourcePos } from './compiled-rule.js';
 import { isRecord } from './is-record.js';
 import type { PackageCatalogue } from '../daml-lf/package-catalogue.js';
@@ -32,6 +33,11 @@ export type LoadRulesOptions = {
   readonly packages?: PackageCatalogue;
   /** Share one environment across loads; building one is the expensive part. */
   readonly cel?: CelEnvironment;
+  /**
+   * The CEL programs of the load before, kept for the next (see CelProgramCache); its
+   * environment is this load's (`cel` is then ignored).
+   */
+  readonly programs?: CelProgramCache;
   /** Default 4 MiB. */
   readonly maxFileBytes?: number;
   /**
@@ -71,7 +77,9 @@ export function loadRules(
   files: readonly RuleFile[],
   options: LoadRulesOptions = {},
 ): LoadRulesResult {
-  const cel = options.cel ?? CelEnvironment.create();
+  const programs = options.programs;
+  programs?.beginLoad();
+  const cel = programs?.environment ?? options.cel ?? CelEnvironment.create();
   const parties =
     options.parties === undefined
       ? undefined
@@ -85,6 +93,7 @@ export function loadRules(
     const fileProblems: RuleProblem[] = [];
     const compiled = loadFile(file, {
       cel,
+      programs,
       parties,
       packages: options.packages,
       maxFileBytes: options.maxFileBytes ?? DEFAULT_SOURCE_LIMITS.maxBytes,

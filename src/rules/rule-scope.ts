@@ -4,6 +4,7 @@ import type { CatalogueEntry, PackageCatalogue } from '../daml-lf/package-catalo
 import type { YamlLocator, YamlPath } from '../core/yaml-locator.js';
 import { CelCompileError } from './cel/cel-compile-error.js';
 import type { CelEnvironment } from './cel/cel-environment.js';
+import type { CelProgramCache } from './cel-program-cache.js';
 import { asContractReads } from './batch-reads.js';
 import type { CelProgram } from './cel/cel-program.js';
 import type { Guard, ReadPath } from './cel/read-paths.js';
@@ -21,6 +22,8 @@ const MAX_COMPREHENSION_DEPTH = 2;
 /** What every rule of one load shares: the environment, the config's names, the problems. */
 export type RuleFileContext = {
   readonly cel: CelEnvironment;
+  /** The programs of the load before (same environment), when the caller keeps them. */
+  readonly programs?: CelProgramCache | undefined;
   readonly parties: ReadonlySet<string> | undefined;
   readonly packages: PackageCatalogue | undefined;
   readonly maxFileBytes: number;
@@ -181,9 +184,10 @@ export class RuleScope {
       return null;
     }
     try {
-      const compiled = this.file.cel.compile(source, variables, {
-        maxComprehensionDepth: MAX_COMPREHENSION_DEPTH,
-      });
+      const options = { maxComprehensionDepth: MAX_COMPREHENSION_DEPTH };
+      const compiled =
+        this.file.programs?.compile(source, variables, options) ??
+        this.file.cel.compile(source, variables, options);
       const program = variables.includes('contracts') ? asContractReads(compiled) : compiled;
       this.reads.push(...program.reads);
       this.#check(program, path, offset);

@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { CelEnvironment } from '../../src/rules/cel/cel-environment.js';
+import { CelProgramCache } from '../../src/rules/cel-program-cache.js';
 import { evaluate } from '../../src/rules/evaluate.js';
 import { loadRules, type RuleFile } from '../../src/rules/load-rules.js';
 import type { CheckedRuleSource, RuleSourceCache } from '../../src/rules/rule-source-cache.js';
@@ -138,5 +140,57 @@ describe('loadRules with a source cache', () => {
     const text = RUNTIME_ERROR.replace('id: odd', 'id: odd\n    labels: { n: .inf }');
     loadRules([{ path: 'inf.yaml', text }], { parties: PARTIES, sourceCache: cache });
     expect(cache.entries.size).toBe(0);
+  });
+});
+
+describe('loadRules with a CEL program cache', () => {
+  /** Every CEL program of a rule set, in order. */
+  function programsOf(ruleSet: { rules: readonly unknown[] }): unknown[] {
+    const out: unknown[] = [];
+    const stack: unknown[] = [...ruleSet.rules].reverse();
+    while (stack.length > 0) {
+      const x = stack.pop();
+      if (typeof x !== 'object' || x === null) continue;
+      if ('evaluate' in x && 'source' in x) {
+        out.push(x);
+        continue;
+      }
+      stack.push(...Object.values(x as Record<string, unknown>).reverse());
+    }
+    return out;
+  }
+
+  it('gives the next load the programs of the load before, one rule each, and the same rules', () => {
+    const files = validFiles();
+    const programs = new CelProgramCache(CelEnvironment.create());
+    const fresh = loadRules(files, OPTIONS);
+    const first = loadRules(files, { ...OPTIONS, programs });
+    // Checked against other packages the second time: the programs do not depend on them.
+    const second = loadRules(files, { parties: OPTIONS.parties, programs });
+    const third = loadRules(files, { ...OPTIONS, programs });
+    expect(json(first)).toBe(json(fresh));
+    expect(json(third)).toBe(json(fresh));
+    expect(json(second)).toBe(json(loadRules(files, { parties: OPTIONS.parties })));
+    const a = programsOf(first.ruleSet);
+    expect(a.length).toBeGreaterThan(10);
+    expect(programsOf(third.ruleSet)).toEqual(a);
+    programsOf(third.ruleSet).forEach((p, i) => expect(p).toBe(a[i]));
+    // Within one load, no two rules share a program, even for the same text.
+    expect(new Set(a).size).toBe(a.length);
+  });
+
+  it('compiles an edited expression again, and reports its errors at the same place', () => {
+    const programs = new CelProgramCache(CelEnvironment.create());
+    const file = { path: 'odd.yaml', text: RUNTIME_ERROR };
+    const first = loadRules([file], { parties: PARTIES, programs });
+    const edited = { path: 'odd.yaml', text: RUNTIME_ERROR.replace('"USD"', '"EUR" &&') };
+    const broken = loadRules([edited], { parties: PARTIES, programs });
+    expect(broken.problems).toEqual(loadRules([edited], { parties: PARTIES }).problems);
+    expect(broken.problems[0]?.code).toBe('CEL_COMPILE_ERROR');
+    const again = loadRules([file], { parties: PARTIES, programs });
+    const event = input({ CreatedEvent: created() });
+    expect(json(evaluate(again.ruleSet, event, CONTEXT))).toBe(
+      json(evaluate(first.ruleSet, event, CONTEXT)),
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { silentLogger, type Logger } from '../../core/logger.js';
 import type { CelEnvironment } from '../../rules/cel/cel-environment.js';
+import type { CelProgramCache } from '../../rules/cel-program-cache.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
 import { loadRules } from '../../rules/load-rules.js';
 import { formatRuleProblem, type RuleProblem } from '../../rules/rule-problem.js';
@@ -22,6 +23,8 @@ export type LoadConfigRulesOptions = {
   readonly onIdle?: (warning: string) => void;
   /** One environment for every load of a process (building one is expensive). */
   readonly cel?: CelEnvironment;
+  /** The CEL programs of the load before (its environment is then the one used). */
+  readonly programs?: CelProgramCache;
   /**
    * The checked form of unchanged rule files (the state directory's rule cache); `save` is
    * called after a load without errors.
@@ -55,6 +58,7 @@ export async function loadConfigRules(
     defaultRetry: config.submission.retry,
     ...(packages === undefined ? {} : { packages }),
     ...(options.cel === undefined ? {} : { cel: options.cel }),
+    ...(options.programs === undefined ? {} : { programs: options.programs }),
     ...(options.sourceCache === undefined ? {} : { sourceCache: options.sourceCache }),
   });
   const errors = problems.filter((p) => p.severity === 'error');

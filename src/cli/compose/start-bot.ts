@@ -13,6 +13,7 @@ import {
 import type { Sandbox } from '../../sandbox/start-sandbox.js';
 import { ledgerbotVersion } from '../../core/ledgerbot-version.js';
 import { CelEnvironment } from '../../rules/cel/cel-environment.js';
+import { CelProgramCache } from '../../rules/cel-program-cache.js';
 import { openSqliteStore } from '../../store/open-sqlite-store.js';
 import { RuleCacheFile } from './rule-cache-file.js';
 import type { Store } from '../../store/store.js';
@@ -76,9 +77,12 @@ export async function startBot(
     const notes = ruleNoteLoggers(config, logger);
     const catalogue = new BotCatalogue(config, logger);
     // Shared by the loads below and every reload: the second load (and a reload of unchanged
-    // files) reuses the checked files and the CEL environment instead of building them again.
+    // files) reuses the checked files, the CEL environment and its programs instead of making
+    // them again (the rules are still compiled against this load's parties and packages).
+    const cel = CelEnvironment.create();
     const shared = {
-      cel: CelEnvironment.create(),
+      cel,
+      programs: new CelProgramCache(cel),
       sourceCache: RuleCacheFile.load({
         stateDir: config.state.dir,
         version: ledgerbotVersion(),
