@@ -74,6 +74,10 @@ const DAY_MS = 86_400_000;
  *   through the interface). A created event's rule sees that interface's view as `event.view`;
  *   a view that failed (`viewStatus`) is a rule error (INTERFACE_VIEW_FAILED) for that rule.
  *
+ * Cost: a rule whose first condition a guard shows false (RuleGuard, rule-index.ts) is not
+ * evaluated, and gets the explanation evaluating it would give; `decimal(x)`/`date(x)` of the
+ * same text are converted once per event (ConversionMemo).
+ *
  * CEL `event` is the wire event plus the transaction's `updateId`, `recordTime`, `effectiveAt`
  * (timestamps) and `workflowId`; `offset`, `nodeId` and `lastDescendantNodeId` are CEL ints and
  * `createdAt` a timestamp. Everything else is as on the wire (Daml Numeric and Int64 values are
