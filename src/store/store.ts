@@ -23,9 +23,10 @@ import type { TriggerKey } from '../core/trigger-key.js';
 export interface Store<P = unknown> {
   /**
    * Runs `fn` in one transaction: all its changes commit together, or none if it throws. Nests.
-   * A store opened with group commit runs the batches of one event-loop turn as savepoints of
-   * one transaction, committed at the end of the turn (or by `flush`): each batch is still
-   * all-or-nothing, and a crash loses at most the last turn's batches, together and in order.
+   * A store opened with group commit commits the batches of one event-loop turn in one
+   * transaction, at the end of the turn (or by `flush`): each batch is still all-or-nothing (one
+   * that throws is undone alone, as a savepoint would be), and a crash loses at most the last
+   * turn's batches, together and in order.
    */
   batch<T>(fn: () => T): T;
   /**
