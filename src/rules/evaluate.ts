@@ -1,6 +1,7 @@
 import type { TriggerKey } from '../core/trigger-key.js';
 import type { CreatedEvent, Event, JsTransaction } from '../ledger/wire/wire-types.js';
 import { ConversionMemo } from './cel/conversion-memo.js';
+import { parseDamlDate } from './cel/daml-time-text.js';
 import { MEMO_KEY } from './cel/literal-calls.js';
 import type { RuleSet } from './compiled-rule.js';
 import type {
@@ -237,6 +238,9 @@ function guardFails(
         break;
       case 'contains':
         if (!text.includes(expected.text)) return true;
+        break;
+      case 'date':
+        if (text !== expected.text && parseDamlDate(text) !== null) return true;
         break;
     }
   }

@@ -49,6 +49,10 @@ rules:
     on: { created: "#invoices:Invoice:Invoice", party: payer }
     when: event.createArgument.reference.startsWith("INV-") && event.createArgument.reference.endsWith("7") && event.createArgument.reference.contains("-1")
     then: [{ exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }, actAs: [payer] }]
+  - id: due-on
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    when: date(event.createArgument.due) == date("2025-03-01")
+    then: [{ exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }, actAs: [payer] }]
   - id: or-is-no-guard
     on: { created: "#invoices:Invoice:Invoice", party: payer }
     when: event.createArgument.currency == "USD" || event.createArgument.currency == "EUR"
@@ -77,6 +81,7 @@ const AMOUNTS: unknown[] = ['10', '5000', 'lots', 3];
 const PAYERS: unknown[] = [PARTIES.payer, PARTIES.issuer, 7];
 const REGIONS: unknown[] = [{ code: 'EU' }, { code: 'US' }, 'EU', null];
 const REFERENCES: unknown[] = ['INV-17', 'INV-27', 'INV-1', 'X-17', 17, undefined];
+const DUES: unknown[] = ['2025-03-01', '2025-03-02', '2025-02-30', '2025-3-1', 20250301, undefined];
 
 /** Invoices with every mix of these fields; a field given as `undefined` is left out. */
 function invoices(): Record<string, unknown>[] {
@@ -88,6 +93,8 @@ function invoices(): Record<string, unknown>[] {
           const fields: Record<string, unknown> = { issuer: PARTIES.issuer };
           const reference = REFERENCES[out.length % REFERENCES.length];
           if (reference !== undefined) fields.reference = reference;
+          const due = DUES[Math.floor(out.length / REFERENCES.length) % DUES.length];
+          if (due !== undefined) fields.due = due;
           if (currency !== undefined) fields.currency = currency;
           fields.amount = amount;
           fields.payer = payer;
@@ -114,6 +121,11 @@ describe('rule guards (leading equalities of the first condition)', () => {
     ]);
     expect(of('event["a"] == "x" && event.a == 1 && event.a in ["x", 1]')).toEqual([]);
     expect(of('parties.payer == parties.issuer')).toEqual([]);
+    expect(
+      of('date("2025-01-31") == date(event.d) && date(event.e) == date("2025-02-30")'),
+    ).toEqual([
+      { variable: 'event', fields: ['d'], expected: { kind: 'date', text: '2025-01-31' } },
+    ]);
     expect(
       of('event.a.endsWith("x") && event.b.startsWith(event.a) && parties.p.contains("x")'),
     ).toEqual([{ variable: 'event', fields: ['a'], expected: { kind: 'endsWith', text: 'x' } }]);
@@ -184,6 +196,13 @@ describe('rule guards (leading equalities of the first condition)', () => {
           expected: { kind: 'contains', text: '-1' },
         },
       ],
+      'due-on': [
+        {
+          key: 'createArgument.due',
+          fields: ['createArgument', 'due'],
+          expected: { kind: 'date', text: '2025-03-01' },
+        },
+      ],
       'or-is-no-guard': [],
     });
   });
@@ -235,6 +254,11 @@ describe('rule guards (leading equalities of the first condition)', () => {
       expect(skippedOn('reference-tests', { ...base, reference })).toBe(true);
     }
     expect(skippedOn('reference-tests', { ...base, reference: 17 })).toBe(false);
+    expect(skippedOn('due-on', { ...base, due: '2025-03-02' })).toBe(true);
+    // The same day, or text that date() fails on: evaluated (true, or the error).
+    for (const due of ['2025-03-01', '2025-02-30', '2025-3-1', 20250301]) {
+      expect(skippedOn('due-on', { ...base, due })).toBe(false);
+    }
   });
 
   it('still reports the error of a rule whose guard cannot decide', () => {

@@ -1,3 +1,5 @@
+import { parseDamlDate } from './daml-time-text.js';
+
 /**
  * The equalities an expression's result hinges on: the operands of its top-level `&&` chain that
  * compare a field path with text known before evaluation (`event.createArgument.currency ==
@@ -16,7 +18,12 @@ export type LeadingEquality = {
     | { readonly kind: 'text'; readonly values: readonly string[] }
     | { readonly kind: 'party'; readonly alias: string }
     /** `path.startsWith(text)`, `endsWith`, `contains`: string methods, as CEL runs them. */
-    | { readonly kind: TextTest; readonly text: string };
+    | { readonly kind: TextTest; readonly text: string }
+    /**
+     * `date(path) == date("2025-01-31")`: a Daml Date has one text, so another valid date text is
+     * another day (text that is not a date decides nothing: `date()` fails on it).
+     */
+    | { readonly kind: 'date'; readonly text: string };
 };
 
 export type TextTest = 'startsWith' | 'endsWith' | 'contains';
@@ -71,12 +78,35 @@ function textTestOf(node: AstNode): LeadingEquality | null {
   return { ...path, expected: { kind: name as TextTest, text } };
 }
 
+/** The one argument of a call to `name`, or null. */
+function argumentOf(node: AstNode, name: string): AstNode | null {
+  if (node.op !== 'call' || !Array.isArray(node.args)) return null;
+  const [fn, params] = node.args as [unknown, unknown];
+  if (fn !== name || !Array.isArray(params) || params.length !== 1 || !isNode(params[0])) {
+    return null;
+  }
+  return params[0];
+}
+
+/** `date(path) == date("…")` with a literal that is a date (else no guard: it would fail). */
+function dateEqualityOf(a: AstNode, b: AstNode): LeadingEquality | null {
+  const field = argumentOf(a, 'date');
+  const literal = argumentOf(b, 'date');
+  if (field === null || literal === null) return null;
+  const path = selectPath(field);
+  const text = textLiteral(literal);
+  if (path === null || path.variable === 'parties' || text === null) return null;
+  return parseDamlDate(text) === null ? null : { ...path, expected: { kind: 'date', text } };
+}
+
 function equalityOf(node: AstNode): LeadingEquality | null {
   if (node.op === 'rcall') return textTestOf(node);
   if (!Array.isArray(node.args) || node.args.length !== 2) return null;
   const [left, right] = node.args as [unknown, unknown];
   if (!isNode(left) || !isNode(right)) return null;
   if (node.op === '==') {
+    const dates = dateEqualityOf(left, right) ?? dateEqualityOf(right, left);
+    if (dates !== null) return dates;
     for (const [a, b] of [
       [left, right],
       [right, left],
