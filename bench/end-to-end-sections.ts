@@ -437,6 +437,12 @@ const LATENCY_MISSED: readonly string[] = [
   "the CPU of the machine shared with the sandbox. The bot's own hops were cut: the first attempt starts in the",
   'turn that records the intent (one commit before the submission, no timer turn), and the journal writes one small',
   'log row per changed intent (issue 16). What would cut the stalls further: WAL checkpoints off the event loop.',
+  "On a machine this busy the bot's scavenges are the longest stalls (one of 190 ms): V8 runs them on helper",
+  'threads that wait for a core. A scratch A/B of the paced phase alone (2026-11-26, load 7–8, the bot after a',
+  '3,000-intent backlog, four runs each) gave p99 30, 43, 43 and 75 ms with `node --single-threaded-gc` against',
+  '48, 105, 157 and 516 ms without (`--no-parallel-scavenge` alone: 122 and 145), and less scavenge time in all',
+  '(190–280 ms against 320–520). The flag is not set by the bot: V8 takes it only on the command line, and on an',
+  'idle multi-core host parallel scavenges are the faster ones; a CPU-limited deployment can pass it to node.',
 ];
 const E2E_MISSED: readonly string[] = [
   'Reading: the bot is CPU-bound (little idle time in its profile) on two cores it shares with the sandbox, and',
