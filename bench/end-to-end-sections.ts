@@ -441,8 +441,9 @@ const LATENCY_MISSED: readonly string[] = [
   'threads that wait for a core. A scratch A/B of the paced phase alone (2026-11-26, load 7–8, the bot after a',
   '3,000-intent backlog, four runs each) gave p99 30, 43, 43 and 75 ms with `node --single-threaded-gc` against',
   '48, 105, 157 and 516 ms without (`--no-parallel-scavenge` alone: 122 and 145), and less scavenge time in all',
-  '(190–280 ms against 320–520). The flag is not set by the bot: V8 takes it only on the command line, and on an',
-  'idle multi-core host parallel scavenges are the faster ones; a CPU-limited deployment can pass it to node.',
+  '(190–280 ms against 320–520). The bot does not set it: it turns off every GC helper thread (concurrent marking',
+  'too), which an idle multi-core host gains from, and setting it after V8 started was not tried; a CPU-limited',
+  'deployment can pass it to node (`node --single-threaded-gc bin/ledgerbot.js run …`).',
 ];
 const E2E_MISSED: readonly string[] = [
   'Reading: the bot is CPU-bound (little idle time in its profile) on two cores it shares with the sandbox, and',
