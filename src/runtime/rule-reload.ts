@@ -6,7 +6,13 @@ import type { SwappableSchedules } from './bot-schedules.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { CompletionFollower } from './completion-follower.js';
 import type { RuleBook } from './rule-book.js';
-import { diffRuleSets, isEmptyDiff, ruleContentHash, type RuleSetDiff } from './rule-set-diff.js';
+import {
+  diffRuleSets,
+  isEmptyDiff,
+  lazyRuleSetDiff,
+  ruleContentHash,
+  type RuleSetDiff,
+} from './rule-set-diff.js';
 import { RuntimeError } from './runtime-error.js';
 import type { RateLimits } from './token-bucket.js';
 import type { UpdateFollower } from './update-follower.js';
@@ -39,15 +45,16 @@ export function reloadRules(ruleSet: RuleSet, d: RuleReloadDeps): RuleSetDiff {
   }
   const before = d.book.rules;
   const beforeFormat = JSON.stringify(d.book.plan.updateFormat);
-  const diff = diffRuleSets(before, ruleSet);
   d.book.swap(ruleSet);
   if (state === 'created') {
     // Not started: these are the rules it starts with, not a reload (`run` checks its rules
-    // again once the participant answers, against its packages, and hands them over here).
+    // again once the participant answers, against its packages, and hands them over here,
+    // ignoring the diff: it is made only if read).
     if (schedulesDiffer(before, ruleSet)) d.schedules.swap(ruleSet);
     d.logger.debug({ rules: ruleSet.rules.length }, 'rules replaced before start');
-    return diff;
+    return lazyRuleSetDiff(before, ruleSet);
   }
+  const diff = diffRuleSets(before, ruleSet);
   d.rateLimits.forget([...diff.changed, ...diff.removed].map((v) => v.id));
   d.metrics.reloads.applied += 1;
   const offset = d.checkpoint.evaluatedThrough;

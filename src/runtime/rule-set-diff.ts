@@ -54,6 +54,26 @@ export function diffRuleSets(before: RuleSet, after: RuleSet): RuleSetDiff {
   return { added, removed, changed, unchanged };
 }
 
+/**
+ * `diffRuleSets(before, after)`, computed when one of its fields is first read: hashing every
+ * rule of both sets is a sizeable part of a start with many rules, and the rules handed over
+ * before the bot starts are usually not diffed by anyone.
+ */
+export function lazyRuleSetDiff(before: RuleSet, after: RuleSet): RuleSetDiff {
+  let diff: RuleSetDiff | undefined;
+  const get = (): RuleSetDiff => (diff ??= diffRuleSets(before, after));
+  const field = (key: keyof RuleSetDiff): PropertyDescriptor => ({
+    enumerable: true,
+    get: () => get()[key],
+  });
+  return Object.defineProperties({} as RuleSetDiff, {
+    added: field('added'),
+    removed: field('removed'),
+    changed: field('changed'),
+    unchanged: field('unchanged'),
+  });
+}
+
 export function isEmptyDiff(diff: RuleSetDiff): boolean {
   return diff.added.length === 0 && diff.removed.length === 0 && diff.changed.length === 0;
 }

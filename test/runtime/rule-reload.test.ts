@@ -105,8 +105,15 @@ describe('reloadRules', () => {
     f = partsFixture();
     const { run, calls } = reload(f, 'created');
     const next = rules(WITH_ISSUER);
-    run(next);
+    const diff = run(next);
     expect(f.book.rules).toBe(next);
+    // Made when read (nothing reads it at start), as the same diff a reload would report.
+    expect({ ...diff }).toEqual({
+      added: [expect.objectContaining({ id: 'settle', revision: 1 })],
+      removed: [],
+      changed: [],
+      unchanged: 1,
+    });
     expect(calls.resubscribed).toBe(0);
     expect(calls.widened).toEqual([]);
     expect(calls.diffs).toEqual([]);
