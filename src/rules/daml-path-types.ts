@@ -63,7 +63,8 @@ export function walkPath(
   ): PathWalk => ({ leaves, problem, throughOptional, throughVariant });
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!;
-    const what = i === 0 ? rootWhat : subjectOf(segments.slice(0, i), rootWhat);
+    // Named only in a problem (most walks have none).
+    const what = (): string => (i === 0 ? rootWhat : subjectOf(segments.slice(0, i), rootWhat));
     let resolved = types.map((t) => catalogue.resolve(t));
     // `Optional a` is `a` or null on the wire: reading below it reads `a`.
     if (resolved.some((t) => t.kind === 'Optional' && t.of.kind !== 'Optional')) {
@@ -86,7 +87,7 @@ export function walkPath(
           const names = [...new Set(fields.map((f) => f.name))];
           const guess = closestMatch(segment.name, names);
           return problem(
-            `${what} has no field "${segment.name}"`,
+            `${what()} has no field "${segment.name}"`,
             guess !== undefined
               ? `did you mean "${guess}"?`
               : names.length === 0
@@ -115,7 +116,7 @@ export function walkPath(
           t.kind === 'Variant' ? t.constructors.map((c) => c.name) : [],
         );
         return problem(
-          `${what} is a variant (${showType(types[0]!)}), which has only "tag" and "value", not "${segment.name}"`,
+          `${what()} is a variant (${showType(types[0]!)}), which has only "tag" and "value", not "${segment.name}"`,
           `its tag is one of ${[...new Set(ctors)].join(', ')}: compare it first, e.g. x.tag == "${ctors[0] ?? 'Ctor'}" && x.value…`,
         );
       }
@@ -123,7 +124,7 @@ export function walkPath(
       case 'Optional': // nested: a list of zero or one item
         if (segment.name !== EVERY_ITEM) {
           return problem(
-            `${what} is a list (${showType(types[0]!)}), which has no field "${segment.name}"`,
+            `${what()} is a list (${showType(types[0]!)}), which has no field "${segment.name}"`,
             first.kind === 'List'
               ? 'read its items: x[0].field, or x.all(i, i.field …), x.exists(i, …)'
               : 'a nested Optional is a list of zero or one item: x.size() > 0 && x[0]…',
@@ -138,7 +139,7 @@ export function walkPath(
       case 'GenMap':
         if (segment.name === EVERY_ITEM) return result(null); // a [key, value] pair
         return problem(
-          `${what} is a Map (${showType(types[0]!)}), a list of [key, value] pairs, which has no field "${segment.name}"`,
+          `${what()} is a Map (${showType(types[0]!)}), a list of [key, value] pairs, which has no field "${segment.name}"`,
           'read its pairs: x.exists(p, p[0] == … && p[1] …)',
         );
       case 'Party':
@@ -152,7 +153,7 @@ export function walkPath(
       case 'Unit':
       case 'Enum':
         return problem(
-          `${what} is ${describeLeaf(first, types[0]!)}, which has no field "${segment.name}"`,
+          `${what()} is ${describeLeaf(first, types[0]!)}, which has no field "${segment.name}"`,
           first.kind === 'Enum'
             ? `an enum value is the name of its constructor, as text (${first.constructors.join(', ')})`
             : 'remove the field, or read another field of the record around it',

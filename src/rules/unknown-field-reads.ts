@@ -75,8 +75,28 @@ export function valueRootTypes(
   return null;
 }
 
+/**
+ * The walks of one rule's types (`known` is made per rule), by read: an expression's checks
+ * (unknown fields, number text, comparisons, guards) each walk the same reads.
+ */
+const walks = new WeakMap<ValueRootTypes, WeakMap<ReadPath, PathWalk | null>>();
+
 /** Where a read leads by the catalogue's types; null when it does not start at a known root. */
 export function walkRead(path: ReadPath, known: ValueRootTypes): PathWalk | null {
+  let byPath = walks.get(known);
+  if (byPath === undefined) {
+    byPath = new WeakMap();
+    walks.set(known, byPath);
+  }
+  let walk = byPath.get(path);
+  if (walk === undefined) {
+    walk = walkReadOnce(path, known);
+    byPath.set(path, walk);
+  }
+  return walk;
+}
+
+function walkReadOnce(path: ReadPath, known: ValueRootTypes): PathWalk | null {
   if (path.variable !== known.variable || valueRootLength(path.segments) !== 1) return null;
   const root = known.roots.get(path.segments[0]!.name);
   if (root === undefined) return null;
