@@ -220,11 +220,30 @@ function restoreChecked(
   if (entry === undefined) return undefined;
   try {
     if (!isRecord(entry.value)) return undefined;
-    return { value: entry.value, at: restoreYamlLocator(file.path, file.text, entry.yaml) };
+    const kept = restoredLocators.get(cache)?.get(file.path);
+    if (kept?.key === key) return { value: entry.value, at: kept.at };
+    const at = restoreYamlLocator(file.path, file.text, entry.yaml);
+    let byPath = restoredLocators.get(cache);
+    if (byPath === undefined) {
+      byPath = new Map();
+      restoredLocators.set(cache, byPath);
+    }
+    byPath.set(file.path, { key, at });
+    return { value: entry.value, at };
   } catch {
     return undefined;
   }
 }
+
+/**
+ * The locator last restored for each path of a cache, with the key it was restored for: `run`'s
+ * second load at start (and a reload of an unchanged file) takes it instead of restoring it
+ * again. A locator is only read, so loads can share it; the value is each load's own copy.
+ */
+const restoredLocators = new WeakMap<
+  RuleSourceCache,
+  Map<string, { readonly key: string; readonly at: YamlLocator }>
+>();
 
 function compileRules(
   raw: unknown,

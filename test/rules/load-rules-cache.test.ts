@@ -99,6 +99,23 @@ describe('loadRules with a source cache', () => {
     expect(cached.problems).toEqual(fresh.problems);
   });
 
+  it('a later load of an unchanged file reuses its restored positions; an edited one has its own', () => {
+    const file = { path: 'odd.yaml', text: RUNTIME_ERROR.replace('reference', 'referenc') };
+    const cache = new MapCache();
+    loadRules([file], { parties: PARTIES, sourceCache: cache });
+    const fresh = loadRules([file], OPTIONS);
+    expect(fresh.problems.length).toBeGreaterThan(0);
+    expect(loadRules([file], { ...OPTIONS, sourceCache: cache }).problems).toEqual(fresh.problems);
+    expect(loadRules([file], { ...OPTIONS, sourceCache: cache }).problems).toEqual(fresh.problems);
+    // Same path, two lines more above: cached as a file of its own, its problems two lines down.
+    const edited = { path: file.path, text: `# edited\n# twice\n${file.text}` };
+    loadRules([edited], { parties: PARTIES, sourceCache: cache });
+    const moved = loadRules([edited], { ...OPTIONS, sourceCache: cache }).problems;
+    expect(cache.hits).toBe(3);
+    expect(moved).toEqual(loadRules([edited], OPTIONS).problems);
+    expect(moved.map((p) => p.line)).toEqual(fresh.problems.map((p) => p.line + 2));
+  });
+
   it('evaluates the same, run-time errors included, with the same positions', () => {
     const file = { path: 'odd.yaml', text: RUNTIME_ERROR };
     const cache = new MapCache();
