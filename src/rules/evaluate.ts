@@ -112,8 +112,8 @@ export function evaluate(
   let variables: Record<string, unknown> | undefined;
   /** The trigger key of every intent of this event. */
   let triggerKey: TriggerKey | undefined;
-  /** The text at each guarded field of the event (null: not text), read once per event. */
-  let guardReads: Map<string, string | null> | undefined;
+  /** What the guards read of the event, once per event. */
+  let guardReads: GuardReads | undefined;
   for (const { rule, variable, guards } of candidates) {
     const match = matchEvent(rule, kind, event, context.parties, options.packageNameOf);
     if ('reason' in match) {
@@ -148,7 +148,7 @@ export function evaluate(
         guards,
         eventVariable,
         context.parties,
-        (guardReads ??= new Map<string, string | null>()),
+        (guardReads ??= { texts: new Map(), dates: undefined }),
       )
     ) {
       explanations.push(firstConditionFalse(rule));
@@ -202,6 +202,12 @@ export function evaluateTransaction(
   return { intents, explanations, errors };
 }
 
+/** The text at each guarded field (null: not text), and which texts are dates. */
+type GuardReads = {
+  readonly texts: Map<string, string | null>;
+  dates: Map<string, boolean> | undefined;
+};
+
 /**
  * Whether a guard shows the rule's first condition false (see RuleGuard): the field holds text
  * and the guard's equality rejects it. Exact: a field that is not text, or a party alias the
@@ -211,13 +217,13 @@ function guardFails(
   guards: readonly RuleGuard[],
   event: Readonly<Record<string, unknown>>,
   parties: Readonly<Record<string, string>>,
-  reads: Map<string, string | null>,
+  reads: GuardReads,
 ): boolean {
   for (const guard of guards) {
-    let text = reads.get(guard.key);
+    let text = reads.texts.get(guard.key);
     if (text === undefined) {
       text = textAt(event, guard.fields);
-      reads.set(guard.key, text);
+      reads.texts.set(guard.key, text);
     }
     if (text === null) continue;
     const expected = guard.expected;
@@ -239,9 +245,18 @@ function guardFails(
       case 'contains':
         if (!text.includes(expected.text)) return true;
         break;
-      case 'date':
-        if (text !== expected.text && parseDamlDate(text) !== null) return true;
+      case 'date': {
+        if (text === expected.text) break;
+        // Remembered per event: the rules of one template test the same field.
+        reads.dates ??= new Map();
+        let valid = reads.dates.get(text);
+        if (valid === undefined) {
+          valid = parseDamlDate(text) !== null;
+          reads.dates.set(text, valid);
+        }
+        if (valid) return true;
         break;
+      }
     }
   }
   return false;

@@ -16,9 +16,14 @@ const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
 export function parseDamlDate(text: string): Date | null {
   const m = DATE_TEXT.exec(text);
   if (m === null) return null;
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  const date = new Date(ms);
-  return date.toISOString().slice(0, 10) === text ? date : null;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  // Date.UTC reads years 0-99 as 1900-1999: no such Date is a Daml Date written so.
+  if (year < 100 || month < 1 || month > 12 || day < 1) return null;
+  const date = new Date(Date.UTC(year, month - 1, day));
+  // A day past the month's end rolls over into the next month.
+  return date.getUTCDate() === day ? date : null;
 }
 
 /** What a message says about a timestamp out of Daml's range. */

@@ -62,6 +62,27 @@ describe('CelEnvironment dates, timestamps and durations', () => {
     expect(run('date(timestamp("2025-01-31T23:59:59Z")) == date("2025-01-31")')).toBe(true);
   });
 
+  it('reads exactly the texts that are a day written yyyy-mm-dd', () => {
+    // The definition: the text is the ISO day of the UTC midnight it names.
+    const byIso = (text: string): number | null => {
+      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+      if (m === null) return null;
+      const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+      return new Date(ms).toISOString().slice(0, 10) === text ? ms : null;
+    };
+    const texts = ['2025-1-31', '2025-01-31T00:00:00Z', ' 2025-01-31', '20250131', ''];
+    for (const year of ['0000', '0001', '0099', '0100', '1900', '2000', '2024', '2025', '9999']) {
+      for (let month = 0; month <= 13; month++) {
+        for (const day of [0, 1, 28, 29, 30, 31, 32]) {
+          texts.push(`${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`);
+        }
+      }
+    }
+    for (const text of texts) {
+      expect([text, parseDamlDate(text)?.getTime() ?? null]).toEqual([text, byIso(text)]);
+    }
+  });
+
   it('rejects impossible dates: a literal when compiled, a field when evaluated', () => {
     expect(parseDamlDate('2025-02-30')).toBeNull();
     const error = catchCompile('now > date("2025-02-30")', ['now']);
