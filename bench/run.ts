@@ -24,22 +24,19 @@ import {
 } from './bench-support.js';
 import { profileSummary } from './cpu-profile-summary.js';
 import { IN_FLIGHT, runE2eBench } from './e2e-bench.js';
-import {
-  e2eSection,
-  ingestSection,
-  memorySection,
-  startupSection,
-  type SectionContext,
-} from './end-to-end-sections.js';
+import { e2eSection, ingestSection } from './end-to-end-sections.js';
 import { profileIngest, runIngestBench } from './ingest-bench.js';
 import { runMemoryBench, writeMemorySvg } from './memory-bench.js';
+import { memorySection } from './memory-section.js';
 import { runPackagesSection } from './packages-bench.js';
 import { startInvoiceLedger } from './invoice-ledger.js';
 import { recordFrames, type Recording } from './recorded-frames.js';
 import { runRulesSection } from './rules-bench.js';
 import { runSandboxBench, type SandboxBenchRow } from './sandbox-bench.js';
+import type { SectionContext } from './section-text.js';
 import { runScheduleSection } from './schedule-bench.js';
 import { runStartupBench } from './startup-bench.js';
+import { startupSection } from './startup-section.js';
 
 /**
  * `npm run bench`: runs the benchmark sections and rewrites their part of docs/benchmarks.md.
