@@ -2,7 +2,7 @@ import { silentLogger, type Logger } from '../../core/logger.js';
 import type { CelEnvironment } from '../../rules/cel/cel-environment.js';
 import type { CelProgramCache } from '../../rules/cel-program-cache.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
-import { loadRules } from '../../rules/load-rules.js';
+import { loadRules, type RuleFile } from '../../rules/load-rules.js';
 import { formatRuleProblem, type RuleProblem } from '../../rules/rule-problem.js';
 import type { RuleSourceCache } from '../../rules/rule-source-cache.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
@@ -10,6 +10,7 @@ import { idleRuleSetWarning, noRuleFilesMessage } from './rule-set-notes.js';
 import { UsageError } from '../usage-error.js';
 import { readRuleFiles } from './read-rule-files.js';
 import { BotCatalogue } from './bot-catalogue.js';
+import type { LoadedCatalogue } from './package-catalogue-reader.js';
 
 export type LoadConfigRulesOptions = {
   /**
@@ -30,7 +31,24 @@ export type LoadConfigRulesOptions = {
    * called after a load without errors.
    */
   readonly sourceCache?: RuleSourceCache & { save(): void };
+  /**
+   * The rule files and the offline packages, already read by the caller (`checkRulesOffline`),
+   * who reads them to know whether these inputs passed before; they are not read again.
+   */
+  readonly offline?: {
+    readonly files: readonly RuleFile[];
+    readonly loaded: LoadedCatalogue | undefined;
+  };
 };
+
+/**
+ * The party aliases rules may use: the config's `parties`, and the embedded sandbox's aliases
+ * (their ids are only known once the sandbox runs).
+ */
+export function configRuleParties(config: BotConfig): Record<string, string> {
+  const embedded = config.ledger.endpoint.kind === 'embedded' ? config.ledger.endpoint.parties : [];
+  return { ...Object.fromEntries(embedded.map((a) => [a, a])), ...config.parties };
+}
 
 /**
  * Reads and compiles the rule files a bot config names, checking party aliases against the
@@ -45,14 +63,14 @@ export async function loadConfigRules(
 ): Promise<RuleSet> {
   const onWarning = options.onWarning ?? (() => undefined);
   const onIdle = options.onIdle ?? (() => undefined);
-  const files = await readRuleFiles(config.rules);
+  const files = options.offline?.files ?? (await readRuleFiles(config.rules));
   if (files.length === 0) {
     throw new UsageError(`${noRuleFilesMessage(config.rules)} (\`rules:\` of ${config.file})`);
   }
-  const embedded = config.ledger.endpoint.kind === 'embedded' ? config.ledger.endpoint.parties : [];
-  const parties = { ...Object.fromEntries(embedded.map((a) => [a, a])), ...config.parties };
+  const parties = configRuleParties(config);
   const catalogue = options.catalogue ?? new BotCatalogue(config, silentLogger);
-  const packages = (await catalogue.read())?.catalogue;
+  const loaded = options.offline === undefined ? await catalogue.read() : options.offline.loaded;
+  const packages = loaded?.catalogue;
   const { ruleSet, problems } = loadRules(files, {
     parties,
     defaultRetry: config.submission.retry,

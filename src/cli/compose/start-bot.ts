@@ -14,12 +14,14 @@ import type { Sandbox } from '../../sandbox/start-sandbox.js';
 import { ledgerbotVersion } from '../../core/ledgerbot-version.js';
 import { CelEnvironment } from '../../rules/cel/cel-environment.js';
 import { CelProgramCache } from '../../rules/cel-program-cache.js';
+import type { RuleSet } from '../../rules/compiled-rule.js';
 import { openSqliteStore } from '../../store/open-sqlite-store.js';
 import { RuleCacheFile } from './rule-cache-file.js';
 import type { Store } from '../../store/store.js';
 import { botOptionsOf, type BotRunFlags } from './bot-options-of-config.js';
 import { BotCatalogue } from './bot-catalogue.js';
 import { loadConfigRules, ruleNoteLoggers } from './load-config-rules.js';
+import { checkRulesOffline } from './offline-rule-check.js';
 import { openConfigLedger } from './open-config-ledger.js';
 import { ruleReloader } from './rule-reloader.js';
 import { UsageError } from '../usage-error.js';
@@ -39,6 +41,9 @@ export type StartBotOptions = BotRunFlags & {
   /** Aborts the start (the process is told to stop while it waits for the participant). */
   readonly signal?: AbortSignal;
 };
+
+/** The bot's rules until the participant's check compiles them (see `checkRulesOffline`). */
+const NO_RULES: RuleSet = { rules: [], warnings: [] };
 
 /** Errors that name a mistake in the config: exit 2, not 1 (see `startBot`). */
 const CONFIG_MISTAKES: ReadonlySet<string> = new Set(['UNKNOWN_PARTY', 'UNKNOWN_USER']);
@@ -90,11 +95,20 @@ export async function startBot(
         readOnly: shadow,
       }),
     };
-    const ruleSet = await loadConfigRules(config, {
-      catalogue,
-      ...shared,
-      ...(config.ledger.endpoint.kind === 'url' ? {} : notes),
-    });
+    // With a participant, the offline check is skipped when the state directory records that
+    // these same inputs passed it before: the participant's check below decides (an error still
+    // exits 2 before the bot starts), and the bot is created with no rule until then.
+    const ruleSet =
+      config.ledger.endpoint.kind === 'url'
+        ? ((await checkRulesOffline(config, {
+            catalogue,
+            ...shared,
+            stateDir: config.state.dir,
+            version: ledgerbotVersion(),
+            logger: logger.child({ component: 'rule-check' }),
+            readOnly: shadow,
+          })) ?? NO_RULES)
+        : await loadConfigRules(config, { catalogue, ...shared, ...notes });
     const ledger = await openConfigLedger(config, logger, {
       packageFiles: catalogue.packageFiles,
     });

@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '../../core/logger.js';
+import { sha256Hex } from '../../core/sha256-hex.js';
+import type { RuleSet } from '../../rules/compiled-rule.js';
+import type { RuleFile } from '../../rules/load-rules.js';
+import type { BotConfig } from '../../runtime/config/bot-config.js';
+import type { BotCatalogue } from './bot-catalogue.js';
+import { offlineSources } from './catalogue-sources.js';
+import {
+  configRuleParties,
+  loadConfigRules,
+  type LoadConfigRulesOptions,
+} from './load-config-rules.js';
+import type { LoadedCatalogue } from './package-catalogue-reader.js';
+import { readRuleFiles } from './read-rule-files.js';
+
+/**
+ * `<state.dir>/rule-check.json`: the key of the inputs whose rules last passed `run`'s offline
+ * check (the check against the config's packages that exits 2 before anything connects). The
+ * check is deterministic in those inputs, so a start whose key matches skips it and goes
+ * straight to the check against the participant's packages (which still exits 2 on an error).
+ * Anything else in the file (missing, corrupt, another key) means the check runs.
+ */
+export const RULE_CHECK_FILE = 'rule-check.json';
+
+const FORMAT = 'ledgerbot-rule-check/1';
+
+/** Everything the offline check reads: a change to any of them changes the key. */
+export type OfflineCheckInputs = {
+  readonly version: string;
+  readonly files: readonly RuleFile[];
+  readonly parties: Readonly<Record<string, string>>;
+  readonly defaultRetry: unknown;
+  /** The offline catalogue's package ids (content hashes) and whether it is complete. */
+  readonly packageIds: readonly string[];
+  readonly complete: boolean | undefined;
+  /** The model files (path and bytes): a model's package is built from its text. */
+  readonly models: readonly { readonly path: string; readonly text: string }[];
+};
+
+/** The sha256 of the inputs, in a form that does not depend on key order in the config. */
+export function offlineCheckKey(inputs: OfflineCheckInputs): string {
+  const sorted = Object.keys(inputs.parties)
+    .sort()
+    .map((alias) => [alias, inputs.parties[alias]]);
+  return sha256Hex(
+    JSON.stringify([
+      FORMAT,
+      inputs.version,
+      inputs.files.map((f) => [f.path, sha256Hex(f.text)]),
+      sorted,
+      inputs.defaultRetry ?? null,
+      [...inputs.packageIds].sort(),
+      inputs.complete ?? null,
+      inputs.models.map((m) => [m.path, sha256Hex(m.text)]),
+    ]),
+  );
+}
+
+export type OfflineCheckOptions = LoadConfigRulesOptions & {
+  readonly catalogue: BotCatalogue;
+  readonly stateDir: string;
+  readonly version: string;
+  readonly logger: Logger;
+  /** Read only: the record is not written (a shadow bot writes nothing to its state directory). */
+  readonly readOnly?: boolean;
+};
+
+/** How many offline checks were skipped in this process (for tests: not timed, observed). */
+export const offlineCheckStats = { skipped: 0 };
+
+/**
+ * `run`'s offline check of the config's rules, skipped when the state directory records that
+ * these very inputs passed it: then undefined (the caller's participant load checks and
+ * compiles them). Otherwise the rules checked and compiled as by `loadConfigRules` (its
+ * UsageError on a problem), and the record written.
+ */
+export async function checkRulesOffline(
+  config: BotConfig,
+  options: OfflineCheckOptions,
+): Promise<RuleSet | undefined> {
+  const files = await readRuleFiles(config.rules);
+  const loaded = files.length === 0 ? undefined : await options.catalogue.read();
+  const key = files.length === 0 ? undefined : await keyOf(config, files, loaded, options.version);
+  const file = join(options.stateDir, RULE_CHECK_FILE);
+  if (key !== undefined && recordedKey(file) === key) {
+    offlineCheckStats.skipped += 1;
+    options.logger.debug({ file }, 'offline rule check skipped: these inputs passed it before');
+    return undefined;
+  }
+  const ruleSet = await loadConfigRules(config, { ...options, offline: { files, loaded } });
+  if (key !== undefined && options.readOnly !== true) writeRecord(file, key, options);
+  return ruleSet;
+}
+
+async function keyOf(
+  config: BotConfig,
+  files: readonly RuleFile[],
+  loaded: LoadedCatalogue | undefined,
+  version: string,
+): Promise<string> {
+  const models = offlineSources(config, {}).models;
+  return offlineCheckKey({
+    version,
+    files,
+    parties: configRuleParties(config),
+    defaultRetry: config.submission.retry,
+    packageIds: loaded?.catalogue.packages.map((p) => p.packageId) ?? [],
+    complete: loaded?.catalogue.complete,
+    models: await Promise.all(
+      models.map(async (path) => ({ path, text: await readFile(path, 'utf8') })),
+    ),
+  });
+}
+
+function recordedKey(file: string): string | undefined {
+  try {
+    const record = JSON.parse(readFileSync(file, 'utf8')) as { format?: unknown; key?: unknown };
+    return record.format === FORMAT && typeof record.key === 'string' ? record.key : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written to a temporary name and renamed into place; a failure is logged, not fatal. */
+function writeRecord(file: string, key: string, options: OfflineCheckOptions): void {
+  const temp = `${file}.${randomBytes(8).toString('hex')}.tmp`;
+  try {
+    mkdirSync(options.stateDir, { recursive: true });
+    writeFileSync(temp, `${JSON.stringify({ format: FORMAT, key })}\n`, { flag: 'wx' });
+    renameSync(temp, file);
+  } catch (err) {
+    try {
+      rmSync(temp, { force: true });
+    } catch {
+      // The directory itself could not be made: there is no temporary file.
+    }
+    options.logger.warn(
+      { file, error: (err as Error).message },
+      'offline rule check not recorded; the next start checks the rules again',
+    );
+  }
+}
