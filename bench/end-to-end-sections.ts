@@ -212,8 +212,8 @@ const LATENCY_MISSED: readonly string[] = [
   'deployment can pass it to node (`node --single-threaded-gc bin/ledgerbot.js run …`).',
 ];
 const E2E_MISSED: readonly string[] = [
-  'Reading: the bot is CPU-bound (little idle time in its profile) on two cores it shares with the sandbox, and',
-  'the raw client keeps no books. The largest share of its time is still the intent journal (`ledgerbot store/` and',
+  'Reading: the bot shares two cores with the sandbox (its profile shows some idle time, waiting for the',
+  'sandbox, which the raw client keeps as busy with less CPU of its own), and the raw client keeps no books. The largest share of its time is still the intent journal (`ledgerbot store/` and',
   '`better-sqlite3`: one `intent_log` row per intent changed in a write group, the folds of that log into `intents`,',
   'the BEGIN/COMMIT of each group), then the HTTP submissions (undici, `writev`: the raw client pays the same), garbage',
   'collection (mostly scavenges) and the update stream (`ledger/`). The runtime itself (`ledgerbot runtime/`:',
@@ -230,4 +230,3 @@ const E2E_MISSED: readonly string[] = [
   'share of the profile went from about 38% (2026-11-23) to about 23% (`ledgerbot store/` plus `better-sqlite3`,',
   '2026-11-26 at load 6), most of it now the COMMIT of each write group (`sqliteTransaction`) and the folds.',
 ];
-/** Why the bot sets a V8 flag (bin/ledgerbot.js, src/cli/compose/heap-growth.ts); printed always. */

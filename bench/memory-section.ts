@@ -123,6 +123,7 @@ function heapLines(r: MemoryResult, h: HeapSummary): string[] {
   ];
 }
 
+/** Why the bot sets a V8 flag (bin/ledgerbot.js, src/cli/compose/heap-growth.ts); printed always. */
 const MEMORY_SETTING: readonly string[] = [
   "`ledgerbot run` sets V8's heap growing factor to 1.5 (`--heap-growing-percent=50`; docs/operations.md, Bare",
   "node). V8's own factor rises to 4 for a process that allocates as fast as the bot (every event parsed and",
