@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { inflateRawSync } from 'node:zlib';
-import { fromBufferPromise, type Entry, type ZipFile } from 'yauzl';
+import type { Entry, ZipFile } from 'yauzl';
 import { DAR_LIMITS } from './dar-limits.js';
 import { DamlLfError, type ArchiveLocation } from './daml-lf-error.js';
 
@@ -27,6 +27,9 @@ export async function readZipEntries(
     );
   }
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // Loaded at the first DAR, not by every `run` (a warm start reads no DAR: its packages come
+  // from the participant's cache).
+  const { fromBufferPromise } = await import('yauzl');
   let zip: ZipFile;
   try {
     zip = await fromBufferPromise(buffer, { validateEntrySizes: true, strictFileNames: true });

@@ -72,6 +72,7 @@ describe('ledgerbot run: module loading', () => {
     expect(dist('sandbox/')).toBe(false);
     expect(dep('pino-pretty/')).toBe(false);
     expect(dep('jose/')).toBe(false);
+    expect(dep('yauzl/')).toBe(false);
     expect(dep('ajv/dist/compile/')).toBe(false);
   });
 
