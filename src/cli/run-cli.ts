@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { LedgerbotError } from '../core/ledgerbot-error.js';
+import { ledgerbotVersion } from '../core/ledgerbot-version.js';
 import type { CliCommand } from './cli-command.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { UsageError } from './usage-error.js';
@@ -80,7 +81,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
         strict: true,
       });
       if (values.version === true) {
-        io.out(`${await packageVersion()}\n`);
+        io.out(`${ledgerbotVersion()}\n`);
         return EXIT_OK;
       }
       io.out(await helpText());
@@ -107,12 +108,4 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
 function isParseArgsError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
-}
-
-async function packageVersion(): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  const pkg = JSON.parse(
-    await readFile(new URL('../../package.json', import.meta.url), 'utf8'),
-  ) as { version: string };
-  return pkg.version;
 }
