@@ -11,7 +11,7 @@ import type {
   RuleEvaluationError,
 } from './evaluation-result.js';
 import { eventVariableOf, withView, type TransactionInfo } from './event-variable.js';
-import type { FieldTrie } from './field-reads.js';
+import { isPlainRecord, type FieldTrie } from './field-reads.js';
 import { fireRule, firstConditionFalse } from './fire-rule.js';
 import {
   eventPlanFor,
@@ -266,16 +266,10 @@ function guardFails(
 function textAt(value: unknown, fields: readonly string[]): string | null {
   let at = value;
   for (const field of fields) {
-    if (!isPlainObject(at) || !Object.hasOwn(at, field)) return null;
+    if (!isPlainRecord(at) || !Object.hasOwn(at, field)) return null;
     at = at[field];
   }
   return typeof at === 'string' ? at : null;
-}
-
-function isPlainObject(x: unknown): x is Readonly<Record<string, unknown>> {
-  if (typeof x !== 'object' || x === null) return false;
-  const proto: unknown = Object.getPrototypeOf(x);
-  return proto === Object.prototype || proto === null;
 }
 
 let lastNow: Date | undefined;

@@ -111,7 +111,8 @@ function freeze(node: MutableTrie): FieldTrie {
   });
 }
 
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+/** A plain object (as CEL reads a JSON object), not a list, Map or class instance. */
+export function isPlainRecord(value: unknown): value is Readonly<Record<string, unknown>> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
@@ -137,7 +138,7 @@ export function fillMissingFields(value: unknown, trie: FieldTrie): unknown {
     }
     return copy ?? value;
   }
-  if (!isRecord(value)) return value;
+  if (!isPlainRecord(value)) return value;
   let copy: Record<string, unknown> | undefined;
   for (const [name, child] of trie.children) {
     if (name === EVERY_ITEM) {
