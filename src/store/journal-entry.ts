@@ -1,5 +1,5 @@
 import { changedIntentRow } from './intent-row-change.js';
-import { newIntentRow, toDeadLetter, toIntent, toJson, triggerOf } from './sqlite-rows.js';
+import { inDoubtOf, newIntentRow, toIntent, toJson, triggerOf } from './sqlite-rows.js';
 import type { DeadLetterRow, IntentRow } from './sqlite-rows.js';
 import type { DeadLetter, IntentChange, IntentRecord, IntentState, NewIntent } from './store.js';
 
@@ -103,7 +103,7 @@ export function entryOfRow(
   base: IntentState | undefined,
   dead: Pick<DeadLetterRow, 'dl_error' | 'dl_event' | 'dead_lettered_at'> | undefined,
 ): JournalEntry {
-  const full = { ...row, in_doubt: toIntent(row).inDoubt === true ? 1 : 0 };
+  const full = { ...row, in_doubt: inDoubtOf(row) ? 1 : 0 };
   const parsed = toIntent(full);
   const record = recordOf(
     full,
@@ -122,7 +122,7 @@ export function entryOfRow(
           dead.dl_error,
           dead.dl_event,
           dead.dead_lettered_at,
-          deepFreeze(toDeadLetter({ ...full, ...dead }).error),
+          parseFrozen(dead.dl_error),
         );
   return {
     row: full,
