@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../core/logger.js';
 import { sha256Hex } from '../../core/sha256-hex.js';
+import { writeFileAtomically } from '../../core/write-file-atomically.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
 import type { RuleFile } from '../../rules/load-rules.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
@@ -125,19 +125,11 @@ function recordedKey(file: string): string | undefined {
   }
 }
 
-/** Written to a temporary name and renamed into place; a failure is logged, not fatal. */
+/** Written atomically; a failure is logged, not fatal. */
 function writeRecord(file: string, key: string, options: OfflineCheckOptions): void {
-  const temp = `${file}.${randomBytes(8).toString('hex')}.tmp`;
   try {
-    mkdirSync(options.stateDir, { recursive: true });
-    writeFileSync(temp, `${JSON.stringify({ format: FORMAT, key })}\n`, { flag: 'wx' });
-    renameSync(temp, file);
+    writeFileAtomically(file, `${JSON.stringify({ format: FORMAT, key })}\n`);
   } catch (err) {
-    try {
-      rmSync(temp, { force: true });
-    } catch {
-      // The directory itself could not be made: there is no temporary file.
-    }
     options.logger.warn(
       { file, error: (err as Error).message },
       'offline rule check not recorded; the next start checks the rules again',

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../core/logger.js';
 import { sha256Hex } from '../../core/sha256-hex.js';
+import { writeFileAtomically } from '../../core/write-file-atomically.js';
 import type { CheckedRuleSource, RuleSourceCache } from '../../rules/rule-source-cache.js';
 
 /**
@@ -12,7 +12,7 @@ import type { CheckedRuleSource, RuleSourceCache } from '../../rules/rule-source
  * body. Whatever does not match (absent, truncated, corrupt, another format or version, a body
  * whose hash is not the header's) is ignored and rebuilt, never trusted: the loader then parses
  * every file, exactly as without a cache. Entries are keyed by the hash of a file's path and
- * bytes, so an edited file simply misses. Written to a temporary name and renamed into place.
+ * bytes, so an edited file simply misses. Written atomically (see write-file-atomically.ts).
  */
 export const RULE_CACHE_FILE = 'rule-cache.json';
 
@@ -108,22 +108,14 @@ export class RuleCacheFile implements RuleSourceCache {
       ledgerbot: this.#options.version,
       sha256: sha256Hex(body),
     };
-    const temp = `${this.file}.${randomBytes(8).toString('hex')}.tmp`;
     try {
-      mkdirSync(this.#options.stateDir, { recursive: true });
-      writeFileSync(temp, `${JSON.stringify(header)}\n${body}`, { flag: 'wx' });
-      renameSync(temp, this.file);
+      writeFileAtomically(this.file, `${JSON.stringify(header)}\n${body}`);
       this.#onDisk = new Set(keep);
       this.#body = body;
       this.#fresh.clear();
       for (const key of keep) this.#entries.set(key, null);
       this.#options.logger.debug({ file: this.file, files: keep.size }, 'rule cache written');
     } catch (err) {
-      try {
-        rmSync(temp, { force: true });
-      } catch {
-        // The directory itself could not be made: there is no temporary file.
-      }
       this.#options.logger.warn(
         { file: this.file, error: (err as Error).message },
         'rule cache not written; the next start reads the rule files again',
