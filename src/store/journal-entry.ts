@@ -1,7 +1,14 @@
 import { changedIntentRow } from './intent-row-change.js';
 import { inDoubtOf, newIntentRow, toIntent, toJson, triggerOf } from './sqlite-rows.js';
 import type { DeadLetterRow, IntentRow } from './sqlite-rows.js';
-import type { DeadLetter, IntentChange, IntentRecord, IntentState, NewIntent } from './store.js';
+import {
+  isTerminal,
+  type DeadLetter,
+  type IntentChange,
+  type IntentRecord,
+  type IntentState,
+  type NewIntent,
+} from './store.js';
 
 /** A dead letter as the journal keeps it: the JSON texts it writes, the value it hands out. */
 export type DeadLetterEntry = {
@@ -33,7 +40,7 @@ export type JournalEntry = {
 };
 
 export function isOpenEntry(e: JournalEntry): boolean {
-  return !e.deleted && (e.row.state === 'pending' || e.row.state === 'submitted');
+  return !e.deleted && !isTerminal(e.row.state);
 }
 
 /** Holds the checkpoint: an open intent with a ledger event (or contract) trigger. */
