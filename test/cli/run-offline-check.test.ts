@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/cli/compose/read-config.js';
 import { startBot } from '../../src/cli/compose/start-bot.js';
-import { silentLogger } from '../../src/core/logger.js';
+import { silentLogger, type Logger } from '../../src/core/logger.js';
+import { BotCatalogue } from '../../src/cli/compose/bot-catalogue.js';
 import {
   RULE_CHECK_FILE,
+  checkRulesOffline,
   offlineCheckKey,
   offlineCheckStats,
   type OfflineCheckInputs,
@@ -123,6 +125,36 @@ describe('run: the record of the offline rule check', () => {
       await expect(started).rejects.toThrow(/rules\.yaml:4:\d+/);
     }
     expect(offlineCheckStats.skipped).toBe(before + 1);
+  });
+});
+
+describe('checkRulesOffline', () => {
+  it('a record that cannot be written is a warning: the rules are checked and returned', async () => {
+    writeFileSync(join(dir, 'rules.yaml'), rules());
+    writeConfig();
+    const config = await readConfig(join(dir, 'bot.config.yaml'));
+    const blocker = join(dir, 'a-file');
+    writeFileSync(blocker, 'x');
+    const warnings: { fields: Record<string, unknown>; msg: string }[] = [];
+    const logger = {
+      ...silentLogger,
+      warn: (fields: Record<string, unknown>, msg: string) => warnings.push({ fields, msg }),
+    } as unknown as Logger;
+    const stateDir = join(blocker, 'state');
+    const ruleSet = await checkRulesOffline(config, {
+      catalogue: new BotCatalogue(config, silentLogger),
+      stateDir,
+      version: '1.0.0',
+      logger,
+    });
+    expect(ruleSet?.rules.map((r) => r.id)).toEqual(['accept-large-payables']);
+    expect(warnings.map((w) => [w.msg, w.fields.file])).toEqual([
+      [
+        'offline rule check not recorded; the next start checks the rules again',
+        join(stateDir, RULE_CHECK_FILE),
+      ],
+    ]);
+    expect(warnings[0]?.fields.error).toMatch(/ENOTDIR/);
   });
 });
 
