@@ -1,6 +1,6 @@
 import { showType, type DamlType } from '../daml-lf/daml-type.js';
 import type { ResolvedType } from '../daml-lf/package-catalogue.js';
-import { parseDamlDate } from './cel/cel-environment.js';
+import { parseDamlDate } from './cel/daml-time-text.js';
 
 /**
  * Daml scalars written as text in a command's arguments, checked for what the participant

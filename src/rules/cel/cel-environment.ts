@@ -11,7 +11,7 @@ import { CelCompileError } from './cel-compile-error.js';
 import { CelDecimal } from './cel-decimal.js';
 import { CelEvaluationError } from './cel-evaluation-error.js';
 import { dateOf, decimalOf } from './conversion-memo.js';
-import { DAML_DATE_RANGE, damlDateText, parseDamlDate } from './daml-time-text.js';
+import { DAML_DATE_RANGE, damlDateText } from './daml-time-text.js';
 import type { CelProgram } from './cel-program.js';
 import {
   FOLDED_FUNCTIONS,
@@ -24,8 +24,6 @@ import { readPathsAndNumberOperands } from './read-paths.js';
 
 const TIMESTAMP = 'google.protobuf.Timestamp';
 const DAY_MS = 86_400_000;
-
-export { parseDamlDate };
 
 /**
  * `sum(list)`: the exact total of Numeric texts, decimals, ints and doubles (0 for an empty

@@ -1,4 +1,4 @@
-import { parseDamlDate } from '../../rules/cel/cel-environment.js';
+import { parseDamlDate } from '../../rules/cel/daml-time-text.js';
 import type { DamlType } from './model-types.js';
 import { formatDamlTime, parseTimestamp } from './daml-time.js';
 

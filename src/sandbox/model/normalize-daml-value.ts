@@ -1,5 +1,5 @@
 import { CelDecimal } from '../../rules/cel/cel-decimal.js';
-import { parseDamlDate } from '../../rules/cel/cel-environment.js';
+import { parseDamlDate } from '../../rules/cel/daml-time-text.js';
 import { compareDamlValues } from './compare-daml-values.js';
 import { formatDamlTime, parseTimestamp } from './daml-time.js';
 import type { DamlType } from './model-types.js';

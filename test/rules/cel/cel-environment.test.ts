@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CelCompileError } from '../../../src/rules/cel/cel-compile-error.js';
 import { CelDecimal } from '../../../src/rules/cel/cel-decimal.js';
-import { CelEnvironment, parseDamlDate } from '../../../src/rules/cel/cel-environment.js';
+import { CelEnvironment } from '../../../src/rules/cel/cel-environment.js';
 import { CelEvaluationError } from '../../../src/rules/cel/cel-evaluation-error.js';
 import type { CelProgram } from '../../../src/rules/cel/cel-program.js';
+import { parseDamlDate } from '../../../src/rules/cel/daml-time-text.js';
 import { ConversionMemo } from '../../../src/rules/cel/conversion-memo.js';
 import { MEMO_KEY } from '../../../src/rules/cel/literal-calls.js';
 
