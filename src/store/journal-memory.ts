@@ -77,7 +77,7 @@ export class JournalMemory {
 
   /** The entries a fold writes: those in the log and those changed since. */
   *unfoldedEntries(): Generator<JournalEntry> {
-    for (const id of new Set([...this.#inLog, ...this.#dirty])) yield this.#entries.get(id)!;
+    for (const id of this.#unfoldedIds()) yield this.#entries.get(id)!;
   }
 
   /** The changed entries are in the log now (committed). */
@@ -95,7 +95,7 @@ export class JournalMemory {
    * form now has them).
    */
   folded(keep: (e: JournalEntry) => JournalEntry): void {
-    for (const id of new Set([...this.#inLog, ...this.#dirty])) {
+    for (const id of this.#unfoldedIds()) {
       const e = this.#entries.get(id)!;
       if (isOpenEntry(e)) {
         this.#entries.set(id, keep(e));
@@ -140,6 +140,10 @@ export class JournalMemory {
     this.#logRows = 0;
     this.#offsets.clear();
     this.#eventKeys.clear();
+  }
+
+  #unfoldedIds(): Set<string> {
+    return new Set([...this.#inLog, ...this.#dirty]);
   }
 
   #set(commandId: string, next: JournalEntry | undefined): void {
