@@ -62,7 +62,6 @@ export function offlineCheckKey(inputs: OfflineCheckInputs): string {
 
 export type OfflineCheckOptions = LoadConfigRulesOptions & {
   readonly catalogue: BotCatalogue;
-  readonly stateDir: string;
   readonly version: string;
   readonly logger: Logger;
   /** Read only: the record is not written (a shadow bot writes nothing to its state directory). */
@@ -85,7 +84,7 @@ export async function checkRulesOffline(
   const files = await readRuleFiles(config.rules);
   const loaded = files.length === 0 ? undefined : await options.catalogue.read();
   const key = files.length === 0 ? undefined : await keyOf(config, files, loaded, options.version);
-  const file = join(options.stateDir, RULE_CHECK_FILE);
+  const file = join(config.state.dir, RULE_CHECK_FILE);
   if (key !== undefined && recordedKey(file) === key) {
     offlineCheckStats.skipped += 1;
     options.logger.debug({ file }, 'offline rule check skipped: these inputs passed it before');

@@ -103,7 +103,6 @@ export async function startBot(
         ? ((await checkRulesOffline(config, {
             catalogue,
             ...shared,
-            stateDir: config.state.dir,
             version: ledgerbotVersion(),
             logger: logger.child({ component: 'rule-check' }),
             readOnly: shadow,
