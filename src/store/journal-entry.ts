@@ -1,5 +1,5 @@
 import { changedIntentRow } from './intent-row-change.js';
-import { inDoubtOf, newIntentRow, toIntent, toJson, triggerOf } from './sqlite-rows.js';
+import { inDoubtOf, newIntentRow, toJson, triggerOf } from './sqlite-rows.js';
 import type { DeadLetterRow, IntentRow } from './sqlite-rows.js';
 import {
   isTerminal,
@@ -51,16 +51,8 @@ export function holdsCheckpoint(e: JournalEntry): boolean {
 /** The entry of a newly recorded intent. Throws STORE_NOT_JSON before anything changes. */
 export function newEntry(intent: NewIntent, now: number, replaces?: JournalEntry): JournalEntry {
   const row = { ...newIntentRow(intent, now), in_doubt: 0 };
-  const record = recordOf(
-    row,
-    {
-      actAs: Object.freeze(JSON.parse(row.act_as) as string[]),
-      trigger: Object.freeze(triggerOf(row)),
-      // The payload as a reopened store returns it: JSON round-trips it.
-      payload: deepFreeze(JSON.parse(row.payload)),
-    },
-    undefined,
-  );
+  // The payload as a reopened store returns it: JSON round-trips it.
+  const record = recordOf(row, factsOf(row), undefined);
   return {
     row,
     record,
@@ -111,16 +103,7 @@ export function entryOfRow(
   dead: Pick<DeadLetterRow, 'dl_error' | 'dl_event' | 'dead_lettered_at'> | undefined,
 ): JournalEntry {
   const full = { ...row, in_doubt: inDoubtOf(row) ? 1 : 0 };
-  const parsed = toIntent(full);
-  const record = recordOf(
-    full,
-    {
-      actAs: Object.freeze(parsed.actAs),
-      trigger: Object.freeze(parsed.trigger),
-      payload: deepFreeze(parsed.payload),
-    },
-    deepFreeze(parsed.lastError),
-  );
+  const record = recordOf(full, factsOf(full), parseFrozen(full.last_error));
   const deadLetter =
     dead === undefined || row.state !== 'dead-lettered'
       ? undefined
@@ -159,6 +142,15 @@ function deadLetterEntry(
 }
 
 type Facts = Pick<IntentRecord, 'actAs' | 'trigger' | 'payload'>;
+
+/** The parsed facts of `row`, frozen: the parts of its record that never change. */
+function factsOf(row: IntentRow): Facts {
+  return {
+    actAs: Object.freeze(JSON.parse(row.act_as) as string[]),
+    trigger: Object.freeze(triggerOf(row)),
+    payload: deepFreeze(JSON.parse(row.payload) as unknown),
+  };
+}
 
 /** The record of `row`, with the parsed values that did not change taken from `facts`. */
 function recordOf(row: IntentRow, facts: Facts, lastError: unknown): IntentRecord {
