@@ -222,9 +222,13 @@ const PLANS_MAX = 1024;
  */
 export function eventPlanFor(index: RuleIndex, kind: EventKind, event: AnyEvent): EventPlan {
   if (index.byInterface.size > 0) {
+    // Not remembered: the event's interfaces decide too. fieldReads is asked only once a rule
+    // matches (evaluate), so an event no rule matches builds no field-reads key.
     return {
       candidates: candidatesFor(index, kind, event),
-      fieldReads: fieldTrieFor(index, kind, event),
+      get fieldReads() {
+        return fieldTrieFor(index, kind, event);
+      },
     };
   }
   let byKind = plans.get(index);
