@@ -220,14 +220,14 @@ function restoreChecked(
   if (entry === undefined) return undefined;
   try {
     if (!isRecord(entry.value)) return undefined;
-    const kept = restoredLocators.get(cache)?.get(file.path);
-    if (kept?.key === key) return { value: entry.value, at: kept.at };
-    const at = restoreYamlLocator(file.path, file.text, entry.yaml);
     let byPath = restoredLocators.get(cache);
     if (byPath === undefined) {
       byPath = new Map();
       restoredLocators.set(cache, byPath);
     }
+    const kept = byPath.get(file.path);
+    if (kept?.key === key) return { value: entry.value, at: kept.at };
+    const at = restoreYamlLocator(file.path, file.text, entry.yaml);
     byPath.set(file.path, { key, at });
     return { value: entry.value, at };
   } catch {
