@@ -1,6 +1,6 @@
 import { entryOfRow, purgedEntry, type JournalEntry } from './journal-entry.js';
 import type { IntentRow } from './sqlite-rows.js';
-import { INTENT_COLUMNS, type LogRow } from './sqlite-statements.js';
+import { INTENT_COLUMNS, type LogRow, type MUTABLE_INTENT_COLUMNS } from './sqlite-statements.js';
 import { INTENT_STATES, type IntentState } from './store.js';
 import { StoreError } from './store-error.js';
 
@@ -60,6 +60,9 @@ export function intentValues(e: JournalEntry, inDoubt: boolean): unknown[] {
 
 const STATES = new Set<string>([...INTENT_STATES, 'purged']);
 
+/** The columns every log row has: an intent's facts are the others. */
+type MutableColumn = (typeof MUTABLE_INTENT_COLUMNS)[number] | 'in_doubt';
+
 /**
  * Applies one log row to the journal in memory: the intent's facts come from the row itself
  * (its first since the last fold) or from what is already known of it, `known`: its entry in
@@ -83,7 +86,7 @@ export function replayLogRow(
   if (!withFacts && before === undefined) {
     throw corrupt('a change of an intent the journal does not have');
   }
-  const facts: Pick<IntentRow, (typeof INTENT_COLUMNS)[number]> = withFacts
+  const facts: Omit<IntentRow, MutableColumn> = withFacts
     ? {
         command_id: log.command_id,
         user_id: log.user_id!,
@@ -100,16 +103,6 @@ export function replayLogRow(
         payload: log.payload!,
         event: log.event,
         created_at: log.created_at!,
-        // The mutable columns follow from the log row below.
-        state: 'pending',
-        attempts: 0,
-        submission_id: null,
-        last_error: null,
-        next_attempt_at: null,
-        deadline: null,
-        updated_at: 0,
-        completion_offset: null,
-        completion_update_id: null,
       }
     : before!.row;
   const state: IntentState = log.state === 'purged' ? 'dead-lettered' : log.state;

@@ -117,7 +117,8 @@ export const INTENT_COLUMNS = [
   'completion_update_id',
 ] as const;
 
-const MUTABLE_INTENT_COLUMNS = [
+/** The columns of an `intents` row that change after it is recorded (besides `in_doubt`). */
+export const MUTABLE_INTENT_COLUMNS = [
   'state',
   'attempts',
   'submission_id',
