@@ -21,6 +21,7 @@ import {
 } from './literal-calls.js';
 import { leadingEqualities } from './leading-equalities.js';
 import { readPathsAndNumberOperands } from './read-paths.js';
+import { isAstNode, visitAst } from './visit-ast.js';
 
 const TIMESTAMP = 'google.protobuf.Timestamp';
 const DAY_MS = 86_400_000;
@@ -145,22 +146,12 @@ function baseEnvironment(): Environment {
 type Node = { op: string; args: unknown; range?: { start: number } };
 
 function isNode(x: unknown): x is Node {
-  return typeof x === 'object' && x !== null && typeof (x as Node).op === 'string';
-}
-
-function visit(node: unknown, fn: (node: Node) => void, depth = 0): void {
-  if (depth > 500) return;
-  if (Array.isArray(node)) {
-    for (const x of node) visit(x, fn, depth + 1);
-  } else if (isNode(node)) {
-    fn(node);
-    visit(node.args, fn, depth + 1);
-  }
+  return isAstNode(x);
 }
 
 /** See baseEnvironment: `duration("30d")` literals are rewritten to CEL's syntax. */
 function rewriteDurationLiterals(source: string, ast: ASTNode): void {
-  visit(ast, (node) => {
+  visitAst<Node>(ast, (node) => {
     if (node.op !== 'call' || !Array.isArray(node.args) || node.args[0] !== 'duration') return;
     const params: unknown = node.args[1];
     if (!Array.isArray(params) || params.length !== 1) return;

@@ -1,6 +1,7 @@
 import { EvaluationError, type ASTNode } from '@marcbachmann/cel-js';
 import { CelCompileError } from './cel-compile-error.js';
 import type { ConversionMemo } from './conversion-memo.js';
+import { isAstNode, visitAst } from './visit-ast.js';
 
 /**
  * Compile-time rewrites of conversion calls, on the parsed AST (cel-js 8 internals: an AST node's
@@ -39,17 +40,7 @@ type Evaluator = { run(ast: Node, ctx: Context): unknown };
 type Context = { getValue(key: unknown): unknown };
 
 function isNode(x: unknown): x is Node {
-  return typeof x === 'object' && x !== null && typeof (x as Node).op === 'string';
-}
-
-function visit(node: unknown, fn: (node: Node) => void, depth = 0): void {
-  if (depth > 500) return;
-  if (Array.isArray(node)) {
-    for (const x of node) visit(x, fn, depth + 1);
-  } else if (isNode(node)) {
-    fn(node);
-    visit(node.args, fn, depth + 1);
-  }
+  return isAstNode(x);
 }
 
 /** The one argument of a call to `names`, or null. */
@@ -73,7 +64,7 @@ export function foldLiteralCalls(
   ast: ASTNode,
   convert: (fn: FoldedFunction, text: string) => unknown,
 ): void {
-  visit(ast, (node) => {
+  visitAst<Node>(ast, (node) => {
     const call = singleArgument(node, FOLDED);
     if (call === null) return;
     const [fn, literal] = call;
@@ -99,7 +90,7 @@ const MEMOIZED = new Set(['decimal', 'date']);
  * compile-time checks and every non-text argument behave as written.
  */
 export function memoizeConversions(ast: ASTNode): void {
-  visit(ast, (node) => {
+  visitAst<Node>(ast, (node) => {
     const call = singleArgument(node, MEMOIZED);
     if (call === null) return;
     const [fn, argument] = call;
