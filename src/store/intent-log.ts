@@ -1,11 +1,16 @@
 import { entryOfRow, purgedEntry, type JournalEntry } from './journal-entry.js';
 import type { IntentRow } from './sqlite-rows.js';
-import { INTENT_COLUMNS, type LogRow, type MUTABLE_INTENT_COLUMNS } from './sqlite-statements.js';
+import {
+  INTENT_COLUMNS,
+  LOG_COLUMNS,
+  type LogRow,
+  type MUTABLE_INTENT_COLUMNS,
+} from './sqlite-statements.js';
 import { INTENT_STATES, type IntentState } from './store.js';
 import { StoreError } from './store-error.js';
 
-/** The facts close the log row (see LOG_COLUMNS). */
-const FACT_COLUMN_COUNT = 14;
+/** The facts close the log row, from `user_id` on. */
+const FACT_COLUMN_COUNT = LOG_COLUMNS.length - LOG_COLUMNS.indexOf('user_id');
 
 /** The values of the log row of `e` for `appendLog`, in LOG_COLUMNS order; facts only if `withFacts`. */
 export function logValues(e: JournalEntry, withFacts: boolean): unknown[] {
