@@ -1,4 +1,5 @@
 import { parseDamlDate } from './daml-time-text.js';
+import { isAstNode, type AstNode } from './visit-ast.js';
 
 /**
  * The equalities an expression's result hinges on: the operands of its top-level `&&` chain that
@@ -30,12 +31,6 @@ export type TextTest = 'startsWith' | 'endsWith' | 'contains';
 
 const TEXT_TESTS = new Set<string>(['startsWith', 'endsWith', 'contains']);
 
-type AstNode = { readonly op: string; readonly args: unknown };
-
-function isNode(x: unknown): x is AstNode {
-  return typeof x === 'object' && x !== null && typeof (x as AstNode).op === 'string';
-}
-
 /** `a.b.c` from an identifier through plain field selections (no `[]`, no `.?`), else null. */
 function selectPath(node: AstNode): { variable: string; fields: string[] } | null {
   const fields: string[] = [];
@@ -46,7 +41,7 @@ function selectPath(node: AstNode): { variable: string; fields: string[] } | nul
     }
     if (at.op !== '.' || !Array.isArray(at.args)) return null;
     const [target, field] = at.args as [unknown, unknown];
-    if (!isNode(target) || typeof field !== 'string') return null;
+    if (!isAstNode(target) || typeof field !== 'string') return null;
     fields.push(field);
     at = target;
   }
@@ -70,8 +65,8 @@ function expectedOf(node: AstNode): LeadingEquality['expected'] | null {
 function textTestOf(node: AstNode): LeadingEquality | null {
   if (node.op !== 'rcall' || !Array.isArray(node.args) || node.args.length !== 3) return null;
   const [name, receiver, params] = node.args as [unknown, unknown, unknown];
-  if (typeof name !== 'string' || !TEXT_TESTS.has(name) || !isNode(receiver)) return null;
-  if (!Array.isArray(params) || params.length !== 1 || !isNode(params[0])) return null;
+  if (typeof name !== 'string' || !TEXT_TESTS.has(name) || !isAstNode(receiver)) return null;
+  if (!Array.isArray(params) || params.length !== 1 || !isAstNode(params[0])) return null;
   const path = selectPath(receiver);
   const text = textLiteral(params[0]);
   if (path === null || path.variable === 'parties' || text === null) return null;
@@ -82,7 +77,7 @@ function textTestOf(node: AstNode): LeadingEquality | null {
 function argumentOf(node: AstNode, name: string): AstNode | null {
   if (node.op !== 'call' || !Array.isArray(node.args)) return null;
   const [fn, params] = node.args as [unknown, unknown];
-  if (fn !== name || !Array.isArray(params) || params.length !== 1 || !isNode(params[0])) {
+  if (fn !== name || !Array.isArray(params) || params.length !== 1 || !isAstNode(params[0])) {
     return null;
   }
   return params[0];
@@ -103,7 +98,7 @@ function equalityOf(node: AstNode): LeadingEquality | null {
   if (node.op === 'rcall') return textTestOf(node);
   if (!Array.isArray(node.args) || node.args.length !== 2) return null;
   const [left, right] = node.args as [unknown, unknown];
-  if (!isNode(left) || !isNode(right)) return null;
+  if (!isAstNode(left) || !isAstNode(right)) return null;
   if (node.op === '==') {
     const dates = dateEqualityOf(left, right) ?? dateEqualityOf(right, left);
     if (dates !== null) return dates;
@@ -121,7 +116,7 @@ function equalityOf(node: AstNode): LeadingEquality | null {
   }
   if (node.op === 'in' && right.op === 'list' && Array.isArray(right.args)) {
     const path = selectPath(left);
-    const values = (right.args as unknown[]).map((x) => (isNode(x) ? textLiteral(x) : null));
+    const values = (right.args as unknown[]).map((x) => (isAstNode(x) ? textLiteral(x) : null));
     if (path === null || path.variable === 'parties' || values.some((v) => v === null)) {
       return null;
     }
@@ -134,7 +129,7 @@ function equalityOf(node: AstNode): LeadingEquality | null {
 export function leadingEqualities(ast: unknown): LeadingEquality[] {
   const out: LeadingEquality[] = [];
   const conjuncts = (node: unknown, depth: number): void => {
-    if (!isNode(node) || depth > 200) return;
+    if (!isAstNode(node) || depth > 200) return;
     if (node.op === '&&' && Array.isArray(node.args)) {
       for (const operand of node.args as unknown[]) conjuncts(operand, depth + 1);
       return;
