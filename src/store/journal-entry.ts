@@ -187,7 +187,7 @@ function parseFrozen(text: string | null): unknown {
  * Freezes a parsed JSON value: records are shared by every reader of the journal, so a caller
  * that changed one would change what the others see (the text the journal writes is apart).
  */
-export function deepFreeze<T>(value: T): T {
+function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
   for (const v of Object.values(value)) deepFreeze(v);
   return Object.freeze(value);
