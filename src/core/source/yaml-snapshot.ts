@@ -2,6 +2,7 @@ import {
   Alias,
   isAlias,
   isMap,
+  isPair,
   isScalar,
   isSeq,
   LineCounter,
@@ -116,10 +117,6 @@ function snapNode(node: unknown, text: string): SnapNode {
   }
   if (isAlias(node)) return ['a', start, end];
   return null;
-}
-
-function isPair(x: unknown): boolean {
-  return x instanceof Pair;
 }
 
 /**
