@@ -19,9 +19,10 @@ export type PayloadDecoder<P> = (stored: unknown) => P;
 
 /**
  * A view of `store` whose records carry decoded payloads: each payload is checked once, as its
- * row is read (or once per intent, while the store keeps handing out the same payload), so the code behind this edge reads payload fields without checking them again.
- * Works over any Store (a library user hands the bot one of their own); writes go through as they
- * are, since the payload is JSON on disk either way.
+ * row is read (or once per intent, while the store keeps handing out the same payload), so the
+ * code behind this edge reads payload fields without checking them again. Works over any Store
+ * (a library user hands the bot one of their own); writes go through as they are, since the
+ * payload is JSON on disk either way.
  */
 export function decodingStore<P>(store: Store, decode: PayloadDecoder<P>): Store<P> {
   return new DecodingStore(store, decode);
