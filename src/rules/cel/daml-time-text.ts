@@ -19,9 +19,10 @@ export function parseDamlDate(text: string): Date | null {
   const year = Number(m[1]);
   const month = Number(m[2]);
   const day = Number(m[3]);
-  // Date.UTC reads years 0-99 as 1900-1999: no such Date is a Daml Date written so.
-  if (year < 100 || month < 1 || month > 12 || day < 1) return null;
-  const date = new Date(Date.UTC(year, month - 1, day));
+  if (year < 1 || month < 1 || month > 12 || day < 1) return null;
+  // Date.UTC reads years 0-99 as 1900-1999; setUTCFullYear takes the year as written.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
   // A day past the month's end rolls over into the next month.
   return date.getUTCDate() === day ? date : null;
 }

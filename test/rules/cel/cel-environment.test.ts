@@ -64,12 +64,12 @@ describe('CelEnvironment dates, timestamps and durations', () => {
   });
 
   it('reads exactly the texts that are a day written yyyy-mm-dd', () => {
-    // The definition: the text is the ISO day of the UTC midnight it names.
+    // The definition: the text is the ISO day of the UTC midnight it names, in Daml's range
+    // (years 0001-9999). Date.parse reads an ISO date-time with its year as written.
     const byIso = (text: string): number | null => {
-      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-      if (m === null) return null;
-      const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-      return new Date(ms).toISOString().slice(0, 10) === text ? ms : null;
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || text.startsWith('0000')) return null;
+      const ms = Date.parse(`${text}T00:00:00Z`);
+      return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text ? null : ms;
     };
     const texts = ['2025-1-31', '2025-01-31T00:00:00Z', ' 2025-01-31', '20250131', ''];
     for (const year of ['0000', '0001', '0099', '0100', '1900', '2000', '2024', '2025', '9999']) {
@@ -86,6 +86,9 @@ describe('CelEnvironment dates, timestamps and durations', () => {
 
   it('rejects impossible dates: a literal when compiled, a field when evaluated', () => {
     expect(parseDamlDate('2025-02-30')).toBeNull();
+    expect(parseDamlDate('0000-01-01')).toBeNull();
+    expect(parseDamlDate('0001-01-01')?.toISOString()).toBe('0001-01-01T00:00:00.000Z');
+    expect(parseDamlDate('0099-12-31')?.toISOString()).toBe('0099-12-31T00:00:00.000Z');
     const error = catchCompile('now > date("2025-02-30")', ['now']);
     expect(error.summary).toBe('"2025-02-30" is not a date: write yyyy-mm-dd');
     expect(error.offset).toBe(11);
