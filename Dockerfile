@@ -40,9 +40,9 @@ RUN node -e "const fs=require('fs');fs.writeFileSync('package.json',JSON.stringi
     build/Release/sqlite3.a build/Release/test_extension.node
 COPY package.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# tsc alone, not `npm run build`: the console's page is already built into src/ (its committed
+# `build:dist` compiles only: the console's page is already built into src/ (its committed
 # console-assets.ts), and its sources (console/, scripts/) are not in the build context.
-RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev --no-audit --no-fund
+RUN npm run build:dist && npm prune --omit=dev --no-audit --no-fund
 
 # ---- run: production dependencies and the compiled code only, as a non-root user ----
 FROM ${NODE_IMAGE} AS runtime
