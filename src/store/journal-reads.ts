@@ -22,16 +22,27 @@ export function listIntents(
   limit: number,
 ): IntentRecord[] {
   const states = query.states === undefined ? undefined : new Set(query.states);
+  const recent = query.order === 'recent';
+  const before = recent ? query.before : undefined;
   const found: IntentRecord[] = [];
   for (const e of mem.values()) {
     if (e.deleted || (states !== undefined && !states.has(e.row.state))) continue;
+    if (before !== undefined && byRecent(e.record, before) <= 0) continue;
     if (query.ruleId === undefined || e.row.rule_id === query.ruleId) found.push(e.record);
   }
   for (const row of foldedRows(db, query, limit < 0 ? -1 : limit + mem.size)) {
     if (!mem.has(row.command_id)) found.push(toIntent(row));
   }
-  found.sort(byJustifyingOffset);
+  found.sort(recent ? byRecent : byJustifyingOffset);
   return limit < 0 ? found : found.slice(0, limit);
+}
+
+/** The order of `listIntents` with order `recent`: the latest change first. */
+export function byRecent(
+  a: Pick<IntentRecord, 'updatedAt' | 'commandId'>,
+  b: Pick<IntentRecord, 'updatedAt' | 'commandId'>,
+): number {
+  return b.updatedAt - a.updatedAt || compareText(b.commandId, a.commandId);
 }
 
 function foldedRows(db: BetterSqlite3.Database, query: IntentQuery, limit: number): IntentRow[] {
@@ -45,9 +56,18 @@ function foldedRows(db: BetterSqlite3.Database, query: IntentQuery, limit: numbe
     where.push('rule_id = ?');
     params.push(query.ruleId);
   }
+  const recent = query.order === 'recent';
+  if (recent && query.before !== undefined) {
+    // Row values compare as the index orders them (intents_recent, schema version 4).
+    where.push('(updated_at, command_id) < (?, ?)');
+    params.push(query.before.updatedAt, query.before.commandId);
+  }
+  const order = recent
+    ? 'updated_at DESC, command_id DESC'
+    : 'justifying_offset, created_at, command_id';
   const sql =
     `SELECT * FROM intents ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ` +
-    'ORDER BY justifying_offset, created_at, command_id LIMIT ?';
+    `ORDER BY ${order} LIMIT ?`;
   return db.prepare<unknown[], IntentRow>(sql).all(...params, limit);
 }
 

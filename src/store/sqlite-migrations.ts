@@ -123,4 +123,12 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    sql: `
+      -- The ops API lists intents by their latest change, newest first, a page at a time.
+      CREATE INDEX intents_recent ON intents (updated_at, command_id);
+      CREATE INDEX intents_rule_recent ON intents (rule_id, updated_at, command_id);
+    `,
+  },
 ];

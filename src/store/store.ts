@@ -255,6 +255,13 @@ export type IntentQuery = {
   readonly states?: readonly IntentState[];
   readonly ruleId?: string;
   readonly limit?: number;
+  /**
+   * `offset` (default): oldest justifying offset first. `recent`: the latest change first (by
+   * `updatedAt`, then `commandId`, both descending), as the ops API lists intents.
+   */
+  readonly order?: 'offset' | 'recent';
+  /** With order `recent`: only intents after this one in that order (the previous page's last). */
+  readonly before?: { readonly updatedAt: number; readonly commandId: string };
 };
 
 export type DeadLetter<P = unknown> = {

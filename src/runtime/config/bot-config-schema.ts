@@ -206,6 +206,7 @@ export const BOT_CONFIG_SCHEMA = {
         host: { ...text, default: BOT_CONFIG_DEFAULTS.httpHost },
         token: text,
         readyMaxLag: { type: 'integer', minimum: 0, default: BOT_CONFIG_DEFAULTS.readyMaxLag },
+        readOnly: { type: 'boolean', default: false },
       },
     },
     log: {

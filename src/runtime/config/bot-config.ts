@@ -110,6 +110,11 @@ export type HttpConfig = {
   readonly token?: string;
   /** /readyz fails while ledger end minus the processed offset exceeds this (default 1000). */
   readonly readyMaxLag: number;
+  /**
+   * The ops API and the console only look: every state-changing call (pause, resume, retry,
+   * drop, reload, run-slot) answers 403 READ_ONLY. Default false.
+   */
+  readonly readOnly: boolean;
 };
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';

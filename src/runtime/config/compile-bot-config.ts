@@ -82,6 +82,7 @@ export function compileBotConfig(
             port: raw.http.port,
             host: raw.http.host,
             readyMaxLag: raw.http.readyMaxLag,
+            readOnly: raw.http.readOnly,
             ...(raw.http.token === undefined ? {} : { token: raw.http.token }),
           },
         }),

@@ -80,6 +80,7 @@ describe('the config defaults come from DEFAULTS', () => {
         'submission.retry.maxAttempts',
         'submission.retry.deadline',
         'http.readyMaxLag',
+        'http.readOnly',
         'state.retention',
       ]),
     );

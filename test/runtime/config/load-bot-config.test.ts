@@ -132,7 +132,12 @@ describe('defaults and conversion', () => {
       retry: { maxAttempts: 3, initialDelayMs: 250, maxDelayMs: 10_000, deadlineMs: 7_200_000 },
       dedup: { mode: 'duration', valueMs: 604_800_000 },
     });
-    expect(config.http).toEqual({ port: 9464, host: '127.0.0.1', readyMaxLag: 1000 });
+    expect(config.http).toEqual({
+      port: 9464,
+      host: '127.0.0.1',
+      readyMaxLag: 1000,
+      readOnly: false,
+    });
     expect(config.log).toEqual({ level: 'debug', pretty: true });
   });
 
@@ -218,14 +223,16 @@ describe('environment interpolation', () => {
   });
 
   it('reads http.token from the environment and http.readyMaxLag, and hides the token in errors', () => {
-    const config = load(BASE + 'http: {port: 0, token: "${OPS_TOKEN}", readyMaxLag: 5}\n', {
-      OPS_TOKEN: 'ops-s3cret',
-    });
+    const config = load(
+      BASE + 'http: {port: 0, token: "${OPS_TOKEN}", readyMaxLag: 5, readOnly: true}\n',
+      { OPS_TOKEN: 'ops-s3cret' },
+    );
     expect(config.http).toEqual({
       port: 0,
       host: '127.0.0.1',
       token: 'ops-s3cret',
       readyMaxLag: 5,
+      readOnly: true,
     });
     const err = errorOf(BASE + 'http: {port: 0, token: 12, readyMaxLag: -1}\n');
     expect(err.problems.map((p) => p.path)).toContain('http.readyMaxLag');
@@ -327,6 +334,11 @@ describe('errors, each at file:line:col', () => {
       'a wrong type',
       `${BASE}http:\n  port: abc\n`,
       `${FILE}:6:9: \`http.port\` must be a whole number, not "abc"`,
+    ],
+    [
+      'http.readOnly that is not true or false',
+      `${BASE}http:\n  port: 9464\n  readOnly: yes please\n`,
+      `${FILE}:7:13: \`http.readOnly\` must be true or false, not "yes please"`,
     ],
     [
       'a wrong type for a section',

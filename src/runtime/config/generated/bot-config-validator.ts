@@ -4,7 +4,7 @@
 /* eslint-disable */
 import type { ValidateFunction } from 'ajv';
 import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js';
-const schema11 = {"$id":"https://ledgerbot.dev/schema/bot-config.schema.json","type":"object","required":["ledger","rules"],"additionalProperties":false,"properties":{"ledger":{"type":"object","required":["userId"],"additionalProperties":false,"properties":{"url":{"type":"string","minLength":1},"embedded":{"type":"object","required":["models"],"additionalProperties":false,"properties":{"models":{"type":"array","minItems":1,"items":{"type":"string","minLength":1}},"parties":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"uniqueItems":true,"default":[]}}},"userId":{"type":"string","minLength":1},"auth":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"properties":{"type":{"const":"none"}},"additionalProperties":false},{"properties":{"type":{"const":"static"},"token":{"type":"string","minLength":1}},"required":["token"],"additionalProperties":false},{"properties":{"type":{"const":"file"},"path":{"type":"string","minLength":1}},"required":["path"],"additionalProperties":false},{"properties":{"type":{"const":"oauth2"},"tokenUrl":{"type":"string","minLength":1},"clientId":{"type":"string","minLength":1},"clientSecret":{"type":"string","minLength":1},"audience":{"type":"string","minLength":1},"scope":{"type":"string","minLength":1},"clientAuth":{"enum":["basic","body"]}},"required":["tokenUrl","clientId","clientSecret"],"additionalProperties":false}],"default":{"type":"none"}},"tls":{"type":"object","additionalProperties":false,"properties":{"caFile":{"type":"string","minLength":1},"certFile":{"type":"string","minLength":1},"keyFile":{"type":"string","minLength":1}}},"apiVersion":{"type":"string","enum":["3.4","3.5"],"default":"3.5"},"pingInterval":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"25s"},"packages":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"startTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}}},"parties":{"type":"object","propertyNames":{"pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"additionalProperties":{"type":"string","minLength":1},"default":{}},"rules":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"tests":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"state":{"type":"object","additionalProperties":false,"properties":{"dir":{"type":"string","minLength":1,"default":".state"},"retention":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"7d"}},"default":{}},"start":{"type":["string","integer"],"default":"checkpoint"},"submission":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxInFlight":{"type":"integer","minimum":1,"default":32},"completionTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"30s"},"retry":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxAttempts":{"type":"integer","minimum":1,"maximum":1000,"default":10},"initialDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1s"},"maxDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1m"},"deadline":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1h"}}},"dedup":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"properties":{"mode":{"const":"offset"},"fallback":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"additionalProperties":false},{"properties":{"mode":{"const":"duration"},"value":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"required":["value"],"additionalProperties":false}],"default":{"mode":"offset"}}}},"http":{"type":"object","required":["port"],"additionalProperties":false,"properties":{"port":{"type":"integer","minimum":0,"maximum":65535},"host":{"type":"string","minLength":1,"default":"127.0.0.1"},"token":{"type":"string","minLength":1},"readyMaxLag":{"type":"integer","minimum":0,"default":1000}}},"log":{"type":"object","additionalProperties":false,"default":{},"properties":{"level":{"enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info"},"pretty":{"type":"boolean"}}}}};
+const schema11 = {"$id":"https://ledgerbot.dev/schema/bot-config.schema.json","type":"object","required":["ledger","rules"],"additionalProperties":false,"properties":{"ledger":{"type":"object","required":["userId"],"additionalProperties":false,"properties":{"url":{"type":"string","minLength":1},"embedded":{"type":"object","required":["models"],"additionalProperties":false,"properties":{"models":{"type":"array","minItems":1,"items":{"type":"string","minLength":1}},"parties":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"uniqueItems":true,"default":[]}}},"userId":{"type":"string","minLength":1},"auth":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"properties":{"type":{"const":"none"}},"additionalProperties":false},{"properties":{"type":{"const":"static"},"token":{"type":"string","minLength":1}},"required":["token"],"additionalProperties":false},{"properties":{"type":{"const":"file"},"path":{"type":"string","minLength":1}},"required":["path"],"additionalProperties":false},{"properties":{"type":{"const":"oauth2"},"tokenUrl":{"type":"string","minLength":1},"clientId":{"type":"string","minLength":1},"clientSecret":{"type":"string","minLength":1},"audience":{"type":"string","minLength":1},"scope":{"type":"string","minLength":1},"clientAuth":{"enum":["basic","body"]}},"required":["tokenUrl","clientId","clientSecret"],"additionalProperties":false}],"default":{"type":"none"}},"tls":{"type":"object","additionalProperties":false,"properties":{"caFile":{"type":"string","minLength":1},"certFile":{"type":"string","minLength":1},"keyFile":{"type":"string","minLength":1}}},"apiVersion":{"type":"string","enum":["3.4","3.5"],"default":"3.5"},"pingInterval":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"25s"},"packages":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"startTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}}},"parties":{"type":"object","propertyNames":{"pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"additionalProperties":{"type":"string","minLength":1},"default":{}},"rules":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"tests":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"state":{"type":"object","additionalProperties":false,"properties":{"dir":{"type":"string","minLength":1,"default":".state"},"retention":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"7d"}},"default":{}},"start":{"type":["string","integer"],"default":"checkpoint"},"submission":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxInFlight":{"type":"integer","minimum":1,"default":32},"completionTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"30s"},"retry":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxAttempts":{"type":"integer","minimum":1,"maximum":1000,"default":10},"initialDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1s"},"maxDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1m"},"deadline":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1h"}}},"dedup":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"properties":{"mode":{"const":"offset"},"fallback":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"additionalProperties":false},{"properties":{"mode":{"const":"duration"},"value":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"required":["value"],"additionalProperties":false}],"default":{"mode":"offset"}}}},"http":{"type":"object","required":["port"],"additionalProperties":false,"properties":{"port":{"type":"integer","minimum":0,"maximum":65535},"host":{"type":"string","minLength":1,"default":"127.0.0.1"},"token":{"type":"string","minLength":1},"readyMaxLag":{"type":"integer","minimum":0,"default":1000},"readOnly":{"type":"boolean","default":false}}},"log":{"type":"object","additionalProperties":false,"default":{},"properties":{"level":{"enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info"},"pretty":{"type":"boolean"}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func4 = (typeof runtime_ucs2length === 'function' ? runtime_ucs2length : runtime_ucs2length.default);
 const pattern0 = new RegExp("^[A-Za-z][A-Za-z0-9_-]*$", "u");
@@ -2292,6 +2292,9 @@ data53.host = "127.0.0.1";
 if(data53.readyMaxLag === undefined){
 data53.readyMaxLag = 1000;
 }
+if(data53.readOnly === undefined){
+data53.readOnly = false;
+}
 if(data53.port === undefined){
 const err126 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/required",keyword:"required",params:{missingProperty: "port"},message:"must have required property '"+"port"+"'",schema:schema11.properties.http.required,parentSchema:schema11.properties.http,data:data53};
 if(vErrors === null){
@@ -2303,7 +2306,7 @@ vErrors.push(err126);
 errors++;
 }
 for(const key15 in data53){
-if(!((((key15 === "port") || (key15 === "host")) || (key15 === "token")) || (key15 === "readyMaxLag"))){
+if(!(((((key15 === "port") || (key15 === "host")) || (key15 === "token")) || (key15 === "readyMaxLag")) || (key15 === "readOnly"))){
 const err127 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data53};
 if(vErrors === null){
 vErrors = [err127];
@@ -2488,9 +2491,18 @@ vErrors.push(err136);
 errors++;
 }
 }
+let data58 = data53.readOnly;
+if(typeof data58 !== "boolean"){
+let coerced38 = undefined;
+if(!(coerced38 !== undefined)){
+if(data58 === "false" || data58 === 0 || data58 === null){
+coerced38 = false;
+}
+else if(data58 === "true" || data58 === 1){
+coerced38 = true;
 }
 else {
-const err137 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data53};
+const err137 = {instancePath:instancePath+"/http/readOnly",schemaPath:"#/properties/http/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.http.properties.readOnly.type,parentSchema:schema11.properties.http.properties.readOnly,data:data58};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -2500,14 +2512,16 @@ vErrors.push(err137);
 errors++;
 }
 }
-let data58 = data.log;
-if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
-if(data58.level === undefined){
-data58.level = "info";
+if(coerced38 !== undefined){
+data58 = coerced38;
+if(data53 !== undefined){
+data53["readOnly"] = coerced38;
 }
-for(const key16 in data58){
-if(!((key16 === "level") || (key16 === "pretty"))){
-const err138 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data58};
+}
+}
+}
+else {
+const err138 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data53};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -2517,9 +2531,14 @@ vErrors.push(err138);
 errors++;
 }
 }
-let data59 = data58.level;
-if(!(((((((data59 === "trace") || (data59 === "debug")) || (data59 === "info")) || (data59 === "warn")) || (data59 === "error")) || (data59 === "fatal")) || (data59 === "silent"))){
-const err139 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema11.properties.log.properties.level.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.log.properties.level.enum,parentSchema:schema11.properties.log.properties.level,data:data59};
+let data59 = data.log;
+if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
+if(data59.level === undefined){
+data59.level = "info";
+}
+for(const key16 in data59){
+if(!((key16 === "level") || (key16 === "pretty"))){
+const err139 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data59};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -2528,19 +2547,10 @@ vErrors.push(err139);
 }
 errors++;
 }
-if(data58.pretty !== undefined){
-let data60 = data58.pretty;
-if(typeof data60 !== "boolean"){
-let coerced38 = undefined;
-if(!(coerced38 !== undefined)){
-if(data60 === "false" || data60 === 0 || data60 === null){
-coerced38 = false;
 }
-else if(data60 === "true" || data60 === 1){
-coerced38 = true;
-}
-else {
-const err140 = {instancePath:instancePath+"/log/pretty",schemaPath:"#/properties/log/properties/pretty/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.pretty.type,parentSchema:schema11.properties.log.properties.pretty,data:data60};
+let data60 = data59.level;
+if(!(((((((data60 === "trace") || (data60 === "debug")) || (data60 === "info")) || (data60 === "warn")) || (data60 === "error")) || (data60 === "fatal")) || (data60 === "silent"))){
+const err140 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema11.properties.log.properties.level.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.log.properties.level.enum,parentSchema:schema11.properties.log.properties.level,data:data60};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -2549,18 +2559,19 @@ vErrors.push(err140);
 }
 errors++;
 }
+if(data59.pretty !== undefined){
+let data61 = data59.pretty;
+if(typeof data61 !== "boolean"){
+let coerced39 = undefined;
+if(!(coerced39 !== undefined)){
+if(data61 === "false" || data61 === 0 || data61 === null){
+coerced39 = false;
 }
-if(coerced38 !== undefined){
-data60 = coerced38;
-if(data58 !== undefined){
-data58["pretty"] = coerced38;
-}
-}
-}
-}
+else if(data61 === "true" || data61 === 1){
+coerced39 = true;
 }
 else {
-const err141 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data58};
+const err141 = {instancePath:instancePath+"/log/pretty",schemaPath:"#/properties/log/properties/pretty/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.pretty.type,parentSchema:schema11.properties.log.properties.pretty,data:data61};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -2570,13 +2581,33 @@ vErrors.push(err141);
 errors++;
 }
 }
+if(coerced39 !== undefined){
+data61 = coerced39;
+if(data59 !== undefined){
+data59["pretty"] = coerced39;
+}
+}
+}
+}
+}
 else {
-const err142 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+const err142 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data59};
 if(vErrors === null){
 vErrors = [err142];
 }
 else {
 vErrors.push(err142);
+}
+errors++;
+}
+}
+else {
+const err143 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(vErrors === null){
+vErrors = [err143];
+}
+else {
+vErrors.push(err143);
 }
 errors++;
 }
