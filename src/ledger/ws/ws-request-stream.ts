@@ -9,15 +9,14 @@ import { LedgerTransportError } from '../ledger-transport-error.js';
 import { parseWireJson } from '../wire/parse-wire-json.js';
 import type { StreamContext } from './stream-context.js';
 import { DEFAULT_PING_INTERVAL_MS, WsKeepAlive } from './ws-keep-alive.js';
-import { safeOrigin, wsUrl } from './ws-url.js';
+import { closeError, openError, readRejection, rejectionError } from './ws-stream-errors.js';
+import { wsUrl } from './ws-url.js';
 
 /** The subprotocol Canton answers with; it must always be offered (NOTES.md §1.2). */
 export const DAML_WS_PROTOCOL = 'daml.ws.auth';
 
 const DEFAULT_HIGH_WATER_MARK = 256;
 const DEFAULT_HANDSHAKE_TIMEOUT_MS = 30_000;
-/** Enough for any JsCantonError; a bigger rejection body is a proxy page we only describe. */
-const MAX_REJECTION_BODY_BYTES = 64 * 1024;
 
 export type WsRequestStreamOptions = {
   readonly signal?: AbortSignal | undefined;
@@ -236,47 +235,10 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
   }
 
   #onRejected(res: IncomingMessage): void {
-    const status = res.statusCode ?? 0;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let decided = false;
-    const decide = (): void => {
-      if (decided) return;
-      decided = true;
+    readRejection(res, this.#handshakeTimeoutMs, (status, body) => {
       if (status === 401) this.#ctx.auth?.invalidate();
-      this.#settle(this.#rejection(status, Buffer.concat(chunks).toString('utf8')));
-    };
-    res.on('data', (chunk: Buffer) => {
-      if (size < MAX_REJECTION_BODY_BYTES) chunks.push(chunk);
-      size += chunk.length;
+      this.#settle(rejectionError(this.request, status, body));
     });
-    res.on('end', decide);
-    res.on('close', decide);
-    res.on('error', decide);
-    res.setTimeout(this.#handshakeTimeoutMs, () => res.destroy());
-  }
-
-  #rejection(status: number, body: string): Error {
-    let parsed: unknown;
-    try {
-      parsed = parseWireJson(body);
-    } catch {
-      parsed = undefined;
-    }
-    const error = parseJsCantonError(parsed);
-    if (error !== undefined) return new LedgerApiError(error, this.request, status);
-    const hint =
-      status === 404
-        ? '; check the URL and its path prefix'
-        : status === 401 || status === 403
-          ? '; check the token and the user rights'
-          : '';
-    return new LedgerTransportError(
-      'bad-response',
-      this.request,
-      `${this.request}: the participant answered HTTP ${status} instead of opening a websocket${hint}`,
-      { status },
-    );
   }
 
   #onError(err: Error): void {
@@ -287,47 +249,14 @@ export class WsRequestStream implements AsyncIterableIterator<unknown> {
       this.#reportClosed();
       return;
     }
-    const timedOut = err.message.includes('handshake has timed out');
-    this.#settle(
-      new LedgerTransportError(
-        timedOut ? 'timeout' : 'connect',
-        this.request,
-        timedOut
-          ? `${this.request}: the websocket handshake timed out after ${this.#handshakeTimeoutMs} ms`
-          : `${this.request}: cannot open a websocket to ${safeOrigin(this.#ctx.url)}: ${err.message}`,
-        { cause: err },
-      ),
-    );
+    this.#settle(openError(this.request, err, this.#handshakeTimeoutMs, this.#ctx.url));
   }
 
   #onClose(code: number, reason: Buffer): void {
     this.#ctx.logger.debug({ path: this.#path, code }, 'websocket closed');
     this.#reportClosed();
     if (this.#terminal !== undefined) return;
-    if (!this.#opened) {
-      this.#settle(
-        new LedgerTransportError(
-          'connect',
-          this.request,
-          `${this.request}: the websocket closed before it opened (code ${code})`,
-          { cause: this.#socketError },
-        ),
-      );
-      return;
-    }
-    if (code === 1000 || code === 1005) {
-      this.#settle(undefined);
-      return;
-    }
-    const text = reason.toString('utf8');
-    this.#settle(
-      new LedgerTransportError(
-        'closed',
-        this.request,
-        `${this.request}: the websocket closed abnormally (code ${code}${text === '' ? '' : `, ${text}`})`,
-        { cause: this.#socketError },
-      ),
-    );
+    this.#settle(closeError(this.request, this.#opened, code, reason, this.#socketError));
   }
 
   /** `onClose`, once, for a socket that opened. */
