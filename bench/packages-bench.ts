@@ -13,6 +13,7 @@ import {
   writeSection,
 } from './bench-support.js';
 import { formatSelfTime, profileSummary, type ProfileSummary } from './cpu-profile-summary.js';
+import { median } from './section-text.js';
 
 /**
  * Reading Daml packages: `readDar` on the three shared DARs (../shared/daml-lf/dars: SDK 3.3,
@@ -125,8 +126,6 @@ export async function runPackagesBench(options: {
   return { runs, rounds: options.rounds, profile };
 }
 
-const median = (xs: readonly number[]): number =>
-  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const ms = (x: number): string => `${x.toFixed(0)} ms`;
 const verdict = (x: number): string => (x < TARGET_MS ? `${ms(x)}: met` : `${ms(x)}: NOT met`);
 
