@@ -220,6 +220,30 @@ export default tseslint.config(
       globals: globals.node,
     },
   },
+  // The console page (console/) builds its DOM from text only: nothing may parse HTML, so a
+  // ledger value can never become markup (docs/console.md, "Security").
+  {
+    files: ['console/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...baseSyntaxBans,
+        {
+          selector: 'MemberExpression[property.name=/^(innerHTML|outerHTML|srcdoc)$/]',
+          message: 'Build DOM with h() and text (console/src/dom.ts), never from HTML.',
+        },
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(insertAdjacentHTML|write|writeln|createContextualFragment|setHTMLUnsafe|parseFromString)$/]',
+          message: 'Build DOM with h() and text (console/src/dom.ts), never from HTML.',
+        },
+        {
+          selector: "CallExpression[callee.name='eval'], NewExpression[callee.name='Function']",
+          message: 'No code from strings (the CSP forbids it too).',
+        },
+      ],
+    },
+  },
   {
     files: ['eslint.config.js', 'vitest.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
