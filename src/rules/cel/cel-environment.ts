@@ -10,6 +10,7 @@ import { parseDuration } from '../../core/duration.js';
 import { CelCompileError } from './cel-compile-error.js';
 import { CelDecimal } from './cel-decimal.js';
 import { CelEvaluationError } from './cel-evaluation-error.js';
+import { compileClosure } from './compile-closure.js';
 import { dateOf, decimalOf } from './conversion-memo.js';
 import { DAML_DATE_RANGE, damlDateText } from './daml-time-text.js';
 import type { CelProgram } from './cel-program.js';
@@ -217,6 +218,8 @@ export type CelTuning = {
   readonly foldLiterals?: boolean;
   /** Let `decimal(x)` and `date(x)` use the evaluation's ConversionMemo (literal-calls.ts). */
   readonly memoizeConversions?: boolean;
+  /** Run conditions through closures (compile-closure.ts) where the subset decides them. */
+  readonly closures?: boolean;
 };
 
 /**
@@ -235,6 +238,7 @@ export class CelEnvironment {
     this.#tuning = {
       foldLiterals: tuning.foldLiterals ?? true,
       memoizeConversions: tuning.memoizeConversions ?? true,
+      closures: tuning.closures ?? true,
     };
   }
 
@@ -308,6 +312,9 @@ export class CelEnvironment {
     }
     if (this.#tuning.memoizeConversions) memoizeConversions(parsed.ast);
     const facts = readPathsAndNumberOperands(parsed.ast);
+    const closure = this.#tuning.closures
+      ? compileClosure(parsed.ast, { memoizeConversions: this.#tuning.memoizeConversions })
+      : null;
     return {
       source,
       reads: Object.freeze(facts.reads),
@@ -316,7 +323,18 @@ export class CelEnvironment {
       guards: Object.freeze(facts.guards),
       equalities: Object.freeze(leadingEqualities(parsed.ast)),
       result: facts.result,
+      closure: closure !== null,
       evaluate(values: Readonly<Record<string, unknown>>): unknown {
+        if (closure !== null) {
+          // Only a boolean is taken from the closure; anything else (BAIL, another value, a
+          // throw) is decided by cel-js below, which gives its own value or error.
+          try {
+            const value = closure(values);
+            if (typeof value === 'boolean') return value;
+          } catch {
+            // cel-js evaluates it again and reports the error in its own words.
+          }
+        }
         try {
           return parsed(values) as unknown;
         } catch (error) {

@@ -20,5 +20,7 @@ export interface CelProgram {
   readonly equalities: readonly LeadingEquality[];
   /** Its own type where known: a field path, a literal's or a function's type. */
   readonly result: Operand;
+  /** Whether closures (compile-closure.ts) evaluate it where they can, before cel-js. */
+  readonly closure?: boolean;
   evaluate(variables: Readonly<Record<string, unknown>>): unknown;
 }
