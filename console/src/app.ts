@@ -167,6 +167,11 @@ function start(session: Session): void {
       if (rows.some((r) => !ruleRows!.some((x) => x.id === r.id))) rulesChanged();
       rules.render();
     },
+    poll: () => {
+      intentsChanged();
+      deadLettersChanged();
+      rulesChanged();
+    },
     reload: (last) => {
       rulesChanged();
       reload.changed(last);

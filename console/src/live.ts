@@ -1,6 +1,7 @@
 // Live updates: the server's event stream (GET /events, Server-Sent Events). The page does not
-// poll while the stream is up; a server without the stream (or a stream that keeps failing) is
-// polled for its status every 5 seconds instead.
+// poll while the stream is up. A server without the stream, a stream that keeps failing, or one
+// that has sent no status for 20 seconds (it sends one at least every 15) is polled every
+// 5 seconds instead, until the stream speaks again.
 import { get } from './api.js';
 import type { IntentView, LastReload, RuleRow, Status } from './types.js';
 
@@ -9,21 +10,26 @@ export type LiveHandlers = {
   readonly intents: (intents: readonly IntentView[], truncated: boolean) => void;
   readonly rules: (rules: readonly RuleRow[]) => void;
   readonly reload: (last: LastReload) => void;
+  /** A poll round without the stream: the screens refetch what they show. */
+  readonly poll: () => void;
   /** 'live' while the stream is open, 'polling' without it, 'offline' when nothing answers. */
   readonly connection: (state: 'live' | 'polling' | 'offline') => void;
 };
 
 const POLL_MS = 5000;
+const SILENT_MS = 20_000;
 
 export function startLive(on: LiveHandlers): () => void {
   let source: EventSource | undefined;
   let poller: ReturnType<typeof setInterval> | undefined;
   let failures = 0;
+  let lastStatus = Date.now();
 
   const poll = async (): Promise<void> => {
     try {
       on.status(await get<Status>('/status'));
       on.connection('polling');
+      on.poll();
     } catch {
       on.connection('offline');
     }
@@ -43,8 +49,9 @@ export function startLive(on: LiveHandlers): () => void {
   source = new EventSource('/events');
   source.addEventListener('open', () => {
     failures = 0;
-    stopPolling();
-    on.connection('live');
+    // Polling (if it was on) stops at the stream's first status, not here: a stream can open
+    // and then say nothing.
+    if (poller === undefined) on.connection('live');
   });
   source.addEventListener('error', () => {
     failures += 1;
@@ -53,7 +60,17 @@ export function startLive(on: LiveHandlers): () => void {
     if (failures >= 3 || source?.readyState === EventSource.CLOSED) startPolling();
     if (source?.readyState === EventSource.CLOSED) on.connection('offline');
   });
-  source.addEventListener('status', (e) => on.status(parse(e) as Status));
+  source.addEventListener('status', (e) => {
+    lastStatus = Date.now();
+    if (poller !== undefined) {
+      stopPolling();
+      on.connection('live');
+    }
+    on.status(parse(e) as Status);
+  });
+  const watchdog = setInterval(() => {
+    if (Date.now() - lastStatus > SILENT_MS) startPolling();
+  }, POLL_MS);
   source.addEventListener('intents', (e) => {
     const body = parse(e) as { intents: IntentView[]; truncated?: boolean };
     on.intents(body.intents, body.truncated === true);
@@ -62,6 +79,7 @@ export function startLive(on: LiveHandlers): () => void {
   source.addEventListener('reload', (e) => on.reload(parse(e) as LastReload));
 
   return () => {
+    clearInterval(watchdog);
     source?.close();
     source = undefined;
     stopPolling();
