@@ -2,7 +2,7 @@
 // it from the journal after a confirmation.
 import { get, segment, send } from './api.js';
 import { h, show } from './dom.js';
-import { errorText, shortId } from './format.js';
+import { commandLabel, errorText } from './format.js';
 import type { Permissions, Screen } from './screen.js';
 import type { DeadLetterView } from './types.js';
 import { act, button, confirmDialog, empty, problem, table, timeEl } from './ui.js';
@@ -106,7 +106,7 @@ export function deadLettersScreen(permissions: Permissions): Screen & { changed(
                   h(
                     'a',
                     { href: `#intents/${segment(d.commandId)}`, title: d.commandId, class: 'mono' },
-                    shortId(d.commandId, 20),
+                    commandLabel(d.commandId, d.ruleId),
                   ),
                 ),
                 h('td', { class: 'num' }, String(d.attempts)),

@@ -96,3 +96,14 @@ export function prettyJson(value: unknown): string {
 export function shortId(id: string, keep = 14): string {
   return id.length <= keep + 1 ? id : `${id.slice(0, keep)}…`;
 }
+
+/**
+ * A command id in a table beside its rule: ledgerbot's ids are `lb-<rule>-<hash>`, so the part
+ * that tells two apart is the hash.
+ */
+export function commandLabel(commandId: string, ruleId: string): string {
+  const prefix = `lb-${ruleId}-`;
+  return commandId.startsWith(prefix)
+    ? `…${shortId(commandId.slice(prefix.length), 12)}`
+    : shortId(commandId, 20);
+}

@@ -1,8 +1,8 @@
 // Intents: the latest commands the rules asked for, filtered by rule and state, newest first;
 // `#intents/<commandId>` shows one intent with its trigger, its command and every attempt.
 import { get, segment, withQuery } from './api.js';
-import { h, show } from './dom.js';
-import { errorText, prettyJson, shortId, STATE_LABEL } from './format.js';
+import { h, show, type Child } from './dom.js';
+import { commandLabel, errorText, prettyJson, STATE_LABEL } from './format.js';
 import type { Screen } from './screen.js';
 import { INTENT_STATES, type Attempt, type IntentDetail, type IntentView } from './types.js';
 import { badge, button, code, empty, facts, problem, table, timeEl } from './ui.js';
@@ -104,7 +104,7 @@ export function intentsScreen(ruleIds: () => readonly string[]): Screen & { chan
           h(
             'a',
             { href: `#intents/${segment(i.commandId)}`, title: i.commandId, class: 'mono' },
-            shortId(i.commandId, 20),
+            commandLabel(i.commandId, i.ruleId),
           ),
         ),
         h('td', { class: 'num' }, String(i.attempts)),
@@ -205,11 +205,7 @@ export function intentsScreen(ruleIds: () => readonly string[]): Screen & { chan
             ['Kind', t?.kind ?? '–'],
             [
               'Update id',
-              h(
-                'span',
-                { class: 'mono' },
-                d.event?.updateId ?? (t?.kind === 'event' ? t.updateId : '–'),
-              ),
+              updateLink(d.event?.updateId ?? (t?.kind === 'event' ? t.updateId : null)),
             ],
             ['Offset', String(d.event?.offset ?? d.offset)],
             [
@@ -262,6 +258,18 @@ export function intentsScreen(ruleIds: () => readonly string[]): Screen & { chan
       void fetchPage().then(renderList);
     },
   };
+}
+
+/** The update that triggered the intent, linked to its Why (not) explanation. */
+function updateLink(updateId: string | null): Child {
+  if (updateId === null) return '–';
+  return h(
+    'span',
+    null,
+    h('span', { class: 'mono' }, updateId),
+    ' ',
+    h('a', { href: `#why/${encodeURIComponent(updateId)}` }, 'why?'),
+  );
 }
 
 function backLink(): HTMLElement {

@@ -44,6 +44,11 @@ function trigger(r: RuleRow): HTMLElement {
   );
 }
 
+/** The file's name without its folders (the full path is in the cell's title). */
+function baseName(path: string): string {
+  return path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+}
+
 /** `#pkg:Module:Template` or `<hash>:Module:Template` → `Module:Template` (full id in the title). */
 function shortTemplate(id: string): string {
   const parts = id.split(':');
@@ -107,12 +112,38 @@ export function rulesScreen(
           ? h('div', { class: 'hint' }, 'since ', timeEl(r.pausedAt))
           : null,
       ),
-      h('td', { class: 'num', 'data-testid': 'fired' }, count(r.counts?.fired)),
-      h('td', { class: 'num good-text' }, count(r.counts?.succeeded)),
-      h('td', { class: 'num bad-text' }, count(r.counts?.failed)),
-      h('td', { class: 'num bad-text' }, count(r.counts?.deadLettered)),
+      h(
+        'td',
+        { class: 'num', 'data-testid': 'fired' },
+        h(
+          'a',
+          { href: `#intents?ruleId=${encodeURIComponent(r.id)}`, title: 'this rule’s intents' },
+          count(r.counts?.fired),
+        ),
+      ),
+      h(
+        'td',
+        { class: `num${(r.counts?.succeeded ?? 0) > 0 ? ' good-text' : ''}` },
+        count(r.counts?.succeeded),
+      ),
+      h(
+        'td',
+        { class: `num${(r.counts?.failed ?? 0) > 0 ? ' bad-text' : ''}` },
+        count(r.counts?.failed),
+      ),
+      h(
+        'td',
+        { class: `num${(r.counts?.deadLettered ?? 0) > 0 ? ' bad-text' : ''}` },
+        count(r.counts?.deadLettered),
+      ),
       h('td', null, timeEl(r.lastFiredAt, 'never')),
-      h('td', { class: 'hint' }, r.file === undefined ? '–' : `${r.file}:${r.line ?? '?'}`),
+      r.file === undefined
+        ? h('td', { class: 'hint' }, '–')
+        : h(
+            'td',
+            { class: 'hint source', title: `${r.file}:${r.line ?? '?'}` },
+            `${baseName(r.file)}:${r.line ?? '?'}`,
+          ),
       permissions.readOnly ? null : h('td', { class: 'actions' }, actions(r)),
     );
 
