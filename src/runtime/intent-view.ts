@@ -87,6 +87,94 @@ export function intentView(i: IntentRecord): IntentView {
   };
 }
 
+/** How one submission attempt of an intent ended (`pending`: no answer yet). */
+export type AttemptOutcome =
+  'pending' | 'succeeded' | 'duplicate' | 'rejected' | 'retry' | 'in-doubt' | 'dead-lettered';
+
+export type AttemptView = {
+  readonly n: number;
+  readonly submissionId: string;
+  readonly at: string;
+  readonly outcome: AttemptOutcome;
+  readonly error?: { readonly code: string; readonly message: string };
+};
+
+/** `GET /intents/{commandId}`'s intent: the summary, what triggered it, its command, attempts. */
+export type IntentDetailView = IntentView & {
+  readonly revision: number;
+  readonly actAs: readonly string[];
+  readonly trigger: TriggerView;
+  readonly event: {
+    readonly updateId: string | null;
+    readonly offset: number;
+    readonly contractId: string | null;
+  };
+  /** The submitted command as the journal keeps it (no submissionId: each attempt has its own). */
+  readonly command: unknown;
+  readonly createdAt: string;
+  readonly attempts: number;
+  readonly attemptList: readonly AttemptView[];
+};
+
+/** A journal record with what triggered it, its command and its attempts. */
+export function intentDetailView(i: IntentRecord): IntentDetailView {
+  const t = i.trigger;
+  return {
+    ...intentView(i),
+    revision: i.revision,
+    actAs: i.actAs,
+    trigger: triggerView(t),
+    event: {
+      updateId: t.kind === 'event' ? t.updateId : null,
+      offset: i.offset,
+      contractId: t.kind === 'event' ? null : (t.contractId ?? null),
+    },
+    command: i.payload,
+    createdAt: isoTime(i.createdAt),
+    attemptList: attemptsOf(i),
+  };
+}
+
+/**
+ * The attempts the record tells of: the latest one (its submissionId, and how it ended by the
+ * intent's state). Earlier attempts are counted in `attempts` but not kept.
+ */
+function attemptsOf(i: IntentRecord): AttemptView[] {
+  if (i.attempts === 0 || i.submissionId === undefined) return [];
+  const outcome: AttemptOutcome =
+    i.state === 'submitted'
+      ? 'pending'
+      : i.state === 'pending'
+        ? i.inDoubt === true
+          ? 'in-doubt'
+          : 'retry'
+        : i.state;
+  const error = errorOf(i.lastError);
+  return [
+    {
+      n: i.attempts,
+      submissionId: i.submissionId,
+      at: isoTime(i.updatedAt),
+      outcome,
+      ...(outcome === 'pending' || outcome === 'succeeded' || error === undefined ? {} : { error }),
+    },
+  ];
+}
+
+/** `{code, message}` of a journal error (a JsCantonError or the bot's own error record). */
+export function errorOf(e: unknown): { code: string; message: string } | undefined {
+  if (e === undefined || e === null) return undefined;
+  if (typeof e !== 'object') return { code: 'ERROR', message: JSON.stringify(e) };
+  const r = e as { code?: unknown; message?: unknown; cause?: unknown };
+  const message =
+    typeof r.message === 'string'
+      ? r.message
+      : typeof r.cause === 'string'
+        ? r.cause
+        : JSON.stringify(e);
+  return { code: typeof r.code === 'string' ? r.code : 'ERROR', message };
+}
+
 /** One of the bot's latest intents, as `/status`'s `recentIntents` shows it. */
 export function recentIntentView(s: IntentSummary): IntentView {
   return {

@@ -4,7 +4,7 @@ import type { Logger } from '../../core/logger.js';
 import type { RuleProblem } from '../../rules/rule-problem.js';
 import type { Bot } from '../../runtime/bot.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
-import type { ReloadOutcome } from '../../runtime/ops/ops-server.js';
+import type { ReloadOutcome } from '../../runtime/ops/reload-history.js';
 import { BotCatalogue } from './bot-catalogue.js';
 import {
   loadConfigRules,

@@ -4,7 +4,9 @@ import { awaitParticipant } from '../../runtime/await-participant.js';
 import { createBot, type Bot } from '../../runtime/bot.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { manualSlotRunner } from '../../runtime/ops/manual-slot.js';
+import { ReloadHistory } from '../../runtime/ops/reload-history.js';
 import { retryPackagesRead } from '../../runtime/retry-packages-read.js';
+import { systemClock } from '../../core/clock.js';
 import {
   startOpsServer,
   type OpsServer,
@@ -135,7 +137,9 @@ export async function startBot(
         options,
       ),
     );
-    const reload = ruleReloader(config, bot, logger, catalogue, shared);
+    // Every reload (SIGHUP, the file watch, POST /rules/reload) is recorded for GET /reload.
+    const reloads = new ReloadHistory(systemClock);
+    const reload = reloads.recording(ruleReloader(config, bot, logger, catalogue, shared));
     let waitingFor: string | undefined;
     let ops: OpsServer | undefined;
     if (config.http !== undefined) {
@@ -146,9 +150,11 @@ export async function startBot(
         host: config.http.host,
         port: config.http.port,
         readyMaxLag: config.http.readyMaxLag,
+        readOnly: config.http.readOnly,
         ...(config.http.token === undefined ? {} : { token: config.http.token }),
         waitingFor: () => waitingFor,
         reload,
+        reloads,
         // run-slot while the bot runs: the bot runs the slot, so the store keeps one writer.
         runSlot: manualSlotRunner({
           bot,

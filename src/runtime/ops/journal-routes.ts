@@ -3,7 +3,7 @@ import { DEFAULTS } from '../../core/defaults.js';
 import type { Logger } from '../../core/logger.js';
 import type { Store } from '../../store/store.js';
 import type { Bot } from '../bot.js';
-import { deadLetterView, intentView } from '../intent-view.js';
+import { deadLetterView } from '../intent-view.js';
 import { SlotRequestError, type ManualSlotOutcome } from './manual-slot.js';
 import { HttpProblem, iso, notFound, type Route } from './ops-http.js';
 
@@ -20,7 +20,7 @@ export type JournalRoutesDeps = {
 
 /**
  * The ops routes that work on the bot's journal (docs/operations-api.md): running a schedule
- * slot by hand, an intent's state, and the dead letters. Everything that writes goes through
+ * slot by hand and the dead letters (the intents: intent-routes.ts). Everything that writes goes through
  * the bot (or its store, which only the bot writes), so the store keeps one writer.
  */
 export function journalRoutes(deps: JournalRoutesDeps): Route[] {
@@ -50,16 +50,6 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
           }
           throw err;
         }
-      },
-    },
-    {
-      method: 'GET',
-      pattern: /^\/intents\/([^/]+)$/,
-      auth: true,
-      handle: ([id]) => {
-        const i = store.getIntent(id!);
-        if (i === undefined) throw notFound(`no intent with commandId "${id}"`);
-        return { status: 200, body: { intent: intentView(i) } };
       },
     },
     {

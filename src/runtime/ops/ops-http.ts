@@ -1,4 +1,5 @@
 /** The HTTP plumbing the ops routes share (see ops-server.ts). */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** A failed request, answered as `{error: {code, message}}`. */
 export class HttpProblem extends Error {
@@ -12,17 +13,51 @@ export class HttpProblem extends Error {
   }
 }
 
+/** How a request proved it may call an endpoint: no token is configured, the token, or a session. */
+export type Credential = 'open' | 'bearer' | 'cookie' | 'none';
+
+/** What a handler gets besides the path parameters and the URL. */
+export type RouteRequest = {
+  readonly req: IncomingMessage;
+  /** For the answers that stream (`GET /events`): the handler writes, then returns STREAMED. */
+  readonly res: ServerResponse;
+  /** The body, for routes with `body: true` (at most MAX_BODY bytes); '' otherwise. */
+  readonly body: string;
+  readonly credential: Credential;
+};
+
 export type Route = {
   readonly method: string;
   readonly pattern: RegExp;
   readonly auth: boolean;
-  readonly handle: (params: string[], url: URL) => Promise<Answer> | Answer;
+  /** The handler reads the request body (at most MAX_BODY bytes: more is 413). */
+  readonly body?: boolean;
+  /** A POST that a read-only server still takes (login and logout change nothing of the bot). */
+  readonly readOnlyAllowed?: boolean;
+  readonly handle: (params: string[], url: URL, request: RouteRequest) => Promise<Answer> | Answer;
 };
 
-export type Answer = { status: number; body: unknown; type?: 'json' | 'text' | 'metrics' };
+export type Answer = {
+  status: number;
+  body: unknown;
+  /** `asset`: `body` is text sent as `contentType`; `streamed`: the handler answered itself. */
+  type?: 'json' | 'text' | 'metrics' | 'asset' | 'streamed';
+  contentType?: string;
+  headers?: Readonly<Record<string, string>>;
+};
+
+/** The answer of a handler that wrote the response itself (a stream). */
+export const STREAMED: Answer = { status: 200, body: null, type: 'streamed' };
+
+/** The largest request body read (the login form): 4 KiB. */
+export const MAX_BODY = 4096;
 
 export function notFound(message: string): HttpProblem {
   return new HttpProblem(404, 'NOT_FOUND', message);
+}
+
+export function badRequest(message: string): HttpProblem {
+  return new HttpProblem(400, 'BAD_REQUEST', message);
 }
 
 /** Epoch ms as the API writes times (ISO 8601, UTC). */

@@ -1,0 +1,119 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Clock } from '../../core/clock.js';
+import type { Credential } from './ops-http.js';
+
+/** The console's session cookie: a random id, never the token. */
+export const SESSION_COOKIE = 'ledgerbot_session';
+/** A session unused this long is gone. */
+export const SESSION_IDLE_MS = 12 * 3600_000;
+/** Live sessions kept; a login beyond drops the least recently used one. */
+export const MAX_SESSIONS = 100;
+
+export type OpsSessions = {
+  /** A token is configured: every endpoint but the probes and the console's files needs it. */
+  readonly authRequired: boolean;
+  /** How `req` proves itself: the bearer token, a live session cookie, or not at all. */
+  credentialOf(req: IncomingMessage): Credential;
+  /** Checks `token`; right: a new session id for the cookie, wrong: undefined. */
+  login(token: string): string | undefined;
+  /** Ends the session of the request's cookie, if any. */
+  logout(req: IncomingMessage): void;
+};
+
+/**
+ * The ops server's credentials: the bearer token (`http.token`) and the console's sessions, kept
+ * in memory (a restart logs everyone out). Comparisons are of SHA-256 digests with
+ * `timingSafeEqual`, so they take the same time whatever the guess.
+ */
+export function opsSessions(token: string | undefined, clock: Clock): OpsSessions {
+  const tokenDigest = token === undefined ? undefined : digest(token);
+  /** Digest of the session id → last use (epoch ms); Map order is least recently used first. */
+  const sessions = new Map<string, number>();
+
+  const tokenMatches = (candidate: string): boolean =>
+    tokenDigest !== undefined && timingSafeEqual(digest(candidate), tokenDigest);
+
+  const sessionKey = (req: IncomingMessage): string | undefined => {
+    const id = cookieValue(req.headers.cookie, SESSION_COOKIE);
+    return id === undefined ? undefined : digest(id).toString('base64');
+  };
+
+  const live = (key: string): boolean => {
+    const last = sessions.get(key);
+    if (last === undefined) return false;
+    const now = clock.now();
+    sessions.delete(key);
+    if (now - last > SESSION_IDLE_MS) return false;
+    sessions.set(key, now);
+    return true;
+  };
+
+  return {
+    authRequired: tokenDigest !== undefined,
+    credentialOf: (req) => {
+      if (tokenDigest === undefined) return 'open';
+      const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
+      if (m !== null && tokenMatches(m[1]!.trim())) return 'bearer';
+      const key = sessionKey(req);
+      return key !== undefined && live(key) ? 'cookie' : 'none';
+    },
+    login: (candidate) => {
+      if (!tokenMatches(candidate)) return undefined;
+      const now = clock.now();
+      for (const [key, last] of sessions) {
+        if (now - last > SESSION_IDLE_MS || sessions.size >= MAX_SESSIONS) sessions.delete(key);
+        else break;
+      }
+      const id = randomBytes(32).toString('base64url');
+      sessions.set(digest(id).toString('base64'), now);
+      return id;
+    },
+    logout: (req) => {
+      const key = sessionKey(req);
+      if (key !== undefined) sessions.delete(key);
+    },
+  };
+}
+
+/** The `Set-Cookie` value of a session (`id`), or of its removal (undefined). */
+export function sessionCookie(id: string | undefined): string {
+  const attributes = 'HttpOnly; SameSite=Strict; Path=/';
+  return id === undefined
+    ? `${SESSION_COOKIE}=; ${attributes}; Max-Age=0`
+    : `${SESSION_COOKIE}=${id}; ${attributes}`;
+}
+
+/**
+ * Why a state-changing request must be refused as cross-site, or undefined: an `Origin` other
+ * than this server's (`http://` + the Host header), or a session cookie with neither `Origin`
+ * nor `Sec-Fetch-Site: same-origin` (a browser that says nothing of where the request comes
+ * from). A bearer token without `Origin` is a program (the CLI, curl), not a page.
+ */
+export function crossOriginReason(
+  req: IncomingMessage,
+  credential: Credential,
+): string | undefined {
+  const origin = req.headers.origin;
+  if (origin !== undefined) {
+    const own = `http://${req.headers.host ?? ''}`;
+    return origin === own ? undefined : `a request from ${origin} may not change anything here`;
+  }
+  if (credential === 'cookie' && req.headers['sec-fetch-site'] !== 'same-origin') {
+    return 'a change made with the session cookie must come from the console page (no Origin header)';
+  }
+  return undefined;
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (header === undefined) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}

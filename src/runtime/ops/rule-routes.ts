@@ -1,0 +1,64 @@
+import type { Bot } from '../bot.js';
+import { iso, notFound, type Route } from './ops-http.js';
+import type { ReloadHistory, ReloadOutcome } from './reload-history.js';
+import type { RuleRows } from './rule-rows.js';
+
+export type RuleRoutesDeps = {
+  readonly bot: Bot;
+  readonly rows: RuleRows;
+  readonly reloads: ReloadHistory;
+  /** `POST /rules/reload`, recording into `reloads`; absent: 404. */
+  readonly reload?: () => Promise<ReloadOutcome>;
+};
+
+/** The rules: their table, pause and resume, the rule set in effect and its reloads. */
+export function ruleRoutes(deps: RuleRoutesDeps): Route[] {
+  const { bot, rows, reloads } = deps;
+  return [
+    {
+      method: 'GET',
+      pattern: /^\/rules$/,
+      auth: true,
+      handle: () => ({ status: 200, body: { rules: rows.rows(), revision: reloads.revision } }),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/reload$/,
+      auth: true,
+      handle: () => ({
+        status: 200,
+        body: {
+          revision: reloads.revision,
+          rules: bot.ruleStatus().map((r) => ({ id: r.id, revision: r.revision, hash: r.hash })),
+          last: reloads.last ?? null,
+        },
+      }),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/rules\/reload$/,
+      auth: true,
+      handle: async () => {
+        if (deps.reload === undefined) throw notFound('no reload is configured');
+        const outcome = await deps.reload();
+        return outcome.applied
+          ? { status: 200, body: { applied: true, diff: outcome.diff } }
+          : { status: 422, body: { applied: false, errors: outcome.errors } };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/rules\/([^/]+)\/(pause|resume)$/,
+      auth: true,
+      handle: ([id, action]) => {
+        const r = action === 'pause' ? bot.pauseRule(id!) : bot.resumeRule(id!);
+        return {
+          status: 200,
+          body: {
+            rule: { ...r, ...(r.pausedAt === undefined ? {} : { pausedAt: iso(r.pausedAt) }) },
+          },
+        };
+      },
+    },
+  ];
+}
