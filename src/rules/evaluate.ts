@@ -3,7 +3,7 @@ import type { CreatedEvent, Event, JsTransaction } from '../ledger/wire/wire-typ
 import { ConversionMemo } from './cel/conversion-memo.js';
 import { parseDamlDate } from './cel/daml-time-text.js';
 import { MEMO_KEY } from './cel/literal-calls.js';
-import type { RuleSet } from './compiled-rule.js';
+import type { EventTrigger, RuleSet } from './compiled-rule.js';
 import type {
   EvaluationResult,
   Explanation,
@@ -17,8 +17,12 @@ import {
   eventPlanFor,
   matchEvent,
   notMatched,
+  TEMPLATE_MATCH,
+  triggerMatchedCandidates,
+  witnessedBy,
   type AnyEvent,
   type EventKind,
+  type Match,
 } from './match-event.js';
 import { viewFailure, viewValueOf, type PackageNameOf } from './match-interface.js';
 import { indexRules, isRuleIndex, type RuleGuard, type RuleIndex } from './rule-index.js';
@@ -52,6 +56,12 @@ export type EvaluateOptions = {
    * for an id it does not know, an interface rule matches by `Module:Entity` alone.
    */
   readonly packageNameOf?: PackageNameOf;
+  /**
+   * The bot's hot path: called for each rule whose trigger matched the event (`conditionFalse`:
+   * a `when` condition was false) instead of explaining every rule, and `explanations` stays
+   * empty. The rules whose trigger cannot match are not looked at. Ignored with `explain: all`.
+   */
+  readonly countMatch?: (ruleId: string, conditionFalse: boolean) => void;
 };
 
 const DAY_MS = 86_400_000;
@@ -94,7 +104,16 @@ export function evaluate(
   const [kind, event] = unwrapEvent(input.event);
   if (event === undefined) return { intents: [], explanations: [], errors: [] };
   const plan = eventPlanFor(index, kind, event);
-  const candidates = options.explain === 'all' ? index.rules : plan.candidates;
+  const countMatch = options.explain === 'all' ? undefined : options.countMatch;
+  // Counting, with no interface rules, the trigger checks are made once per kind, template,
+  // package and choice (triggerMatchedCandidates); only the party's view is left per rule.
+  const byParty = countMatch !== undefined && index.byInterface.size === 0;
+  const candidates =
+    options.explain === 'all'
+      ? index.rules
+      : byParty
+        ? triggerMatchedCandidates(plan, kind, event)
+        : plan.candidates;
 
   const intents: Intent[] = [];
   const explanations: Explanation[] = [];
@@ -114,11 +133,29 @@ export function evaluate(
   let triggerKey: TriggerKey | undefined;
   /** What the guards read of the event, once per event. */
   let guardReads: GuardReads | undefined;
+  /** Party alias → whether it sees the event (byParty). */
+  let witnessed: Map<string, boolean> | undefined;
   for (const { rule, variable, guards } of candidates) {
-    const match = matchEvent(rule, kind, event, context.parties, options.packageNameOf);
-    if ('reason' in match) {
-      explanations.push(notMatched(rule, match.reason, match.message));
-      continue;
+    let match: Match;
+    if (byParty) {
+      const alias = (rule.trigger as EventTrigger).party;
+      witnessed ??= new Map();
+      let sees = witnessed.get(alias);
+      if (sees === undefined) {
+        sees = witnessedBy(alias, event.witnessParties, context.parties);
+        witnessed.set(alias, sees);
+      }
+      if (!sees) continue;
+      match = TEMPLATE_MATCH;
+    } else {
+      const found = matchEvent(rule, kind, event, context.parties, options.packageNameOf);
+      if ('reason' in found) {
+        if (countMatch === undefined) {
+          explanations.push(notMatched(rule, found.reason, found.message));
+        }
+        continue;
+      }
+      match = found;
     }
     if (eventVariable === undefined) {
       fieldReads = plan.fieldReads;
@@ -132,7 +169,8 @@ export function evaluate(
         const view = viewValueOf(event as CreatedEvent, match.interfaceId);
         if ('failed' in view) {
           const explanation = viewFailure(rule, view.failed, null, rule.trigger.pos);
-          explanations.push(explanation);
+          if (countMatch === undefined) explanations.push(explanation);
+          else countMatch(rule.id, false);
           errors.push(explanation.error!);
           continue;
         }
@@ -151,7 +189,8 @@ export function evaluate(
         (guardReads ??= { texts: new Map(), dates: undefined }),
       )
     ) {
-      explanations.push(firstConditionFalse(rule));
+      if (countMatch === undefined) explanations.push(firstConditionFalse(rule));
+      else countMatch(rule.id, true);
       continue;
     }
     if (variables === undefined) {
@@ -175,8 +214,9 @@ export function evaluate(
       offset: event.offset,
       contractId: null,
     });
-    explanations.push(result.explanation);
-    intents.push(...result.intents);
+    if (countMatch === undefined) explanations.push(result.explanation);
+    else countMatch(rule.id, result.conditionFalse);
+    if (result.intents.length > 0) intents.push(...result.intents);
     if (result.explanation.error !== null) errors.push(result.explanation.error);
   }
   return { intents, explanations, errors };

@@ -18,6 +18,8 @@ export type Firing = IntentInputs & {
 export type FireResult = {
   readonly explanation: Explanation;
   readonly intents: readonly Intent[];
+  /** A `when` condition was false (what the bot's match counters count). */
+  readonly conditionFalse: boolean;
 };
 
 /** The actions of a rule whose conditions did not hold: one object, none allocated per event. */
@@ -51,6 +53,7 @@ export function fireRule(rule: CompiledRule, firing: Firing): FireResult {
       contractId: firing.contractId,
     },
     intents: then.intents,
+    conditionFalse: !when.holds && when.error === null,
   };
 }
 
@@ -138,6 +141,7 @@ function notFiredResult(rule: CompiledRule, conditions: readonly ConditionOutcom
         contractId: null,
       }),
       intents: NO_ACTIONS.intents,
+      conditionFalse: true,
     });
     byConditions.set(conditions, result);
   }

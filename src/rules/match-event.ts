@@ -26,7 +26,7 @@ export type Match = { readonly interfaceId: string | null };
 
 const NONE: readonly IndexedRule[] = [];
 /** A matched template rule: one object for every match, none allocated per event. */
-const TEMPLATE_MATCH: Match = Object.freeze({ interfaceId: null });
+export const TEMPLATE_MATCH: Match = Object.freeze({ interfaceId: null });
 
 /** The rule kinds an event can fire: a consuming exercise is an archive too. */
 function ruleKindsOf(kind: EventKind, event: AnyEvent): readonly EventKind[] {
@@ -77,6 +77,21 @@ export function matchEvent(
   kind: EventKind,
   event: AnyEvent,
   parties: Readonly<Record<string, string>>,
+  packageNameOf: PackageNameOf | undefined,
+): Mismatch | Match {
+  const match = matchTrigger(rule, kind, event, packageNameOf);
+  if ('reason' in match || rule.trigger.kind === 'schedule') return match;
+  return ruleGate(rule, rule.trigger, event.witnessParties, parties) ?? match;
+}
+
+/**
+ * matchEvent without the last checks (ruleGate: enabled, the party's view): what the event's
+ * kind, template or interfaces, choice and consuming decide.
+ */
+function matchTrigger(
+  rule: CompiledRule,
+  kind: EventKind,
+  event: AnyEvent,
   packageNameOf: PackageNameOf | undefined,
 ): Mismatch | Match {
   const trigger = rule.trigger;
@@ -143,10 +158,7 @@ export function matchEvent(
       };
     }
   }
-  return (
-    ruleGate(rule, trigger, event.witnessParties, parties) ??
-    (interfaceId === null ? TEMPLATE_MATCH : { interfaceId })
-  );
+  return interfaceId === null ? TEMPLATE_MATCH : { interfaceId };
 }
 
 /** The checks every matched trigger goes through last: enabled, and the party's view. */
@@ -279,4 +291,48 @@ export function fieldTrieFor(index: RuleIndex, kind: EventKind, event: AnyEvent)
     byKey.set(key, trie);
   }
   return trie;
+}
+
+/** Per plan, by the event's package name and choice: the rules its trigger alone matches. */
+const triggerMatched = new WeakMap<EventPlan, Map<string, readonly IndexedRule[]>>();
+const TRIGGER_MATCHED_MAX = 256;
+
+/**
+ * The candidates of `plan` (from eventPlanFor, an index without interface rules) that this
+ * event's kind, template, choice and consumption match and that are enabled: all that is left
+ * to check per event is the rule's party (witnessedBy). For the hot path that counts matches
+ * instead of explaining them (evaluate's `countMatch`): the others would be explained as not
+ * matched, and are not counted.
+ */
+export function triggerMatchedCandidates(
+  plan: EventPlan,
+  kind: EventKind,
+  event: AnyEvent,
+): readonly IndexedRule[] {
+  let byKey = triggerMatched.get(plan);
+  if (byKey === undefined) {
+    byKey = new Map();
+    triggerMatched.set(plan, byKey);
+  }
+  const choice = kind === 'exercised' ? (event as ExercisedEvent).choice : '';
+  const key = `${event.packageName}|${choice}`;
+  let list = byKey.get(key);
+  if (list === undefined) {
+    list = plan.candidates.filter(
+      ({ rule }) => rule.enabled && !('reason' in matchTrigger(rule, kind, event, undefined)),
+    );
+    if (byKey.size >= TRIGGER_MATCHED_MAX) byKey.clear();
+    byKey.set(key, list);
+  }
+  return list;
+}
+
+/** Whether the party of `alias` is a witness (ruleGate's party checks, as a yes or no). */
+export function witnessedBy(
+  alias: string,
+  witnessParties: readonly string[],
+  parties: Readonly<Record<string, string>>,
+): boolean {
+  const partyId = Object.hasOwn(parties, alias) ? parties[alias] : undefined;
+  return partyId !== undefined && witnessParties.includes(partyId);
 }

@@ -52,21 +52,19 @@ export function evaluateUpdate(
   const recordMs = Date.parse(transaction.recordTime);
   const readable = Number.isFinite(recordMs);
   if (context.live && readable) metrics.streamLagMs = Math.max(0, context.now - recordMs);
+  let matched = 0;
+  const countMatch = (ruleId: string, conditionFalse: boolean): void => {
+    matched += 1;
+    metrics.countMatch(ruleId, conditionFalse);
+  };
   const result = evaluateTransaction(
     context.index,
     transaction,
     { parties: context.parties, now: new Date(readable ? recordMs : context.now) },
-    context.packageNameOf === undefined ? {} : { packageNameOf: context.packageNameOf },
+    context.packageNameOf === undefined
+      ? { countMatch }
+      : { countMatch, packageNameOf: context.packageNameOf },
   );
-  let matched = 0;
-  for (const x of result.explanations) {
-    if (!x.triggerMatched) continue;
-    matched += 1;
-    metrics.countMatch(
-      x.ruleId,
-      x.conditions.some((c) => c.outcome === 'false'),
-    );
-  }
   for (const e of result.errors) metrics.countRuleError(e.ruleId);
   const intents =
     context.rekey === undefined ? result.intents : context.rekey(result.intents, transaction);
