@@ -1,12 +1,14 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LedgerClient } from '../../src/ledger/ledger-client.js';
 import type { IntentDetailView, IntentView } from '../../src/runtime/intent-view.js';
 import type { OpsServer, ReloadOutcome } from '../../src/runtime/ops/ops-server.js';
 import type { ReloadRecord } from '../../src/runtime/ops/reload-history.js';
 import type { RuleRow } from '../../src/runtime/ops/rule-rows.js';
 import {
   allTerminal,
+  freePort,
   issueInvoices,
   loadFixtureRules,
   RULES_DIR,
@@ -59,7 +61,12 @@ type Running = { bot: InProcessBot; ops: OpsServer };
 
 async function run(
   scope: TestScope,
-  options: { token?: string; readOnly?: boolean; reload?: () => Promise<ReloadOutcome> } = {},
+  options: {
+    token?: string;
+    readOnly?: boolean;
+    reload?: () => Promise<ReloadOutcome>;
+    explainLedger?: LedgerClient;
+  } = {},
 ): Promise<Running> {
   n += 1;
   const rulesDir = join(tmp, `rules-${n}`);
@@ -82,6 +89,7 @@ async function run(
       ...(options.token === undefined ? {} : { token: options.token }),
       ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
       ...(options.reload === undefined ? {} : { reload: options.reload }),
+      explain: { ledger: options.explainLedger ?? bot.client, parties: ledger.parties },
     }),
   );
   return { bot, ops };
@@ -94,6 +102,24 @@ type ReloadBody = {
   revision: number;
   rules: { id: string; revision: number; hash: string }[];
   last: ReloadRecord | null;
+};
+type ExplainBody = {
+  updateId: string;
+  offset: number;
+  recordTime: string;
+  events: {
+    nodeId: number;
+    kind: string;
+    templateId: string | null;
+    contractId: string | null;
+    rules: {
+      ruleId: string;
+      fired: boolean;
+      reason: string | null;
+      conditions: { text: string; result: string; detail?: string }[];
+      commands: { commandId: string; command: unknown }[];
+    }[];
+  }[];
 };
 type StatusBody = Json & {
   rate: { bucketSeconds: number; submitted: number[]; completed: number[] };
@@ -591,6 +617,76 @@ describe('the console endpoints against a bot on the sandbox', () => {
         const applied = (await call(r.ops, 'GET', '/reload')).json<ReloadBody>();
         expect(applied.last).toMatchObject({ applied: true, diff: { unchanged: 4 } });
         expect(applied.revision).toBe(2);
+      }),
+    60_000,
+  );
+
+  it(
+    'explains an update by id or offset, rule by rule and condition by condition; every bad request is refused',
+    () =>
+      withScope(async (scope) => {
+        const r = await run(scope);
+        await issueInvoices(ledger, [{ reference: 'WHY-1', amount: '5000.00', currency: 'USD' }]);
+        await settled(r);
+        const audits = (await call(r.ops, 'GET', '/intents?ruleId=audit-invoices')).json<Page>();
+        const detail = (await call(r.ops, 'GET', `/intents/${audits.intents[0]!.commandId}`)).json<{
+          intent: IntentDetailView;
+        }>().intent;
+        const updateId = detail.event.updateId!;
+
+        const byId = await call(r.ops, 'GET', `/explain?updateId=${encodeURIComponent(updateId)}`);
+        expect(byId.status).toBe(200);
+        const body = byId.json<ExplainBody>();
+        expect(body.updateId).toBe(updateId);
+        expect(body.offset).toBe(detail.offset);
+        const created = body.events.find((e) => e.kind === 'created')!;
+        expect(created.templateId).toMatch(/:Invoice:Invoice$/);
+        expect(created.contractId).toEqual(anyString);
+        const rule = (id: string) => created.rules.find((x) => x.ruleId === id)!;
+        expect(rule('audit-invoices')).toMatchObject({ fired: true, reason: null });
+        expect(rule('audit-invoices').commands).toHaveLength(1);
+        expect(JSON.stringify(rule('audit-invoices').commands[0]!.command)).toContain('WHY-1');
+        const accept = rule('accept-small-invoices');
+        expect(accept.fired).toBe(false);
+        expect(accept.reason).toMatch(/^when\[\d\] is false: /);
+        expect(accept.conditions.map((c) => c.result)).toContain('false');
+        expect(accept.commands).toEqual([]);
+        // The settle rule watches exercises: it did not match this event, and says why.
+        const settle = rule('settle-accepted-invoices');
+        expect(settle.fired).toBe(false);
+        expect(settle.reason).toEqual(anyString);
+
+        const byOffset = await call(r.ops, 'GET', `/explain?offset=${detail.offset}`);
+        expect(byOffset.status).toBe(200);
+        expect(byOffset.json<ExplainBody>().updateId).toBe(updateId);
+
+        for (const query of [
+          '',
+          'updateId=',
+          `updateId=${updateId}&offset=1`,
+          'offset=abc',
+          'offset=0',
+          'offset=-3',
+          `updateId=${encodeURIComponent('<img src=x onerror=alert(1)>')}`,
+          `updateId=${'a'.repeat(300)}`,
+        ]) {
+          const bad = await call(r.ops, 'GET', `/explain?${query}`);
+          expect(bad.status, query).toBe(400);
+          expect(errorCode(bad)).toBe('BAD_REQUEST');
+        }
+        const unknown = await call(r.ops, 'GET', `/explain?updateId=${'f'.repeat(64)}`);
+        expect(unknown.status).toBe(404);
+        expect(errorCode(unknown)).toBe('NOT_FOUND');
+        expect((await call(r.ops, 'GET', '/explain?offset=999999999')).status).toBe(404);
+
+        // A participant that does not answer: 503.
+        const nowhere = scope.own(
+          await LedgerClient.create({ url: `http://127.0.0.1:${await freePort()}` }),
+        );
+        const r2 = await run(scope, { explainLedger: nowhere });
+        const down = await call(r2.ops, 'GET', `/explain?updateId=${updateId}`);
+        expect(down.status).toBe(503);
+        expect(errorCode(down)).toBe('UNAVAILABLE');
       }),
     60_000,
   );

@@ -1,9 +1,12 @@
-import { eventFormat, transactionFormat, updateFormat } from '../../ledger/filters.js';
-import { hasLedgerErrorCode } from '../../ledger/error-checks.js';
-import type { Event, JsTransaction, UpdateFormat } from '../../ledger/wire/wire-types.js';
-import { evaluate } from '../../rules/evaluate.js';
+import type { Event } from '../../ledger/wire/wire-types.js';
 import { formatRuleEvaluationError, type Intent } from '../../rules/evaluation-result.js';
 import { formatExplanation } from '../../rules/format-explanation.js';
+import {
+  describeSelector,
+  explainUpdate,
+  type UpdateExplanation,
+  type UpdateSelector,
+} from '../../runtime/explain-update.js';
 import { configOption } from '../cli-options.js';
 import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
@@ -33,20 +36,25 @@ commands it would submit. Submits nothing and writes nothing.`,
     const which = selector(values['update-id'], values.offset);
     const ctx = await openReplayContext(values.config, 'explain');
     try {
-      const tx = await fetchTransaction(ctx, which, io);
-      if (tx === undefined) return 1;
-      explainTransaction(ctx, tx, io);
-      return 0;
+      const explained = await explainUpdate(
+        {
+          ledger: ctx.ledger.client,
+          index: ctx.index,
+          plan: ctx.plan,
+          updateFormat: ctx.updateFormat,
+          parties: ctx.config.parties,
+          packageNameOf: ctx.packageNameOf,
+        },
+        which,
+      );
+      return printExplanation(ctx, which, explained, io) ? 0 : 1;
     } finally {
       await ctx.close();
     }
   },
 });
 
-/** Which update to explain: by its id, or by its offset. */
-type Selector = { readonly updateId: string } | { readonly offset: number };
-
-function selector(updateId: string | undefined, offset: string | undefined): Selector {
+function selector(updateId: string | undefined, offset: string | undefined): UpdateSelector {
   if (updateId !== undefined && offset !== undefined) {
     throw new UsageError('pass --update-id ID or --offset N, not both');
   }
@@ -65,83 +73,42 @@ function selector(updateId: string | undefined, offset: string | undefined): Sel
   return { updateId };
 }
 
-function describeSelector(which: Selector): string {
-  return 'updateId' in which ? `update ${which.updateId}` : `the update at offset ${which.offset}`;
-}
-
-/** The update through `format`; UPDATE_NOT_FOUND is thrown as it comes. */
-function readUpdate(ctx: ReplayContext, which: Selector, format: UpdateFormat) {
-  return 'updateId' in which
-    ? ctx.ledger.client.updateById({ updateId: which.updateId, updateFormat: format })
-    : ctx.ledger.client.updateByOffset({ offset: which.offset, updateFormat: format });
-}
-
-/** The transaction as the bot's filter shows it, or undefined after printing why there is none. */
-async function fetchTransaction(
+/** Prints the explanation; false (after saying why on stderr) when there is none. */
+function printExplanation(
   ctx: ReplayContext,
-  which: Selector,
+  which: UpdateSelector,
+  explained: UpdateExplanation,
   io: CliIo,
-): Promise<JsTransaction | undefined> {
+): boolean {
   const what = describeSelector(which);
-  let response;
-  try {
-    response = await readUpdate(ctx, which, ctx.updateFormat);
-  } catch (err) {
-    if (!hasLedgerErrorCode(err, 'UPDATE_NOT_FOUND')) throw err;
-    // Tell "the bot's filter hides every event of it" apart from "no such update".
-    if (await visibleToReaders(ctx, which)) {
+  switch (explained.kind) {
+    case 'filtered':
       io.err(
         `ledgerbot: ${what} exists, but none of its events passes the bot's subscription filter: no enabled rule watches its templates as a party that sees them, so the bot never evaluates it\n`,
       );
-    } else {
+      return false;
+    case 'not-found':
       io.err(
         `ledgerbot: ${what} was not found, or none of the rules' parties (${ctx.plan.readParties.join(', ')}) can see it; check the ${'updateId' in which ? 'id' : 'offset'}, and that ledger.url is the participant the bot runs against\n`,
       );
-    }
-    return undefined;
+      return false;
+    case 'not-a-transaction':
+      io.out(
+        `${what} is not a transaction (${explained.updateKind}); rules react to transactions only\n`,
+      );
+      return false;
+    case 'explained':
+      break;
   }
-  const update = response.update;
-  if (update === undefined || !('Transaction' in update)) {
-    const kind = update === undefined ? 'empty' : (Object.keys(update)[0] ?? 'unknown');
-    io.out(`${what} is not a transaction (${kind}); rules react to transactions only\n`);
-    return undefined;
-  }
-  return update.Transaction.value;
-}
-
-async function visibleToReaders(ctx: ReplayContext, which: Selector): Promise<boolean> {
-  try {
-    const format = updateFormat({
-      transactions: transactionFormat(
-        eventFormat({ parties: ctx.plan.readParties }),
-        ctx.plan.shape,
-      ),
-    });
-    await readUpdate(ctx, which, format);
-    return true;
-  } catch (err) {
-    if (hasLedgerErrorCode(err, 'UPDATE_NOT_FOUND')) return false;
-    throw err;
-  }
-}
-
-function explainTransaction(ctx: ReplayContext, tx: JsTransaction, io: CliIo): void {
-  const recordMs = Date.parse(tx.recordTime);
-  // As the bot: CEL `now` is the record time, so the explanation matches what happened.
-  const now = new Date(Number.isFinite(recordMs) ? recordMs : 0);
-  const context = { parties: ctx.config.parties, now };
+  const tx = explained.transaction;
   io.out(
     `update ${tx.updateId} at offset ${tx.offset}, record time ${tx.recordTime}: ${tx.events.length} event(s) the bot sees\n`,
   );
   const fired = new Set<string>();
   const intents: Intent[] = [];
   let errors = 0;
-  for (const event of tx.events) {
+  for (const { event, result } of explained.events) {
     io.out(`\n${describeEvent(event)}\n`);
-    const result = evaluate(ctx.index, { transaction: tx, event }, context, {
-      explain: 'all',
-      packageNameOf: ctx.packageNameOf,
-    });
     errors += result.errors.length;
     for (const explanation of result.explanations) {
       io.out(
@@ -164,6 +131,7 @@ function explainTransaction(ctx: ReplayContext, tx: JsTransaction, io: CliIo): v
   io.out(
     `\n${fired.size} rule(s) fired, ${intents.length} command(s) would be submitted, ${errors} rule error(s); nothing was submitted\n`,
   );
+  return true;
 }
 
 function describeEvent(event: Event): string {

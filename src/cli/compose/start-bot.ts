@@ -155,6 +155,7 @@ export async function startBot(
         waitingFor: () => waitingFor,
         reload,
         reloads,
+        explain: { ledger: client, parties, packageNameOf: catalogue.packageNameOf },
         // run-slot while the bot runs: the bot runs the slot, so the store keeps one writer.
         runSlot: manualSlotRunner({
           bot,

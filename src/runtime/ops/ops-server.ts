@@ -7,6 +7,7 @@ import type { Store } from '../../store/store.js';
 import type { Bot } from '../bot.js';
 import { consoleRoutes } from './console-routes.js';
 import { eventStream } from './event-stream.js';
+import { explainRoute, type OpsExplainDeps } from './explain-route.js';
 import { intentRoutes } from './intent-routes.js';
 import { journalRoutes } from './journal-routes.js';
 import type { ManualSlotOutcome } from './manual-slot.js';
@@ -57,6 +58,8 @@ export type OpsServerOptions = {
    * through `POST /rules/reload` only.
    */
   readonly reloads?: ReloadHistory;
+  /** `GET /explain`: how it reads the participant (and the bot's parties); absent: 404. */
+  readonly explain?: OpsExplainDeps;
   /** `POST /rules/{id}/run-slot`: runs a slot in the bot (see `manualSlotRunner`); absent: 404. */
   readonly runSlot?: (ruleId: string, at: number) => Promise<ManualSlotOutcome>;
   readonly clock?: Clock;
@@ -121,6 +124,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       log,
       ...(options.runSlot === undefined ? {} : { runSlot: options.runSlot }),
     }),
+    explainRoute(bot, options.explain),
     events.route,
   ];
 
