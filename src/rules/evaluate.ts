@@ -100,9 +100,27 @@ export function evaluate(
   context: EvaluationContext,
   options: EvaluateOptions = {},
 ): EvaluationResult {
-  const index = isRuleIndex(rules) ? rules : indexRules(rules);
+  const out: Results = { intents: [], explanations: [], errors: [] };
+  evaluateInto(isRuleIndex(rules) ? rules : indexRules(rules), input, context, options, out);
+  return out;
+}
+
+type Results = {
+  readonly intents: Intent[];
+  readonly explanations: Explanation[];
+  readonly errors: RuleEvaluationError[];
+};
+
+/** evaluate, appending to `out` (a transaction's events share one set of lists). */
+function evaluateInto(
+  index: RuleIndex,
+  input: EventInput,
+  context: EvaluationContext,
+  options: EvaluateOptions,
+  out: Results,
+): void {
   const [kind, event] = unwrapEvent(input.event);
-  if (event === undefined) return { intents: [], explanations: [], errors: [] };
+  if (event === undefined) return;
   const plan = eventPlanFor(index, kind, event);
   const countMatch = options.explain === 'all' ? undefined : options.countMatch;
   // Counting, with no interface rules, the trigger checks are made once per kind, template,
@@ -115,9 +133,7 @@ export function evaluate(
         ? triggerMatchedCandidates(plan, kind, event)
         : plan.candidates;
 
-  const intents: Intent[] = [];
-  const explanations: Explanation[] = [];
-  const errors: RuleEvaluationError[] = [];
+  const { intents, explanations, errors } = out;
   // Built once per event, when the first rule matches, and shared by every rule it matches.
   let eventVariable: Readonly<Record<string, unknown>> | undefined;
   let fieldReads: FieldTrie | null = null;
@@ -186,7 +202,7 @@ export function evaluate(
         guards,
         eventVariable,
         context.parties,
-        (guardReads ??= { texts: new Map(), dates: undefined }),
+        (guardReads ??= { texts: new Map(), dates: undefined, verdicts: [] }),
       )
     ) {
       if (countMatch === undefined) explanations.push(firstConditionFalse(rule));
@@ -216,10 +232,9 @@ export function evaluate(
     });
     if (countMatch === undefined) explanations.push(result.explanation);
     else countMatch(rule.id, result.conditionFalse);
-    if (result.intents.length > 0) intents.push(...result.intents);
+    for (const intent of result.intents) intents.push(intent);
     if (result.explanation.error !== null) errors.push(result.explanation.error);
   }
-  return { intents, explanations, errors };
 }
 
 /** Evaluates every event of a transaction, in order, and concatenates the results. */
@@ -230,29 +245,24 @@ export function evaluateTransaction(
   options: EvaluateOptions = {},
 ): EvaluationResult {
   const index = isRuleIndex(rules) ? rules : indexRules(rules);
-  const intents: Intent[] = [];
-  const explanations: Explanation[] = [];
-  const errors: RuleEvaluationError[] = [];
+  const out: Results = { intents: [], explanations: [], errors: [] };
   for (const event of transaction.events) {
-    const r = evaluate(index, { transaction, event }, context, options);
-    intents.push(...r.intents);
-    explanations.push(...r.explanations);
-    errors.push(...r.errors);
+    evaluateInto(index, { transaction, event }, context, options, out);
   }
-  return { intents, explanations, errors };
+  return out;
 }
 
-/** The text at each guarded field (null: not text), and which texts are dates. */
+/**
+ * What the guards read of one event: the text at each guarded field (null: not text), which
+ * texts are dates, and each guard's verdict by its id (the rules of a template share guards).
+ */
 type GuardReads = {
   readonly texts: Map<string, string | null>;
   dates: Map<string, boolean> | undefined;
+  readonly verdicts: (boolean | undefined)[];
 };
 
-/**
- * Whether a guard shows the rule's first condition false (see RuleGuard): the field holds text
- * and the guard's equality rejects it. Exact: a field that is not text, or a party alias the
- * config lacks, decides nothing, and the rule is evaluated as written.
- */
+/** Whether a guard shows the rule's first condition false (see guardRejects). */
 function guardFails(
   guards: readonly RuleGuard[],
   event: Readonly<Record<string, unknown>>,
@@ -260,46 +270,59 @@ function guardFails(
   reads: GuardReads,
 ): boolean {
   for (const guard of guards) {
-    let text = reads.texts.get(guard.key);
-    if (text === undefined) {
-      text = textAt(event, guard.fields);
-      reads.texts.set(guard.key, text);
+    let fails = reads.verdicts[guard.id];
+    if (fails === undefined) {
+      fails = guardRejects(guard, event, parties, reads);
+      reads.verdicts[guard.id] = fails;
     }
-    if (text === null) continue;
-    const expected = guard.expected;
-    switch (expected.kind) {
-      case 'text':
-        if (!expected.values.includes(text)) return true;
-        break;
-      case 'party': {
-        const id: unknown = Object.hasOwn(parties, expected.alias) ? parties[expected.alias] : null;
-        if (typeof id === 'string' && id !== text) return true;
-        break;
-      }
-      case 'startsWith':
-        if (!text.startsWith(expected.text)) return true;
-        break;
-      case 'endsWith':
-        if (!text.endsWith(expected.text)) return true;
-        break;
-      case 'contains':
-        if (!text.includes(expected.text)) return true;
-        break;
-      case 'date': {
-        if (text === expected.text) break;
-        // Remembered per event: the rules of one template test the same field.
-        reads.dates ??= new Map();
-        let valid = reads.dates.get(text);
-        if (valid === undefined) {
-          valid = parseDamlDate(text) !== null;
-          reads.dates.set(text, valid);
-        }
-        if (valid) return true;
-        break;
-      }
-    }
+    if (fails) return true;
   }
   return false;
+}
+
+/**
+ * Whether `guard` shows its rule's first condition false (see RuleGuard): the field holds text
+ * and the guard's equality rejects it. Exact: a field that is not text, or a party alias the
+ * config lacks, decides nothing, and the rule is evaluated as written.
+ */
+function guardRejects(
+  guard: RuleGuard,
+  event: Readonly<Record<string, unknown>>,
+  parties: Readonly<Record<string, string>>,
+  reads: GuardReads,
+): boolean {
+  let text = reads.texts.get(guard.key);
+  if (text === undefined) {
+    text = textAt(event, guard.fields);
+    reads.texts.set(guard.key, text);
+  }
+  if (text === null) return false;
+  const expected = guard.expected;
+  switch (expected.kind) {
+    case 'text':
+      return !expected.values.includes(text);
+    case 'party': {
+      const id: unknown = Object.hasOwn(parties, expected.alias) ? parties[expected.alias] : null;
+      return typeof id === 'string' && id !== text;
+    }
+    case 'startsWith':
+      return !text.startsWith(expected.text);
+    case 'endsWith':
+      return !text.endsWith(expected.text);
+    case 'contains':
+      return !text.includes(expected.text);
+    case 'date': {
+      if (text === expected.text) return false;
+      // Remembered per event: the rules of one template test the same field.
+      reads.dates ??= new Map();
+      let valid = reads.dates.get(text);
+      if (valid === undefined) {
+        valid = parseDamlDate(text) !== null;
+        reads.dates.set(text, valid);
+      }
+      return valid;
+    }
+  }
 }
 
 /** The text at `fields` below `value`, read as CEL reads plain objects; null when not text. */

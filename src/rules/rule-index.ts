@@ -9,6 +9,8 @@ import type { CompiledRule, RuleSet } from './compiled-rule.js';
  * field, null, a number, a map) is left to the evaluation, which errs or not as written.
  */
 export type RuleGuard = {
+  /** The same for equal guards of an index (field and expectation), so an event asks each once. */
+  readonly id: number;
   /** The fields below `event`, joined with `.`: the key of the per-event read. */
   readonly key: string;
   readonly fields: readonly string[];
@@ -71,11 +73,12 @@ export function indexRules(
   if (cached !== undefined) return cached;
   const withGuards = tuning?.guards ?? true;
   const list: readonly CompiledRule[] = 'rules' in rules ? rules.rules : rules;
+  const guardIds = new Map<string, number>();
   const indexed = list.map((rule, order) => ({
     rule,
     order,
     variable: ruleVariable(rule),
-    guards: withGuards ? guardsOf(rule) : NO_GUARDS,
+    guards: withGuards ? guardsOf(rule, guardIds) : NO_GUARDS,
   }));
   const byTrigger = new Map<string, IndexedRule[]>();
   const byInterface = new Map<string, IndexedRule[]>();
@@ -110,12 +113,21 @@ const NO_GUARDS: readonly RuleGuard[] = Object.freeze([]);
  * when the earlier ones held, and skipping it could hide their errors. Not below `event.view`,
  * which is a different value per interface.
  */
-function guardsOf(rule: CompiledRule): readonly RuleGuard[] {
+function guardsOf(rule: CompiledRule, ids: Map<string, number>): readonly RuleGuard[] {
   const first = rule.when[0];
   if (rule.trigger.kind === 'schedule' || first === undefined) return NO_GUARDS;
   const guards = first.program.equalities
     .filter((e) => e.variable === 'event' && e.fields.length > 0 && e.fields[0] !== 'view')
-    .map((e) => Object.freeze({ key: e.fields.join('.'), fields: e.fields, expected: e.expected }));
+    .map((e) => {
+      const key = e.fields.join('.');
+      const same = JSON.stringify([key, e.expected]);
+      let id = ids.get(same);
+      if (id === undefined) {
+        id = ids.size;
+        ids.set(same, id);
+      }
+      return Object.freeze({ id, key, fields: e.fields, expected: e.expected });
+    });
   return guards.length === 0 ? NO_GUARDS : Object.freeze(guards);
 }
 

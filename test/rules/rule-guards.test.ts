@@ -129,7 +129,9 @@ describe('rule guards (leading equalities of the first condition)', () => {
     expect(
       of('event.a.endsWith("x") && event.b.startsWith(event.a) && parties.p.contains("x")'),
     ).toEqual([{ variable: 'event', fields: ['a'], expected: { kind: 'endsWith', text: 'x' } }]);
-    const guards = Object.fromEntries(INDEX.rules.map((r) => [r.rule.id, r.guards]));
+    const guards = Object.fromEntries(
+      INDEX.rules.map((r) => [r.rule.id, r.guards.map(({ id: _id, ...guard }) => guard)]),
+    );
     expect(guards).toEqual({
       usd: [
         {
@@ -205,6 +207,29 @@ describe('rule guards (leading equalities of the first condition)', () => {
       ],
       'or-is-no-guard': [],
     });
+  });
+
+  it('gives equal guards one id, so an event asks each once', () => {
+    const ids = INDEX.rules.flatMap((r) => r.guards.map((g) => g.id));
+    // Every guard of RULES differs from the others.
+    expect(new Set(ids).size).toBe(ids.length);
+    const twice = indexRules(
+      loadRules(
+        [
+          {
+            path: 'r.yaml',
+            text: `${RULES}${RULES.split('rules:\n')[1]!.replaceAll('- id: ', '- id: again-')}`,
+          },
+        ],
+        {
+          parties: PARTIES,
+        },
+      ).ruleSet,
+    );
+    const byRule = new Map(twice.rules.map((r) => [r.rule.id, r.guards.map((g) => g.id)]));
+    expect(byRule.get('again-usd')).toEqual(byRule.get('usd'));
+    expect(byRule.get('again-payer-is-us')).toEqual(byRule.get('payer-is-us'));
+    expect(byRule.get('payer-is-auditor')).not.toEqual(byRule.get('payer-is-us')!.slice(0, 1));
   });
 
   it('gives the same intents, explanations and errors as evaluating every rule as written', () => {
