@@ -7,8 +7,15 @@ import { ROOT, tempDir } from '../integration/harness.js';
 
 type Run = { code: number | null; out: string; err: string };
 
-/** Runs `node bin/ledgerbot.js demo ...`; `interruptWhen` sends SIGINT once stdout matches it. */
-function demo(args: string[], interruptWhen?: RegExp): Promise<Run> {
+/**
+ * Runs `node bin/ledgerbot.js demo ...`; `interruptWhen` sends SIGINT once stdout matches it,
+ * after `beforeInterrupt` (given the output so far) is done.
+ */
+function demo(
+  args: string[],
+  interruptWhen?: RegExp,
+  beforeInterrupt: (out: string) => Promise<void> = () => Promise.resolve(),
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, 'bin/ledgerbot.js'), 'demo', ...args], {
       cwd: ROOT,
@@ -22,7 +29,9 @@ function demo(args: string[], interruptWhen?: RegExp): Promise<Run> {
       out += chunk;
       if (interruptWhen !== undefined && !interrupted && interruptWhen.test(out)) {
         interrupted = true;
-        child.kill('SIGINT');
+        void beforeInterrupt(out)
+          .catch((e: unknown) => (err += `beforeInterrupt failed: ${String(e)}\n`))
+          .finally(() => child.kill('SIGINT'));
       }
     });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
@@ -70,6 +79,8 @@ describe('ledgerbot demo', () => {
         expect(r.out, transcript).toContain('ledger effects    verified');
         // The sandbox URL comes first, for other clients.
         expect(r.out).toMatch(/^ledgerbot demo:.*\n {2}sandbox {2}http:\/\/127\.0\.0\.1:\d+ /);
+        // Then the console's address, and nothing opened.
+        expect(r.out).toMatch(/\n {2}console {2}http:\/\/127\.0\.0\.1:\d+\/\n/);
         // One human line per outcome: rule, command, result.
         expect(r.out).toMatch(
           /accept-small-invoices +AcceptInvoice INV-\d{4} \(\d+\.00 USD\) +done/,
@@ -100,22 +111,41 @@ describe('ledgerbot demo', () => {
     },
   );
 
-  it('stops on SIGINT with the same summary and exit 0', { timeout: 60_000 }, async () => {
-    const t = tempDir('ledgerbot-demo-test-');
-    try {
-      const r = await demo(
-        ['--port', '0', '--pace', '100ms', '--state-dir', t.dir],
-        /settle-accepted-invoices .* done/,
-      );
-      expect(r.code).toBe(0);
-      expect(r.out).toContain('Runs until Ctrl-C');
-      expect(r.out).toContain('stopping: SIGINT received');
-      expect(r.out).toContain('ledger effects    verified');
-      expect(r.out).not.toContain('✗');
-    } finally {
-      t.cleanup();
-    }
-  });
+  it(
+    "serves the console with the demo's rules and live counts; stops on SIGINT with the same summary and exit 0",
+    { timeout: 60_000 },
+    async () => {
+      const t = tempDir('ledgerbot-demo-test-');
+      try {
+        let rules: { id: string; counts: { fired: number } }[] = [];
+        let page = '';
+        const r = await demo(
+          ['--port', '0', '--pace', '100ms', '--state-dir', t.dir],
+          /settle-accepted-invoices .* done/,
+          async (out) => {
+            const url = / {2}console {2}(http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(out)![1]!;
+            page = await (await fetch(url)).text();
+            rules = ((await (await fetch(`${url}rules`)).json()) as { rules: typeof rules }).rules;
+          },
+        );
+        expect(r.err).toBe('');
+        expect(page).toMatch(/<html/i);
+        expect(rules.map((x) => x.id)).toEqual(
+          expect.arrayContaining(['accept-small-invoices', 'settle-accepted-invoices']),
+        );
+        expect(rules.find((x) => x.id === 'accept-small-invoices')!.counts.fired).toBeGreaterThan(
+          0,
+        );
+        expect(r.code).toBe(0);
+        expect(r.out).toContain('Runs until Ctrl-C');
+        expect(r.out).toContain('stopping: SIGINT received');
+        expect(r.out).toContain('ledger effects    verified');
+        expect(r.out).not.toContain('✗');
+      } finally {
+        t.cleanup();
+      }
+    },
+  );
 
   it('rejects bad options with exit 2', async () => {
     for (const args of [['--port', 'x'], ['--duration', 'soon'], ['--seed', '-1'], ['--nope']]) {

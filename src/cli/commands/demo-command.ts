@@ -130,14 +130,22 @@ async function runDemo(o: DemoOptions, io: CliIo): Promise<number> {
     if (issuer === undefined || payer === undefined) {
       throw new UsageError(`${EXAMPLE_CONFIG} must allocate the parties issuer and payer`);
     }
-    // The bot is wired exactly as `ledgerbot run` wires it, pointed at this sandbox.
+    // The bot is wired exactly as `ledgerbot run` wires it, pointed at this sandbox, with the
+    // ops server (and so the console) on a free port unless the example config names one.
     const config: BotConfig = {
       ...example,
       ledger: { ...example.ledger, endpoint: { kind: 'url', url: sandbox.url } },
       parties,
+      http: example.http ?? {
+        port: 0,
+        host: DEFAULTS.ops.host,
+        readyMaxLag: DEFAULTS.ops.readyMaxLag,
+        readOnly: false,
+      },
     };
     running = await startBot(config, logger);
     const bot = running.bot;
+    const consoleUrl = `${running.ops!.url}/`;
     driverClient = await LedgerClient.create({
       url: sandbox.url,
       logger: logger.child({ component: 'demo-driver' }),
@@ -158,6 +166,7 @@ async function runDemo(o: DemoOptions, io: CliIo): Promise<number> {
       [
         'ledgerbot demo: the invoices example on an embedded participant',
         `  sandbox  ${sandbox.url}   (JSON Ledger API v2; other clients may watch the same ledger)`,
+        `  console  ${consoleUrl}`,
         `  parties  issuer = ${issuer}`,
         `           payer  = ${payer}`,
         `  rules    ${config.rules.map((r) => relative(process.cwd(), r) || '.').join(', ')}`,
