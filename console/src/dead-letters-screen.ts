@@ -99,7 +99,7 @@ export function deadLettersScreen(permissions: Permissions): Screen & { changed(
                 'tr',
                 { 'data-testid': 'dead-letter-row' },
                 h('td', null, timeEl(d.deadLetteredAt)),
-                h('td', null, d.ruleId),
+                h('td', { class: 'nowrap' }, d.ruleId),
                 h(
                   'td',
                   null,

@@ -107,3 +107,14 @@ export function commandLabel(commandId: string, ruleId: string): string {
     ? `…${shortId(commandId.slice(prefix.length), 12)}`
     : shortId(commandId, 20);
 }
+
+/** The file's name without its folders (the full path is in the cell's title). */
+export function baseName(path: string): string {
+  return path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+}
+
+/** `#pkg:Module:Template` or `<hash>:Module:Template` → `Module:Template` (full id in the title). */
+export function shortTemplate(id: string): string {
+  const parts = id.split(':');
+  return parts.length >= 3 ? parts.slice(1).join(':') : id;
+}

@@ -96,7 +96,7 @@ export function intentsScreen(ruleIds: () => readonly string[]): Screen & { chan
         'tr',
         { 'data-testid': 'intent-row' },
         h('td', null, timeEl(i.updatedAt)),
-        h('td', null, i.ruleId),
+        h('td', { class: 'nowrap' }, i.ruleId),
         h('td', null, badge(i.state, STATE_LABEL[i.state] ?? i.state)),
         h(
           'td',

@@ -56,7 +56,7 @@ export function reloadScreen(
         h(
           'p',
           null,
-          h('strong', null, 'The last reload was refused'),
+          h('strong', null, 'Refused'),
           ' (',
           timeEl(last.at),
           '); the rules before it stay in effect:',
@@ -76,7 +76,7 @@ export function reloadScreen(
       h(
         'p',
         null,
-        h('strong', null, 'Last reload applied'),
+        h('strong', null, 'Applied'),
         ' ',
         timeEl(last.at),
         nothing ? ': nothing changed.' : ':',

@@ -1,7 +1,7 @@
 // Rules: what each rule reacts to, whether it is running, how it has done; pause and resume.
 import { segment, send } from './api.js';
 import { h, show } from './dom.js';
-import { count } from './format.js';
+import { baseName, count, shortTemplate } from './format.js';
 import type { Permissions, Screen } from './screen.js';
 import type { RuleRow } from './types.js';
 import { act, badge, button, empty, problem, table, timeEl } from './ui.js';
@@ -42,17 +42,6 @@ function trigger(r: RuleRow): HTMLElement {
     r.template ? h('code', { title: r.template }, shortTemplate(r.template)) : null,
     r.choice ? [' · ', h('code', null, r.choice)] : null,
   );
-}
-
-/** The file's name without its folders (the full path is in the cell's title). */
-function baseName(path: string): string {
-  return path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
-}
-
-/** `#pkg:Module:Template` or `<hash>:Module:Template` → `Module:Template` (full id in the title). */
-function shortTemplate(id: string): string {
-  const parts = id.split(':');
-  return parts.length >= 3 ? parts.slice(1).join(':') : id;
 }
 
 export function rulesScreen(
@@ -102,6 +91,13 @@ export function rulesScreen(
         null,
         h('div', { class: 'rule-id' }, r.id),
         r.description ? h('div', { class: 'hint' }, r.description) : null,
+        r.file === undefined
+          ? null
+          : h(
+              'div',
+              { class: 'source', title: `${r.file}:${r.line ?? '?'}`, 'data-testid': 'source' },
+              `${baseName(r.file)}:${r.line ?? '?'}`,
+            ),
       ),
       h('td', null, trigger(r)),
       h(
@@ -137,13 +133,6 @@ export function rulesScreen(
         count(r.counts?.deadLettered),
       ),
       h('td', null, timeEl(r.lastFiredAt, 'never')),
-      r.file === undefined
-        ? h('td', { class: 'hint' }, '–')
-        : h(
-            'td',
-            { class: 'hint source', title: `${r.file}:${r.line ?? '?'}` },
-            `${baseName(r.file)}:${r.line ?? '?'}`,
-          ),
       permissions.readOnly ? null : h('td', { class: 'actions' }, actions(r)),
     );
 
@@ -176,7 +165,6 @@ export function rulesScreen(
               'Failed',
               'Dead letters',
               'Last fired',
-              'Source',
               ...(permissions.readOnly ? [] : ['']),
             ],
             rows.map(row),

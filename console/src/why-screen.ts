@@ -2,7 +2,7 @@
 // (the same evaluation as `ledgerbot explain`).
 import { get, withQuery } from './api.js';
 import { h, show } from './dom.js';
-import { prettyJson, shortId } from './format.js';
+import { prettyJson, shortId, shortTemplate } from './format.js';
 import type { Screen } from './screen.js';
 import type { Explanation } from './types.js';
 import { badge, code, empty, problem, timeEl } from './ui.js';
@@ -57,7 +57,7 @@ export function whyScreen(): Screen {
                 'h3',
                 null,
                 `${ev.kind} `,
-                h('code', { title: ev.templateId }, ev.templateId),
+                h('code', { title: ev.templateId }, shortTemplate(ev.templateId)),
                 h(
                   'span',
                   { class: 'hint', title: ev.contractId },

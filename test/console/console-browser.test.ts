@@ -131,7 +131,11 @@ describe.skipIf(skipReason !== undefined)(
       );
     };
     const ruleRow = (id: string) => page.getByTestId(`rule-${id}`);
-    const shot = (name: string) => page.screenshot({ path: join(shots, `console-${name}.png`) });
+    /** A screenshot of the page as it is, without the notices of earlier actions. */
+    const shot = async (name: string): Promise<void> => {
+      await page.evaluate("document.getElementById('notices').replaceChildren()");
+      await page.screenshot({ path: join(shots, `console-${name}.png`) });
+    };
 
     beforeAll(async () => {
       ledger = scope.own(await startTestLedger(71));
@@ -244,7 +248,7 @@ describe.skipIf(skipReason !== undefined)(
         expect(audit).toContain('created');
         expect(audit).toContain('Invoice:Invoice');
         expect(audit).toContain('audit-invoices.yaml:3');
-        expect(await ruleRow('audit-invoices').locator('td.source').getAttribute('title')).toBe(
+        expect(await ruleRow('audit-invoices').getByTestId('source').getAttribute('title')).toBe(
           'rules/audit-invoices.yaml:3',
         );
         expect(await ruleRow('settle-accepted-invoices').textContent()).toContain('Accept');
@@ -417,6 +421,9 @@ describe.skipIf(skipReason !== undefined)(
           .poll(() => page.getByTestId('dead-letters').textContent())
           .toContain('No dead letters.');
         expect(bot.states()['dead-lettered']).toBe(0);
+        await expect
+          .poll(() => page.getByTestId('tab-dead-letters').innerText(), { timeout: WAIT })
+          .toBe('Dead letters');
         expect(await seen()).toBe(before + 1);
       },
       TEST,
