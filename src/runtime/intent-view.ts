@@ -1,7 +1,14 @@
 import type { Command } from '../ledger/wire/wire-types.js';
 import type { Intent } from '../rules/evaluation-result.js';
 import type { IntentSummary } from './recent-intents.js';
-import type { DeadLetter, IntentRecord, IntentState, TriggerKey } from '../store/store.js';
+import type {
+  AttemptOutcome,
+  AttemptRecord,
+  DeadLetter,
+  IntentRecord,
+  IntentState,
+  TriggerKey,
+} from '../store/store.js';
 
 /**
  * The JSON shapes of journal records as the ops API documents them (docs/operations-api.md):
@@ -87,10 +94,6 @@ export function intentView(i: IntentRecord): IntentView {
   };
 }
 
-/** How one submission attempt of an intent ended (`pending`: no answer yet). */
-export type AttemptOutcome =
-  'pending' | 'succeeded' | 'duplicate' | 'rejected' | 'retry' | 'in-doubt' | 'dead-lettered';
-
 export type AttemptView = {
   readonly n: number;
   readonly submissionId: string;
@@ -116,8 +119,14 @@ export type IntentDetailView = IntentView & {
   readonly attemptList: readonly AttemptView[];
 };
 
-/** A journal record with what triggered it, its command and its attempts. */
-export function intentDetailView(i: IntentRecord): IntentDetailView {
+/**
+ * A journal record with what triggered it, its command and its attempts: `attempts` as the
+ * journal keeps them (`Store.getAttempts`), or, without them, the latest one the record tells of.
+ */
+export function intentDetailView(
+  i: IntentRecord,
+  attempts?: readonly AttemptRecord[],
+): IntentDetailView {
   const t = i.trigger;
   return {
     ...intentView(i),
@@ -131,15 +140,28 @@ export function intentDetailView(i: IntentRecord): IntentDetailView {
     },
     command: i.payload,
     createdAt: isoTime(i.createdAt),
-    attemptList: attemptsOf(i),
+    attemptList:
+      attempts === undefined || (attempts.length === 0 && i.attempts > 0)
+        ? latestAttemptOf(i)
+        : attempts.map(attemptView),
+  };
+}
+
+function attemptView(a: AttemptRecord): AttemptView {
+  return {
+    n: a.n,
+    submissionId: a.submissionId,
+    at: isoTime(a.at),
+    outcome: a.outcome,
+    ...(a.error === undefined ? {} : { error: a.error }),
   };
 }
 
 /**
- * The attempts the record tells of: the latest one (its submissionId, and how it ended by the
- * intent's state). Earlier attempts are counted in `attempts` but not kept.
+ * The latest attempt as the record tells of it (its submissionId, and how it ended by the
+ * intent's state), for an intent recorded before the journal kept its attempts.
  */
-function attemptsOf(i: IntentRecord): AttemptView[] {
+function latestAttemptOf(i: IntentRecord): AttemptView[] {
   if (i.attempts === 0 || i.submissionId === undefined) return [];
   const outcome: AttemptOutcome =
     i.state === 'submitted'

@@ -1,4 +1,5 @@
 import type {
+  AttemptRecord,
   DeadLetter,
   IntentChange,
   IntentQuery,
@@ -77,6 +78,10 @@ class DecodingStore<P> implements Store<P> {
 
   transition(commandId: string, change: IntentChange): IntentRecord<P> {
     return this.#record(this.#store.transition(commandId, change));
+  }
+
+  getAttempts(commandId: string): AttemptRecord[] | undefined {
+    return this.#store.getAttempts(commandId);
   }
 
   getIntent(commandId: string): IntentRecord<P> | undefined {

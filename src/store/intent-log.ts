@@ -5,6 +5,7 @@ import {
   LOG_COLUMNS,
   type LogRow,
   type MUTABLE_INTENT_COLUMNS,
+  type SchemaParts,
 } from './sqlite-statements.js';
 import { INTENT_STATES, type IntentState } from './store.js';
 import { StoreError } from './store-error.js';
@@ -12,8 +13,11 @@ import { StoreError } from './store-error.js';
 /** The facts close the log row, from `user_id` on. */
 const FACT_COLUMN_COUNT = LOG_COLUMNS.length - LOG_COLUMNS.indexOf('user_id');
 
-/** The values of the log row of `e` for `appendLog`, in LOG_COLUMNS order; facts only if `withFacts`. */
-export function logValues(e: JournalEntry, withFacts: boolean): unknown[] {
+/**
+ * The values of the log row of `e` for `appendLog`, in LOG_COLUMNS order (then `attempt_log` if
+ * the file has it); facts only if `withFacts`.
+ */
+export function logValues(e: JournalEntry, withFacts: boolean, attemptLog: boolean): unknown[] {
   const r = e.row;
   const dead = e.deadLetter;
   const values: unknown[] = [
@@ -34,6 +38,7 @@ export function logValues(e: JournalEntry, withFacts: boolean): unknown[] {
   ];
   if (!withFacts) {
     for (let i = 0; i < FACT_COLUMN_COUNT; i++) values.push(null);
+    if (attemptLog) values.push(r.attempt_log ?? null);
     return values;
   }
   values.push(
@@ -52,21 +57,23 @@ export function logValues(e: JournalEntry, withFacts: boolean): unknown[] {
     r.event,
     r.created_at,
   );
+  if (attemptLog) values.push(r.attempt_log ?? null);
   return values;
 }
 
-/** The values of the `intents` row of `e` for `upsertIntent`. */
-export function intentValues(e: JournalEntry, inDoubt: boolean): unknown[] {
+/** The values of the `intents` row of `e` for `upsertIntent` (the newer columns the file has). */
+export function intentValues(e: JournalEntry, parts: SchemaParts): unknown[] {
   const row = e.row as unknown as Record<string, unknown>;
   const values = INTENT_COLUMNS.map((c) => row[c]);
-  if (inDoubt) values.push(e.row.in_doubt);
+  if (parts.inDoubt) values.push(e.row.in_doubt);
+  if (parts.attemptLog) values.push(e.row.attempt_log ?? null);
   return values;
 }
 
 const STATES = new Set<string>([...INTENT_STATES, 'purged']);
 
 /** The columns every log row has: an intent's facts are the others. */
-type MutableColumn = (typeof MUTABLE_INTENT_COLUMNS)[number] | 'in_doubt';
+type MutableColumn = (typeof MUTABLE_INTENT_COLUMNS)[number] | 'in_doubt' | 'attempt_log';
 
 /**
  * Applies one log row to the journal in memory: the intent's facts come from the row itself
@@ -123,6 +130,7 @@ export function replayLogRow(
     completion_offset: log.completion_offset,
     completion_update_id: log.completion_update_id,
     in_doubt: log.in_doubt,
+    attempt_log: log.attempt_log ?? null,
   };
   let entry: JournalEntry;
   try {

@@ -1,4 +1,5 @@
 import { IllegalStateError } from '../core/illegal-state-error.js';
+import { nextAttemptLog } from './attempt-log.js';
 import { inDoubtOf, toJson, type IntentRow } from './sqlite-rows.js';
 import { INTENT_TRANSITIONS, TERMINAL_STATES, type IntentChange } from './store.js';
 
@@ -25,6 +26,7 @@ export function changedIntentRow(current: IntentRow, change: IntentChange, now: 
     (current.state === 'submitted' &&
       (change.to === 'submitted' || (change.to === 'pending' && change.definite !== true)));
   if (inDoubt) next.in_doubt = 1;
+  next.attempt_log = nextAttemptLog(current.attempt_log, current.attempts, state, change, now);
   switch (change.to) {
     case 'submitted':
       next.attempts = current.attempts + 1;

@@ -104,7 +104,7 @@ export class JournalFile {
       if (folding) this.#foldRows();
       else {
         for (const entry of this.#mem.changedEntries()) {
-          log.append.run(...logValues(entry, entry.factsPending));
+          log.append.run(...logValues(entry, entry.factsPending, this.#parts.attemptLog));
         }
       }
       for (const s of slots) {
@@ -159,7 +159,7 @@ export class JournalFile {
         s.deleteIntent.run(id);
         continue;
       }
-      s.upsertIntent.run(...intentValues(e, this.#parts.inDoubt));
+      s.upsertIntent.run(...intentValues(e, this.#parts));
       if (e.row.trigger_kind === 'event' && e.row.justifying_offset > this.#maxFoldedEventOffset) {
         this.#maxFoldedEventOffset = e.row.justifying_offset;
       }

@@ -131,4 +131,13 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
       CREATE INDEX intents_rule_recent ON intents (rule_id, updated_at, command_id);
     `,
   },
+  {
+    version: 5,
+    sql: `
+      -- Every submission attempt of an intent (the last 50), as JSON: see attempt-log.ts.
+      -- Rows from before have none (NULL): their attempts are counted, not listed.
+      ALTER TABLE intents ADD COLUMN attempt_log TEXT;
+      ALTER TABLE intent_log ADD COLUMN attempt_log TEXT;
+    `,
+  },
 ];

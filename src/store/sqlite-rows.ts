@@ -36,6 +36,8 @@ export type IntentRow = {
   completion_update_id: string | null;
   /** Since schema version 2 (absent in a row read from an older file). */
   in_doubt?: number;
+  /** Since schema version 5: the attempts as JSON (see attempt-log.ts); null before the first. */
+  attempt_log?: string | null;
 };
 
 /** An intent row joined with its `dead_letters` row. */

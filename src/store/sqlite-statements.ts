@@ -55,6 +55,8 @@ export type LogRow = Omit<
   justifying_offset: number | null;
   payload: string | null;
   created_at: number | null;
+  /** Since schema version 5. */
+  attempt_log?: string | null;
 };
 
 /** The columns of a log row, in the order `appendLog` binds them. */
@@ -134,7 +136,12 @@ export const MUTABLE_INTENT_COLUMNS = [
 export type SqliteStatements = ReturnType<typeof prepareStatements>;
 
 /** What the file's schema has: older files (the migration tests open some) lack the newer parts. */
-export type SchemaParts = { readonly inDoubt: boolean; readonly log: boolean };
+export type SchemaParts = {
+  readonly inDoubt: boolean;
+  readonly log: boolean;
+  /** `attempt_log` in `intents` and `intent_log` (schema version 5). */
+  readonly attemptLog: boolean;
+};
 
 export function schemaParts(db: Db): SchemaParts {
   const columns = db.prepare<[], { name: string }>('PRAGMA table_info(intents)').all();
@@ -143,12 +150,20 @@ export function schemaParts(db: Db): SchemaParts {
       "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'intent_log'",
     )
     .get();
-  return { inDoubt: columns.some((c) => c.name === 'in_doubt'), log: (log?.n ?? 0) > 0 };
+  return {
+    inDoubt: columns.some((c) => c.name === 'in_doubt'),
+    log: (log?.n ?? 0) > 0,
+    attemptLog: columns.some((c) => c.name === 'attempt_log'),
+  };
 }
 
 export function prepareStatements(db: Db, parts: SchemaParts) {
-  const intentColumns = parts.inDoubt ? [...INTENT_COLUMNS, 'in_doubt'] : [...INTENT_COLUMNS];
-  const mutable = parts.inDoubt ? [...MUTABLE_INTENT_COLUMNS, 'in_doubt'] : MUTABLE_INTENT_COLUMNS;
+  const newer = [
+    ...(parts.inDoubt ? ['in_doubt'] : []),
+    ...(parts.attemptLog ? ['attempt_log'] : []),
+  ];
+  const intentColumns = [...INTENT_COLUMNS, ...newer];
+  const mutable = [...MUTABLE_INTENT_COLUMNS, ...newer];
   return {
     getCheckpoint: query<[], { resume_offset: number | null; processed_offset: number | null }>(
       db,
@@ -222,12 +237,13 @@ export function prepareStatements(db: Db, parts: SchemaParts) {
 /** Statements on `intent_log` (schema version 3) that write: a read-only store has none. */
 export type LogStatements = ReturnType<typeof prepareLogStatements>;
 
-export function prepareLogStatements(db: Db) {
+export function prepareLogStatements(db: Db, parts: SchemaParts) {
+  const columns = parts.attemptLog ? [...LOG_COLUMNS, 'attempt_log'] : LOG_COLUMNS;
   return {
     append: command<unknown[]>(
       db,
-      `INSERT INTO intent_log (${LOG_COLUMNS.join(', ')})
-       VALUES (${LOG_COLUMNS.map(() => '?').join(', ')})`,
+      `INSERT INTO intent_log (${columns.join(', ')})
+       VALUES (${columns.map(() => '?').join(', ')})`,
     ),
     clear: command<[]>(db, 'DELETE FROM intent_log'),
   };

@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Clock } from '../core/clock.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { IllegalStateError } from '../core/illegal-state-error.js';
+import { attemptsOf } from './attempt-log.js';
 import { JournalBatches, type CommitScheduler } from './journal-batches.js';
 import { JournalCheckpoint } from './journal-checkpoint.js';
 import { changedEntry, newEntry, purgedEntry, requeuedEntry } from './journal-entry.js';
@@ -17,6 +18,7 @@ import {
   type SqliteStatements,
 } from './sqlite-statements.js';
 import {
+  type AttemptRecord,
   type DeadLetter,
   type IntentChange,
   type IntentQuery,
@@ -109,7 +111,7 @@ export class SqliteStore implements Store {
       path: init.path,
       parts,
       statements: this.#s,
-      log: parts.log && !this.#readonly ? prepareLogStatements(init.db) : undefined,
+      log: parts.log && !this.#readonly ? prepareLogStatements(init.db, parts) : undefined,
       foldAfterLogRows: init.foldAfterLogRows ?? FOLD_AFTER_LOG_ROWS,
       mem: this.#mem,
       slots: this.#slots,
@@ -191,6 +193,15 @@ export class SqliteStore implements Store {
       this.#mem.put(commandId, next);
       this.#batches.markUnsettled();
       return next.record;
+    });
+  }
+
+  getAttempts(commandId: string): AttemptRecord[] | undefined {
+    return this.#read(() => {
+      const entry = this.#mem.get(commandId);
+      if (entry !== undefined) return entry.deleted ? undefined : attemptsOf(entry.row.attempt_log);
+      const row = this.#s.getIntent.get(commandId);
+      return row === undefined ? undefined : attemptsOf(row.attempt_log);
     });
   }
 

@@ -91,6 +91,12 @@ export interface Store<P = unknown> {
   /** Non-terminal intents (`pending`, `submitted`), oldest justifying offset first. */
   openIntents(options?: { readonly limit?: number }): IntentRecord<P>[];
   listIntents(query?: IntentQuery): IntentRecord<P>[];
+  /**
+   * The intent's submission attempts, oldest first (the last MAX_ATTEMPTS_KEPT; `n` counts all
+   * of them, across an operator's retries), or undefined for an unknown intent. Kept in the
+   * journal with the intent, so they survive a restart.
+   */
+  getAttempts(commandId: string): AttemptRecord[] | undefined;
   countByState(): Record<IntentState, number>;
 
   // ---- dead letters ----
@@ -250,6 +256,22 @@ export type IntentChange =
       /** The triggering event; defaults to the one given to `recordIntents`. */
       readonly event?: unknown;
     };
+
+/** How a submission attempt ended; `pending`: no answer yet. */
+export type AttemptOutcome =
+  'pending' | 'succeeded' | 'duplicate' | 'rejected' | 'retry' | 'in-doubt' | 'dead-lettered';
+
+/** One submission attempt of an intent. */
+export type AttemptRecord = {
+  /** 1 for the intent's first attempt. */
+  readonly n: number;
+  readonly submissionId: string;
+  /** Epoch ms it was submitted. */
+  readonly at: number;
+  readonly outcome: AttemptOutcome;
+  /** Why it failed (retry, in-doubt with an error, rejected, dead-lettered). */
+  readonly error?: { readonly code: string; readonly message: string };
+};
 
 export type IntentQuery = {
   readonly states?: readonly IntentState[];

@@ -8,6 +8,7 @@ import type { ReloadRecord } from '../../src/runtime/ops/reload-history.js';
 import type { RuleRow } from '../../src/runtime/ops/rule-rows.js';
 import {
   allTerminal,
+  AUDIT_RULE_FEW_RETRIES,
   freePort,
   issueInvoices,
   loadFixtureRules,
@@ -582,6 +583,81 @@ describe('the console endpoints against a bot on the sandbox', () => {
         ]);
         const missing = await call(r.ops, 'GET', '/intents/lb-nope');
         expect(missing.status).toBe(404);
+      }),
+    60_000,
+  );
+
+  it(
+    'keeps every attempt of an intent: retries, its dead letter, an operator retry, across a restart',
+    () =>
+      withScope(async (scope) => {
+        const stateDir = join(tmp, 'attempts-state');
+        const rulesDir = join(tmp, 'attempts-rules');
+        mkdirSync(rulesDir);
+        writeFileSync(join(rulesDir, 'audit.yaml'), AUDIT_RULE_FEW_RETRIES);
+        const rules = loadFixtureRules(ledger.parties, rulesDir);
+        const detailOf = async (ops: OpsServer, id: string): Promise<IntentDetailView> =>
+          (await call(ops, 'GET', `/intents/${id}`)).json<{ intent: IntentDetailView }>().intent;
+
+        let id = '';
+        let before: IntentDetailView | undefined;
+        await withScope(async (first) => {
+          const bot = first.own(
+            await startInProcessBot(ledger, {
+              stateDir,
+              seed: 91,
+              rules,
+              start: { kind: 'ledger-end' },
+            }),
+          );
+          const ops = first.own(await startBotOps(bot, { processMetrics: false }));
+          // Paused while the invoice is issued: the driver must not meet the fault.
+          bot.bot.pauseRule('audit-invoices');
+          await issueInvoices(ledger, [{ reference: 'ATT-1', amount: '10.00', currency: 'USD' }]);
+          await ledger.faults({ submitErrors: [{ code: 'SEQUENCER_BACKPRESSURE', rate: 1 }] });
+          try {
+            bot.bot.resumeRule('audit-invoices');
+            await waitFor(
+              () => Promise.resolve(bot.states()),
+              (st) => st['dead-lettered'] === 1,
+              20_000,
+              'a dead letter',
+            );
+          } finally {
+            await ledger.clearFaults();
+          }
+          id = bot.store.listDeadLetters()[0]!.intent.commandId;
+          const dead = await detailOf(ops, id);
+          expect(dead.state).toBe('dead-lettered');
+          expect(dead.attemptList.map((a) => [a.n, a.outcome, a.error?.code])).toEqual([
+            [1, 'retry', 'SEQUENCER_BACKPRESSURE'],
+            [2, 'dead-lettered', 'SEQUENCER_BACKPRESSURE'],
+          ]);
+          expect(new Set(dead.attemptList.map((a) => a.submissionId)).size).toBe(2);
+
+          expect((await call(ops, 'POST', `/dead-letters/${id}/retry`)).status).toBe(202);
+          await waitFor(
+            () => detailOf(ops, id),
+            (d) => d.state === 'succeeded' || d.state === 'duplicate',
+            20_000,
+            'the retried intent to land',
+          );
+          before = await detailOf(ops, id);
+          expect(before.attemptList.map((a) => a.n)).toEqual([1, 2, 3]);
+          expect(before.attemptList[2]!.outcome).toBe(before.state);
+        });
+
+        // Another process on the same state directory shows the same attempts.
+        const bot = scope.own(
+          await startInProcessBot(ledger, {
+            stateDir,
+            seed: 92,
+            rules,
+            start: { kind: 'ledger-end' },
+          }),
+        );
+        const ops = scope.own(await startBotOps(bot, { processMetrics: false }));
+        expect((await detailOf(ops, id)).attemptList).toEqual(before!.attemptList);
       }),
     60_000,
   );
