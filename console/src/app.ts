@@ -46,9 +46,12 @@ function start(session: Session): void {
   const refreshRules = async (): Promise<void> => {
     try {
       const body = await get<{ rules: RuleRow[]; revision: number | null }>('/rules');
+      const first = ruleRows === undefined;
       ruleRows = body.rules;
       revision = body.revision;
       rulesError = undefined;
+      // The intents screen's rule filter lists the rules: shown before they came, it redraws.
+      if (first) intents.changed();
     } catch (err) {
       rulesError = err;
     }
@@ -160,8 +163,8 @@ function start(session: Session): void {
       if (list.some((i) => i.state === 'dead-lettered' || i.state === 'pending'))
         deadLettersChanged();
     },
-    rules: (rows) => {
-      if (ruleRows === undefined) return rulesChanged();
+    rules: (rows, removed) => {
+      if (ruleRows === undefined || removed) return rulesChanged();
       const byId = new Map(rows.map((r) => [r.id, r]));
       ruleRows = ruleRows.map((r) => byId.get(r.id) ?? r);
       if (rows.some((r) => !ruleRows!.some((x) => x.id === r.id))) rulesChanged();

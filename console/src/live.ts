@@ -8,7 +8,8 @@ import type { IntentView, LastReload, RuleRow, Status } from './types.js';
 export type LiveHandlers = {
   readonly status: (status: Status) => void;
   readonly intents: (intents: readonly IntentView[], truncated: boolean) => void;
-  readonly rules: (rules: readonly RuleRow[]) => void;
+  /** The rows that changed; `removed`: a rule is gone too (the page fetches the table again). */
+  readonly rules: (rules: readonly RuleRow[], removed: boolean) => void;
   readonly reload: (last: LastReload) => void;
   /** A poll round without the stream: the screens refetch what they show. */
   readonly poll: () => void;
@@ -75,7 +76,10 @@ export function startLive(on: LiveHandlers): () => void {
     const body = parse(e) as { intents: IntentView[]; truncated?: boolean };
     on.intents(body.intents, body.truncated === true);
   });
-  source.addEventListener('rules', (e) => on.rules((parse(e) as { rules: RuleRow[] }).rules));
+  source.addEventListener('rules', (e) => {
+    const body = parse(e) as { rules: RuleRow[]; removed?: boolean };
+    on.rules(body.rules, body.removed === true);
+  });
   source.addEventListener('reload', (e) => on.reload(parse(e) as LastReload));
 
   return () => {
