@@ -149,19 +149,28 @@ function evaluateInto(
   let triggerKey: TriggerKey | undefined;
   /** What the guards read of the event, once per event. */
   let guardReads: GuardReads | undefined;
-  /** Party alias → whether it sees the event (byParty). */
+  /** The last party alias asked about (byParty) and whether it sees the event; then the others. */
+  let lastAlias: string | undefined;
+  let lastSees = false;
   let witnessed: Map<string, boolean> | undefined;
   for (const { rule, variable, guards } of candidates) {
     let match: Match;
     if (byParty) {
       const alias = (rule.trigger as EventTrigger).party;
-      witnessed ??= new Map();
-      let sees = witnessed.get(alias);
-      if (sees === undefined) {
-        sees = witnessedBy(alias, event.witnessParties, context.parties);
-        witnessed.set(alias, sees);
+      if (alias !== lastAlias) {
+        // Rules of one template mostly share their party: a Map only once a second one comes.
+        let sees = lastAlias === undefined ? undefined : witnessed?.get(alias);
+        if (sees === undefined) {
+          sees = witnessedBy(alias, event.witnessParties, context.parties);
+          if (lastAlias !== undefined) (witnessed ??= new Map()).set(alias, sees);
+        }
+        if (lastAlias !== undefined && witnessed?.has(lastAlias) !== true) {
+          (witnessed ??= new Map()).set(lastAlias, lastSees);
+        }
+        lastAlias = alias;
+        lastSees = sees;
       }
-      if (!sees) continue;
+      if (!lastSees) continue;
       match = TEMPLATE_MATCH;
     } else {
       const found = matchEvent(rule, kind, event, context.parties, options.packageNameOf);

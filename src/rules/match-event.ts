@@ -220,6 +220,8 @@ const fieldTries = new WeakMap<RuleIndex, Map<string, FieldTrie | null>>();
 export type EventPlan = {
   readonly candidates: readonly IndexedRule[];
   readonly fieldReads: FieldTrie | null;
+  /** triggerMatchedCandidates, remembered: package name → choice ('' unless exercised) → rules. */
+  readonly triggerMatched?: Map<string, Map<string, readonly IndexedRule[]>>;
 };
 
 /** Kind (a consuming exercise apart) → templateId → plan, for an index without interface rules. */
@@ -259,6 +261,7 @@ export function eventPlanFor(index: RuleIndex, kind: EventKind, event: AnyEvent)
     plan = {
       candidates: candidatesFor(index, kind, event),
       fieldReads: fieldTrieFor(index, kind, event),
+      triggerMatched: new Map(),
     };
     if (byTemplate.size >= PLANS_MAX) byTemplate.clear();
     byTemplate.set(event.templateId, plan);
@@ -293,8 +296,6 @@ export function fieldTrieFor(index: RuleIndex, kind: EventKind, event: AnyEvent)
   return trie;
 }
 
-/** Per plan, by the event's package name and choice: the rules its trigger alone matches. */
-const triggerMatched = new WeakMap<EventPlan, Map<string, readonly IndexedRule[]>>();
 const TRIGGER_MATCHED_MAX = 256;
 
 /**
@@ -309,20 +310,27 @@ export function triggerMatchedCandidates(
   kind: EventKind,
   event: AnyEvent,
 ): readonly IndexedRule[] {
-  let byKey = triggerMatched.get(plan);
-  if (byKey === undefined) {
-    byKey = new Map();
-    triggerMatched.set(plan, byKey);
+  const byPackage = plan.triggerMatched;
+  if (byPackage === undefined) {
+    return plan.candidates.filter(
+      ({ rule }) => rule.enabled && !('reason' in matchTrigger(rule, kind, event, undefined)),
+    );
+  }
+  const packageName = event.packageName ?? '';
+  let byChoice = byPackage.get(packageName);
+  if (byChoice === undefined) {
+    if (byPackage.size >= TRIGGER_MATCHED_MAX) byPackage.clear();
+    byChoice = new Map();
+    byPackage.set(packageName, byChoice);
   }
   const choice = kind === 'exercised' ? (event as ExercisedEvent).choice : '';
-  const key = `${event.packageName}|${choice}`;
-  let list = byKey.get(key);
+  let list = byChoice.get(choice);
   if (list === undefined) {
     list = plan.candidates.filter(
       ({ rule }) => rule.enabled && !('reason' in matchTrigger(rule, kind, event, undefined)),
     );
-    if (byKey.size >= TRIGGER_MATCHED_MAX) byKey.clear();
-    byKey.set(key, list);
+    if (byChoice.size >= TRIGGER_MATCHED_MAX) byChoice.clear();
+    byChoice.set(choice, list);
   }
   return list;
 }
