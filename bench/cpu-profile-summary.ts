@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap, type SourceMapPayload } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
  * The top self-time functions of a V8 `.cpuprofile` (what `node --cpu-prof` writes), as
@@ -11,6 +12,7 @@ type ProfileNode = {
     readonly functionName: string;
     readonly url: string;
     readonly lineNumber: number;
+    readonly columnNumber?: number;
   };
 };
 export type Profile = {
@@ -23,8 +25,38 @@ export type SelfTime = { readonly name: string; readonly ms: number; readonly pe
 
 function load(source: string | Profile): Profile {
   return typeof source === 'string'
-    ? (JSON.parse(readFileSync(source, 'utf8')) as Profile)
+    ? unbundled(JSON.parse(readFileSync(source, 'utf8')) as Profile)
     : source;
+}
+
+/**
+ * The profile with each frame of a bundle (`ledgerbot run` starts from dist/run/, see
+ * scripts/bundle-run.mjs) named by the source file and line its source map gives, so the areas
+ * and functions read as they do without the bundle (src/rules/…, node_modules/yaml/…).
+ */
+function unbundled(profile: Profile): Profile {
+  const maps = new Map<string, SourceMap | undefined>();
+  const mapOf = (url: string): SourceMap | undefined => {
+    if (!maps.has(url)) {
+      const file = `${fileURLToPath(url)}.map`;
+      maps.set(
+        url,
+        existsSync(file)
+          ? new SourceMap(JSON.parse(readFileSync(file, 'utf8')) as SourceMapPayload)
+          : undefined,
+      );
+    }
+    return maps.get(url);
+  };
+  const nodes = profile.nodes.map((node) => {
+    const f = node.callFrame;
+    if (!f.url.startsWith('file://') || !f.url.includes('/dist/run/')) return node;
+    const entry = mapOf(f.url)?.findEntry(f.lineNumber, f.columnNumber ?? 0);
+    if (entry === undefined || !('originalSource' in entry)) return node;
+    const url = new URL(entry.originalSource, f.url).href;
+    return { ...node, callFrame: { ...f, url, lineNumber: entry.originalLine } };
+  });
+  return { ...profile, nodes };
 }
 
 export function topSelfTime(source: string | Profile, top = 15): SelfTime[] {
@@ -72,6 +104,7 @@ function selfTimeBy(
 function areaOf(f: ProfileNode['callFrame']): string {
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(f.url);
   if (pkg !== null) return pkg[1]!;
+  if (f.url.includes('/dist/run/')) return 'bundle without a source position';
   const own = /\/(?:dist|src)\/([^/]+)\//.exec(f.url);
   if (own !== null) return `ledgerbot ${own[1]!}/`;
   if (f.url.startsWith('node:')) return 'node internals';

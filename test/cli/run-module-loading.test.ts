@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../integration/child-bot.js';
@@ -12,6 +12,7 @@ import { TestScope } from '../support/test-scope.js';
 // it loaded (ES modules through a load hook, CommonJS ones from require.cache) when it exits.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BUNDLE = join(ROOT, 'dist', 'run');
 
 const HOOK = `import { register, createRequire } from 'node:module';
 const seen = [];
@@ -53,12 +54,26 @@ function loadedBy(args: string[]): string[] {
   );
 }
 
+/** The files a loaded part of `run`'s bundle holds (from esbuild's metafile); none for others. */
+function bundledFiles(loaded: string): string[] {
+  if (!loaded.startsWith(BUNDLE)) return [];
+  const meta = JSON.parse(readFileSync(join(BUNDLE, 'meta.json'), 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  const inputs = meta.outputs[relative(ROOT, loaded)]?.inputs ?? {};
+  return Object.keys(inputs).map((input) => join(ROOT, input));
+}
+
 describe('ledgerbot run: module loading', () => {
   it('loads its own command and what a bot against a participant needs, nothing else', () => {
     const dir = scope.tempDir();
     const config = join(dir, 'bot.config.yaml');
     writeFileSync(config, 'ledger: { url: "http://127.0.0.1:9" }\n'); // invalid: exits 2 at once
-    const loaded = loadedBy(['run', '--config', config]);
+    const files = loadedBy(['run', '--config', config]);
+    // From its bundle (scripts/bundle-run.mjs), not tsc's output; below, the sources it holds.
+    expect(files).toContain(join(BUNDLE, 'run-cli.js'));
+    expect(files).not.toContain(join(ROOT, 'dist', 'cli', 'run-cli.js'));
+    const loaded = [...files, ...files.flatMap(bundledFiles)];
     const dist = (p: string): boolean => loaded.some((f) => f.includes(join(ROOT, 'dist', p)));
     const dep = (p: string): boolean =>
       loaded.some((f) => f.includes(join(ROOT, 'node_modules', p)));
@@ -74,6 +89,37 @@ describe('ledgerbot run: module loading', () => {
     expect(dep('jose/')).toBe(false);
     expect(dep('yauzl/')).toBe(false);
     expect(dep('ajv/dist/compile/')).toBe(false);
+  });
+
+  it('runs run from the bundle only while it is at least as new as tsc output', () => {
+    // bin/ledgerbot.js beside a dist/ whose two entries say which one ran.
+    const dir = scope.tempDir();
+    const file = (path: string, text: string): string => {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+      return join(dir, path);
+    };
+    file('bin/ledgerbot.js', readFileSync(join(ROOT, 'bin', 'ledgerbot.js'), 'utf8'));
+    file('package.json', '{ "type": "module" }\n');
+    file('dist/cli/compose/heap-growth.js', 'export function limitHeapGrowth() {}\n');
+    const said = (who: string): string =>
+      `export async function runCli() { process.stdout.write('${who}'); return 0; }\n`;
+    const tsc = file('dist/cli/run-cli.js', said('tsc'));
+    const bundle = file('dist/run/run-cli.js', said('bundle'));
+    const ran = (args: string[]): string =>
+      spawnSync(process.execPath, [join(dir, 'bin', 'ledgerbot.js'), ...args], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      }).stdout;
+    const now = Date.now() / 1000;
+    utimesSync(tsc, now - 60, now - 60);
+    utimesSync(bundle, now, now);
+    expect(ran(['run'])).toBe('bundle');
+    expect(ran(['validate'])).toBe('tsc');
+    utimesSync(bundle, now - 120, now - 120); // tsc ran again, the bundle did not
+    expect(ran(['run'])).toBe('tsc');
+    rmSync(bundle);
+    expect(ran(['run'])).toBe('tsc');
   });
 
   it('--help loads every command (it lists them all)', () => {

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { ROOT, RULES_DIR, type TestLedger } from './harness.js';
 
 const ENTRY = join(ROOT, 'dist/cli/run-cli.js');
+const RUN_BUNDLE = join(ROOT, 'dist/run/run-cli.js');
 const BIN = join(ROOT, 'bin/ledgerbot.js');
 
 function newestMtime(dir: string): number {
@@ -25,7 +26,8 @@ function newestMtime(dir: string): number {
 
 /**
  * Child-process tests run `bin/ledgerbot.js`, which loads dist/. Rebuilds it when a source file
- * is newer; a lock directory keeps test files from building at the same time.
+ * is newer, and the bundle of `run` (dist/run/) when tsc's output is newer than it; a lock
+ * directory keeps test files from building at the same time.
  */
 export async function ensureBuilt(): Promise<void> {
   const lock = join(tmpdir(), 'ledgerbot-test-build.lock');
@@ -47,19 +49,30 @@ export async function ensureBuilt(): Promise<void> {
   }
   try {
     const fresh = existsSync(ENTRY) && statSync(ENTRY).mtimeMs >= newestMtime(join(ROOT, 'src'));
-    if (fresh) return;
-    // tsc writes dist/ even when some file has a type error; what matters is a current entry.
-    const r = spawnSync(
-      process.execPath,
-      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-      {
+    if (!fresh) {
+      // tsc writes dist/ even when some file has a type error; what matters is a current entry.
+      const r = spawnSync(
+        process.execPath,
+        [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+          timeout: 110_000,
+        },
+      );
+      if (!existsSync(ENTRY) || statSync(ENTRY).mtimeMs < Date.now() - 120_000) {
+        throw new Error(`npm run build failed:\n${r.stdout}\n${r.stderr}`);
+      }
+    }
+    // The bundle `run` starts from (the second half of `npm run build`): without a current one,
+    // bin/ledgerbot.js would run tsc's output, and the tests would not run what users run.
+    if (!existsSync(RUN_BUNDLE) || statSync(RUN_BUNDLE).mtimeMs < statSync(ENTRY).mtimeMs) {
+      const r = spawnSync(process.execPath, [join(ROOT, 'scripts/bundle-run.mjs')], {
         cwd: ROOT,
         encoding: 'utf8',
         timeout: 110_000,
-      },
-    );
-    if (!existsSync(ENTRY) || statSync(ENTRY).mtimeMs < Date.now() - 120_000) {
-      throw new Error(`npm run build failed:\n${r.stdout}\n${r.stderr}`);
+      });
+      if (r.status !== 0) throw new Error(`bundling run failed:\n${r.stdout}\n${r.stderr}`);
     }
   } finally {
     rmdirSync(lock);
