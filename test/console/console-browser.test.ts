@@ -309,6 +309,12 @@ describe.skipIf(skipReason !== undefined)(
         const audit = page.getByTestId('why-rule').filter({ hasText: 'audit-invoices' });
         await expect.poll(() => audit.textContent(), { timeout: WAIT }).toContain('fires');
         await shot('why');
+        // An update the ledger does not have is said so, in place of the explanation.
+        await page.getByTestId('why-input').fill('1220deadbeef');
+        await page.getByTestId('why-submit').click();
+        await expect
+          .poll(() => page.getByTestId('why').getByRole('alert').textContent(), { timeout: WAIT })
+          .toContain('NOT_FOUND');
 
         await page.goto(`${ops.url}/#overview`);
         await expect
