@@ -9,7 +9,7 @@ import { startInvoiceLedger } from './invoice-ledger.js';
 
 /**
  * Start-up: from spawning `node bin/ledgerbot.js run --config …` with 1,000 rules (ten generated
- * files of 100 bench rules) against the sandbox (its own process, empty ledger, `start:
+ * files of 100 bench rules, each file with its own thresholds) against the sandbox (its own process, empty ledger, `start:
  * ledger-end`) until GET /readyz answers 200: the bot is running, its updates stream is connected
  * and it is within `readyMaxLag` of the ledger end. Cold: a fresh state directory each time (no
  * rule cache, no package cache). Warm: one state directory a first, untimed start filled, reused
@@ -76,7 +76,7 @@ export async function runStartupBench(options: {
   const l = await startInvoiceLedger();
   const files: Record<string, string> = {};
   for (let f = 0; f < options.rules / 100; f++) {
-    files[`rules-${f}.yaml`] = benchRules(100, 'ledger-effects', `file${f}`);
+    files[`rules-${f}.yaml`] = benchRules(100, 'ledger-effects', `file${f}`, 100 * f);
   }
   const config = (): string =>
     writeBotConfig({
