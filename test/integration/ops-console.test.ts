@@ -1,4 +1,5 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerClient } from '../../src/ledger/ledger-client.js';
@@ -369,6 +370,40 @@ describe('the console endpoints against a bot on the sandbox', () => {
         expect((await call(r.ops, 'POST', resume, bearer)).status).toBe(200);
         // Reads need no Origin.
         expect((await call(r.ops, 'GET', '/rules', cookie)).status).toBe(200);
+      }),
+    60_000,
+  );
+
+  it(
+    'without a token, answers only requests that name the loopback host (no DNS rebinding)',
+    () =>
+      withScope(async (scope) => {
+        const r = await run(scope);
+        const port = new URL(r.ops.url).port;
+        const viaHost = (host: string, method = 'GET', path = '/status') =>
+          new Promise<{ status: number; body: string }>((resolve, reject) => {
+            const q = request(
+              { host: '127.0.0.1', port, method, path, headers: { host } },
+              (res) => {
+                let body = '';
+                res.setEncoding('utf8').on('data', (c: string) => (body += c));
+                res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+              },
+            );
+            q.on('error', reject);
+            q.end();
+          });
+        const rebound = await viaHost(`evil.example:${port}`);
+        expect(rebound.status).toBe(403);
+        expect(rebound.body).toContain('BAD_HOST');
+        expect(
+          (await viaHost(`evil.example:${port}`, 'POST', '/rules/audit-invoices/pause')).status,
+        ).toBe(403);
+        expect(r.bot.bot.ruleStatus().every((x) => x.state !== 'paused')).toBe(true);
+        expect((await viaHost(`localhost:${port}`)).status).toBe(200);
+        expect((await viaHost(`127.0.0.1:${port}`)).status).toBe(200);
+        // The probes and the page's files carry nothing to steal.
+        expect((await viaHost(`evil.example:${port}`, 'GET', '/livez')).status).toBe(200);
       }),
     60_000,
   );

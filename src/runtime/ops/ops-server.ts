@@ -12,7 +12,7 @@ import { intentRoutes } from './intent-routes.js';
 import { journalRoutes } from './journal-routes.js';
 import type { ManualSlotOutcome } from './manual-slot.js';
 import { HttpProblem, MAX_BODY, notFound, type Answer, type Route } from './ops-http.js';
-import { crossOriginReason, opsSessions } from './ops-sessions.js';
+import { crossOriginReason, isLoopbackHost, opsSessions } from './ops-sessions.js';
 import { ReloadHistory, type ReloadOutcome } from './reload-history.js';
 import { ruleRoutes } from './rule-routes.js';
 import { ruleRows } from './rule-rows.js';
@@ -128,6 +128,8 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     events.route,
   ];
 
+  /** Bound to a loopback address: see isLoopbackHost. */
+  let loopback = false;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let answer: Answer;
     let headers: Record<string, string> = {};
@@ -146,6 +148,15 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       }
       const credential = sessions.credentialOf(req);
       const changing = STATE_CHANGING.has(hit.r.method);
+      if (credential === 'open' && loopback && (hit.r.auth || changing)) {
+        if (!isLoopbackHost(req.headers.host)) {
+          throw new HttpProblem(
+            403,
+            'BAD_HOST',
+            'without http.token this server answers requests to localhost or 127.0.0.1 only',
+          );
+        }
+      }
       if (changing) {
         const why = crossOriginReason(req, credential);
         if (why !== undefined) throw new HttpProblem(403, 'CROSS_ORIGIN', why);
@@ -192,6 +203,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  loopback = isLoopbackHost(host);
   log.info({ url, auth: sessions.authRequired, readOnly }, 'ops server listening');
   let closing: Promise<void> | undefined;
   return {

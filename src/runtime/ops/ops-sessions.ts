@@ -105,6 +105,17 @@ export function crossOriginReason(
   return undefined;
 }
 
+/**
+ * Whether a Host header names this machine's loopback (`localhost`, `127.0.0.1`, `[::1]`, any
+ * port). Without a token, a server bound to loopback answers only such requests: a page of
+ * another site whose name was made to resolve to 127.0.0.1 (DNS rebinding) sends its own name.
+ */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
+  return name === 'localhost' || name === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(name);
+}
+
 function cookieValue(header: string | undefined, name: string): string | undefined {
   if (header === undefined) return undefined;
   for (const part of header.split(';')) {
