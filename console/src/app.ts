@@ -130,7 +130,7 @@ function start(session: Session): void {
   );
 
   const route = (): void => {
-    const hash = decodeURI(location.hash.slice(1)) || 'overview';
+    const hash = location.hash.slice(1) || 'overview';
     const cut = hash.search(/[/?]/);
     const id = cut < 0 ? hash : hash.slice(0, cut);
     const arg = cut < 0 ? undefined : hash[cut] === '?' ? hash.slice(cut) : hash.slice(cut + 1);

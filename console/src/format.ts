@@ -118,3 +118,12 @@ export function shortTemplate(id: string): string {
   const parts = id.split(':');
   return parts.length >= 3 ? parts.slice(1).join(':') : id;
 }
+
+/** An id from the page's address (`#intents/<id>`); a malformed escape is taken as written. */
+export function fromHash(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

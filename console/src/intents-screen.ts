@@ -2,7 +2,7 @@
 // `#intents/<commandId>` shows one intent with its trigger, its command and every attempt.
 import { get, segment, withQuery } from './api.js';
 import { h, show, type Child } from './dom.js';
-import { commandLabel, errorText, prettyJson, STATE_LABEL } from './format.js';
+import { commandLabel, errorText, fromHash, prettyJson, STATE_LABEL } from './format.js';
 import type { Screen } from './screen.js';
 import { INTENT_STATES, type Attempt, type IntentDetail, type IntentView } from './types.js';
 import { badge, button, code, empty, facts, problem, table, timeEl } from './ui.js';
@@ -243,7 +243,7 @@ export function intentsScreen(ruleIds: () => readonly string[]): Screen & { chan
     root,
     show(arg) {
       if (arg !== undefined && !arg.startsWith('?')) {
-        detailId = decodeURIComponent(arg);
+        detailId = fromHash(arg);
         void renderDetail(detailId);
         return;
       }

@@ -2,7 +2,7 @@
 // (the same evaluation as `ledgerbot explain`).
 import { get, withQuery } from './api.js';
 import { h, show } from './dom.js';
-import { prettyJson, shortId, shortTemplate } from './format.js';
+import { fromHash, prettyJson, shortId, shortTemplate } from './format.js';
 import type { Screen } from './screen.js';
 import type { Explanation } from './types.js';
 import { badge, code, empty, problem, timeEl } from './ui.js';
@@ -142,8 +142,9 @@ export function whyScreen(): Screen {
     title: 'Why (not)',
     root,
     show(arg) {
-      if (arg !== undefined && arg !== '' && decodeURIComponent(arg) !== input.value) {
-        input.value = decodeURIComponent(arg);
+      const asked = arg === undefined ? '' : fromHash(arg);
+      if (asked !== '' && asked !== input.value) {
+        input.value = asked;
         void explain();
       } else if (input.value === '') {
         show(

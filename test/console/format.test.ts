@@ -4,6 +4,7 @@ import {
   baseName,
   commandLabel,
   errorText,
+  fromHash,
   relativeTime,
   shortTemplate,
   tone,
@@ -44,6 +45,11 @@ describe('the console formats', () => {
     expect(shortTemplate('Plain')).toBe('Plain');
     expect(baseName('/etc/ledgerbot/rules/audit.yaml')).toBe('audit.yaml');
     expect(baseName('C:\\rules\\audit.yaml')).toBe('audit.yaml');
+  });
+
+  it('ids from the address, a malformed escape taken as written', () => {
+    expect(fromHash('lb-a%2Fb')).toBe('lb-a/b');
+    expect(fromHash('100%')).toBe('100%');
   });
 
   it('states as a colour: done, under way, failed', () => {
