@@ -220,7 +220,7 @@ function closureOf(raw: unknown, options: ClosureOptions, depth: number): Closur
     case '*': {
       const [l, r] = pair(node).map(sub) as [Closure, Closure];
       const fn = ARITHMETIC[node.op]!;
-      return (values) => {
+      const compute: Closure = (values) => {
         const a = l(values);
         const b = r(values);
         // Decimal arithmetic only, mixed with ints on either side (cel-environment.ts); int
@@ -233,6 +233,7 @@ function closureOf(raw: unknown, options: ClosureOptions, depth: number): Closur
           (typeof b === 'bigint' && a instanceof CelDecimal ? CelDecimal.fromBigInt(b) : null);
         return x === null || y === null ? BAIL : fn(x, y);
       };
+      return options.memoizeConversions ? sharedOverEvent(node, compute) : compute;
     }
     case 'in':
       return inClosure(node, sub);
@@ -243,6 +244,50 @@ function closureOf(raw: unknown, options: ClosureOptions, depth: number): Closur
     default:
       return unsupported();
   }
+}
+
+/** The variables whose values are the same for every rule of one evaluation but `event`. */
+const SHARED_VARIABLES = new Set(['event', 'parties']);
+
+/** The names of the variables a subtree reads. */
+function variablesOf(node: unknown, into: Set<string>, depth = 0): Set<string> {
+  if (depth > 200) into.add('?');
+  else if (Array.isArray(node)) for (const x of node) variablesOf(x, into, depth + 1);
+  else if (isAstNode(node)) {
+    if (node.op === 'id' && typeof node.args === 'string') into.add(node.args);
+    else variablesOf(node.args, into, depth + 1);
+  }
+  return into;
+}
+
+/**
+ * `compute`, its value shared by the rules of one evaluation through its ConversionMemo, when
+ * the subtree reads `event` and nothing else a rule changes (`rule`): the rules of a template
+ * that compute `decimal(event.amount) * 2` compute it once per event. Keyed by the subtree's text.
+ */
+function sharedOverEvent(node: Node, compute: Closure): Closure {
+  const reads = variablesOf(node, new Set());
+  const text = node as { input?: unknown; start?: unknown; end?: unknown };
+  if (
+    !reads.has('event') ||
+    [...reads].some((v) => !SHARED_VARIABLES.has(v)) ||
+    typeof text.input !== 'string' ||
+    typeof text.start !== 'number' ||
+    typeof text.end !== 'number'
+  ) {
+    return compute;
+  }
+  const key = text.input.slice(text.start, text.end);
+  return (values) => {
+    const memo = values[MEMO_KEY] as ConversionMemo | undefined;
+    if (memo === undefined) return compute(values);
+    const event = values.event;
+    const known = memo.shared(key, event);
+    if (known !== undefined) return known;
+    const value = compute(values);
+    if (value !== BAIL) memo.share(key, event, value);
+    return value;
+  };
 }
 
 function valueClosure(value: unknown): Closure {

@@ -25,6 +25,22 @@ export class ConversionMemo {
   // Made on first use: most events convert one or two texts, many none.
   #decimals: Map<string, CelDecimal> | undefined;
   #dates: Map<string, Date> | undefined;
+  #shared: Map<string, { readonly event: unknown; readonly value: unknown }> | undefined;
+
+  /**
+   * The value of the subexpression `key` (its text) over this `event` value, when a rule of the
+   * evaluation computed it (compile-closure.ts: arithmetic over `event` alone, such as
+   * `decimal(event.amount) * 2`); undefined otherwise. Kept with the event value it was computed
+   * over: the rules of an interface see other `event` values (their views).
+   */
+  shared(key: string, event: unknown): unknown {
+    const entry = this.#shared?.get(key);
+    return entry !== undefined && entry.event === event ? entry.value : undefined;
+  }
+
+  share(key: string, event: unknown, value: unknown): void {
+    (this.#shared ??= new Map()).set(key, { event, value });
+  }
 
   decimal(text: string): CelDecimal {
     this.#decimals ??= new Map();

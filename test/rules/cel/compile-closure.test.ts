@@ -80,6 +80,10 @@ const EDGE_CASES = [
   'event.createArgument.currency == "USD" && decimal(event.createArgument.amount) > 0',
   'event.missing.field == "x" || true',
   'false && event.missing.field == "x"',
+  // The same subexpression shared by rules, and one that differs only in its last character.
+  'decimal(event.createArgument.amount) * 2 > decimal("2000")',
+  'decimal(event.createArgument.amount) * 3 > decimal("2000")',
+  'decimal(event.createArgument.amount) * 2 < decimal("1900")',
 ];
 
 const corpus = [
