@@ -53,7 +53,9 @@ export function loginForm(root: HTMLElement, onDone: () => void): void {
     h(
       'p',
       { class: 'hint' },
-      'This bot asks for its ops token (the `http.token` of its config). Your browser keeps a session for 12 hours of use.',
+      'This bot asks for its ops token (',
+      h('code', null, 'http.token'),
+      ' in its config). Your browser then keeps a session for 12 hours of use; the page does not store the token.',
     ),
     h('label', { for: 'token' }, 'Ops token'),
     input,
