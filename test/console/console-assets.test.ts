@@ -1,16 +1,31 @@
 /**
  * The console's built page (src/runtime/ops/console/console-assets.ts, `npm run gen:console`):
- * whole (every file the page loads is in it, with its type), loadable under the ops server's
- * strict CSP (no inline script or style, no handler attributes) and self-contained (no other
- * site). CI checks separately that it is what console/ gives (`gen:console -- --check`).
+ * what console/ gives (not stale), whole (every file the page loads is in it, with its type),
+ * loadable under the ops server's strict CSP (no inline script or style, no handler attributes)
+ * and self-contained (no other site).
  */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { consoleAssets } from '../../src/runtime/ops/console/console-assets.js';
 
 const html = consoleAssets.get('/')?.body ?? '';
 const scripts = [...consoleAssets].filter(([path]) => path.endsWith('.js'));
 
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
 describe('the console assets', () => {
+  it('are what console/ gives (else: npm run gen:console)', () => {
+    const r = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/gen-console.ts', '--check'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    expect(`${r.stdout}${r.stderr}`).toBe('');
+    expect(r.status).toBe(0);
+  }, 60_000);
+
   it('serve the page at / and every file it names, with its content type', () => {
     expect(consoleAssets.get('/')?.type).toBe('text/html; charset=utf-8');
     const named = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
