@@ -68,6 +68,7 @@ async function run(
     readOnly?: boolean;
     reload?: () => Promise<ReloadOutcome>;
     explainLedger?: LedgerClient;
+    ledgerEndTtlMs?: number;
   } = {},
 ): Promise<Running> {
   n += 1;
@@ -91,6 +92,7 @@ async function run(
       ...(options.token === undefined ? {} : { token: options.token }),
       ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
       ...(options.reload === undefined ? {} : { reload: options.reload }),
+      ...(options.ledgerEndTtlMs === undefined ? {} : { ledgerEndTtlMs: options.ledgerEndTtlMs }),
       explain: { ledger: options.explainLedger ?? bot.client, parties: ledger.parties },
     }),
   );
@@ -466,7 +468,10 @@ describe('the console endpoints against a bot on the sandbox', () => {
     'lists the rules with counts, trigger details and next slot; status has the participant, readiness and rate',
     () =>
       withScope(async (scope) => {
-        const r = await run(scope);
+        // The ledger end is cached for a minute: still, once the bot has processed past it, it is read
+        // again (never a ledger end below the processed offset).
+        const r = await run(scope, { ledgerEndTtlMs: 60_000 });
+        expect((await call(r.ops, 'GET', '/status')).status).toBe(200);
         await issueInvoices(ledger, [
           { reference: 'CON-1', amount: '10.00', currency: 'USD' },
           { reference: 'CON-2', amount: '5000.00', currency: 'USD' },
@@ -525,6 +530,8 @@ describe('the console endpoints against a bot on the sandbox', () => {
           ready: { ok: true, reason: null },
           intents: { succeeded: anyNumber },
         });
+        expect(status.ledgerEnd).toBe(await ledger.client.ledgerEnd());
+        expect(status.lag).toBe(0);
         expect(status.rate.bucketSeconds).toBe(5);
         expect(status.rate.submitted).toHaveLength(60);
         expect(status.rate.completed).toHaveLength(60);
@@ -848,6 +855,9 @@ describe('the console endpoints against a bot on the sandbox', () => {
           from,
         );
         expect((await call(r.ops, 'POST', '/rules/reload', bearer)).status).toBe(200);
+        // The status events follow the ledger end (read at most once a second).
+        const end = await ledger.client.ledgerEnd();
+        await stream.next<{ ledgerEnd: number | null }>('status', (d) => d.ledgerEnd === end);
         const reload = await stream.next('reload');
         expect(reload).toMatchObject({ applied: true, diff: { unchanged: 4 } });
 

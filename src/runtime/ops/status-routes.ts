@@ -52,7 +52,12 @@ export function opsStatus(deps: StatusDeps): OpsStatus {
   let endError: string | undefined;
   let endRead: Promise<void> | undefined;
   const refreshLedgerEnd = async (): Promise<void> => {
-    if (end !== undefined && clock.now() - end.at < deps.ledgerEndTtlMs) return;
+    // The bot has processed past a cached end: the ledger moved on, so read it again.
+    const fresh =
+      end !== undefined &&
+      clock.now() - end.at < deps.ledgerEndTtlMs &&
+      (bot.processedOffset() ?? -1) <= end.value;
+    if (fresh) return;
     endRead ??= (async () => {
       try {
         const value = await deps.ledger.ledgerEnd({ signal: AbortSignal.timeout(2_000) });
