@@ -110,7 +110,11 @@ export type IntentDetailView = IntentView & {
   readonly event: {
     readonly updateId: string | null;
     readonly offset: number;
+    /** The contract of the triggering event (or the slot's contract). */
     readonly contractId: string | null;
+    /** Of the triggering event, when recorded with the intent. */
+    readonly templateId?: string;
+    readonly recordTime?: string;
   };
   /** The submitted command as the journal keeps it (no submissionId: each attempt has its own). */
   readonly command: unknown;
@@ -126,8 +130,10 @@ export type IntentDetailView = IntentView & {
 export function intentDetailView(
   i: IntentRecord,
   attempts?: readonly AttemptRecord[],
+  recorded?: unknown,
 ): IntentDetailView {
   const t = i.trigger;
+  const seen = recordedEventOf(recorded);
   return {
     ...intentView(i),
     revision: i.revision,
@@ -136,7 +142,9 @@ export function intentDetailView(
     event: {
       updateId: t.kind === 'event' ? t.updateId : null,
       offset: i.offset,
-      contractId: t.kind === 'event' ? null : (t.contractId ?? null),
+      contractId: t.kind === 'event' ? (seen.contractId ?? null) : (t.contractId ?? null),
+      ...(seen.templateId === undefined ? {} : { templateId: seen.templateId }),
+      ...(seen.recordTime === undefined ? {} : { recordTime: seen.recordTime }),
     },
     command: i.payload,
     createdAt: isoTime(i.createdAt),
@@ -145,6 +153,35 @@ export function intentDetailView(
         ? latestAttemptOf(i)
         : attempts.map(attemptView),
   };
+}
+
+/**
+ * The contract, template and record time of the event the runtime records with an intent of the
+ * update stream (`{updateId, offset, recordTime, event: <the wire event>}`); nothing from
+ * anything else.
+ */
+function recordedEventOf(recorded: unknown): {
+  contractId?: string;
+  templateId?: string;
+  recordTime?: string;
+} {
+  if (typeof recorded !== 'object' || recorded === null) return {};
+  const r = recorded as { recordTime?: unknown; event?: unknown };
+  const wire = (typeof r.event === 'object' && r.event !== null ? r.event : {}) as Record<
+    string,
+    unknown
+  >;
+  const inner = (wire.CreatedEvent ?? wire.ExercisedEvent ?? wire.ArchivedEvent) as
+    { contractId?: unknown; templateId?: unknown } | undefined;
+  const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+  const out: { contractId?: string; templateId?: string; recordTime?: string } = {};
+  const contractId = text(inner?.contractId);
+  const templateId = text(inner?.templateId);
+  const recordTime = text(r.recordTime);
+  if (contractId !== undefined) out.contractId = contractId;
+  if (templateId !== undefined) out.templateId = templateId;
+  if (recordTime !== undefined) out.recordTime = recordTime;
+  return out;
 }
 
 function attemptView(a: AttemptRecord): AttemptView {

@@ -84,6 +84,10 @@ class DecodingStore<P> implements Store<P> {
     return this.#store.getAttempts(commandId);
   }
 
+  getRecordedEvent(commandId: string): unknown {
+    return this.#store.getRecordedEvent(commandId);
+  }
+
   getIntent(commandId: string): IntentRecord<P> | undefined {
     const record = this.#store.getIntent(commandId);
     return record === undefined ? undefined : this.#record(record);

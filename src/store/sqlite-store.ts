@@ -205,6 +205,19 @@ export class SqliteStore implements Store {
     });
   }
 
+  getRecordedEvent(commandId: string): unknown {
+    return this.#read(() => {
+      const entry = this.#mem.get(commandId);
+      const text =
+        entry !== undefined
+          ? entry.deleted
+            ? null
+            : entry.row.event
+          : (this.#s.getIntent.get(commandId)?.event ?? null);
+      return text === null ? undefined : (JSON.parse(text) as unknown);
+    });
+  }
+
   getIntent(commandId: string): IntentRecord | undefined {
     return this.#read(() => {
       const entry = this.#mem.get(commandId);

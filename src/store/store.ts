@@ -97,6 +97,11 @@ export interface Store<P = unknown> {
    * journal with the intent, so they survive a restart.
    */
   getAttempts(commandId: string): AttemptRecord[] | undefined;
+  /**
+   * The triggering event recorded with the intent (`NewIntent.event`, JSON), or undefined when
+   * none was recorded or the intent is unknown. Parsed on each call: for one intent's detail.
+   */
+  getRecordedEvent(commandId: string): unknown;
   countByState(): Record<IntentState, number>;
 
   // ---- dead letters ----

@@ -610,7 +610,14 @@ describe('the console endpoints against a bot on the sandbox', () => {
           revision: 1,
           actAs: [ledger.parties.issuer],
           trigger: { kind: 'event', updateId: anyString, nodeId: anyNumber },
-          event: { updateId: anyString, offset: intent.offset, contractId: null },
+          // The invoice whose creation triggered it, as recorded with the intent.
+          event: {
+            updateId: anyString,
+            offset: intent.offset,
+            contractId: anyString,
+            templateId: expect.stringMatching(/:Invoice:Invoice$/) as string,
+            recordTime: anyString,
+          },
           attempts: 1,
           createdAt: anyString,
         });

@@ -165,3 +165,16 @@ describe('the attempts of an intent', () => {
     ).toEqual(['s2']);
   });
 });
+
+describe('the recorded event of an intent', () => {
+  it('is the event given when it was recorded, from memory and after a reopen', () => {
+    const store = open();
+    const event = { updateId: 'u1', offset: 1, event: { CreatedEvent: { contractId: '00c1' } } };
+    store.recordIntents([eventIntent(1, 0, { event }), eventIntent(2)]);
+    expect(store.getRecordedEvent(ID)).toEqual(event);
+    expect(store.getRecordedEvent('lb-rule-2-0')).toBeUndefined();
+    expect(store.getRecordedEvent('lb-none')).toBeUndefined();
+    store.close();
+    expect(open().getRecordedEvent(ID)).toEqual(event);
+  });
+});

@@ -65,7 +65,12 @@ export function intentRoutes(store: Store): Route[] {
       handle: ([id]) => {
         const i = store.getIntent(id!);
         if (i === undefined) throw notFound(`no intent with commandId "${id}"`);
-        return { status: 200, body: { intent: intentDetailView(i, store.getAttempts(id!)) } };
+        return {
+          status: 200,
+          body: {
+            intent: intentDetailView(i, store.getAttempts(id!), store.getRecordedEvent(id!)),
+          },
+        };
       },
     },
   ];
