@@ -133,7 +133,7 @@ export function rulesScreen(
         count(r.counts?.deadLettered),
       ),
       h('td', null, timeEl(r.lastFiredAt, 'never')),
-      permissions.readOnly ? null : h('td', { class: 'actions' }, actions(r)),
+      permissions.readOnly ? null : h('td', {}, h('div', { class: 'actions' }, actions(r))),
     );
 
   const render = (): void => {
