@@ -11,7 +11,7 @@ import type {
   RuleEvaluationError,
 } from './evaluation-result.js';
 import { eventVariableOf, withView, type TransactionInfo } from './event-variable.js';
-import { isPlainRecord, type FieldTrie } from './field-reads.js';
+import { isPlainRecord } from './field-reads.js';
 import { fireRule, firstConditionFalse } from './fire-rule.js';
 import {
   eventPlanFor,
@@ -136,7 +136,6 @@ function evaluateInto(
   const { intents, explanations, errors } = out;
   // Built once per event, when the first rule matches, and shared by every rule it matches.
   let eventVariable: Readonly<Record<string, unknown>> | undefined;
-  let fieldReads: FieldTrie | null = null;
   /** Interface id → the event variable with that interface's view (created events). */
   let withViews: Map<string, Readonly<Record<string, unknown>>> | undefined;
   /**
@@ -182,9 +181,24 @@ function evaluateInto(
       }
       match = found;
     }
+    if (
+      guards.length > 0 &&
+      // A created event's interface rules read their view: not what the guards look at.
+      (kind !== 'created' || match.interfaceId === null) &&
+      guardFails(
+        guards,
+        event,
+        () => (eventVariable ??= eventVariableOf(event, input.transaction, plan.fieldReads)),
+        context.parties,
+        (guardReads ??= { texts: new Map(), dates: undefined, verdicts: [] }),
+      )
+    ) {
+      if (countMatch === undefined) explanations.push(firstConditionFalse(rule));
+      else countMatch(rule.id, true);
+      continue;
+    }
     if (eventVariable === undefined) {
-      fieldReads = plan.fieldReads;
-      eventVariable = eventVariableOf(event, input.transaction, fieldReads);
+      eventVariable = eventVariableOf(event, input.transaction, plan.fieldReads);
     }
     let eventValue = eventVariable;
     if (kind === 'created' && match.interfaceId !== null) {
@@ -199,24 +213,10 @@ function evaluateInto(
           errors.push(explanation.error!);
           continue;
         }
-        viewed = withView(eventVariable, view.value, fieldReads);
+        viewed = withView(eventVariable, view.value, plan.fieldReads);
         withViews.set(match.interfaceId, viewed);
       }
       eventValue = viewed;
-    }
-    if (
-      guards.length > 0 &&
-      eventValue === eventVariable &&
-      guardFails(
-        guards,
-        eventVariable,
-        context.parties,
-        (guardReads ??= { texts: new Map(), dates: undefined, verdicts: [] }),
-      )
-    ) {
-      if (countMatch === undefined) explanations.push(firstConditionFalse(rule));
-      else countMatch(rule.id, true);
-      continue;
     }
     if (variables === undefined) {
       variables = {
@@ -274,14 +274,17 @@ type GuardReads = {
 /** Whether a guard shows the rule's first condition false (see guardRejects). */
 function guardFails(
   guards: readonly RuleGuard[],
-  event: Readonly<Record<string, unknown>>,
+  wire: Readonly<Record<string, unknown>>,
+  variable: () => Readonly<Record<string, unknown>>,
   parties: Readonly<Record<string, string>>,
   reads: GuardReads,
 ): boolean {
   for (const guard of guards) {
     let fails = reads.verdicts[guard.id];
     if (fails === undefined) {
-      fails = guardRejects(guard, event, parties, reads);
+      // Most guards read the wire event: an event whose rules all fail their guards never
+      // builds its CEL variable.
+      fails = guardRejects(guard, guard.onWire ? wire : variable(), parties, reads);
       reads.verdicts[guard.id] = fails;
     }
     if (fails) return true;

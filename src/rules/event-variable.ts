@@ -41,6 +41,23 @@ function intOf(n: unknown): unknown {
 }
 
 /**
+ * The top-level fields of the event variable whose value is not the wire event's: typed by
+ * eventFieldsOf (ints, timestamps) or added by eventVariableOf (the transaction's). Below every
+ * other field the variable holds the wire's values, with fields left out read as null: so the
+ * rule guards can read those on the wire event, before (or without) the variable is built.
+ */
+export const NOT_AS_ON_THE_WIRE: ReadonlySet<string> = new Set([
+  'offset',
+  'nodeId',
+  'lastDescendantNodeId',
+  'createdAt',
+  'updateId',
+  'recordTime',
+  'effectiveAt',
+  'workflowId',
+]);
+
+/**
  * The CEL view of a wire event (or an active contract's CreatedEvent): ints and timestamps typed,
  * and the Daml fields in `fieldReads` that the participant left out as `null` (copied, see
  * field-reads.ts). Copied key by key: a spread followed by retyping fields (number → bigint)

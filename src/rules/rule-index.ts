@@ -1,5 +1,6 @@
 import type { LeadingEquality } from './cel/leading-equalities.js';
 import type { CompiledRule, RuleSet } from './compiled-rule.js';
+import { NOT_AS_ON_THE_WIRE } from './event-variable.js';
 
 /**
  * An equality (or a startsWith/endsWith/contains test) the rule's first `when` condition hinges
@@ -15,6 +16,8 @@ export type RuleGuard = {
   readonly key: string;
   readonly fields: readonly string[];
   readonly expected: LeadingEquality['expected'];
+  /** The field reads the same text on the wire event as in the CEL variable (NOT_AS_ON_THE_WIRE). */
+  readonly onWire: boolean;
 };
 
 /** A rule as the index keeps it: with its load order and its prebuilt CEL `rule` variable. */
@@ -126,7 +129,8 @@ function guardsOf(rule: CompiledRule, ids: Map<string, number>): readonly RuleGu
         id = ids.size;
         ids.set(same, id);
       }
-      return Object.freeze({ id, key, fields: e.fields, expected: e.expected });
+      const onWire = !NOT_AS_ON_THE_WIRE.has(e.fields[0]!);
+      return Object.freeze({ id, key, fields: e.fields, expected: e.expected, onWire });
     });
   return guards.length === 0 ? NO_GUARDS : Object.freeze(guards);
 }

@@ -8,7 +8,8 @@ import { firstConditionFalse } from '../../src/rules/fire-rule.js';
 import { formatExplanation } from '../../src/rules/format-explanation.js';
 import { loadRules } from '../../src/rules/load-rules.js';
 import { indexRules } from '../../src/rules/rule-index.js';
-import { CONTEXT, PARTIES, created, input } from './rule-fixtures.js';
+import { NOT_AS_ON_THE_WIRE, eventVariableOf } from '../../src/rules/event-variable.js';
+import { CONTEXT, PARTIES, archived, created, exercised, input, tx } from './rule-fixtures.js';
 
 const RULES = `
 version: 1
@@ -130,7 +131,10 @@ describe('rule guards (leading equalities of the first condition)', () => {
       of('event.a.endsWith("x") && event.b.startsWith(event.a) && parties.p.contains("x")'),
     ).toEqual([{ variable: 'event', fields: ['a'], expected: { kind: 'endsWith', text: 'x' } }]);
     const guards = Object.fromEntries(
-      INDEX.rules.map((r) => [r.rule.id, r.guards.map(({ id: _id, ...guard }) => guard)]),
+      INDEX.rules.map((r) => [
+        r.rule.id,
+        r.guards.map(({ id: _id, onWire: _onWire, ...guard }) => guard),
+      ]),
     );
     expect(guards).toEqual({
       usd: [
@@ -230,6 +234,59 @@ describe('rule guards (leading equalities of the first condition)', () => {
     expect(byRule.get('again-usd')).toEqual(byRule.get('usd'));
     expect(byRule.get('again-payer-is-us')).toEqual(byRule.get('payer-is-us'));
     expect(byRule.get('payer-is-auditor')).not.toEqual(byRule.get('payer-is-us')!.slice(0, 1));
+  });
+
+  it('know every top-level field where the CEL variable differs from the wire event', () => {
+    for (const event of [created(), exercised(), archived()]) {
+      const wire = event as unknown as Record<string, unknown>;
+      const variable = eventVariableOf(event, tx(), null);
+      const differ = Object.keys(variable).filter((k) => variable[k] !== wire[k]);
+      expect(differ.length).toBeGreaterThan(3);
+      expect(differ.filter((k) => !NOT_AS_ON_THE_WIRE.has(k))).toEqual([]);
+    }
+  });
+
+  it('read the CEL variable, not the wire event, where the two differ (typed or added fields)', () => {
+    const text = `version: 1
+rules:
+${['createdAt', 'workflowId', 'updateId', 'recordTime', 'contractId']
+  .map(
+    (field) => `  - id: on-${field.toLowerCase()}
+    on: { created: "#invoices:Invoice:Invoice", party: payer }
+    when: event.${field} == "2025-03-03T08:00:00.123456Z"
+    then: [{ exercise: { template: "#invoices:Invoice:Invoice", contractId: "\${{ event.contractId }}", choice: Accept }, actAs: [payer] }]
+`,
+  )
+  .join('')}`;
+    const { ruleSet, problems } = loadRules([{ path: 'wire.yaml', text }], { parties: PARTIES });
+    expect(problems).toEqual([]);
+    const guarded = indexRules(ruleSet);
+    expect(guarded.rules.map((r) => r.guards.map((g) => g.onWire))).toEqual([
+      [false],
+      [false],
+      [false],
+      [false],
+      [true],
+    ]);
+    const plain = indexRules(ruleSet, { guards: false });
+    for (const event of [
+      input({ CreatedEvent: created() }),
+      input({ CreatedEvent: created({ contractId: '' }) }, { workflowId: '' }),
+      input({ CreatedEvent: created() }, { workflowId: '2025-03-03T08:00:00.123456Z' }),
+    ]) {
+      const counts: string[] = [];
+      const fast = evaluate(guarded, event, CONTEXT, {
+        countMatch: (id, conditionFalse) => counts.push(`${id} ${conditionFalse}`),
+      });
+      const asWritten = evaluate(plain, event, CONTEXT);
+      expect(fast.intents).toEqual(asWritten.intents);
+      expect(counts).toEqual(
+        asWritten.explanations.map(
+          (x) => `${x.ruleId} ${x.conditions.some((c) => c.outcome === 'false')}`,
+        ),
+      );
+      expect(evaluate(guarded, event, CONTEXT)).toEqual(asWritten);
+    }
   });
 
   it('gives the same intents, explanations and errors as evaluating every rule as written', () => {
