@@ -39,6 +39,47 @@ export function valueRootTypes(
   entries: readonly CatalogueEntry[],
 ): ValueRootTypes | null {
   if (entries.length === 0) return null;
+  let byTrigger = rootTypes.get(catalogue);
+  if (byTrigger === undefined) {
+    byTrigger = new Map();
+    rootTypes.set(catalogue, byTrigger);
+  }
+  const key = triggerKey(trigger);
+  const kept = byTrigger.get(key);
+  if (kept !== undefined && sameEntries(kept.entries, entries)) return kept.types;
+  const types = rootTypesOf(catalogue, trigger, entries);
+  byTrigger.set(key, { entries, types });
+  return types;
+}
+
+/**
+ * The value roots of each trigger a catalogue was asked about: every rule with the same trigger
+ * (kind, template or interface, choice) gets the same object, so the walks of its reads (kept per
+ * object, below) serve them all: 1,000 rules have a few dozen distinct triggers.
+ */
+const rootTypes = new WeakMap<
+  PackageCatalogue,
+  Map<
+    string,
+    { readonly entries: readonly CatalogueEntry[]; readonly types: ValueRootTypes | null }
+  >
+>();
+
+function triggerKey(trigger: Trigger): string {
+  if (trigger.kind === 'schedule') return `schedule\u0000${trigger.forEach?.template.text ?? ''}`;
+  const choice = trigger.kind === 'exercised' ? trigger.choice : '';
+  return `${trigger.kind}\u0000${trigger.template.text}\u0000${choice}`;
+}
+
+function sameEntries(a: readonly CatalogueEntry[], b: readonly CatalogueEntry[]): boolean {
+  return a.length === b.length && a.every((e, i) => e === b[i]);
+}
+
+function rootTypesOf(
+  catalogue: PackageCatalogue,
+  trigger: Trigger,
+  entries: readonly CatalogueEntry[],
+): ValueRootTypes | null {
   const roots = new Map<string, ValueRoot>();
   const add = (
     root: string,
@@ -76,22 +117,26 @@ export function valueRootTypes(
 }
 
 /**
- * The walks of one rule's types (`known` is made per rule), by read: an expression's checks
- * (unknown fields, number text, comparisons, guards) each walk the same reads.
+ * The walks of one trigger's types (`known`, shared by the rules with that trigger), by the field
+ * names of a read: an expression's checks (unknown fields, number text, comparisons, guards) each
+ * walk the same reads, and the rules of a trigger read the same fields. A walk that found a
+ * problem names where it is in its own expression, so only walks without one are kept.
  */
-const walks = new WeakMap<ValueRootTypes, WeakMap<ReadPath, PathWalk | null>>();
+const walks = new WeakMap<ValueRootTypes, Map<string, PathWalk | null>>();
 
 /** Where a read leads by the catalogue's types; null when it does not start at a known root. */
 export function walkRead(path: ReadPath, known: ValueRootTypes): PathWalk | null {
-  let byPath = walks.get(known);
-  if (byPath === undefined) {
-    byPath = new WeakMap();
-    walks.set(known, byPath);
+  let byNames = walks.get(known);
+  if (byNames === undefined) {
+    byNames = new Map();
+    walks.set(known, byNames);
   }
-  let walk = byPath.get(path);
+  let key = path.variable;
+  for (const segment of path.segments) key += `\u0000${segment.name}`;
+  let walk = byNames.get(key);
   if (walk === undefined) {
     walk = walkReadOnce(path, known);
-    byPath.set(path, walk);
+    if (walk === null || walk.problem === null) byNames.set(key, walk);
   }
   return walk;
 }

@@ -92,6 +92,22 @@ describe('rules against a synthetic DAR (our encoder, read back by readDar)', as
     ]);
   });
 
+  it('rules with one trigger: each misspelt field at its own place, in every load', () => {
+    const rule = (id: string, when: string): string =>
+      TOKEN_RULE(when, 'Token_Split', "{ splitAmount: '50.0' }")
+        .split('rules:\n')[1]!
+        .replace('split-big-tokens', id);
+    const text = `version: 1
+rules:
+${rule('a', 'decimal(event.createArgument.amout) > decimal("1")')}${rule('b', 'event.createArgument.color == "Red" && decimal(event.createArgument.amout) > decimal("1")')}${rule('c', 'decimal(event.createArgument.amount) > decimal("1")')}`;
+    const expected = [
+      'UNKNOWN_FIELD 5:41 template Synthetic.Assets:Token has no field "amout"',
+      'UNKNOWN_FIELD 21:80 template Synthetic.Assets:Token has no field "amout"',
+    ];
+    expect(problems(text, catalogue)).toEqual(expected);
+    expect(problems(text, catalogue)).toEqual(expected);
+  });
+
   it('an interface of another package: event.view against its view type', () => {
     const text = `version: 1
 rules:
