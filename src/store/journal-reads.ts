@@ -11,8 +11,10 @@ import {
 
 /*
  * The SQLite store's lists: memory over the folded rows. Memory shadows a folded row of the same
- * intent, so a query asks SQL for `limit` plus as many rows as memory may shadow, merges, sorts
- * as the SQL `ORDER BY` would, and cuts at `limit`.
+ * intent, so a query asks SQL for `limit` plus as many rows as memory may shadow, in the SQL
+ * `ORDER BY`, and merges memory's sorted matches into them, making records only of the rows that
+ * make the cut (a page of a large journal costs about `limit` records, not the whole memory's
+ * worth of rows).
  */
 
 export function listIntents(
@@ -23,18 +25,37 @@ export function listIntents(
 ): IntentRecord[] {
   const states = query.states === undefined ? undefined : new Set(query.states);
   const recent = query.order === 'recent';
+  const order = recent ? byRecent : byJustifyingOffset;
   const before = recent ? query.before : undefined;
-  const found: IntentRecord[] = [];
+  const fromMemory: IntentRecord[] = [];
   for (const e of mem.values()) {
     if (e.deleted || (states !== undefined && !states.has(e.row.state))) continue;
     if (before !== undefined && byRecent(e.record, before) <= 0) continue;
-    if (query.ruleId === undefined || e.row.rule_id === query.ruleId) found.push(e.record);
+    if (query.ruleId === undefined || e.row.rule_id === query.ruleId) fromMemory.push(e.record);
   }
+  fromMemory.sort(order);
+  const out: IntentRecord[] = [];
+  let m = 0;
   for (const row of foldedRows(db, query, limit < 0 ? -1 : limit + mem.size)) {
-    if (!mem.has(row.command_id)) found.push(toIntent(row));
+    if (limit >= 0 && out.length >= limit) break;
+    if (mem.has(row.command_id)) continue;
+    const key = keyOf(row);
+    while (m < fromMemory.length && order(fromMemory[m]!, key) <= 0) out.push(fromMemory[m++]!);
+    out.push(toIntent(row));
   }
-  found.sort(recent ? byRecent : byJustifyingOffset);
-  return limit < 0 ? found : found.slice(0, limit);
+  while (m < fromMemory.length) out.push(fromMemory[m++]!);
+  return limit < 0 ? out : out.slice(0, limit);
+}
+
+type OrderKey = Pick<IntentRecord, 'updatedAt' | 'commandId' | 'offset' | 'createdAt'>;
+
+function keyOf(row: IntentRow): OrderKey {
+  return {
+    updatedAt: row.updated_at,
+    commandId: row.command_id,
+    offset: row.justifying_offset,
+    createdAt: row.created_at,
+  };
 }
 
 /** The order of `listIntents` with order `recent`: the latest change first. */
@@ -45,7 +66,11 @@ export function byRecent(
   return b.updatedAt - a.updatedAt || compareText(b.commandId, a.commandId);
 }
 
-function foldedRows(db: BetterSqlite3.Database, query: IntentQuery, limit: number): IntentRow[] {
+function foldedRows(
+  db: BetterSqlite3.Database,
+  query: IntentQuery,
+  limit: number,
+): IterableIterator<IntentRow> {
   const where: string[] = [];
   const params: unknown[] = [];
   if (query.states !== undefined) {
@@ -68,7 +93,7 @@ function foldedRows(db: BetterSqlite3.Database, query: IntentQuery, limit: numbe
   const sql =
     `SELECT * FROM intents ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ` +
     `ORDER BY ${order} LIMIT ?`;
-  return db.prepare<unknown[], IntentRow>(sql).all(...params, limit);
+  return db.prepare<unknown[], IntentRow>(sql).iterate(...params, limit);
 }
 
 /** The folded counts, corrected by what memory changed since the fold. */
@@ -110,7 +135,10 @@ export function listDeadLetters(
 }
 
 /** The order of `openIntents` and `listIntents`, as the SQL `ORDER BY` has it. */
-export function byJustifyingOffset(a: IntentRecord, b: IntentRecord): number {
+export function byJustifyingOffset(
+  a: Pick<IntentRecord, 'offset' | 'createdAt' | 'commandId'>,
+  b: Pick<IntentRecord, 'offset' | 'createdAt' | 'commandId'>,
+): number {
   return a.offset - b.offset || a.createdAt - b.createdAt || compareText(a.commandId, b.commandId);
 }
 
