@@ -24,6 +24,8 @@ export const EVENT_STREAM_LIMITS = {
   maxBufferedBytes: 1024 * 1024,
 } as const;
 
+export type EventStreamLimits = { readonly [K in keyof typeof EVENT_STREAM_LIMITS]: number };
+
 export type EventStreamDeps = {
   readonly bot: Bot;
   readonly clock: Clock;
@@ -32,7 +34,7 @@ export type EventStreamDeps = {
   readonly reloads: ReloadHistory;
   /** `/status` without `rules` and `recentIntents`. */
   readonly status: () => Promise<Record<string, unknown>>;
-  readonly limits?: Partial<typeof EVENT_STREAM_LIMITS>;
+  readonly limits?: Partial<EventStreamLimits>;
 };
 
 export type EventStream = {

@@ -6,7 +6,7 @@ import { silentLogger, type Logger } from '../../core/logger.js';
 import type { Store } from '../../store/store.js';
 import type { Bot } from '../bot.js';
 import { consoleRoutes } from './console-routes.js';
-import { eventStream } from './event-stream.js';
+import { eventStream, type EventStreamLimits } from './event-stream.js';
 import { explainRoute, type OpsExplainDeps } from './explain-route.js';
 import { intentRoutes } from './intent-routes.js';
 import { journalRoutes } from './journal-routes.js';
@@ -62,6 +62,8 @@ export type OpsServerOptions = {
   readonly explain?: OpsExplainDeps;
   /** `POST /rules/{id}/run-slot`: runs a slot in the bot (see `manualSlotRunner`); absent: 404. */
   readonly runSlot?: (ruleId: string, at: number) => Promise<ManualSlotOutcome>;
+  /** The bounds of `GET /events` (default EVENT_STREAM_LIMITS; tests lower them). */
+  readonly eventStreamLimits?: Partial<EventStreamLimits>;
   readonly clock?: Clock;
   readonly logger?: Logger;
 };
@@ -109,7 +111,15 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     rules: rows,
     rate,
   });
-  const events = eventStream({ bot, clock, log, rows, reloads, status: () => status.body(true) });
+  const events = eventStream({
+    bot,
+    clock,
+    log,
+    rows,
+    reloads,
+    status: () => status.body(true),
+    ...(options.eventStreamLimits === undefined ? {} : { limits: options.eventStreamLimits }),
+  });
 
   const routes: Route[] = [
     ...status.routes,
