@@ -134,6 +134,37 @@ describe('hot reload of the rules (through the run command wiring)', () => {
     expect(lines.some((l) => l.includes('rule reload rejected'))).toBe(true);
   }, 60_000);
 
+  it('tells the last reload by any path once (the endpoint, and SIGHUP and the file watch through RunningBot.reload)', async () => {
+    const get = async (path: string): Promise<{ status: number; body: unknown }> => {
+      const res = await fetch(`${running!.ops!.url}${path}`, {
+        headers: { authorization: `Bearer ${HTTP_TOKEN}` },
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    type Reload = { revision: number; last: { applied: boolean; errors?: string[] } | null };
+    // The first test made one refused and one applied reload through POST /rules/reload.
+    const after = (await get('/reload')).body as Reload;
+    expect(after.revision).toBe(2);
+    expect(after.last).toMatchObject({ applied: true });
+    // SIGHUP and the file watch call RunningBot.reload.
+    writeFileSync(join(rulesDir, 'broken.yaml'), 'version: 1\nrules:\n  - id: 5\n');
+    try {
+      expect((await running!.reload()).applied).toBe(false);
+      const refused = (await get('/reload')).body as Reload;
+      expect(refused.revision).toBe(2);
+      expect(refused.last?.applied).toBe(false);
+      expect(refused.last?.errors?.join('\n')).toMatch(/broken\.yaml:\d+:\d+/);
+    } finally {
+      writeFileSync(join(rulesDir, 'broken.yaml'), 'version: 1\nrules: []\n');
+    }
+    expect((await running!.reload()).applied).toBe(true);
+    expect(((await get('/reload')).body as Reload).revision).toBe(3);
+    // The run command's wiring gives the ops server explain: it reads the participant.
+    const explained = await get('/explain?offset=1');
+    expect([200, 404, 422]).toContain(explained.status);
+    expect(JSON.stringify(explained.body)).not.toContain('not available');
+  });
+
   it('pauses and resumes through the endpoints of the run command', async () => {
     expect((await post('/rules/accept-small-invoices/pause')).status).toBe(200);
     expect(running!.bot.ruleStatus().find((r) => r.id === 'accept-small-invoices')?.state).toBe(
