@@ -97,6 +97,52 @@ describe('listIntents in the recent order', () => {
   });
 });
 
+describe('listIntents in the recent order, at scale', () => {
+  it('pages a journal of 10,500 intents (most folded, the latest in memory) each once, in order', () => {
+    const store = open();
+    const n = 10_500;
+    for (let i = 1; i <= n; i += 500) {
+      clock.set(clock.now() + 1);
+      store.batch(() =>
+        store.recordIntents(Array.from({ length: 500 }, (_, k) => eventIntent(i + k))),
+      );
+    }
+    const seen = new Set<string>();
+    let last: IntentRecord | undefined;
+    let pages = 0;
+    for (const page of pages1000(store)) {
+      pages += 1;
+      for (const r of page) {
+        if (last !== undefined) expect(byRecentOrder(last, r)).toBeLessThan(0);
+        seen.add(r.commandId);
+        last = r;
+      }
+    }
+    expect(pages).toBe(11);
+    expect(seen.size).toBe(n);
+  });
+});
+
+function* pages1000(store: Store): Generator<IntentRecord[]> {
+  let before: { updatedAt: number; commandId: string } | undefined;
+  for (;;) {
+    const page = store.listIntents({
+      order: 'recent',
+      limit: 1000,
+      ...(before === undefined ? {} : { before }),
+    });
+    if (page.length === 0) return;
+    yield page;
+    const last = page[page.length - 1]!;
+    before = { updatedAt: last.updatedAt, commandId: last.commandId };
+  }
+}
+
+/** Negative when `a` comes first: the later change, then the greater commandId. */
+function byRecentOrder(a: IntentRecord, b: IntentRecord): number {
+  return b.updatedAt - a.updatedAt || (a.commandId > b.commandId ? -1 : 1);
+}
+
 describe('schema version 4', () => {
   it('opens a version 3 state directory and adds the indexes of the recent order', () => {
     const v3 = SQLITE_MIGRATIONS.filter((m) => m.version <= 3);
