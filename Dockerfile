@@ -40,9 +40,11 @@ RUN node -e "const fs=require('fs');fs.writeFileSync('package.json',JSON.stringi
     build/Release/sqlite3.a build/Release/test_extension.node
 COPY package.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts/bundle-run.mjs ./scripts/
 # `build:dist` compiles only: the console's page is already built into src/ (its committed
-# console-assets.ts), and its sources (console/, scripts/) are not in the build context.
-RUN npm run build:dist && npm prune --omit=dev --no-audit --no-fund
+# console-assets.ts), and its sources (console/, the other scripts/) are not in the build
+# context. Then, as `npm run build` does, the bundle `run` starts from (dist/run/).
+RUN npm run build:dist && node scripts/bundle-run.mjs && npm prune --omit=dev --no-audit --no-fund
 
 # ---- run: production dependencies and the compiled code only, as a non-root user ----
 FROM ${NODE_IMAGE} AS runtime

@@ -148,6 +148,11 @@ describe('Dockerfile', () => {
       true,
     );
     expect(pkg.scripts.build).toMatch(/tsconfig\.build\.json/);
+    // ... and bundles `run` as `npm run build` does (bin/ledgerbot.js starts it from dist/run/).
+    expect(pkg.scripts.build).toMatch(/node scripts\/bundle-run\.mjs/);
+    expect(
+      buildRuns.some((r) => /build:dist && node scripts\/bundle-run\.mjs && npm prune/.test(r)),
+    ).toBe(true);
     expect(all(runtime, 'RUN').some((r) => /\bnpm (ci|install|i)\b/.test(r.args))).toBe(false);
   });
 
@@ -409,6 +414,7 @@ describe('.dockerignore', () => {
       'package-lock.json',
       'src/cli/run-cli.ts',
       'bin/ledgerbot.js',
+      'scripts/bundle-run.mjs',
       'examples/invoices/model.yaml',
       'examples/invoices/rules/accept-small-invoices.yaml',
     ]) {
