@@ -632,6 +632,9 @@ describe('the console endpoints against a bot on the sandbox', () => {
         ]);
         const missing = await call(r.ops, 'GET', '/intents/lb-nope');
         expect(missing.status).toBe(404);
+        const malformed = await call(r.ops, 'GET', '/intents/lb-%E0%A4%A');
+        expect(malformed.status).toBe(400);
+        expect(errorCode(malformed)).toBe('BAD_REQUEST');
       }),
     60_000,
   );

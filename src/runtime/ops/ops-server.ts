@@ -183,7 +183,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
         throw new HttpProblem(403, 'READ_ONLY', 'this ops server is read-only (http.readOnly)');
       }
       const body = hit.r.body === true ? await readBody(req) : (req.resume(), '');
-      const params = hit.m.slice(1).map((p) => decodeURIComponent(p));
+      const params = hit.m.slice(1).map(decodePathPart);
       answer = await hit.r.handle(params, url, { req, res, body, credential });
     } catch (err) {
       req.resume();
@@ -231,6 +231,15 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       return closing;
     },
   };
+}
+
+/** A path parameter as text; a malformed `%` escape is the caller's mistake (400). */
+function decodePathPart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new HttpProblem(400, 'BAD_REQUEST', 'the path has a malformed % escape');
+  }
 }
 
 /** The request body as text; more than MAX_BODY bytes is 413. */
