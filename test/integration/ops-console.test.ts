@@ -69,6 +69,7 @@ async function run(
     reload?: () => Promise<ReloadOutcome>;
     explainLedger?: LedgerClient;
     ledgerEndTtlMs?: number;
+    allowedHosts?: string[];
   } = {},
 ): Promise<Running> {
   n += 1;
@@ -93,6 +94,7 @@ async function run(
       ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
       ...(options.reload === undefined ? {} : { reload: options.reload }),
       ...(options.ledgerEndTtlMs === undefined ? {} : { ledgerEndTtlMs: options.ledgerEndTtlMs }),
+      ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
       explain: { ledger: options.explainLedger ?? bot.client, parties: ledger.parties },
     }),
   );
@@ -380,7 +382,7 @@ describe('the console endpoints against a bot on the sandbox', () => {
     'without a token, answers only requests that name the loopback host (no DNS rebinding)',
     () =>
       withScope(async (scope) => {
-        const r = await run(scope);
+        const r = await run(scope, { allowedHosts: ['Console.Example.com'] });
         const port = new URL(r.ops.url).port;
         const viaHost = (host: string, method = 'GET', path = '/status') =>
           new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -404,6 +406,10 @@ describe('the console endpoints against a bot on the sandbox', () => {
         expect(r.bot.bot.ruleStatus().every((x) => x.state !== 'paused')).toBe(true);
         expect((await viaHost(`localhost:${port}`)).status).toBe(200);
         expect((await viaHost(`127.0.0.1:${port}`)).status).toBe(200);
+        // A name the config allows (a reverse proxy that keeps the client's Host), any case.
+        expect((await viaHost(`console.example.com:${port}`)).status).toBe(200);
+        expect((await viaHost('CONSOLE.example.com')).status).toBe(200);
+        expect((await viaHost(`other.example.com:${port}`)).status).toBe(403);
         // The probes and the page's files carry nothing to steal.
         expect((await viaHost(`evil.example:${port}`, 'GET', '/livez')).status).toBe(200);
       }),

@@ -141,6 +141,7 @@ async function runDemo(o: DemoOptions, io: CliIo): Promise<number> {
         host: DEFAULTS.ops.host,
         readyMaxLag: DEFAULTS.ops.readyMaxLag,
         readOnly: false,
+        allowedHosts: [],
       },
     };
     running = await startBot(config, logger);

@@ -151,6 +151,7 @@ export async function startBot(
         port: config.http.port,
         readyMaxLag: config.http.readyMaxLag,
         readOnly: config.http.readOnly,
+        allowedHosts: config.http.allowedHosts,
         ...(config.http.token === undefined ? {} : { token: config.http.token }),
         waitingFor: () => waitingFor,
         reload,

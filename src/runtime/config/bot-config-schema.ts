@@ -9,6 +9,8 @@ import { RULE_LIMITS } from '../../rules/rule-language.js';
 
 export const DURATION_PATTERN = '^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$';
 export const ALIAS_PATTERN = '^[A-Za-z][A-Za-z0-9_-]*$';
+/** A host name as a `Host` header names it, without the port (`console.example.com`). */
+export const HOST_NAME_PATTERN = '^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$';
 export const START_KEYWORDS = ['checkpoint', 'ledger-end', 'begin'] as const;
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
@@ -207,6 +209,12 @@ export const BOT_CONFIG_SCHEMA = {
         token: text,
         readyMaxLag: { type: 'integer', minimum: 0, default: BOT_CONFIG_DEFAULTS.readyMaxLag },
         readOnly: { type: 'boolean', default: false },
+        allowedHosts: {
+          type: 'array',
+          items: { type: 'string', pattern: HOST_NAME_PATTERN },
+          uniqueItems: true,
+          default: [],
+        },
       },
     },
     log: {

@@ -115,6 +115,11 @@ export type HttpConfig = {
    * drop, reload, run-slot) answers 403 READ_ONLY. Default false.
    */
   readonly readOnly: boolean;
+  /**
+   * Host names (without port) a loopback-bound server without a token also answers, besides
+   * localhost and 127.x.x.x (a reverse proxy that keeps the client's Host). Default none.
+   */
+  readonly allowedHosts: readonly string[];
 };
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';

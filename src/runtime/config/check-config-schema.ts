@@ -11,6 +11,7 @@ import {
   BOT_CONFIG_AJV_OPTIONS,
   BOT_CONFIG_SCHEMA,
   DURATION_PATTERN,
+  HOST_NAME_PATTERN,
 } from './bot-config-schema.js';
 import { validate as validateConfig } from './generated/bot-config-validator.js';
 import type { ConfigProblemCode } from './config-error.js';
@@ -78,6 +79,10 @@ const checkSchema = schemaChecker<ConfigProblemCode>(BOT_CONFIG_SCHEMA, {
       hint: 'write a number with a unit: ms, s, m, h, d or w, e.g. 30s, 5m or 1h30m',
     },
     [ALIAS_PATTERN]: { what: 'a party alias', hint: ALIAS_HINT },
+    [HOST_NAME_PATTERN]: {
+      what: 'a host name',
+      hint: 'write the name alone, as the Host header names it without its port, e.g. console.example.com',
+    },
   },
 });
 

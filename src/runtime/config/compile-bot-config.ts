@@ -83,6 +83,7 @@ export function compileBotConfig(
             host: raw.http.host,
             readyMaxLag: raw.http.readyMaxLag,
             readOnly: raw.http.readOnly,
+            allowedHosts: raw.http.allowedHosts,
             ...(raw.http.token === undefined ? {} : { token: raw.http.token }),
           },
         }),

@@ -25,6 +25,13 @@ export type RawBotConfig = {
     retry: { maxAttempts: number; initialDelay: string; maxDelay: string; deadline: string };
     dedup: { mode: 'offset'; fallback?: string } | { mode: 'duration'; value: string };
   };
-  http?: { port: number; host: string; token?: string; readyMaxLag: number; readOnly: boolean };
+  http?: {
+    port: number;
+    host: string;
+    token?: string;
+    readyMaxLag: number;
+    readOnly: boolean;
+    allowedHosts: string[];
+  };
   log: { level: LogLevel; pretty?: boolean };
 };

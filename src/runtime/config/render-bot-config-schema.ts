@@ -65,6 +65,8 @@ export const CONFIG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'http.host': `Address to bind (default ${D.httpHost}).`,
   'http.token': 'Bearer token for /status, /rules/* and /dead-letters* (a secret: use ${ENV}).',
   'http.readyMaxLag': `/readyz fails while the bot lags more offsets than this (default ${D.readyMaxLag}).`,
+  'http.allowedHosts':
+    'Without a token, a server on 127.0.0.1 answers only requests whose Host is localhost or 127.x.x.x (no DNS rebinding); these host names (no port) too, e.g. behind a reverse proxy (by default none).',
   'http.readOnly':
     'true: the ops API and the console only look; pause, resume, retry, drop, reload and run-slot answer 403 (default false).',
   log: 'Logging.',

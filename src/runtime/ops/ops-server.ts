@@ -12,7 +12,7 @@ import { intentRoutes } from './intent-routes.js';
 import { journalRoutes } from './journal-routes.js';
 import type { ManualSlotOutcome } from './manual-slot.js';
 import { HttpProblem, MAX_BODY, notFound, type Answer, type Route } from './ops-http.js';
-import { crossOriginReason, isLoopbackHost, opsSessions } from './ops-sessions.js';
+import { crossOriginReason, hostName, isLoopbackHost, opsSessions } from './ops-sessions.js';
 import { ReloadHistory, type ReloadOutcome } from './reload-history.js';
 import { ruleRoutes } from './rule-routes.js';
 import { ruleRows } from './rule-rows.js';
@@ -37,6 +37,11 @@ export type OpsServerOptions = {
    * /metrics, the console's files, /session and /login; absent: none needed.
    */
   readonly token?: string;
+  /**
+   * Without a token, a loopback-bound server answers only requests whose Host is the loopback
+   * or one of these names (no port); see isLoopbackHost.
+   */
+  readonly allowedHosts?: readonly string[];
   /** Every state-changing call but /login and /logout answers 403 READ_ONLY (default false). */
   readonly readOnly?: boolean;
   /** /readyz fails above this lag in offsets (default 1000). */
@@ -140,6 +145,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
 
   /** Bound to a loopback address: see isLoopbackHost. */
   let loopback = false;
+  const allowedHosts = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()));
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     let answer: Answer;
     let headers: Record<string, string> = {};
@@ -159,11 +165,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       const credential = sessions.credentialOf(req);
       const changing = STATE_CHANGING.has(hit.r.method);
       if (credential === 'open' && loopback && (hit.r.auth || changing)) {
-        if (!isLoopbackHost(req.headers.host)) {
+        if (!isLoopbackHost(req.headers.host) && !allowedHosts.has(hostName(req.headers.host))) {
           throw new HttpProblem(
             403,
             'BAD_HOST',
-            'without http.token this server answers requests to localhost or 127.0.0.1 only',
+            'without http.token this server answers requests to localhost, 127.0.0.1 and http.allowedHosts only',
           );
         }
       }

@@ -111,9 +111,15 @@ export function crossOriginReason(
  * another site whose name was made to resolve to 127.0.0.1 (DNS rebinding) sends its own name.
  */
 export function isLoopbackHost(host: string | undefined): boolean {
-  if (host === undefined) return false;
-  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
+  const name = hostName(host);
   return name === 'localhost' || name === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(name);
+}
+
+/** The name of a Host header without its port, in lower case ('' without one). */
+export function hostName(host: string | undefined): string {
+  if (host === undefined) return '';
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
+  return name.toLowerCase();
 }
 
 function cookieValue(header: string | undefined, name: string): string | undefined {

@@ -137,6 +137,7 @@ describe('defaults and conversion', () => {
       host: '127.0.0.1',
       readyMaxLag: 1000,
       readOnly: false,
+      allowedHosts: [],
     });
     expect(config.log).toEqual({ level: 'debug', pretty: true });
   });
@@ -224,7 +225,8 @@ describe('environment interpolation', () => {
 
   it('reads http.token from the environment and http.readyMaxLag, and hides the token in errors', () => {
     const config = load(
-      BASE + 'http: {port: 0, token: "${OPS_TOKEN}", readyMaxLag: 5, readOnly: true}\n',
+      BASE +
+        'http: {port: 0, token: "${OPS_TOKEN}", readyMaxLag: 5, readOnly: true, allowedHosts: [bot.example.com]}\n',
       { OPS_TOKEN: 'ops-s3cret' },
     );
     expect(config.http).toEqual({
@@ -233,6 +235,7 @@ describe('environment interpolation', () => {
       token: 'ops-s3cret',
       readyMaxLag: 5,
       readOnly: true,
+      allowedHosts: ['bot.example.com'],
     });
     const err = errorOf(BASE + 'http: {port: 0, token: 12, readyMaxLag: -1}\n');
     expect(err.problems.map((p) => p.path)).toContain('http.readyMaxLag');
@@ -339,6 +342,11 @@ describe('errors, each at file:line:col', () => {
       'http.readOnly that is not true or false',
       `${BASE}http:\n  port: 9464\n  readOnly: yes please\n`,
       `${FILE}:7:13: \`http.readOnly\` must be true or false, not "yes please"`,
+    ],
+    [
+      'http.allowedHosts with a port or a scheme',
+      `${BASE}http:\n  port: 9464\n  allowedHosts: [console.example.com, 'http://x:80']\n`,
+      `${FILE}:7:39: \`http.allowedHosts[1]\`: "http://x:80" is not a host name\n    hint: write the name alone, as the Host header names it without its port, e.g. console.example.com`,
     ],
     [
       'a wrong type for a section',

@@ -4,11 +4,12 @@
 /* eslint-disable */
 import type { ValidateFunction } from 'ajv';
 import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js';
-const schema11 = {"$id":"https://ledgerbot.dev/schema/bot-config.schema.json","type":"object","required":["ledger","rules"],"additionalProperties":false,"properties":{"ledger":{"type":"object","required":["userId"],"additionalProperties":false,"properties":{"url":{"type":"string","minLength":1},"embedded":{"type":"object","required":["models"],"additionalProperties":false,"properties":{"models":{"type":"array","minItems":1,"items":{"type":"string","minLength":1}},"parties":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"uniqueItems":true,"default":[]}}},"userId":{"type":"string","minLength":1},"auth":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"properties":{"type":{"const":"none"}},"additionalProperties":false},{"properties":{"type":{"const":"static"},"token":{"type":"string","minLength":1}},"required":["token"],"additionalProperties":false},{"properties":{"type":{"const":"file"},"path":{"type":"string","minLength":1}},"required":["path"],"additionalProperties":false},{"properties":{"type":{"const":"oauth2"},"tokenUrl":{"type":"string","minLength":1},"clientId":{"type":"string","minLength":1},"clientSecret":{"type":"string","minLength":1},"audience":{"type":"string","minLength":1},"scope":{"type":"string","minLength":1},"clientAuth":{"enum":["basic","body"]}},"required":["tokenUrl","clientId","clientSecret"],"additionalProperties":false}],"default":{"type":"none"}},"tls":{"type":"object","additionalProperties":false,"properties":{"caFile":{"type":"string","minLength":1},"certFile":{"type":"string","minLength":1},"keyFile":{"type":"string","minLength":1}}},"apiVersion":{"type":"string","enum":["3.4","3.5"],"default":"3.5"},"pingInterval":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"25s"},"packages":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"startTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}}},"parties":{"type":"object","propertyNames":{"pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"additionalProperties":{"type":"string","minLength":1},"default":{}},"rules":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"tests":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"state":{"type":"object","additionalProperties":false,"properties":{"dir":{"type":"string","minLength":1,"default":".state"},"retention":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"7d"}},"default":{}},"start":{"type":["string","integer"],"default":"checkpoint"},"submission":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxInFlight":{"type":"integer","minimum":1,"default":32},"completionTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"30s"},"retry":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxAttempts":{"type":"integer","minimum":1,"maximum":1000,"default":10},"initialDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1s"},"maxDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1m"},"deadline":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1h"}}},"dedup":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"properties":{"mode":{"const":"offset"},"fallback":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"additionalProperties":false},{"properties":{"mode":{"const":"duration"},"value":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"required":["value"],"additionalProperties":false}],"default":{"mode":"offset"}}}},"http":{"type":"object","required":["port"],"additionalProperties":false,"properties":{"port":{"type":"integer","minimum":0,"maximum":65535},"host":{"type":"string","minLength":1,"default":"127.0.0.1"},"token":{"type":"string","minLength":1},"readyMaxLag":{"type":"integer","minimum":0,"default":1000},"readOnly":{"type":"boolean","default":false}}},"log":{"type":"object","additionalProperties":false,"default":{},"properties":{"level":{"enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info"},"pretty":{"type":"boolean"}}}}};
+const schema11 = {"$id":"https://ledgerbot.dev/schema/bot-config.schema.json","type":"object","required":["ledger","rules"],"additionalProperties":false,"properties":{"ledger":{"type":"object","required":["userId"],"additionalProperties":false,"properties":{"url":{"type":"string","minLength":1},"embedded":{"type":"object","required":["models"],"additionalProperties":false,"properties":{"models":{"type":"array","minItems":1,"items":{"type":"string","minLength":1}},"parties":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"uniqueItems":true,"default":[]}}},"userId":{"type":"string","minLength":1},"auth":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"properties":{"type":{"const":"none"}},"additionalProperties":false},{"properties":{"type":{"const":"static"},"token":{"type":"string","minLength":1}},"required":["token"],"additionalProperties":false},{"properties":{"type":{"const":"file"},"path":{"type":"string","minLength":1}},"required":["path"],"additionalProperties":false},{"properties":{"type":{"const":"oauth2"},"tokenUrl":{"type":"string","minLength":1},"clientId":{"type":"string","minLength":1},"clientSecret":{"type":"string","minLength":1},"audience":{"type":"string","minLength":1},"scope":{"type":"string","minLength":1},"clientAuth":{"enum":["basic","body"]}},"required":["tokenUrl","clientId","clientSecret"],"additionalProperties":false}],"default":{"type":"none"}},"tls":{"type":"object","additionalProperties":false,"properties":{"caFile":{"type":"string","minLength":1},"certFile":{"type":"string","minLength":1},"keyFile":{"type":"string","minLength":1}}},"apiVersion":{"type":"string","enum":["3.4","3.5"],"default":"3.5"},"pingInterval":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"25s"},"packages":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"startTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}}},"parties":{"type":"object","propertyNames":{"pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"additionalProperties":{"type":"string","minLength":1},"default":{}},"rules":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"tests":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"state":{"type":"object","additionalProperties":false,"properties":{"dir":{"type":"string","minLength":1,"default":".state"},"retention":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"7d"}},"default":{}},"start":{"type":["string","integer"],"default":"checkpoint"},"submission":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxInFlight":{"type":"integer","minimum":1,"default":32},"completionTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"30s"},"retry":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxAttempts":{"type":"integer","minimum":1,"maximum":1000,"default":10},"initialDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1s"},"maxDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1m"},"deadline":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1h"}}},"dedup":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"properties":{"mode":{"const":"offset"},"fallback":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"additionalProperties":false},{"properties":{"mode":{"const":"duration"},"value":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"required":["value"],"additionalProperties":false}],"default":{"mode":"offset"}}}},"http":{"type":"object","required":["port"],"additionalProperties":false,"properties":{"port":{"type":"integer","minimum":0,"maximum":65535},"host":{"type":"string","minLength":1,"default":"127.0.0.1"},"token":{"type":"string","minLength":1},"readyMaxLag":{"type":"integer","minimum":0,"default":1000},"readOnly":{"type":"boolean","default":false},"allowedHosts":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"},"uniqueItems":true,"default":[]}}},"log":{"type":"object","additionalProperties":false,"default":{},"properties":{"level":{"enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info"},"pretty":{"type":"boolean"}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func4 = (typeof runtime_ucs2length === 'function' ? runtime_ucs2length : runtime_ucs2length.default);
 const pattern0 = new RegExp("^[A-Za-z][A-Za-z0-9_-]*$", "u");
 const pattern1 = new RegExp("^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$", "u");
+const pattern11 = new RegExp("^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://ledgerbot.dev/schema/bot-config.schema.json" */;
@@ -2295,6 +2296,9 @@ data53.readyMaxLag = 1000;
 if(data53.readOnly === undefined){
 data53.readOnly = false;
 }
+if(data53.allowedHosts === undefined){
+data53.allowedHosts = [];
+}
 if(data53.port === undefined){
 const err126 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/required",keyword:"required",params:{missingProperty: "port"},message:"must have required property '"+"port"+"'",schema:schema11.properties.http.required,parentSchema:schema11.properties.http,data:data53};
 if(vErrors === null){
@@ -2306,7 +2310,7 @@ vErrors.push(err126);
 errors++;
 }
 for(const key15 in data53){
-if(!(((((key15 === "port") || (key15 === "host")) || (key15 === "token")) || (key15 === "readyMaxLag")) || (key15 === "readOnly"))){
+if(!((((((key15 === "port") || (key15 === "host")) || (key15 === "token")) || (key15 === "readyMaxLag")) || (key15 === "readOnly")) || (key15 === "allowedHosts"))){
 const err127 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data53};
 if(vErrors === null){
 vErrors = [err127];
@@ -2519,9 +2523,23 @@ data53["readOnly"] = coerced38;
 }
 }
 }
+let data59 = data53.allowedHosts;
+if(Array.isArray(data59)){
+const len5 = data59.length;
+for(let i6=0; i6<len5; i6++){
+let data60 = data59[i6];
+if(typeof data60 !== "string"){
+let dataType39 = typeof data60;
+let coerced39 = undefined;
+if(!(coerced39 !== undefined)){
+if(dataType39 == "number" || dataType39 == "boolean"){
+coerced39 = "" + data60;
+}
+else if(data60 === null){
+coerced39 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data53};
+const err138 = {instancePath:instancePath+"/http/allowedHosts/" + i6,schemaPath:"#/properties/http/properties/allowedHosts/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.http.properties.allowedHosts.items.type,parentSchema:schema11.properties.http.properties.allowedHosts.items,data:data60};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -2531,14 +2549,16 @@ vErrors.push(err138);
 errors++;
 }
 }
-let data59 = data.log;
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-if(data59.level === undefined){
-data59.level = "info";
+if(coerced39 !== undefined){
+data60 = coerced39;
+if(data59 !== undefined){
+data59[i6] = coerced39;
 }
-for(const key16 in data59){
-if(!((key16 === "level") || (key16 === "pretty"))){
-const err139 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data59};
+}
+}
+if(typeof data60 === "string"){
+if(!pattern11.test(data60)){
+const err139 = {instancePath:instancePath+"/http/allowedHosts/" + i6,schemaPath:"#/properties/http/properties/allowedHosts/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"},message:"must match pattern \""+"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"+"\"",schema:"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$",parentSchema:schema11.properties.http.properties.allowedHosts.items,data:data60};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -2548,9 +2568,19 @@ vErrors.push(err139);
 errors++;
 }
 }
-let data60 = data59.level;
-if(!(((((((data60 === "trace") || (data60 === "debug")) || (data60 === "info")) || (data60 === "warn")) || (data60 === "error")) || (data60 === "fatal")) || (data60 === "silent"))){
-const err140 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema11.properties.log.properties.level.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.log.properties.level.enum,parentSchema:schema11.properties.log.properties.level,data:data60};
+}
+let i7 = data59.length;
+let j1;
+if(i7 > 1){
+const indices1 = {};
+for(;i7--;){
+let item1 = data59[i7];
+if(typeof item1 !== "string"){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j1 = indices1[item1];
+const err140 = {instancePath:instancePath+"/http/allowedHosts",schemaPath:"#/properties/http/properties/allowedHosts/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i7+" are identical)",schema:true,parentSchema:schema11.properties.http.properties.allowedHosts,data:data59};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -2558,20 +2588,14 @@ else {
 vErrors.push(err140);
 }
 errors++;
+break;
 }
-if(data59.pretty !== undefined){
-let data61 = data59.pretty;
-if(typeof data61 !== "boolean"){
-let coerced39 = undefined;
-if(!(coerced39 !== undefined)){
-if(data61 === "false" || data61 === 0 || data61 === null){
-coerced39 = false;
+indices1[item1] = i7;
 }
-else if(data61 === "true" || data61 === 1){
-coerced39 = true;
+}
 }
 else {
-const err141 = {instancePath:instancePath+"/log/pretty",schemaPath:"#/properties/log/properties/pretty/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.pretty.type,parentSchema:schema11.properties.log.properties.pretty,data:data61};
+const err141 = {instancePath:instancePath+"/http/allowedHosts",schemaPath:"#/properties/http/properties/allowedHosts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.http.properties.allowedHosts.type,parentSchema:schema11.properties.http.properties.allowedHosts,data:data59};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -2581,17 +2605,8 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced39 !== undefined){
-data61 = coerced39;
-if(data59 !== undefined){
-data59["pretty"] = coerced39;
-}
-}
-}
-}
-}
 else {
-const err142 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data59};
+const err142 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data53};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -2601,13 +2616,83 @@ vErrors.push(err142);
 errors++;
 }
 }
-else {
-const err143 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+let data61 = data.log;
+if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
+if(data61.level === undefined){
+data61.level = "info";
+}
+for(const key16 in data61){
+if(!((key16 === "level") || (key16 === "pretty"))){
+const err143 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data61};
 if(vErrors === null){
 vErrors = [err143];
 }
 else {
 vErrors.push(err143);
+}
+errors++;
+}
+}
+let data62 = data61.level;
+if(!(((((((data62 === "trace") || (data62 === "debug")) || (data62 === "info")) || (data62 === "warn")) || (data62 === "error")) || (data62 === "fatal")) || (data62 === "silent"))){
+const err144 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema11.properties.log.properties.level.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.log.properties.level.enum,parentSchema:schema11.properties.log.properties.level,data:data62};
+if(vErrors === null){
+vErrors = [err144];
+}
+else {
+vErrors.push(err144);
+}
+errors++;
+}
+if(data61.pretty !== undefined){
+let data63 = data61.pretty;
+if(typeof data63 !== "boolean"){
+let coerced40 = undefined;
+if(!(coerced40 !== undefined)){
+if(data63 === "false" || data63 === 0 || data63 === null){
+coerced40 = false;
+}
+else if(data63 === "true" || data63 === 1){
+coerced40 = true;
+}
+else {
+const err145 = {instancePath:instancePath+"/log/pretty",schemaPath:"#/properties/log/properties/pretty/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.pretty.type,parentSchema:schema11.properties.log.properties.pretty,data:data63};
+if(vErrors === null){
+vErrors = [err145];
+}
+else {
+vErrors.push(err145);
+}
+errors++;
+}
+}
+if(coerced40 !== undefined){
+data63 = coerced40;
+if(data61 !== undefined){
+data61["pretty"] = coerced40;
+}
+}
+}
+}
+}
+else {
+const err146 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data61};
+if(vErrors === null){
+vErrors = [err146];
+}
+else {
+vErrors.push(err146);
+}
+errors++;
+}
+}
+else {
+const err147 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(vErrors === null){
+vErrors = [err147];
+}
+else {
+vErrors.push(err147);
 }
 errors++;
 }
