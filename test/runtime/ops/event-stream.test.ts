@@ -1,9 +1,12 @@
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../../src/core/fake-clock.js';
+import { ReloadHistory } from '../../../src/runtime/ops/reload-history.js';
 import type { IntentView } from '../../../src/runtime/intent-view.js';
 import { startOpsServer, type OpsServer } from '../../../src/runtime/ops/ops-server.js';
 import type { EventStreamLimits } from '../../../src/runtime/ops/event-stream.js';
 import { waitFor } from '../../support/wait-for.js';
-import { botFixture, invoiceCreated, type BotFixture } from '../bot-fixture.js';
+import { botFixture, invoiceCreated, recordingLogger, type BotFixture } from '../bot-fixture.js';
 
 /*
  * GET /events on the fake clock: a real bot (on the fake ledger) and a real socket, with time
@@ -22,7 +25,10 @@ afterEach(async () => {
   f = undefined;
 });
 
-async function start(limits: Partial<EventStreamLimits> = {}): Promise<BotFixture> {
+async function start(
+  limits: Partial<EventStreamLimits> = {},
+  more: { reloads?: ReloadHistory; logger?: ReturnType<typeof recordingLogger> } = {},
+): Promise<BotFixture> {
   f = botFixture();
   f.ledger.end = 10;
   await f.bot.start();
@@ -35,6 +41,7 @@ async function start(limits: Partial<EventStreamLimits> = {}): Promise<BotFixtur
     clock: fixture.clock,
     processMetrics: false,
     eventStreamLimits: limits,
+    ...more,
   });
   return fixture;
 }
@@ -152,6 +159,47 @@ describe('GET /events on the fake clock', () => {
     await waitFor(
       () => open(),
       (s) => s.status === 200,
+      5_000,
+      'room for another stream',
+    );
+  });
+
+  it('drops a client that reads too slowly instead of buffering for it', async () => {
+    const reloads = new ReloadHistory(new FakeClock());
+    const log = recordingLogger();
+    await start({ maxStreams: 1 }, { reloads, logger: log });
+    const { port } = new URL(ops!.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = 0;
+    let closed = false;
+    socket.on('data', (chunk: Buffer) => (received += chunk.length));
+    socket.on('close', () => (closed = true));
+    socket.write(`GET /events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    await waitFor(
+      () => Promise.resolve(received),
+      (n) => n > 0,
+      5_000,
+      'the stream to start',
+    );
+    // It stops reading: what the server sends piles up in the kernel, then in the process.
+    socket.pause();
+    const big = { applied: false as const, errors: ['x'.repeat(1024 * 1024)] };
+    for (let i = 0; i < 64 && !closed; i++) {
+      reloads.record(big);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    socket.resume();
+    await waitFor(
+      () => Promise.resolve(closed),
+      (c) => c,
+      10_000,
+      'the slow stream to be closed',
+    );
+    expect(log.lines.some((l) => l.msg.includes('reads too slowly'))).toBe(true);
+    // Its place is free again.
+    await waitFor(
+      () => open(),
+      (x) => x.status === 200,
       5_000,
       'room for another stream',
     );
