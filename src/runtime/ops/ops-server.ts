@@ -174,7 +174,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
         }
       }
       if (changing) {
-        const why = crossOriginReason(req, credential);
+        const why = crossOriginReason(req, credential, allowedHosts);
         if (why !== undefined) throw new HttpProblem(403, 'CROSS_ORIGIN', why);
       }
       if (hit.r.auth && credential === 'none') {

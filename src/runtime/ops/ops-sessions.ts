@@ -86,23 +86,45 @@ export function sessionCookie(id: string | undefined): string {
 
 /**
  * Why a state-changing request must be refused as cross-site, or undefined: an `Origin` other
- * than this server's (`http://` + the Host header), or a session cookie with neither `Origin`
+ * than this server's (see ownOrigin), or a session cookie with neither `Origin`
  * nor `Sec-Fetch-Site: same-origin` (a browser that says nothing of where the request comes
  * from). A bearer token without `Origin` is a program (the CLI, curl), not a page.
  */
 export function crossOriginReason(
   req: IncomingMessage,
   credential: Credential,
+  allowedHosts: ReadonlySet<string> = new Set(),
 ): string | undefined {
   const origin = req.headers.origin;
   if (origin !== undefined) {
-    const own = `http://${req.headers.host ?? ''}`;
-    return origin === own ? undefined : `a request from ${origin} may not change anything here`;
+    return ownOrigin(origin, req.headers.host, allowedHosts)
+      ? undefined
+      : `a request from ${origin} may not change anything here`;
   }
   if (credential === 'cookie' && req.headers['sec-fetch-site'] !== 'same-origin') {
     return 'a change made with the session cookie must come from the console page (no Origin header)';
   }
   return undefined;
+}
+
+/**
+ * The page's own origin: `http://` or `https://` (a proxy that terminates TLS) with the Host the
+ * request names, or with a host name of `http.allowedHosts` (a proxy that rewrites the Host).
+ */
+function ownOrigin(
+  origin: string,
+  host: string | undefined,
+  allowed: ReadonlySet<string>,
+): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // `null` (a sandboxed frame, a file), or garbage
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  if (url.origin !== origin) return false; // a path, credentials: not what browsers send
+  return url.host === (host ?? '').toLowerCase() || allowed.has(url.hostname);
 }
 
 /**

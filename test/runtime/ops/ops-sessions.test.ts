@@ -89,7 +89,22 @@ describe('cross-site refusals', () => {
       /evil\.example/,
     );
     expect(crossOriginReason(req({ host, origin: 'null' }), 'open')).toBeDefined();
-    expect(crossOriginReason(req({ host, origin: `https://${host}` }), 'cookie')).toBeDefined();
+    // Behind a proxy that terminates TLS the page's origin is https, with the same host.
+    expect(crossOriginReason(req({ host, origin: `https://${host}` }), 'cookie')).toBeUndefined();
+    expect(crossOriginReason(req({ host, origin: `ftp://${host}` }), 'cookie')).toBeDefined();
+    expect(crossOriginReason(req({ host, origin: `http://${host}/x` }), 'cookie')).toBeDefined();
+    expect(crossOriginReason(req({ host, origin: 'not a url' }), 'cookie')).toBeDefined();
+    expect(
+      crossOriginReason(req({ host, origin: 'http://127.0.0.1:9465' }), 'cookie'),
+    ).toBeDefined();
+    // A proxy that rewrites the Host: the page's host must be one of http.allowedHosts.
+    const allowed = new Set(['console.example.com']);
+    const proxied = { host, origin: 'https://console.example.com' };
+    expect(crossOriginReason(req(proxied), 'cookie', allowed)).toBeUndefined();
+    expect(crossOriginReason(req(proxied), 'cookie')).toBeDefined();
+    expect(
+      crossOriginReason(req({ host, origin: 'https://evil.example' }), 'cookie', allowed),
+    ).toBeDefined();
     expect(crossOriginReason(req({ host }), 'cookie')).toBeDefined();
     expect(
       crossOriginReason(req({ host, 'sec-fetch-site': 'same-origin' }), 'cookie'),
