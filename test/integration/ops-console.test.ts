@@ -319,6 +319,17 @@ describe('the console endpoints against a bot on the sandbox', () => {
           new URLSearchParams({ token: TOKEN }).toString(),
         );
         expect(form.status).toBe(204);
+        // Loaded over https (a proxy terminating TLS): the cookie is Secure.
+        const overTls = await call(
+          r.ops,
+          'POST',
+          '/login',
+          { 'content-type': 'application/json', origin: r.ops.url.replace('http:', 'https:') },
+          JSON.stringify({ token: TOKEN }),
+        );
+        expect(overTls.status).toBe(204);
+        expect(overTls.headers.get('set-cookie')).toMatch(/; Secure$/);
+        expect(setCookie).not.toContain('Secure');
 
         const out = await call(r.ops, 'POST', '/logout', { ...cookie, ...origin });
         expect(out.status).toBe(204);

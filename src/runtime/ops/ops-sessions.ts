@@ -76,9 +76,12 @@ export function opsSessions(token: string | undefined, clock: Clock): OpsSession
   };
 }
 
-/** The `Set-Cookie` value of a session (`id`), or of its removal (undefined). */
-export function sessionCookie(id: string | undefined): string {
-  const attributes = 'HttpOnly; SameSite=Strict; Path=/';
+/**
+ * The `Set-Cookie` value of a session (`id`), or of its removal (undefined); `Secure` when the
+ * page was loaded over https (a proxy terminating TLS), so the browser never sends it in clear.
+ */
+export function sessionCookie(id: string | undefined, secure = false): string {
+  const attributes = `HttpOnly; SameSite=Strict; Path=/${secure ? '; Secure' : ''}`;
   return id === undefined
     ? `${SESSION_COOKIE}=; ${attributes}; Max-Age=0`
     : `${SESSION_COOKIE}=${id}; ${attributes}`;

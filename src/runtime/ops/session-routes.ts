@@ -32,7 +32,11 @@ export function sessionRoutes(sessions: OpsSessions, readOnly: boolean): Route[]
         if (id === undefined) {
           throw new HttpProblem(401, 'UNAUTHORIZED', 'that is not the ops token');
         }
-        return { status: 204, body: null, headers: { 'set-cookie': sessionCookie(id) } };
+        return {
+          status: 204,
+          body: null,
+          headers: { 'set-cookie': sessionCookie(id, overHttps(req.headers.origin)) },
+        };
       },
     },
     {
@@ -46,6 +50,11 @@ export function sessionRoutes(sessions: OpsSessions, readOnly: boolean): Route[]
       },
     },
   ];
+}
+
+/** The page was loaded over https: its Origin says so (the server itself speaks http only). */
+function overHttps(origin: string | undefined): boolean {
+  return origin?.startsWith('https://') === true;
 }
 
 /** The token of a login form (`token=…`) or JSON body (`{"token": "…"}`); '' when there is none. */

@@ -75,6 +75,9 @@ describe('ops sessions', () => {
 
   it('writes the cookie HttpOnly, SameSite=Strict, for the whole server, and clears it', () => {
     expect(sessionCookie('abc')).toBe('ledgerbot_session=abc; HttpOnly; SameSite=Strict; Path=/');
+    expect(sessionCookie('abc', true)).toBe(
+      'ledgerbot_session=abc; HttpOnly; SameSite=Strict; Path=/; Secure',
+    );
     expect(sessionCookie(undefined)).toBe(
       'ledgerbot_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0',
     );
