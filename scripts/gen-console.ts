@@ -109,7 +109,8 @@ if (check) {
     console.error(`gen:console: stale (run \`npm run gen:console\`): ${TARGET}`);
     process.exit(1);
   }
-} else {
+} else if ((await readFile(path, 'utf8').catch(() => undefined)) !== text) {
   await writeFile(path, text);
-  process.stdout.write(`wrote ${TARGET}\n`);
+  // stderr: `npm run build` runs this as `prepare`, whose stdout `npm pack --json` shares.
+  process.stderr.write(`wrote ${TARGET}\n`);
 }
