@@ -236,7 +236,7 @@ const E2E_MISSED: readonly string[] = [
   'and its `submitted` change commit together. An attempt no longer copies the commands it sends.',
   'The journal is an append-only log of intent state changes (issue 16): open intents live in memory, a transition',
   'reads no row and parses no JSON, an intent recorded and first submitted in one turn is one small insert and its',
-  'completion one more, and the log is folded into `intents` every 2,000 rows (about one upsert per intent). Its',
+  'completion one more, and the log is folded into `intents` every 500 rows (about one upsert per intent). Its',
   'share of the profile went from about 38% (2026-11-23) to about 23% (`ledgerbot store/` plus `better-sqlite3`,',
   '2026-11-26 at load 6), most of it now the COMMIT of each write group (`sqliteTransaction`) and the folds.',
 ];

@@ -16,9 +16,12 @@ import type { NewIntent } from './store.js';
 /**
  * Log rows after which a write folds the log into `intents` instead of appending to it. It bounds
  * the memory the journal keeps for finished intents (each changed intent stays in memory until
- * the next fold) and the replay at open; a fold costs about one upsert per intent it folds.
+ * the next fold) and the replay at open; a fold costs about one upsert per intent it folds, all
+ * in one commit on the event loop. So the bound is also the longest pause a fold makes: at 2,000
+ * rows a fold took 15-20 ms and made the bot's slowest live events (max 50-55 ms at 200 events/s,
+ * against 20 ms at 500 rows, with the same throughput within noise; 2026-11-26).
  */
-export const FOLD_AFTER_LOG_ROWS = 2_000;
+export const FOLD_AFTER_LOG_ROWS = 500;
 
 export type JournalFileInit = {
   readonly db: BetterSqlite3.Database;

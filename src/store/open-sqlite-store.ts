@@ -45,7 +45,7 @@ export type SqliteStoreOptions = (
   readonly groupCommit?: boolean | { readonly windowMs: number };
   /**
    * Log rows after which a commit folds the journal's log into its compact form.
-   * @default FOLD_AFTER_LOG_ROWS (2,000)
+   * @default FOLD_AFTER_LOG_ROWS (500)
    */
   readonly foldAfterLogRows?: number;
   /** For tests of migrations; default: all of them. */

@@ -1,12 +1,13 @@
 // Run by crash-safety.test.ts: writes batches to a store until it is killed (or a bound is hit).
+import { FOLD_AFTER_LOG_ROWS } from '../../src/store/journal-file.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import { INTENT_TRANSITIONS, type IntentChange } from '../../src/store/store.js';
 import { eventIntent } from './store-fixtures.js';
 
 const dir = process.argv[2]!;
 const readyAfter = Number(process.argv[3] ?? 50);
-// How long the journal's log may grow before a commit folds it (see FOLD_AFTER_LOG_ROWS).
-const foldAfterLogRows = Number(process.argv[4] ?? 2_000);
+// How long the journal's log may grow before a commit folds it.
+const foldAfterLogRows = Number(process.argv[4] ?? FOLD_AFTER_LOG_ROWS);
 const store = openSqliteStore({ dir, foldAfterLogRows });
 const started = Date.now();
 
