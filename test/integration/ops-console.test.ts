@@ -343,6 +343,37 @@ describe('the console endpoints against a bot on the sandbox', () => {
   );
 
   it(
+    'stops checking tokens from an address after ten wrong ones (429 with Retry-After)',
+    () =>
+      withScope(async (scope) => {
+        const r = await run(scope, { token: TOKEN });
+        const json = { 'content-type': 'application/json', origin: r.ops.url };
+        const login = await call(r.ops, 'POST', '/login', json, JSON.stringify({ token: TOKEN }));
+        const cookie = { cookie: login.headers.get('set-cookie')!.split(';')[0]! };
+        for (let i = 0; i < 9; i++) {
+          const guess = await call(r.ops, 'GET', '/status', { authorization: `Bearer guess${i}` });
+          expect(guess.status).toBe(401);
+        }
+        const lastGuess = await call(r.ops, 'POST', '/login', json, '{"token":"guess9"}');
+        expect(lastGuess.status).toBe(401);
+        for (const right of [
+          call(r.ops, 'GET', '/status', bearer),
+          call(r.ops, 'POST', '/login', json, JSON.stringify({ token: TOKEN })),
+        ]) {
+          const refused = await right;
+          expect(refused.status).toBe(429);
+          expect(errorCode(refused)).toBe('TOO_MANY_GUESSES');
+          expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+          expect(refused.text).not.toContain(TOKEN);
+        }
+        // A session opened before keeps working, and the probes need no token.
+        expect((await call(r.ops, 'GET', '/status', cookie)).status).toBe(200);
+        expect((await call(r.ops, 'GET', '/livez')).status).toBe(200);
+      }),
+    60_000,
+  );
+
+  it(
     'refuses state changes from another site, and cookie changes that do not say where they come from',
     () =>
       withScope(async (scope) => {

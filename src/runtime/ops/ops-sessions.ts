@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../../core/clock.js';
-import type { Credential } from './ops-http.js';
+import { GuessLimiter } from './guess-limiter.js';
+import { HttpProblem, type Credential } from './ops-http.js';
 
 /** The console's session cookie: a random id, never the token. */
 export const SESSION_COOKIE = 'ledgerbot_session';
@@ -13,10 +14,17 @@ export const MAX_SESSIONS = 100;
 export type OpsSessions = {
   /** A token is configured: every endpoint but the probes and the console's files needs it. */
   readonly authRequired: boolean;
-  /** How `req` proves itself: the bearer token, a live session cookie, or not at all. */
+  /**
+   * How `req` proves itself: the bearer token, a live session cookie, or not at all. Throws
+   * HttpProblem 429 TOO_MANY_GUESSES for a bearer token from an address that sent too many
+   * wrong ones lately (see GuessLimiter).
+   */
   credentialOf(req: IncomingMessage): Credential;
-  /** Checks `token`; right: a new session id for the cookie, wrong: undefined. */
-  login(token: string): string | undefined;
+  /**
+   * Checks `token` sent from `address`; right: a new session id for the cookie, wrong:
+   * undefined. Throws HttpProblem 429 TOO_MANY_GUESSES as `credentialOf` does.
+   */
+  login(token: string, address?: string): string | undefined;
   /** Ends the session of the request's cookie, if any. */
   logout(req: IncomingMessage): void;
 };
@@ -31,8 +39,25 @@ export function opsSessions(token: string | undefined, clock: Clock): OpsSession
   /** Digest of the session id → last use (epoch ms); Map order is least recently used first. */
   const sessions = new Map<string, number>();
 
-  const tokenMatches = (candidate: string): boolean =>
-    tokenDigest !== undefined && timingSafeEqual(digest(candidate), tokenDigest);
+  const guesses = new GuessLimiter(clock);
+
+  /** Whether `candidate` is the token, counting a wrong one against `address`. */
+  const tokenMatches = (candidate: string, address: string): boolean => {
+    if (tokenDigest === undefined) return false;
+    const wait = guesses.waitMs(address);
+    if (wait > 0) {
+      const seconds = Math.ceil(wait / 1000);
+      throw new HttpProblem(
+        429,
+        'TOO_MANY_GUESSES',
+        `too many wrong ops tokens from this address: try again in ${seconds} s`,
+        { 'retry-after': String(seconds) },
+      );
+    }
+    if (timingSafeEqual(digest(candidate), tokenDigest)) return true;
+    guesses.failed(address);
+    return false;
+  };
 
   const sessionKey = (req: IncomingMessage): string | undefined => {
     const id = cookieValue(req.headers.cookie, SESSION_COOKIE);
@@ -54,12 +79,12 @@ export function opsSessions(token: string | undefined, clock: Clock): OpsSession
     credentialOf: (req) => {
       if (tokenDigest === undefined) return 'open';
       const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-      if (m !== null && tokenMatches(m[1]!.trim())) return 'bearer';
+      if (m !== null && tokenMatches(m[1]!.trim(), addressOf(req))) return 'bearer';
       const key = sessionKey(req);
       return key !== undefined && live(key) ? 'cookie' : 'none';
     },
-    login: (candidate) => {
-      if (!tokenMatches(candidate)) return undefined;
+    login: (candidate, address = '') => {
+      if (!tokenMatches(candidate, address)) return undefined;
       const now = clock.now();
       for (const [key, last] of sessions) {
         if (now - last > SESSION_IDLE_MS || sessions.size >= MAX_SESSIONS) sessions.delete(key);
@@ -145,6 +170,11 @@ export function hostName(host: string | undefined): string {
   if (host === undefined) return '';
   const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
   return name.toLowerCase();
+}
+
+function addressOf(req: IncomingMessage): string {
+  // Tests hand in bare header objects; a real request always has its socket.
+  return (req.socket as IncomingMessage['socket'] | undefined)?.remoteAddress ?? '';
 }
 
 function cookieValue(header: string | undefined, name: string): string | undefined {

@@ -28,7 +28,10 @@ export function sessionRoutes(sessions: OpsSessions, readOnly: boolean): Route[]
       readOnlyAllowed: true,
       handle: (_params, _url, { req, body }) => {
         if (!sessions.authRequired) return { status: 204, body: null };
-        const id = sessions.login(tokenOf(req.headers['content-type'], body));
+        const id = sessions.login(
+          tokenOf(req.headers['content-type'], body),
+          req.socket.remoteAddress ?? '',
+        );
         if (id === undefined) {
           throw new HttpProblem(401, 'UNAUTHORIZED', 'that is not the ops token');
         }

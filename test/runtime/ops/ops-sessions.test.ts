@@ -9,6 +9,7 @@ import {
   SESSION_IDLE_MS,
   sessionCookie,
 } from '../../../src/runtime/ops/ops-sessions.js';
+import { GUESS_BURST, GUESS_REFILL_MS } from '../../../src/runtime/ops/guess-limiter.js';
 
 const TOKEN = 's3cret-ops-token';
 
@@ -20,6 +21,35 @@ const withCookie = (id: string): IncomingMessage =>
   req({ cookie: `other=1; ledgerbot_session=${id}` });
 
 describe('ops sessions', () => {
+  it('refuses to check tokens from an address that sent too many wrong ones (429, Retry-After)', () => {
+    const clock = new FakeClock();
+    const s = opsSessions(TOKEN, clock);
+    const from = (address: string, headers: Record<string, string>): IncomingMessage =>
+      ({ headers, socket: { remoteAddress: address } }) as unknown as IncomingMessage;
+    for (let i = 0; i < GUESS_BURST - 1; i++) {
+      expect(s.credentialOf(from('10.1.1.1', { authorization: `Bearer guess-${i}` }))).toBe('none');
+    }
+    expect(s.login('last-guess', '10.1.1.1')).toBeUndefined();
+    // Now even the right token is not checked from there, by header or by sign-in.
+    const refused = { status: 429, code: 'TOO_MANY_GUESSES' };
+    expect(() => s.credentialOf(from('10.1.1.1', { authorization: `Bearer ${TOKEN}` }))).toThrow(
+      expect.objectContaining(refused),
+    );
+    expect(() => s.login(TOKEN, '10.1.1.1')).toThrow(expect.objectContaining(refused));
+    try {
+      s.login(TOKEN, '10.1.1.1');
+    } catch (err) {
+      expect((err as { headers: Record<string, string> }).headers).toEqual({ 'retry-after': '6' });
+      expect((err as Error).message).not.toContain(TOKEN);
+    }
+    // Other addresses, and a session already open, are not affected.
+    expect(s.credentialOf(from('10.1.1.2', { authorization: `Bearer ${TOKEN}` }))).toBe('bearer');
+    const id = s.login(TOKEN, '10.1.1.2')!;
+    expect(s.credentialOf(from('10.1.1.1', { cookie: `ledgerbot_session=${id}` }))).toBe('cookie');
+    clock.set(clock.now() + GUESS_REFILL_MS);
+    expect(s.credentialOf(from('10.1.1.1', { authorization: `Bearer ${TOKEN}` }))).toBe('bearer');
+  });
+
   it('without a token everything is open and a login makes no session', () => {
     const s = opsSessions(undefined, new FakeClock());
     expect(s.authRequired).toBe(false);
