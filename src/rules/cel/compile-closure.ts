@@ -143,6 +143,8 @@ function closureOf(raw: unknown, options: ClosureOptions, depth: number): Closur
     case '.': {
       const [target, field] = node.args as [unknown, unknown];
       if (typeof field !== 'string') unsupported();
+      const path = pathOf(node);
+      if (path !== null) return pathClosure(path.variable, path.fields);
       const of = sub(target as Node);
       return (values) => {
         const at = of(values);
@@ -244,6 +246,53 @@ function closureOf(raw: unknown, options: ClosureOptions, depth: number): Closur
     default:
       return unsupported();
   }
+}
+
+/**
+ * `variable.f.g…` (ids and field selections only, none folded): what most conditions read. Null
+ * for anything else.
+ */
+function pathOf(node: Node): { variable: string; fields: string[] } | null {
+  const fields: string[] = [];
+  let at: Node = node;
+  for (let depth = 0; depth <= 200; depth++) {
+    if (at.meta?.alternate !== undefined) return null;
+    if (at.op === 'id') {
+      return typeof at.args === 'string' ? { variable: at.args, fields: fields.reverse() } : null;
+    }
+    if (at.op !== '.') return null;
+    const [target, field] = at.args as [unknown, unknown];
+    if (typeof field !== 'string' || !isAstNode(target)) return null;
+    fields.push(field);
+    at = target;
+  }
+  return null;
+}
+
+/**
+ * A field path read in one closure instead of one per selection (the per-event cost of a
+ * condition is mostly its reads): the same checks at each step as the `id` and `.` closures.
+ */
+function pathClosure(variable: string, fields: readonly string[]): Closure {
+  if (fields.length === 2) {
+    const [f, g] = fields as [string, string];
+    return (values) => {
+      const v = values[variable];
+      if (!isPlainObject(v) || !Object.hasOwn(v, f)) return BAIL;
+      const w = v[f];
+      if (!isPlainObject(w) || !Object.hasOwn(w, g)) return BAIL;
+      const x = w[g];
+      return x === undefined ? BAIL : x;
+    };
+  }
+  return (values) => {
+    let at = values[variable];
+    for (const field of fields) {
+      if (!isPlainObject(at) || !Object.hasOwn(at, field)) return BAIL;
+      at = at[field];
+    }
+    return at === undefined ? BAIL : at;
+  };
 }
 
 /** The variables whose values are the same for every rule of one evaluation but `event`. */
