@@ -62,6 +62,23 @@ export type EvaluateOptions = {
    * empty. The rules whose trigger cannot match are not looked at. Ignored with `explain: all`.
    */
   readonly countMatch?: (ruleId: string, conditionFalse: boolean) => void;
+  /**
+   * countMatch without a call per matched rule: the counts are kept in place, by the rule's
+   * position in the index (the bot's BotMetrics.matchCountsFor). Takes countMatch's place.
+   */
+  readonly matchCounts?: MatchCounts;
+};
+
+/** Match counters of one rule index, by rule position (IndexedRule.order). */
+export type MatchCounts = {
+  /** Events whose trigger each rule matched. */
+  readonly matched: Float64Array;
+  /** Of those, the events where a `when` condition was false. */
+  readonly conditionsFalse: Float64Array;
+  /** Matches counted, all rules together. */
+  total: number;
+  /** A rule's first match (its `matched` leaves 0). */
+  readonly first: (order: number) => void;
 };
 
 const DAY_MS = 86_400_000;
@@ -122,10 +139,16 @@ function evaluateInto(
   const [kind, event] = unwrapEvent(input.event);
   if (event === undefined) return;
   const plan = eventPlanFor(index, kind, event);
-  const countMatch = options.explain === 'all' ? undefined : options.countMatch;
+  const counts = options.explain === 'all' ? undefined : options.matchCounts;
+  if (counts !== undefined && counts.matched.length !== index.rules.length) {
+    throw new Error('evaluate: matchCounts are of another rule index');
+  }
+  const countMatch =
+    options.explain === 'all' || counts !== undefined ? undefined : options.countMatch;
+  const counting = counts !== undefined || countMatch !== undefined;
   // Counting, with no interface rules, the trigger checks are made once per kind, template,
   // package and choice (triggerMatchedCandidates); only the party's view is left per rule.
-  const byParty = countMatch !== undefined && index.byInterface.size === 0;
+  const byParty = counting && index.byInterface.size === 0;
   const candidates =
     options.explain === 'all'
       ? index.rules
@@ -152,7 +175,7 @@ function evaluateInto(
   let lastAlias: string | undefined;
   let lastSees = false;
   let witnessed: Map<string, boolean> | undefined;
-  for (const { rule, variable, guards } of candidates) {
+  for (const { rule, variable, guards, order } of candidates) {
     let match: Match;
     if (byParty) {
       const alias = (rule.trigger as EventTrigger).party;
@@ -174,9 +197,7 @@ function evaluateInto(
     } else {
       const found = matchEvent(rule, kind, event, context.parties, options.packageNameOf);
       if ('reason' in found) {
-        if (countMatch === undefined) {
-          explanations.push(notMatched(rule, found.reason, found.message));
-        }
+        if (!counting) explanations.push(notMatched(rule, found.reason, found.message));
         continue;
       }
       match = found;
@@ -193,8 +214,9 @@ function evaluateInto(
         (guardReads ??= { texts: new Map(), dates: undefined, verdicts: [] }),
       )
     ) {
-      if (countMatch === undefined) explanations.push(firstConditionFalse(rule));
-      else countMatch(rule.id, true);
+      if (counts !== undefined) countInPlace(counts, order, true);
+      else if (countMatch !== undefined) countMatch(rule.id, true);
+      else explanations.push(firstConditionFalse(rule));
       continue;
     }
     if (eventVariable === undefined) {
@@ -208,8 +230,9 @@ function evaluateInto(
         const view = viewValueOf(event as CreatedEvent, match.interfaceId);
         if ('failed' in view) {
           const explanation = viewFailure(rule, view.failed, null, rule.trigger.pos);
-          if (countMatch === undefined) explanations.push(explanation);
-          else countMatch(rule.id, false);
+          if (counts !== undefined) countInPlace(counts, order, false);
+          else if (countMatch !== undefined) countMatch(rule.id, false);
+          else explanations.push(explanation);
           errors.push(explanation.error!);
           continue;
         }
@@ -239,11 +262,20 @@ function evaluateInto(
       offset: event.offset,
       contractId: null,
     });
-    if (countMatch === undefined) explanations.push(result.explanation);
-    else countMatch(rule.id, result.conditionFalse);
+    if (counts !== undefined) countInPlace(counts, order, result.conditionFalse);
+    else if (countMatch !== undefined) countMatch(rule.id, result.conditionFalse);
+    else explanations.push(result.explanation);
     for (const intent of result.intents) intents.push(intent);
     if (result.explanation.error !== null) errors.push(result.explanation.error);
   }
+}
+
+function countInPlace(counts: MatchCounts, order: number, conditionFalse: boolean): void {
+  counts.total += 1;
+  const matched = counts.matched[order]!;
+  counts.matched[order] = matched + 1;
+  if (matched === 0) counts.first(order);
+  if (conditionFalse) counts.conditionsFalse[order] = counts.conditionsFalse[order]! + 1;
 }
 
 /** Evaluates every event of a transaction, in order, and concatenates the results. */

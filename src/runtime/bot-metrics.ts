@@ -1,3 +1,5 @@
+import type { MatchCounts } from '../rules/evaluate.js';
+import type { RuleIndex } from '../rules/rule-index.js';
 import { INTENT_STATES, type IntentState } from '../store/store.js';
 
 /** A point-in-time copy of the counters and gauges, for the ops endpoint and tests. */
@@ -66,6 +68,15 @@ export type StreamName = 'updates' | 'completions';
 /** Far above any in-flight bound; only intents that never turn terminal here could pile up. */
 const MAX_EVENT_TIMES = 100_000;
 
+/**
+ * Rule indexes whose match counts are kept apart (the live one, a resumed rule's replay, the
+ * ones before a few reloads); the oldest is folded into the per-rule counters past it.
+ */
+const MAX_MATCH_COUNTS = 8;
+
+/** The match counts of one rule index, with the rule id at each position. */
+type IndexMatchCounts = MatchCounts & { readonly ids: readonly string[] };
+
 type MutableRuleCounters = {
   -readonly [K in keyof RuleCounters]: K extends 'transitions'
     ? Record<IntentState, number>
@@ -98,6 +109,10 @@ export class BotMetrics {
   shadowIntents = 0;
   readonly reloads = { applied: 0, rejected: 0 };
   readonly #rules = new Map<string, MutableRuleCounters>();
+  /** Per rule index, the match counts evaluate keeps in place (matchCountsFor). */
+  readonly #matchCounts = new WeakMap<RuleIndex, IndexMatchCounts>();
+  /** The same counts, oldest first, not yet folded into #rules. */
+  readonly #openMatchCounts: IndexMatchCounts[] = [];
   /**
    * Open websockets per stream. A count, not a flag: after a resubscription the old socket's
    * close may come after the new one's open.
@@ -172,6 +187,38 @@ export class BotMetrics {
     if (conditionFalse) r.conditionsFalse += 1;
   }
 
+  /**
+   * The counters evaluate increments for the rules of `index` (by their position: no lookup by
+   * rule id per matched rule, the bot's hot path). They read as countMatch calls would: a rule's
+   * counters are made when it first matches, and the snapshot adds the counts to them.
+   */
+  matchCountsFor(index: RuleIndex): MatchCounts {
+    const known = this.#matchCounts.get(index);
+    if (known !== undefined && this.#openMatchCounts.includes(known)) return known;
+    if (this.#openMatchCounts.length >= MAX_MATCH_COUNTS)
+      this.#fold(this.#openMatchCounts.shift()!);
+    const ids = index.rules.map((r) => r.rule.id);
+    const counts: IndexMatchCounts = {
+      ids,
+      matched: new Float64Array(ids.length),
+      conditionsFalse: new Float64Array(ids.length),
+      total: 0,
+      first: (position) => void this.#rule(ids[position]!),
+    };
+    this.#matchCounts.set(index, counts);
+    this.#openMatchCounts.push(counts);
+    return counts;
+  }
+
+  #fold(counts: IndexMatchCounts): void {
+    counts.ids.forEach((id, i) => {
+      if (counts.matched[i] === 0) return;
+      const r = this.#rule(id);
+      r.matched += counts.matched[i]!;
+      r.conditionsFalse += counts.conditionsFalse[i]!;
+    });
+  }
+
   countRecorded(ruleId: string): void {
     this.intentsRecorded += 1;
     this.#rule(ruleId).recorded += 1;
@@ -196,6 +243,22 @@ export class BotMetrics {
     return r;
   }
 
+  #rulesSnapshot(): Record<string, RuleCounters> {
+    const copies = new Map(
+      [...this.#rules].map(([id, r]) => [id, { ...r, transitions: { ...r.transitions } }]),
+    );
+    for (const counts of this.#openMatchCounts) {
+      counts.ids.forEach((id, i) => {
+        if (counts.matched[i] === 0) return;
+        // Made when the rule first matched (MatchCounts.first).
+        const r = copies.get(id)!;
+        r.matched += counts.matched[i]!;
+        r.conditionsFalse += counts.conditionsFalse[i]!;
+      });
+    }
+    return Object.fromEntries(copies);
+  }
+
   snapshot(): BotMetricsSnapshot {
     return {
       transactionsSeen: this.transactionsSeen,
@@ -218,9 +281,7 @@ export class BotMetrics {
       completionsConnected: this.completionsConnected,
       shadowIntents: this.shadowIntents,
       reloads: { ...this.reloads },
-      rules: Object.fromEntries(
-        [...this.#rules].map(([id, r]) => [id, { ...r, transitions: { ...r.transitions } }]),
-      ),
+      rules: this.#rulesSnapshot(),
     };
   }
 }

@@ -52,19 +52,17 @@ export function evaluateUpdate(
   const recordMs = Date.parse(transaction.recordTime);
   const readable = Number.isFinite(recordMs);
   if (context.live && readable) metrics.streamLagMs = Math.max(0, context.now - recordMs);
-  let matched = 0;
-  const countMatch = (ruleId: string, conditionFalse: boolean): void => {
-    matched += 1;
-    metrics.countMatch(ruleId, conditionFalse);
-  };
+  const matchCounts = metrics.matchCountsFor(context.index);
+  const before = matchCounts.total;
   const result = evaluateTransaction(
     context.index,
     transaction,
     { parties: context.parties, now: new Date(readable ? recordMs : context.now) },
     context.packageNameOf === undefined
-      ? { countMatch }
-      : { countMatch, packageNameOf: context.packageNameOf },
+      ? { matchCounts }
+      : { matchCounts, packageNameOf: context.packageNameOf },
   );
+  const matched = matchCounts.total - before;
   for (const e of result.errors) metrics.countRuleError(e.ruleId);
   const intents =
     context.rekey === undefined ? result.intents : context.rekey(result.intents, transaction);

@@ -3,17 +3,8 @@ import { benchRules } from '../../bench/bench-rules.js';
 import type { Event } from '../../src/ledger/wire/wire-types.js';
 import { evaluate } from '../../src/rules/evaluate.js';
 import { indexRules } from '../../src/rules/rule-index.js';
-import {
-  archived,
-  CONTEXT,
-  created,
-  exercised,
-  input,
-  PARTIES,
-  PKG_V1,
-  PKG_V2,
-  rules,
-} from './rule-fixtures.js';
+import { randomEvents } from './random-events.js';
+import { CONTEXT, created, input, PKG_V2, rules } from './rule-fixtures.js';
 
 /**
  * The bot's hot path (evaluate's `countMatch`) skips the rules whose trigger cannot match and
@@ -38,61 +29,14 @@ rules:
     then: [{ exercise: { template: '#invoices:Invoice:Invoice', contractId: '\${{ event.contractId }}', choice: Accept }, actAs: [issuer] }]
 `;
 
-function generator(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
 describe('evaluate with countMatch', () => {
   const ruleSet = rules(`${benchRules(100, 'ledger-effects')}${EXTRA.split('rules:\n')[1]!}`);
   const index = indexRules(ruleSet);
 
   it('gives the intents and errors of the explained evaluation and counts its matches', () => {
-    const next = generator(7);
-    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
-    const witnesses = (): string[] =>
-      [PARTIES.payer, PARTIES.issuer, PARTIES.auditor].filter(() => next() < 0.6);
     let counted = 0;
     let fired = 0;
-    for (let i = 0; i < 600; i++) {
-      const templateId = `${pick([PKG_V1, PKG_V2])}:${pick(['Invoice:Invoice', 'Payment:Payment', 'Payment:Receipt'])}`;
-      const packageName = pick(['invoices', 'other']);
-      const shape = next();
-      const event: Event =
-        shape < 0.5
-          ? {
-              CreatedEvent: created({
-                templateId,
-                packageName,
-                witnessParties: witnesses(),
-                createArgument: {
-                  issuer: PARTIES.issuer,
-                  payer: pick([PARTIES.payer, PARTIES.issuer]),
-                  amount: pick(['5', '999.99', '1940', '3000', 'x', '60']),
-                  currency: pick(['USD', 'EUR', 'CHF', 'GBP']),
-                  due: pick(['2026-01-13', '2026-02-11', 'soon']),
-                  reference: pick(['INV-17', 'INV-007', 'INV-0', 'INV-1']),
-                },
-              }),
-            }
-          : shape < 0.85
-            ? {
-                ExercisedEvent: exercised({
-                  templateId,
-                  packageName,
-                  witnessParties: witnesses(),
-                  choice: pick(['Accept', 'Remind', 'Cancel', 'Settle']),
-                  consuming: next() < 0.5,
-                  choiceArgument: { note: pick([null, 'note 16', 'note 26']) },
-                  exerciseResult: pick(['00ab', '00a7', '00c1']),
-                }),
-              }
-            : {
-                ArchivedEvent: archived({ templateId, packageName, witnessParties: witnesses() }),
-              };
+    for (const event of randomEvents(7, 600)) {
       const explained = evaluate(index, input(event), CONTEXT);
       const counts: [string, boolean][] = [];
       const hot = evaluate(index, input(event), CONTEXT, {
