@@ -211,7 +211,7 @@ function evaluateInto(
         event,
         () => (eventVariable ??= eventVariableOf(event, input.transaction, plan.fieldReads)),
         context.parties,
-        (guardReads ??= { texts: new Map(), dates: undefined, verdicts: [] }),
+        (guardReads ??= { texts: [], dates: undefined, verdicts: [] }),
       )
     ) {
       if (counts !== undefined) countInPlace(counts, order, true);
@@ -294,11 +294,12 @@ export function evaluateTransaction(
 }
 
 /**
- * What the guards read of one event: the text at each guarded field (null: not text), which
- * texts are dates, and each guard's verdict by its id (the rules of a template share guards).
+ * What the guards read of one event: the text at each guarded field by its readId (null: not
+ * text), which texts are dates, and each guard's verdict by its id (the rules of a template
+ * share guards). Arrays by id, not Maps by text: an event asks a few of them for each rule.
  */
 type GuardReads = {
-  readonly texts: Map<string, string | null>;
+  readonly texts: (string | null | undefined)[];
   dates: Map<string, boolean> | undefined;
   readonly verdicts: (boolean | undefined)[];
 };
@@ -335,10 +336,10 @@ function guardRejects(
   parties: Readonly<Record<string, string>>,
   reads: GuardReads,
 ): boolean {
-  let text = reads.texts.get(guard.key);
+  let text = reads.texts[guard.readId];
   if (text === undefined) {
     text = textAt(event, guard.fields);
-    reads.texts.set(guard.key, text);
+    reads.texts[guard.readId] = text;
   }
   if (text === null) return false;
   const expected = guard.expected;

@@ -12,8 +12,10 @@ import { NOT_AS_ON_THE_WIRE } from './event-variable.js';
 export type RuleGuard = {
   /** The same for equal guards of an index (field and expectation), so an event asks each once. */
   readonly id: number;
-  /** The fields below `event`, joined with `.`: the key of the per-event read. */
+  /** The fields below `event`, joined with `.`. */
   readonly key: string;
+  /** The same for the guards of an index that read the same fields: the per-event read's slot. */
+  readonly readId: number;
   readonly fields: readonly string[];
   readonly expected: LeadingEquality['expected'];
   /** The field reads the same text on the wire event as in the CEL variable (NOT_AS_ON_THE_WIRE). */
@@ -76,7 +78,7 @@ export function indexRules(
   if (cached !== undefined) return cached;
   const withGuards = tuning?.guards ?? true;
   const list: readonly CompiledRule[] = 'rules' in rules ? rules.rules : rules;
-  const guardIds = new Map<string, number>();
+  const guardIds: GuardIds = { verdicts: new Map(), reads: new Map() };
   const indexed = list.map((rule, order) => ({
     rule,
     order,
@@ -116,7 +118,10 @@ const NO_GUARDS: readonly RuleGuard[] = Object.freeze([]);
  * when the earlier ones held, and skipping it could hide their errors. Not below `event.view`,
  * which is a different value per interface.
  */
-function guardsOf(rule: CompiledRule, ids: Map<string, number>): readonly RuleGuard[] {
+/** Guard ids given so far: by field and expectation (RuleGuard.id), by field (readId). */
+type GuardIds = { readonly verdicts: Map<string, number>; readonly reads: Map<string, number> };
+
+function guardsOf(rule: CompiledRule, ids: GuardIds): readonly RuleGuard[] {
   const first = rule.when[0];
   if (rule.trigger.kind === 'schedule' || first === undefined) return NO_GUARDS;
   const guards = first.program.equalities
@@ -124,15 +129,21 @@ function guardsOf(rule: CompiledRule, ids: Map<string, number>): readonly RuleGu
     .map((e) => {
       const key = e.fields.join('.');
       const same = JSON.stringify([key, e.expected]);
-      let id = ids.get(same);
-      if (id === undefined) {
-        id = ids.size;
-        ids.set(same, id);
-      }
+      const id = idOf(ids.verdicts, same);
+      const readId = idOf(ids.reads, key);
       const onWire = !NOT_AS_ON_THE_WIRE.has(e.fields[0]!);
-      return Object.freeze({ id, key, fields: e.fields, expected: e.expected, onWire });
+      return Object.freeze({ id, key, readId, fields: e.fields, expected: e.expected, onWire });
     });
   return guards.length === 0 ? NO_GUARDS : Object.freeze(guards);
+}
+
+function idOf(ids: Map<string, number>, key: string): number {
+  let id = ids.get(key);
+  if (id === undefined) {
+    id = ids.size;
+    ids.set(key, id);
+  }
+  return id;
 }
 
 const variables = new WeakMap<CompiledRule, Readonly<Record<string, unknown>>>();

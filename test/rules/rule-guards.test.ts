@@ -133,9 +133,19 @@ describe('rule guards (leading equalities of the first condition)', () => {
     const guards = Object.fromEntries(
       INDEX.rules.map((r) => [
         r.rule.id,
-        r.guards.map(({ id: _id, onWire: _onWire, ...guard }) => guard),
+        r.guards.map(({ id: _id, readId: _readId, onWire: _onWire, ...guard }) => guard),
       ]),
     );
+    // Guards of the same fields share the slot of their per-event read, and only they.
+    const readIds = new Map<string, number>();
+    for (const { guards: ofRule } of INDEX.rules) {
+      for (const g of ofRule) {
+        expect(g.readId).toBe(readIds.get(g.key) ?? g.readId);
+        readIds.set(g.key, g.readId);
+      }
+    }
+    expect(new Set(readIds.values()).size).toBe(readIds.size);
+    expect(readIds.size).toBeGreaterThan(2);
     expect(guards).toEqual({
       usd: [
         {
