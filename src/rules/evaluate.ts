@@ -175,6 +175,9 @@ function evaluateInto(
   let lastAlias: string | undefined;
   let lastSees = false;
   let witnessed: Map<string, boolean> | undefined;
+  /** The event variable for the guards that read it: one function per event, not per rule. */
+  const variableOfEvent = (): Readonly<Record<string, unknown>> =>
+    (eventVariable ??= eventVariableOf(event, input.transaction, plan.fieldReads));
   for (const { rule, variable, guards, order } of candidates) {
     let match: Match;
     if (byParty) {
@@ -209,7 +212,7 @@ function evaluateInto(
       guardFails(
         guards,
         event,
-        () => (eventVariable ??= eventVariableOf(event, input.transaction, plan.fieldReads)),
+        variableOfEvent,
         context.parties,
         (guardReads ??= { texts: [], dates: undefined, verdicts: [] }),
       )
