@@ -205,6 +205,9 @@ function loadFile(file: RuleFile, ctx: FileContext): FileRules {
     // Stored as JSON text: compiling must not see (or freeze) the value a later load gets.
     if (yaml !== null) {
       cache.set(key, JSON.parse(JSON.stringify({ value: raw, yaml })) as CheckedRuleSource);
+      // The next load of this file (`run`'s second load at a cold start) takes this locator
+      // instead of restoring one from the snapshot just taken: they answer alike.
+      keptLocators(cache).set(file.path, { key, at });
     }
   }
   return compileRules(raw, at, badRules, ctx);
@@ -220,11 +223,7 @@ function restoreChecked(
   if (entry === undefined) return undefined;
   try {
     if (!isRecord(entry.value)) return undefined;
-    let byPath = restoredLocators.get(cache);
-    if (byPath === undefined) {
-      byPath = new Map();
-      restoredLocators.set(cache, byPath);
-    }
+    const byPath = keptLocators(cache);
     const kept = byPath.get(file.path);
     if (kept?.key === key) return { value: entry.value, at: kept.at };
     const at = restoreYamlLocator(file.path, file.text, entry.yaml);
@@ -236,14 +235,25 @@ function restoreChecked(
 }
 
 /**
- * The locator last restored for each path of a cache, with the key it was restored for: `run`'s
- * second load at start (and a reload of an unchanged file) takes it instead of restoring it
- * again. A locator is only read, so loads can share it; the value is each load's own copy.
+ * The locator last parsed or restored for each path of a cache, with the key it was made for:
+ * `run`'s second load at start (and a reload of an unchanged file) takes it instead of restoring
+ * it again. A locator is only read, so loads can share it; the value is each load's own copy.
  */
 const restoredLocators = new WeakMap<
   RuleSourceCache,
   Map<string, { readonly key: string; readonly at: YamlLocator }>
 >();
+
+function keptLocators(
+  cache: RuleSourceCache,
+): Map<string, { readonly key: string; readonly at: YamlLocator }> {
+  let byPath = restoredLocators.get(cache);
+  if (byPath === undefined) {
+    byPath = new Map();
+    restoredLocators.set(cache, byPath);
+  }
+  return byPath;
+}
 
 function compileRules(
   raw: unknown,

@@ -116,6 +116,38 @@ describe('loadRules with a source cache', () => {
     expect(moved.map((p) => p.line)).toEqual(fresh.problems.map((p) => p.line + 2));
   });
 
+  it("the load after a parsing load takes its positions; another process's cache restores them", () => {
+    const file = { path: 'odd.yaml', text: RUNTIME_ERROR.replace('reference', 'referenc') };
+    const snapshotsRead = { count: 0 };
+    /** Hands out entries whose snapshot counts its reads. */
+    class CountingCache extends MapCache {
+      override get(key: string): CheckedRuleSource | undefined {
+        const entry = super.get(key);
+        if (entry === undefined) return undefined;
+        return {
+          value: entry.value,
+          get yaml() {
+            snapshotsRead.count += 1;
+            return entry.yaml;
+          },
+        };
+      }
+    }
+    const cache = new CountingCache();
+    expect(loadRules([file], { parties: PARTIES, sourceCache: cache }).problems).toEqual([]);
+    const fresh = loadRules([file], OPTIONS).problems;
+    expect(fresh.length).toBeGreaterThan(0);
+    // `run`'s second load at a cold start: the parsed file's positions, not its snapshot.
+    expect(loadRules([file], { ...OPTIONS, sourceCache: cache }).problems).toEqual(fresh);
+    expect(cache.hits).toBe(1);
+    expect(snapshotsRead.count).toBe(0);
+    // The next process has the same entries in a cache of its own: restored from the snapshot.
+    const next = new CountingCache();
+    for (const [key, entry] of cache.entries) next.entries.set(key, entry);
+    expect(loadRules([file], { ...OPTIONS, sourceCache: next }).problems).toEqual(fresh);
+    expect(snapshotsRead.count).toBe(1);
+  });
+
   it('evaluates the same, run-time errors included, with the same positions', () => {
     const file = { path: 'odd.yaml', text: RUNTIME_ERROR };
     const cache = new MapCache();
@@ -147,8 +179,10 @@ describe('loadRules with a source cache', () => {
       null as never,
     ];
     for (const entry of broken) {
-      for (const key of cache.entries.keys()) cache.entries.set(key, entry);
-      expect(json(loadRules(files, { ...OPTIONS, sourceCache: cache }))).toBe(json(fresh));
+      // As the next process reads them (this one keeps the positions of the files it parsed).
+      const read = new MapCache();
+      for (const key of cache.entries.keys()) read.entries.set(key, entry);
+      expect(json(loadRules(files, { ...OPTIONS, sourceCache: read }))).toBe(json(fresh));
     }
   });
 
