@@ -175,9 +175,6 @@ function evaluateInto(
   let lastAlias: string | undefined;
   let lastSees = false;
   let witnessed: Map<string, boolean> | undefined;
-  /** The event variable for the guards that read it: one function per event, not per rule. */
-  const variableOfEvent = (): Readonly<Record<string, unknown>> =>
-    (eventVariable ??= eventVariableOf(event, input.transaction, plan.fieldReads));
   for (const { rule, variable, guards, order } of candidates) {
     let match: Match;
     if (byParty) {
@@ -212,7 +209,7 @@ function evaluateInto(
       guardFails(
         guards,
         event,
-        variableOfEvent,
+        () => (eventVariable ??= eventVariableOf(event, input.transaction, plan.fieldReads)),
         context.parties,
         (guardReads ??= { texts: [], dates: undefined, verdicts: [] }),
       )
