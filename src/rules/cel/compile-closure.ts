@@ -1,7 +1,25 @@
+import {
+  ARITHMETIC,
+  asDecimal,
+  BAIL,
+  equals,
+  isPlainObject,
+  order,
+  ORDERINGS,
+  pair,
+  Unsupported,
+  unsupported,
+  type Closure,
+  type ClosureOptions,
+  type Node,
+} from './closure-parts.js';
+import { callClosure, inClosure, methodClosure, valueClosure } from './closure-calls.js';
 import { CelDecimal } from './cel-decimal.js';
-import { dateOf, decimalOf, type ConversionMemo } from './conversion-memo.js';
+import type { ConversionMemo } from './conversion-memo.js';
 import { MEMO_KEY } from './literal-calls.js';
 import { isAstNode } from './visit-ast.js';
+
+export { BAIL, type Closure, type ClosureOptions } from './closure-parts.js';
 
 /**
  * A checked CEL expression as a tree of JavaScript closures, built once from its AST (no source
@@ -17,29 +35,6 @@ import { isAstNode } from './visit-ast.js';
  * passes up through the operators without a check of its own.
  */
 
-/** "Not decided here: evaluate with cel-js." */
-export const BAIL: unique symbol = Symbol('ledgerbot.celBail');
-
-export type Closure = (values: Readonly<Record<string | symbol, unknown>>) => unknown;
-
-type Node = {
-  readonly op: string;
-  readonly args: unknown;
-  readonly meta?: { readonly alternate?: Node };
-};
-
-/** Why a node has no closure; compileClosure catches it and gives null. */
-class Unsupported extends Error {}
-
-function unsupported(): never {
-  throw new Unsupported();
-}
-
-export type ClosureOptions = {
-  /** `decimal(x)`/`date(x)` of text read the evaluation's ConversionMemo (see literal-calls.ts). */
-  readonly memoizeConversions: boolean;
-};
-
 /**
  * The closure of a checked (and, when folding is on, folded) expression, or null when it uses
  * something outside the subset: then cel-js evaluates it every time.
@@ -51,71 +46,6 @@ export function compileClosure(ast: unknown, options: ClosureOptions): Closure |
     if (error instanceof Unsupported) return null;
     throw error;
   }
-}
-
-function isPlainObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  if (typeof value !== 'object' || value === null) return false;
-  // The objects cel-js reads as maps by their own properties (operators.js, fieldAccess).
-  const ctor: unknown = (value as { constructor?: unknown }).constructor;
-  return ctor === Object || ctor === undefined;
-}
-
-/** `a` compared with `b` (-1, 0, 1) when the subset orders them, else null. */
-function order(a: unknown, b: unknown): number | null {
-  if (a instanceof CelDecimal) {
-    if (b instanceof CelDecimal) return a.compare(b);
-    if (typeof b === 'bigint') return a.compare(CelDecimal.fromBigInt(b));
-    return null;
-  }
-  if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0;
-  if (a instanceof Date && b instanceof Date) {
-    const x = a.getTime();
-    const y = b.getTime();
-    return Number.isNaN(x) || Number.isNaN(y) ? null : x < y ? -1 : x > y ? 1 : 0;
-  }
-  return null;
-}
-
-/** `a == b` when the subset decides it, else BAIL. */
-function equals(a: unknown, b: unknown): boolean | typeof BAIL {
-  const ta = typeof a;
-  const tb = typeof b;
-  if (ta === 'string' || ta === 'boolean' || ta === 'bigint') {
-    if (tb === ta || b === null) return a === b;
-    return BAIL;
-  }
-  if (a === null) {
-    if (b === null) return true;
-    return tb === 'string' || tb === 'boolean' || tb === 'bigint' ? false : BAIL;
-  }
-  if (a instanceof CelDecimal && b instanceof CelDecimal) return a.compare(b) === 0;
-  return BAIL;
-}
-
-const ORDERINGS: Readonly<Record<string, (c: number) => boolean>> = {
-  '<': (c) => c < 0,
-  '<=': (c) => c <= 0,
-  '>': (c) => c > 0,
-  '>=': (c) => c >= 0,
-};
-
-const ARITHMETIC: Readonly<Record<string, (a: CelDecimal, b: CelDecimal) => CelDecimal>> = {
-  '+': (a, b) => a.plus(b),
-  '-': (a, b) => a.minus(b),
-  '*': (a, b) => a.times(b),
-};
-
-function asDecimal(x: unknown): CelDecimal | null {
-  if (x instanceof CelDecimal) return x;
-  return null;
-}
-
-function pair(node: Node): [Node, Node] {
-  const args = node.args;
-  if (!Array.isArray(args) || args.length !== 2 || !isAstNode(args[0]) || !isAstNode(args[1])) {
-    unsupported();
-  }
-  return [args[0], args[1]];
 }
 
 function closureOf(raw: unknown, options: ClosureOptions, depth: number): Closure {
@@ -336,149 +266,5 @@ function sharedOverEvent(node: Node, compute: Closure): Closure {
     const value = compute(values);
     if (value !== BAIL) memo.share(key, event, value);
     return value;
-  };
-}
-
-function valueClosure(value: unknown): Closure {
-  switch (typeof value) {
-    case 'string':
-    case 'bigint':
-    case 'boolean':
-      return () => value;
-    case 'object':
-      if (value === null || value instanceof CelDecimal || value instanceof Date) {
-        return () => value;
-      }
-      return unsupported();
-    default:
-      // Doubles, uints, bytes, durations: not in the subset.
-      return unsupported();
-  }
-}
-
-function inClosure(node: Node, sub: (n: Node) => Closure): Closure {
-  const [l, r] = pair(node);
-  const item = sub(l);
-  if (r.op === 'list' && Array.isArray(r.args)) {
-    const texts = (r.args as unknown[]).map((x) =>
-      isAstNode(x) && (x as Node).op === 'value' && typeof (x as Node).args === 'string'
-        ? ((x as Node).args as string)
-        : unsupported(),
-    );
-    return (values) => {
-      const v = item(values);
-      return typeof v === 'string' ? texts.includes(v) : BAIL;
-    };
-  }
-  const list = sub(r);
-  return (values) => {
-    const v = item(values);
-    const xs = list(values);
-    if (typeof v !== 'string' || !Array.isArray(xs)) return BAIL;
-    let found = false;
-    for (const x of xs as unknown[]) {
-      if (typeof x !== 'string') return BAIL;
-      if (x === v) found = true;
-    }
-    return found;
-  };
-}
-
-/** The call's name and parameters, as the parser gives them. */
-function callParts(node: Node): [string, Node[]] {
-  const [name, params] = node.args as [unknown, unknown];
-  if (typeof name !== 'string' || !Array.isArray(params) || !params.every(isAstNode)) {
-    unsupported();
-  }
-  return [name, params];
-}
-
-function callClosure(node: Node, sub: (n: Node) => Closure, options: ClosureOptions): Closure {
-  const [name, params] = callParts(node);
-  if (params.length !== 1) unsupported();
-  const param = params[0]!;
-  if (name === 'has') {
-    // has(x.f): whether the map x has the key f.
-    if (param.op !== '.') unsupported();
-    const [target, field] = param.args as [unknown, unknown];
-    if (typeof field !== 'string') unsupported();
-    const of = sub(target as Node);
-    return (values) => {
-      const at = of(values);
-      return isPlainObject(at) ? Object.hasOwn(at, field) && at[field] !== undefined : BAIL;
-    };
-  }
-  const arg = sub(param);
-  const memo = options.memoizeConversions;
-  switch (name) {
-    case 'decimal':
-      return (values) => {
-        const v = arg(values);
-        if (typeof v === 'string') {
-          const m = memo ? (values[MEMO_KEY] as ConversionMemo | undefined) : undefined;
-          return m === undefined ? decimalOf(v) : m.decimal(v);
-        }
-        if (v instanceof CelDecimal) return v;
-        if (typeof v === 'bigint') return CelDecimal.fromBigInt(v);
-        return BAIL;
-      };
-    case 'date':
-      return (values) => {
-        const v = arg(values);
-        if (typeof v !== 'string') return BAIL;
-        const m = memo ? (values[MEMO_KEY] as ConversionMemo | undefined) : undefined;
-        return m === undefined ? dateOf(v) : m.date(v);
-      };
-    case 'size':
-      return sizeClosure(arg);
-    default:
-      return unsupported();
-  }
-}
-
-function sizeClosure(of: Closure): Closure {
-  return (values) => {
-    const v = of(values);
-    return Array.isArray(v) ? BigInt(v.length) : BAIL;
-  };
-}
-
-const TEXT_METHODS: Readonly<Record<string, (s: string, x: string) => boolean>> = {
-  startsWith: (s, x) => s.startsWith(x),
-  endsWith: (s, x) => s.endsWith(x),
-  contains: (s, x) => s.includes(x),
-};
-
-function methodClosure(node: Node, sub: (n: Node) => Closure): Closure {
-  const args = node.args;
-  if (!Array.isArray(args) || args.length !== 3 || !isAstNode(args[1])) unsupported();
-  const [name, receiver, params] = args as [unknown, Node, unknown];
-  if (typeof name !== 'string' || !Array.isArray(params) || !params.every(isAstNode)) {
-    unsupported();
-  }
-  const target = sub(receiver);
-  if (name === 'size' && params.length === 0) return sizeClosure(target);
-  if (params.length !== 1) unsupported();
-  const param = params[0] as Node;
-  if (name === 'matches') {
-    // cel-js: `new RegExp(pattern).test(text)`; a literal pattern is made once.
-    if (param.op !== 'value' || typeof param.args !== 'string') unsupported();
-    let re: RegExp;
-    try {
-      re = new RegExp(param.args);
-    } catch {
-      return unsupported();
-    }
-    return (values) => {
-      const s = target(values);
-      return typeof s === 'string' ? re.test(s) : BAIL;
-    };
-  }
-  const test = Object.hasOwn(TEXT_METHODS, name) ? TEXT_METHODS[name]! : unsupported();
-  const arg = sub(param);
-  return (values) => {
-    const s = target(values);
-    const x = arg(values);
-    return typeof s === 'string' && typeof x === 'string' ? test(s, x) : BAIL;
   };
 }
