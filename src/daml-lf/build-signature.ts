@@ -21,6 +21,7 @@ import type {
   TemplateSignature,
 } from './package-signature.js';
 import { TypeConverter } from './type-converter.js';
+import { deepFreeze } from '../core/deep-freeze.js';
 
 /**
  * The signature of a decoded Daml-LF 2 package: names resolved through the interning tables,
@@ -197,11 +198,4 @@ function referencedPackages(modules: readonly ModuleSignature[], self: string): 
   }
   ids.delete(self);
   return [...ids].sort();
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const v of Object.values(value as object)) deepFreeze(v);
-  return value;
 }

@@ -19,6 +19,7 @@ import {
   type RuleSourceCache,
 } from './rule-source-cache.js';
 import { misplacedTemplates } from './template-placement.js';
+import { deepFreeze } from '../core/deep-freeze.js';
 
 /** One rule file's contents; `path` is only used in messages. */
 export type RuleFile = { readonly path: string; readonly text: string };
@@ -120,7 +121,9 @@ export function loadRules(
   }
   const warnings = problems.filter((p) => p.severity === 'warning');
   return {
-    ruleSet: deepFreeze({ rules: rules.filter((r) => r !== null), warnings }),
+    // Objects frozen already are not walked again: shared parts of rules, and the catalogue's
+    // package signatures, which rules refer to and a walk would otherwise cross at every load.
+    ruleSet: deepFreeze({ rules: rules.filter((r) => r !== null), warnings }, isCelProgram),
     problems: Object.freeze(problems),
   };
 }
@@ -296,20 +299,7 @@ function capProblems(problems: RuleProblem[], file: string): RuleProblem[] {
   ];
 }
 
-/**
- * Freezes the rule set and everything it holds. An object already frozen is not walked again:
- * it was frozen whole, here (shared parts of rules) or where it was made (the catalogue's
- * package signatures, which rules refer to and which a walk would otherwise cross at every load).
- */
-function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const x = stack.pop();
-    if (typeof x !== 'object' || x === null || Object.isFrozen(x)) continue;
-    // Compiled CEL programs are the library's objects: freezing them could break it.
-    if ('evaluate' in x && 'source' in x) continue;
-    Object.freeze(x);
-    for (const v of Object.values(x)) stack.push(v);
-  }
-  return value;
+/** Compiled CEL programs are the library's objects: freezing them could break it. */
+function isCelProgram(x: object): boolean {
+  return 'evaluate' in x && 'source' in x;
 }

@@ -9,6 +9,7 @@ import {
   type IntentState,
   type NewIntent,
 } from './store.js';
+import { deepFreeze } from '../core/deep-freeze.js';
 
 /** A dead letter as the journal keeps it: the JSON texts it writes, the value it hands out. */
 export type DeadLetterEntry = {
@@ -179,16 +180,10 @@ function recordOf(row: IntentRow, facts: Facts, lastError: unknown): IntentRecor
   return Object.freeze(r);
 }
 
-function parseFrozen(text: string | null): unknown {
-  return text === null ? undefined : deepFreeze(JSON.parse(text) as unknown);
-}
-
 /**
- * Freezes a parsed JSON value: records are shared by every reader of the journal, so a caller
+ * A parsed JSON value, frozen: records are shared by every reader of the journal, so a caller
  * that changed one would change what the others see (the text the journal writes is apart).
  */
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  for (const v of Object.values(value)) deepFreeze(v);
-  return Object.freeze(value);
+function parseFrozen(text: string | null): unknown {
+  return text === null ? undefined : deepFreeze(JSON.parse(text) as unknown);
 }

@@ -11,6 +11,7 @@ import type {
 } from './bot-config.js';
 import type { PackagePathEntry } from './check-package-paths.js';
 import type { RawBotConfig } from './raw-bot-config.js';
+import { deepFreeze } from '../../core/deep-freeze.js';
 
 /**
  * A checked config as the BotConfig the bot runs with: durations in milliseconds, paths
@@ -106,12 +107,4 @@ function resolveTlsPaths(tls: TlsFiles, abs: (p: string) => string): TlsFiles {
     ...(tls.certFile === undefined ? {} : { certFile: abs(tls.certFile) }),
     ...(tls.keyFile === undefined ? {} : { keyFile: abs(tls.keyFile) }),
   };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }
