@@ -12,11 +12,6 @@ if (!existsSync(entry)) {
   process.stderr.write('ledgerbot: dist/ is missing; run `npm ci` (or `npm run build`) first\n');
   process.exit(2);
 }
-if (process.argv[2] === 'run') {
-  // The daemon's heap grows at most 50% past its live size between full GCs (see heap-growth.ts).
-  const heap = new URL('../dist/cli/compose/heap-growth.js', import.meta.url);
-  (await import(heap.href)).limitHeapGrowth();
-}
 // `run` starts from its bundle (scripts/bundle-run.mjs, the second half of `npm run build`): a
 // daemon's start-up is a benchmarked target, and loading its modules one file at a time was a
 // third of it. A bundle older than tsc's output (a build that stopped after tsc) is not used.

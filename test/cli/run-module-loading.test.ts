@@ -101,7 +101,6 @@ describe('ledgerbot run: module loading', () => {
     };
     file('bin/ledgerbot.js', readFileSync(join(ROOT, 'bin', 'ledgerbot.js'), 'utf8'));
     file('package.json', '{ "type": "module" }\n');
-    file('dist/cli/compose/heap-growth.js', 'export function limitHeapGrowth() {}\n');
     const said = (who: string): string =>
       `export async function runCli() { process.stdout.write('${who}'); return 0; }\n`;
     const tsc = file('dist/cli/run-cli.js', said('tsc'));

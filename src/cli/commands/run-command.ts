@@ -5,6 +5,7 @@ import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { configOption } from '../cli-options.js';
 import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
+import { limitHeapGrowth } from '../compose/heap-growth.js';
 import { readConfig } from '../compose/read-config.js';
 import { watchRuleFiles } from '../compose/rule-reloader.js';
 import { rootLogger } from '../compose/root-logger.js';
@@ -120,6 +121,9 @@ async function runUntilStopped(
       );
       throw err; // the CLI prints it and exits with its code
     }
+    // Only now: while it starts, the bot compiles its rules, whose results it keeps, and V8's
+    // own growth of the heap then spares it most of the full GCs the limit would make.
+    limitHeapGrowth();
     if (reloadPending) void running.reload();
     await Promise.race([stopSignal, running.bot.done]);
     await running.close();

@@ -18,8 +18,10 @@ export function heapGrowthChosen(execArgv: readonly string[]): boolean {
 
 /**
  * Sets the heap growing factor of the `run` daemon, unless node was started with one; returns the
- * flag it set. V8 reads it whenever it sizes the heap after a GC, so setting it at start-up, before
- * the bot's work begins, is enough.
+ * flag it set. V8 reads it whenever it sizes the heap after a GC, so `run` sets it once the bot
+ * runs: during start-up V8's own factor lets the heap grow with fewer full GCs while the rules
+ * compile (1,000 rules, 7 alternating starts, 2026-11-26: warm start 757 → 711 ms, CPU 1,110 →
+ * 1,000 ms; cold 1,213 → 1,192 ms).
  */
 export function limitHeapGrowth(
   execArgv: readonly string[] = process.execArgv,
