@@ -123,9 +123,9 @@ function heapLines(r: MemoryResult, h: HeapSummary): string[] {
   ];
 }
 
-/** Why the bot sets a V8 flag (bin/ledgerbot.js, src/cli/compose/heap-growth.ts); printed always. */
+/** Why the bot sets a V8 flag (src/cli/compose/heap-growth.ts, once it runs); printed always. */
 const MEMORY_SETTING: readonly string[] = [
-  "`ledgerbot run` sets V8's heap growing factor to 1.5 (`--heap-growing-percent=50`; docs/operations.md, Bare",
+  "`ledgerbot run` sets V8's heap growing factor to 1.5 once the bot runs (`--heap-growing-percent=50`; docs/operations.md, Bare",
   "node). V8's own factor rises to 4 for a process that allocates as fast as the bot (every event parsed and",
   'evaluated, nearly all of it garbage at once): without the setting the old space grew to 100–140 MB between the',
   'few major GCs of a run, over a live heap of about 30 MB, and RSS grew 50–96 MB in this section (scratch runs',
