@@ -19,9 +19,8 @@ import {
   notMatched,
   TEMPLATE_MATCH,
   triggerMatchedCandidates,
+  unwrapEvent,
   witnessedBy,
-  type AnyEvent,
-  type EventKind,
   type Match,
 } from './match-event.js';
 import { viewFailure, viewValueOf, type PackageNameOf } from './match-interface.js';
@@ -390,11 +389,4 @@ function utcMidnight(now: Date): Date {
     lastNow = now;
   }
   return lastToday;
-}
-
-function unwrapEvent(event: Event): [EventKind, AnyEvent | undefined] {
-  if ('CreatedEvent' in event) return ['created', event.CreatedEvent];
-  if ('ExercisedEvent' in event) return ['exercised', event.ExercisedEvent];
-  if ('ArchivedEvent' in event) return ['archived', event.ArchivedEvent];
-  return ['created', undefined];
 }

@@ -1,4 +1,9 @@
-import type { ArchivedEvent, CreatedEvent, ExercisedEvent } from '../ledger/wire/wire-types.js';
+import type {
+  ArchivedEvent,
+  CreatedEvent,
+  Event,
+  ExercisedEvent,
+} from '../ledger/wire/wire-types.js';
 import type { CompiledRule, EventTrigger } from './compiled-rule.js';
 import type { Explanation, TriggerMismatch } from './evaluation-result.js';
 import { mergeFieldTries, type FieldTrie } from './field-reads.js';
@@ -18,6 +23,14 @@ import { triggerIndexKey, type IndexedRule, type RuleIndex } from './rule-index.
 
 export type EventKind = 'created' | 'exercised' | 'archived';
 export type AnyEvent = CreatedEvent | ExercisedEvent | ArchivedEvent;
+
+/** An event's kind and body; an event of a kind this version does not know has no body. */
+export function unwrapEvent(event: Event): [EventKind, AnyEvent | undefined] {
+  if ('CreatedEvent' in event) return ['created', event.CreatedEvent];
+  if ('ExercisedEvent' in event) return ['exercised', event.ExercisedEvent];
+  if ('ArchivedEvent' in event) return ['archived', event.ArchivedEvent];
+  return ['created', undefined];
+}
 
 type Mismatch = { readonly reason: TriggerMismatch; readonly message: string };
 

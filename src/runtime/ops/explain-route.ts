@@ -3,6 +3,7 @@ import { LedgerApiError } from '../../ledger/ledger-api-error.js';
 import { LedgerTransportError } from '../../ledger/ledger-transport-error.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
 import type { Explanation, Intent } from '../../rules/evaluation-result.js';
+import { unwrapEvent } from '../../rules/match-event.js';
 import { indexRules, type RuleIndex } from '../../rules/rule-index.js';
 import type { Bot } from '../bot.js';
 import {
@@ -144,35 +145,15 @@ function eventColumns(event: Event): {
   contractId: string | null;
   choice?: string;
 } {
-  if ('CreatedEvent' in event) {
-    const e = event.CreatedEvent;
-    return {
-      nodeId: e.nodeId,
-      kind: 'created',
-      templateId: e.templateId,
-      contractId: e.contractId,
-    };
-  }
-  if ('ExercisedEvent' in event) {
-    const e = event.ExercisedEvent;
-    return {
-      nodeId: e.nodeId,
-      kind: 'exercised',
-      templateId: e.templateId,
-      contractId: e.contractId,
-      choice: e.choice,
-    };
-  }
-  if ('ArchivedEvent' in event) {
-    const e = event.ArchivedEvent;
-    return {
-      nodeId: e.nodeId,
-      kind: 'archived',
-      templateId: e.templateId,
-      contractId: e.contractId,
-    };
-  }
-  return { nodeId: -1, kind: 'unknown', templateId: null, contractId: null };
+  const [kind, e] = unwrapEvent(event);
+  if (e === undefined) return { nodeId: -1, kind: 'unknown', templateId: null, contractId: null };
+  return {
+    nodeId: e.nodeId,
+    kind,
+    templateId: e.templateId,
+    contractId: e.contractId,
+    ...('choice' in e ? { choice: e.choice } : {}),
+  };
 }
 
 function ruleView(e: Explanation, intents: readonly Intent[]): Record<string, unknown> {
