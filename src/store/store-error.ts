@@ -14,7 +14,12 @@ export type StoreErrorCode =
   /** A write to a store opened with `readonly: true`. */
   | 'STORE_READ_ONLY'
   /** The file holds a journal row the store cannot read. */
-  | 'STORE_CORRUPT';
+  | 'STORE_CORRUPT'
+  /**
+   * A commit refused because this instance no longer holds the lease it writes under (a fleet
+   * member that was paused past its lease, whose work another instance has taken over).
+   */
+  | 'STORE_FENCED';
 
 /** A failure of the durable store; `code` says which. */
 export class StoreError extends LedgerbotError<StoreErrorCode> {}
