@@ -221,6 +221,8 @@ export type { JsCantonError } from './ledger/js-canton-error.js';
 // The store: the checkpoint, the intent journal and the dead letters.
 export { openSqliteStore, type SqliteStoreOptions } from './store/open-sqlite-store.js';
 export type { DeadLetter, IntentRecord, IntentState, Store } from './store/store.js';
+export type { JournalQueries } from './store/journal-queries.js';
+export { storeQueries } from './store/store-queries.js';
 export type {
   ContractTriggerKey,
   EventTriggerKey,

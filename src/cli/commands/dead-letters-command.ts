@@ -9,6 +9,7 @@ import {
   SubmissionPayloadError,
 } from '../../runtime/submission-payload.js';
 import { openSqliteStore, SQLITE_STORE_FILE } from '../../store/open-sqlite-store.js';
+import { storeQueries } from '../../store/store-queries.js';
 import type { Store } from '../../store/store.js';
 import { StoreError } from '../../store/store-error.js';
 import { configOption } from '../cli-options.js';
@@ -215,21 +216,20 @@ function storeTarget(config: BotConfig, action: Action, httpConfigured: boolean)
       mustExist: true,
     });
   }
+  const queries = storeQueries(store);
   return {
     where: `store ${dir}`,
-    list: (limit, ruleId) =>
-      Promise.resolve(
-        store
-          .listDeadLetters({ limit, ...(ruleId === undefined ? {} : { ruleId }) })
-          .map((d) => deadLetterView(d)),
+    list: async (limit, ruleId) =>
+      (await queries.listDeadLetters({ limit, ...(ruleId === undefined ? {} : { ruleId }) })).map(
+        (d) => deadLetterView(d),
       ),
-    show: (id) => {
-      const d = store.getDeadLetter(id);
-      return Promise.resolve(d === undefined ? undefined : deadLetterView(d, true));
+    show: async (id) => {
+      const d = await queries.getDeadLetter(id);
+      return d === undefined ? undefined : deadLetterView(d, true);
     },
-    retry: (id) => {
-      const d = store.getDeadLetter(id);
-      if (d === undefined) return Promise.resolve(false);
+    retry: async (id) => {
+      const d = await queries.getDeadLetter(id);
+      if (d === undefined) return false;
       // A fresh deadline from the intent's own retry policy: the old one has passed.
       const payload = decodeSubmissionPayload(d.intent.payload);
       // An unusable payload: the bot dead-letters it again on start, with the reason.
@@ -238,7 +238,7 @@ function storeTarget(config: BotConfig, action: Action, httpConfigured: boolean)
           ? config.submission.retry.deadlineMs
           : payload.retry.deadlineMs;
       store.requeueDeadLetter(id, { deadline: systemClock.now() + deadlineMs });
-      return Promise.resolve(true);
+      return true;
     },
     drop: (id) => Promise.resolve(store.purgeDeadLetter(id)),
     close: () => store.close(),

@@ -9,6 +9,7 @@ import { SeededRandom } from '../../core/seeded-random.js';
 import { LedgerClient } from '../../ledger/ledger-client.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { startSandbox, type Sandbox } from '../../sandbox/start-sandbox.js';
+import { storeQueries } from '../../store/store-queries.js';
 import { openSqliteStore } from '../../store/open-sqlite-store.js';
 import type { IntentState } from '../../store/store.js';
 import { defineCommand } from '../define-command.js';
@@ -224,7 +225,7 @@ async function runDemo(o: DemoOptions, io: CliIo): Promise<number> {
     await running.close();
     const failed = bot.state === 'failed' ? bot.error : undefined;
     running = undefined;
-    const states = finalStates(stateDir);
+    const states = await finalStates(stateDir);
     io.out(
       demoSummary({
         elapsedMs: clock.now() - startedAt,
@@ -317,11 +318,11 @@ async function catchUp(
   return false;
 }
 
-function finalStates(stateDir: string): Record<IntentState, number> | undefined {
+async function finalStates(stateDir: string): Promise<Record<IntentState, number> | undefined> {
   try {
     const store = openSqliteStore({ dir: stateDir, readonly: true });
     try {
-      return store.countByState();
+      return await storeQueries(store).countByState();
     } finally {
       store.close();
     }

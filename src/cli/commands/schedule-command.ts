@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { CompiledRule } from '../../rules/compiled-rule.js';
 import { formatSlot } from '../../schedule/format-slot.js';
 import { nextSlots } from '../../schedule/slots-between.js';
+import { storeQueries } from '../../store/store-queries.js';
 import { openSqliteStore, SQLITE_STORE_FILE } from '../../store/open-sqlite-store.js';
 import type { SlotRecord } from '../../store/store.js';
 import { defineCommand } from '../define-command.js';
@@ -47,7 +48,7 @@ from the state store, without writing to it, if there is one).`,
     // The store only: the participant is not asked (its packages are not needed to list slots).
     const ruleSet = await loadConfigRules(config);
     const scheduled = ruleSet.rules.filter((r) => r.trigger.kind === 'schedule');
-    const records = readSlotRecords(join(config.state.dir, SQLITE_STORE_FILE));
+    const records = await readSlotRecords(join(config.state.dir, SQLITE_STORE_FILE));
     const listed = scheduled.map((rule) => describe(rule, from, count, records));
     if (format === 'json') {
       io.out(`${JSON.stringify({ rules: listed }, null, 2)}\n`);
@@ -160,11 +161,11 @@ function formatText(r: Listed): string {
   return `${lines.join('\n')}\n`;
 }
 
-function readSlotRecords(path: string): Map<string, SlotRecord> | null {
+async function readSlotRecords(path: string): Promise<Map<string, SlotRecord> | null> {
   if (!existsSync(path)) return null;
   const store = openSqliteStore({ path, readonly: true });
   try {
-    return new Map(store.listSlotRecords().map((r) => [r.ruleId, r]));
+    return new Map((await storeQueries(store).listSlotRecords()).map((r) => [r.ruleId, r]));
   } finally {
     store.close();
   }

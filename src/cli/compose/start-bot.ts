@@ -18,6 +18,7 @@ import { CelEnvironment } from '../../rules/cel/cel-environment.js';
 import { CelProgramCache } from '../../rules/cel-program-cache.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
 import { openSqliteStore } from '../../store/open-sqlite-store.js';
+import { storeQueries } from '../../store/store-queries.js';
 import { RuleCacheFile } from './rule-cache-file.js';
 import type { Store } from '../../store/store.js';
 import { botOptionsOf, type BotRunFlags } from './bot-options-of-config.js';
@@ -122,6 +123,8 @@ export async function startBot(
       groupCommit: true,
     });
     cleanups.push(() => store.close());
+    // The operator's reads (ops API, console): the SQLite store answers them itself.
+    const queries = storeQueries(store);
     const bot = createBot(
       botOptionsOf(
         config,
@@ -146,6 +149,7 @@ export async function startBot(
       ops = await startOpsServer({
         bot,
         store,
+        queries,
         ledger: client,
         host: config.http.host,
         port: config.http.port,

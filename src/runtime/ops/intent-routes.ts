@@ -1,4 +1,5 @@
-import { INTENT_STATES, type IntentState, type Store } from '../../store/store.js';
+import type { JournalQueries } from '../../store/journal-queries.js';
+import { INTENT_STATES, type IntentState } from '../../store/store.js';
 import { intentDetailView, intentView } from '../intent-view.js';
 import { badRequest, notFound, type Route } from './ops-http.js';
 
@@ -11,13 +12,13 @@ export const DEFAULT_INTENT_PAGE = 100;
  * its trigger, command and attempts (`GET /intents/{commandId}`). Pages are read by the store's
  * query (an index), so a journal of any size answers as fast.
  */
-export function intentRoutes(store: Store): Route[] {
+export function intentRoutes(queries: JournalQueries): Route[] {
   return [
     {
       method: 'GET',
       pattern: /^\/intents$/,
       auth: true,
-      handle: (_params, url) => {
+      handle: async (_params, url) => {
         const q = url.searchParams;
         const state = q.get('state');
         if (state !== null && !INTENT_STATES.includes(state as IntentState)) {
@@ -37,7 +38,7 @@ export function intentRoutes(store: Store): Route[] {
         const before = beforeText === null ? undefined : decodeCursor(beforeText);
         const ruleId = q.get('ruleId');
         // One more than asked: whether there is a next page.
-        const found = store.listIntents({
+        const found = await queries.listIntents({
           order: 'recent',
           limit: limit + 1,
           ...(state === null ? {} : { states: [state as IntentState] }),
@@ -62,15 +63,16 @@ export function intentRoutes(store: Store): Route[] {
       method: 'GET',
       pattern: /^\/intents\/([^/]+)$/,
       auth: true,
-      handle: ([id]) => {
-        const i = store.getIntent(id!);
+      handle: async ([id]) => {
+        // Asked together: a store that answers at once reads all three in one turn, so the
+        // attempts and the event are of the intent as read, not of a later change.
+        const [i, attempts, event] = await Promise.all([
+          queries.getIntent(id!),
+          queries.getAttempts(id!),
+          queries.getRecordedEvent(id!),
+        ]);
         if (i === undefined) throw notFound(`no intent with commandId "${id}"`);
-        return {
-          status: 200,
-          body: {
-            intent: intentDetailView(i, store.getAttempts(id!), store.getRecordedEvent(id!)),
-          },
-        };
+        return { status: 200, body: { intent: intentDetailView(i, attempts, event) } };
       },
     },
   ];

@@ -1,6 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import type { Logger } from '../../core/logger.js';
+import type { JournalQueries } from '../../store/journal-queries.js';
 import type { Store } from '../../store/store.js';
 import type { Bot } from '../bot.js';
 import { deadLetterView } from '../intent-view.js';
@@ -11,7 +12,10 @@ const MAX_LIST = 1000;
 
 export type JournalRoutesDeps = {
   readonly bot: Bot;
+  /** Writes: dropping a dead letter. */
   readonly store: Store;
+  /** Reads: the dead letters. */
+  readonly queries: JournalQueries;
   readonly clock: Clock;
   readonly log: Logger;
   /** Absent: `POST /rules/{id}/run-slot` answers 404. */
@@ -24,7 +28,7 @@ export type JournalRoutesDeps = {
  * the bot (or its store, which only the bot writes), so the store keeps one writer.
  */
 export function journalRoutes(deps: JournalRoutesDeps): Route[] {
-  const { bot, store, clock, log } = deps;
+  const { bot, store, queries, clock, log } = deps;
   return [
     {
       method: 'POST',
@@ -56,14 +60,17 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
       method: 'GET',
       pattern: /^\/dead-letters$/,
       auth: true,
-      handle: (_params, url) => {
+      handle: async (_params, url) => {
         const limitText = url.searchParams.get('limit');
         const limit = limitText === null ? DEFAULTS.deadLetterListLimit : Number(limitText);
         if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST) {
           throw new HttpProblem(400, 'BAD_REQUEST', `limit must be a whole number 1..${MAX_LIST}`);
         }
         const ruleId = url.searchParams.get('ruleId');
-        const list = store.listDeadLetters({ limit, ...(ruleId === null ? {} : { ruleId }) });
+        const list = await queries.listDeadLetters({
+          limit,
+          ...(ruleId === null ? {} : { ruleId }),
+        });
         return { status: 200, body: { deadLetters: list.map((d) => deadLetterView(d)) } };
       },
     },
@@ -71,8 +78,8 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
       method: 'GET',
       pattern: /^\/dead-letters\/([^/]+)$/,
       auth: true,
-      handle: ([id]) => {
-        const d = store.getDeadLetter(id!);
+      handle: async ([id]) => {
+        const d = await queries.getDeadLetter(id!);
         if (d === undefined) throw notFound(`no dead letter with commandId "${id}"`);
         return { status: 200, body: { deadLetter: deadLetterView(d, true) } };
       },

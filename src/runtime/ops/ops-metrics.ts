@@ -14,12 +14,16 @@ import {
   type IntentState,
   type Store,
 } from '../../store/store.js';
+import type { JournalQueries } from '../../store/journal-queries.js';
+import { storeQueries } from '../../store/store-queries.js';
 import type { Bot } from '../bot.js';
 import type { IntentEvent } from '../submission-tracker.js';
 
 export type OpsMetricsOptions = {
   readonly bot: Bot;
   readonly store: Store;
+  /** The journal's counts; default: the store's own reads (`storeQueries`). */
+  readonly queries?: JournalQueries;
   readonly clock: Clock;
   /** The latest ledger end known (cached by the caller), for the lag gauge. */
   readonly ledgerEnd: () => number | undefined;
@@ -50,7 +54,8 @@ const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800]
  * stream names: never contract or command ids.
  */
 export function createOpsMetrics(options: OpsMetricsOptions): OpsMetrics {
-  const { bot, store, clock } = options;
+  const { bot, clock } = options;
+  const queries = options.queries ?? storeQueries(options.store);
   const registry = new Registry();
   const m = (): ReturnType<Bot['metrics']['snapshot']> => bot.metrics.snapshot();
 
@@ -208,26 +213,35 @@ export function createOpsMetrics(options: OpsMetricsOptions): OpsMetrics {
   );
   gauge('ledgerbot_checkpoint_offset', 'The stored checkpoint.', () => bot.checkpoint());
   gauge('ledgerbot_processed_offset', 'The last offset processed.', () => bot.processedOffset());
-  const counts = (): Record<IntentState, number> | undefined => {
-    try {
-      return store.countByState();
-    } catch {
-      return undefined; // the store is closed
-    }
+  // The journal's counts are a query (a shared store answers them from its database), so the
+  // two gauges that show them collect asynchronously; prom-client awaits a collect's promise.
+  // One scrape asks once: the gauges share the query that is under way.
+  let counting: Promise<Record<IntentState, number> | undefined> | undefined;
+  const counts = (): Promise<Record<IntentState, number> | undefined> => {
+    counting ??= queries
+      .countByState()
+      .catch(() => undefined) // the store is closed
+      .finally(() => (counting = undefined));
+    return counting;
   };
-  gauge(
-    'ledgerbot_dead_letter_depth',
-    'Dead letters in the store.',
-    () => counts()?.['dead-lettered'],
-  );
+  new Gauge({
+    name: 'ledgerbot_dead_letter_depth',
+    help: 'Dead letters in the store.',
+    registers: [registry],
+    async collect() {
+      const v = (await counts())?.['dead-lettered'];
+      if (v === undefined) this.reset();
+      else this.set(v);
+    },
+  });
   new Gauge({
     name: 'ledgerbot_store_intents',
     help: 'Intents in the store per state (the size of the journal).',
     labelNames: ['state'],
     registers: [registry],
-    collect() {
+    async collect() {
+      const c = await counts();
       this.reset();
-      const c = counts();
       if (c === undefined) return;
       for (const state of INTENT_STATES) this.set({ state }, c[state]);
     },

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
+import type { JournalQueries } from '../../store/journal-queries.js';
+import { storeQueries } from '../../store/store-queries.js';
 import type { Store } from '../../store/store.js';
 import type { Bot } from '../bot.js';
 import { consoleRoutes } from './console-routes.js';
@@ -24,8 +26,13 @@ export type { ReloadOutcome } from './reload-history.js';
 
 export type OpsServerOptions = {
   readonly bot: Bot;
-  /** The bot's store: the dead-letter endpoints read and change it. */
+  /** The bot's store: the dead-letter endpoints change it (and read it, without `queries`). */
   readonly store: Store;
+  /**
+   * The journal's reads for the intent and dead-letter endpoints, `/status` and `/metrics`
+   * (a store shared by a fleet answers them for the whole fleet); default: the store's own.
+   */
+  readonly queries?: JournalQueries;
   /** For the ledger end (the lag), and the participant `/status` names. */
   readonly ledger: OpsLedger;
   /** Default 127.0.0.1. */
@@ -90,6 +97,7 @@ const STATE_CHANGING: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DE
  */
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   const { bot, store } = options;
+  const queries = options.queries ?? storeQueries(store);
   const clock = options.clock ?? systemClock;
   const log = (options.logger ?? silentLogger).child({ component: 'ops' });
   const readOnly = options.readOnly === true;
@@ -105,6 +113,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const status = opsStatus({
     bot,
     store,
+    queries,
     ledger: options.ledger,
     clock,
     log,
@@ -131,10 +140,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     ...consoleRoutes(),
     ...sessionRoutes(sessions, readOnly),
     ...ruleRoutes({ bot, rows, reloads, ...(reload === undefined ? {} : { reload }) }),
-    ...intentRoutes(store),
+    ...intentRoutes(queries),
     ...journalRoutes({
       bot,
       store,
+      queries,
       clock,
       log,
       ...(options.runSlot === undefined ? {} : { runSlot: options.runSlot }),

@@ -1,6 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { GetLedgerApiVersionResponse } from '../../ledger/wire/wire-types.js';
+import type { JournalQueries } from '../../store/journal-queries.js';
 import type { Store } from '../../store/store.js';
 import type { BotLedger } from '../bot-ledger.js';
 import type { Bot } from '../bot.js';
@@ -22,6 +23,8 @@ export type OpsLedger = Pick<BotLedger, 'ledgerEnd'> & {
 export type StatusDeps = {
   readonly bot: Bot;
   readonly store: Store;
+  /** The journal's counts for `/status` and `/metrics`. */
+  readonly queries: JournalQueries;
   readonly ledger: OpsLedger;
   readonly clock: Clock;
   readonly log: Logger;
@@ -100,6 +103,7 @@ export function opsStatus(deps: StatusDeps): OpsStatus {
   const metrics = createOpsMetrics({
     bot,
     store,
+    queries: deps.queries,
     clock,
     ledgerEnd: () => end?.value,
     ...(deps.processMetrics === undefined ? {} : { processMetrics: deps.processMetrics }),
@@ -126,7 +130,8 @@ export function opsStatus(deps: StatusDeps): OpsStatus {
     await Promise.all([refreshLedgerEnd(), readVersion()]);
     const notReady = await readiness();
     const m = bot.metrics.snapshot();
-    const counts = safe(() => store.countByState());
+    // Undefined once the store is closed.
+    const counts = await deps.queries.countByState().catch(() => undefined);
     return {
       state: bot.state,
       shadow: bot.shadow,
@@ -223,13 +228,5 @@ function publicUrl(url: string | undefined): string | null {
     return u.toString().replace(/\/$/, '');
   } catch {
     return null;
-  }
-}
-
-function safe<T>(fn: () => T): T | undefined {
-  try {
-    return fn();
-  } catch {
-    return undefined;
   }
 }
