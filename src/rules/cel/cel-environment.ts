@@ -1,18 +1,16 @@
-import type { TypeError as CelTypeError } from '@marcbachmann/cel-js';
-import {
-  Environment,
-  EvaluationError,
-  ParseError,
-  type ASTNode,
-  type ParseResult,
-} from '@marcbachmann/cel-js';
+import type { TypeError as CelTypeError, Environment } from '@marcbachmann/cel-js';
+import { EvaluationError, ParseError, type ASTNode, type ParseResult } from '@marcbachmann/cel-js';
 import { parseDuration } from '../../core/duration.js';
 import { CelCompileError } from './cel-compile-error.js';
-import { CelDecimal } from './cel-decimal.js';
+import { baseEnvironment } from './base-environment.js';
 import { CelEvaluationError } from './cel-evaluation-error.js';
-import { compileClosure } from './compile-closure.js';
-import { dateOf, decimalOf } from './conversion-memo.js';
-import { DAML_DATE_RANGE, damlDateText } from './daml-time-text.js';
+import {
+  closureFormOf,
+  decodeClosureForm,
+  encodeClosureForm,
+  type ClosureNode,
+} from './closure-form.js';
+import { compileClosure, type Closure } from './compile-closure.js';
 import type { CelProgram } from './cel-program.js';
 import {
   FOLDED_FUNCTIONS,
@@ -22,127 +20,8 @@ import {
 } from './literal-calls.js';
 import { leadingEqualities } from './leading-equalities.js';
 import { readPathsAndNumberOperands } from './read-paths.js';
+import { checkStoredProgram, type StoredProgram } from './stored-program.js';
 import { isAstNode, visitAst } from './visit-ast.js';
-
-const TIMESTAMP = 'google.protobuf.Timestamp';
-const DAY_MS = 86_400_000;
-
-/**
- * `sum(list)`: the exact total of Numeric texts, decimals, ints and doubles (0 for an empty
- * list). CEL has no fold, and amounts arrive as text, so totals need their own function.
- */
-function sumOf(items: readonly unknown[]): CelDecimal {
-  let total = CelDecimal.fromBigInt(0n);
-  items.forEach((item, i) => {
-    total = total.plus(decimalItem(item, i));
-  });
-  return total;
-}
-
-function decimalItem(item: unknown, index: number): CelDecimal {
-  if (item instanceof CelDecimal) return item;
-  if (typeof item === 'bigint') return CelDecimal.fromBigInt(item);
-  if (typeof item === 'string') {
-    const d = CelDecimal.parse(item);
-    if (d !== null) return d;
-    throw new RangeError(`sum: item ${index} "${item}" is not a decimal number`);
-  }
-  if (typeof item === 'number') {
-    const d = CelDecimal.fromNumber(item);
-    if (d !== null) return d;
-    throw new RangeError(`sum: item ${index} (${item}) is not a finite number`);
-  }
-  const what =
-    item === null
-      ? 'null'
-      : Array.isArray(item)
-        ? 'a list'
-        : typeof item === 'object'
-          ? 'a map'
-          : typeof item;
-  throw new RangeError(
-    `sum: item ${index} is ${what}, not a number; sum a list of amounts, e.g. sum(xs.map(x, x.amount))`,
-  );
-}
-
-function damlDateOf(t: Date): string {
-  const text = damlDateText(t);
-  if (text !== null) return text;
-  throw new RangeError(`${t.toISOString()} is not a Daml Date: ${DAML_DATE_RANGE}`);
-}
-
-/**
- * The functions every ledgerbot CEL expression may use, on top of standard CEL:
- * - `decimal(x)` for Daml Numeric strings (or ints, doubles): exact `+ - * /`, comparisons and
- *   `==`, mixed with ints on either side; `string(decimal)` renders it without exponent.
- * - `sum(list)`: the exact total of a list of such values, as a decimal.
- * - `date("2025-01-31")`: a Daml Date as a CEL timestamp at UTC midnight, so it compares with
- *   `timestamp(...)` values and adds durations; `date(timestamp)` truncates to the day.
- * - `damlDate(timestamp)`: the reverse, the UTC day as Daml Date text `yyyy-mm-dd`, for a Date
- *   field whose type the rule is not checked against (with the packages, a timestamp in a Date
- *   field is sent as its day anyway: render-value.ts).
- * - `timestamp("…Z")` is standard CEL. CEL timestamps here have millisecond precision, so two
- *   Daml times that differ only in microseconds compare equal.
- * - `duration("30d")`: standard CEL durations only know h/m/s/ms/us/ns and the library does not
- *   let us replace its `duration(string)`. So a string literal argument is parsed at compile time
- *   with ledgerbot's own syntax (also d and w, as in config files) and rewritten to milliseconds;
- *   a non-literal argument keeps CEL's syntax.
- */
-function baseEnvironment(): Environment {
-  const env = new Environment({ homogeneousAggregateLiterals: false })
-    .registerType('Decimal', CelDecimal)
-    .registerFunction('decimal(string): Decimal', decimalOf)
-    .registerFunction('decimal(int): Decimal', (n: bigint) => CelDecimal.fromBigInt(n))
-    .registerFunction('decimal(double): Decimal', (n: number) => {
-      const d = CelDecimal.fromNumber(n);
-      if (d === null) throw new RangeError(`${n} is not a finite number`);
-      return d;
-    })
-    .registerFunction('decimal(Decimal): Decimal', (d: CelDecimal) => d)
-    .registerFunction('string(Decimal): string', (d: CelDecimal) => d.toString())
-    .registerFunction('sum(list): Decimal', sumOf)
-    .registerFunction(`date(string): ${TIMESTAMP}`, dateOf)
-    .registerFunction(
-      `date(${TIMESTAMP}): ${TIMESTAMP}`,
-      (t: Date) => new Date(Math.floor(t.getTime() / DAY_MS) * DAY_MS),
-    )
-    .registerFunction(`damlDate(${TIMESTAMP}): string`, damlDateOf);
-  const arithmetic: [string, (a: CelDecimal, b: CelDecimal) => CelDecimal][] = [
-    ['+', (a, b) => a.plus(b)],
-    ['-', (a, b) => a.minus(b)],
-    ['*', (a, b) => a.times(b)],
-    ['/', (a, b) => a.dividedBy(b)],
-  ];
-  for (const [op, fn] of arithmetic) {
-    env.registerOperator(`Decimal ${op} Decimal`, fn);
-    env.registerOperator(`Decimal ${op} int`, (a: CelDecimal, b: bigint) =>
-      fn(a, CelDecimal.fromBigInt(b)),
-    );
-    env.registerOperator(`int ${op} Decimal`, (a: bigint, b: CelDecimal) =>
-      fn(CelDecimal.fromBigInt(a), b),
-    );
-  }
-  // `!=` is derived by the library from `==`.
-  const comparisons: [string, (c: number) => boolean][] = [
-    ['==', (c) => c === 0],
-    ['<', (c) => c < 0],
-    ['<=', (c) => c <= 0],
-    ['>', (c) => c > 0],
-    ['>=', (c) => c >= 0],
-  ];
-  for (const [op, test] of comparisons) {
-    env.registerOperator(`Decimal ${op} Decimal`, (a: CelDecimal, b: CelDecimal) =>
-      test(a.compare(b)),
-    );
-    if (op !== '==') {
-      env.registerOperator(`Decimal ${op} int`, (a: CelDecimal, b: bigint) =>
-        test(a.compare(CelDecimal.fromBigInt(b))),
-      );
-    }
-  }
-  env.registerOperator('-Decimal', (a: CelDecimal) => a.negated());
-  return env;
-}
 
 type Node = { op: string; args: unknown; range?: { start: number } };
 
@@ -198,6 +77,9 @@ function comprehensionDepth(node: unknown, depth = 0): { depth: number; offset: 
   return best;
 }
 
+/** A program's stored form, with its closure form not yet encoded. */
+type Made = Omit<StoredProgram, 'closure'> & { readonly form: ClosureNode | null };
+
 /** Options of CelEnvironment.compile. */
 export type CelCompileOptions = {
   /** Reject expressions that nest comprehension macros deeper than this (default: no limit). */
@@ -230,6 +112,8 @@ export class CelEnvironment {
   readonly #base: Environment;
   readonly #scopes = new Map<string, Environment>();
   readonly #tuning: Required<CelTuning>;
+  /** What each program this environment made was made of (see `stored`). */
+  readonly #made = new WeakMap<CelProgram, Made>();
   /** `fn(text)` programs that fold literals, made on first use. */
   #folders: Map<FoldedFunction, (values: { text: string }) => unknown> | undefined;
 
@@ -280,6 +164,83 @@ export class CelEnvironment {
     variables: readonly string[],
     options: CelCompileOptions = {},
   ): CelProgram {
+    const parsed = this.#parse(source, variables, options);
+    const facts = readPathsAndNumberOperands(parsed.ast);
+    let form: ClosureNode | null = null;
+    if (this.#tuning.closures) {
+      try {
+        form = closureFormOf(parsed.ast);
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+      }
+    }
+    const closure = form === null ? null : this.#closureOf(form);
+    const made: Made = {
+      source,
+      variables: [...variables],
+      maxComprehensionDepth: options.maxComprehensionDepth ?? null,
+      reads: facts.reads,
+      numberOperands: facts.numberOperands,
+      comparisons: facts.comparisons,
+      guards: facts.guards,
+      equalities: leadingEqualities(parsed.ast),
+      result: facts.result,
+      form: closure === null ? null : form,
+    };
+    return this.#program(made, closure, () => parsed);
+  }
+
+  /**
+   * The program as JSON data (see stored-program.ts), for one this environment compiled or
+   * restored; undefined for any other.
+   */
+  stored(program: CelProgram): StoredProgram | undefined {
+    const made = this.#made.get(program);
+    if (made === undefined) return undefined;
+    const { form, ...rest } = made;
+    return { ...rest, closure: form === null ? null : encodeClosureForm(form) };
+  }
+
+  /**
+   * The program `stored` gave, made again without parsing or checking its text: from a text that
+   * compiled before, with the same environment (the compiled rule cache is written by the same
+   * ledgerbot version). cel-js compiles it on its first evaluation that the closures do not
+   * decide. Throws MalformedClosureForm for data that is not a stored program.
+   */
+  restore(json: unknown): CelProgram {
+    const stored = checkStoredProgram(json);
+    const form = stored.closure === null ? null : decodeClosureForm(stored.closure);
+    const closure = form === null || !this.#tuning.closures ? null : this.#closureOf(form);
+    const { closure: _, ...rest } = stored;
+    const made: Made = {
+      ...rest,
+      variables: [...stored.variables],
+      form: closure === null ? null : form,
+    };
+    let parsed: ParseResult | undefined;
+    const options: CelCompileOptions =
+      stored.maxComprehensionDepth === null
+        ? {}
+        : { maxComprehensionDepth: stored.maxComprehensionDepth };
+    return this.#program(made, closure, () => {
+      try {
+        parsed ??= this.#parse(stored.source, stored.variables, options);
+      } catch (error) {
+        if (error instanceof CelCompileError) {
+          throw new CelEvaluationError(stored.source, error.message, { cause: error });
+        }
+        throw error;
+      }
+      return parsed;
+    });
+  }
+
+  #closureOf(form: ClosureNode): Closure | null {
+    return compileClosure(form, { memoizeConversions: this.#tuning.memoizeConversions });
+  }
+
+  /** Parsed, rewritten, folded and checked (see compile); throws CelCompileError. */
+  #parse(source: string, variables: readonly string[], options: CelCompileOptions): ParseResult {
     const env = this.#scope(variables);
     let parsed: ParseResult;
     try {
@@ -311,18 +272,19 @@ export class CelEnvironment {
       throw new CelCompileError(source, errorOffset(error), error.summary, { cause: error });
     }
     if (this.#tuning.memoizeConversions) memoizeConversions(parsed.ast);
-    const facts = readPathsAndNumberOperands(parsed.ast);
-    const closure = this.#tuning.closures
-      ? compileClosure(parsed.ast, { memoizeConversions: this.#tuning.memoizeConversions })
-      : null;
-    return {
+    return parsed;
+  }
+
+  #program(made: Made, closure: Closure | null, parsedOf: () => ParseResult): CelProgram {
+    const source = made.source;
+    const program: CelProgram = {
       source,
-      reads: Object.freeze(facts.reads),
-      numberOperands: Object.freeze(facts.numberOperands),
-      comparisons: Object.freeze(facts.comparisons),
-      guards: Object.freeze(facts.guards),
-      equalities: Object.freeze(leadingEqualities(parsed.ast)),
-      result: facts.result,
+      reads: Object.freeze(made.reads),
+      numberOperands: Object.freeze(made.numberOperands),
+      comparisons: Object.freeze(made.comparisons),
+      guards: Object.freeze(made.guards),
+      equalities: Object.freeze(made.equalities),
+      result: made.result,
       closure: closure !== null,
       evaluate(values: Readonly<Record<string, unknown>>): unknown {
         if (closure !== null) {
@@ -336,7 +298,7 @@ export class CelEnvironment {
           }
         }
         try {
-          return parsed(values) as unknown;
+          return parsedOf()(values) as unknown;
         } catch (error) {
           if (error instanceof EvaluationError || error instanceof RangeError) {
             const summary = error instanceof EvaluationError ? error.summary : error.message;
@@ -346,5 +308,7 @@ export class CelEnvironment {
         }
       },
     };
+    this.#made.set(program, made);
+    return program;
   }
 }

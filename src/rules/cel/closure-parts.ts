@@ -1,4 +1,5 @@
 import { CelDecimal } from './cel-decimal.js';
+import type { ClosureNode } from './closure-form.js';
 import { isAstNode } from './visit-ast.js';
 
 /**
@@ -12,11 +13,8 @@ export const BAIL: unique symbol = Symbol('ledgerbot.celBail');
 
 export type Closure = (values: Readonly<Record<string | symbol, unknown>>) => unknown;
 
-export type Node = {
-  readonly op: string;
-  readonly args: unknown;
-  readonly meta?: { readonly alternate?: Node };
-};
+/** A node of an expression's closure form (closure-form.ts). */
+export type Node = ClosureNode;
 
 /** Why a node has no closure; compileClosure catches it and gives null. */
 export class Unsupported extends Error {}

@@ -36,8 +36,9 @@ export { BAIL, type Closure, type ClosureOptions } from './closure-parts.js';
  */
 
 /**
- * The closure of a checked (and, when folding is on, folded) expression, or null when it uses
- * something outside the subset: then cel-js evaluates it every time.
+ * The closure of a checked (and, when folding is on, folded) expression, given in its closure
+ * form (closure-form.ts), or null when it uses something outside the subset: then cel-js
+ * evaluates it every time.
  */
 export function compileClosure(ast: unknown, options: ClosureOptions): Closure | null {
   try {
@@ -51,7 +52,7 @@ export function compileClosure(ast: unknown, options: ClosureOptions): Closure |
 function closureOf(raw: unknown, options: ClosureOptions, depth: number): Closure {
   if (!isAstNode(raw) || depth > 200) unsupported();
   const node = raw as Node;
-  const alternate = node.meta?.alternate;
+  const alternate = node.alt;
   if (alternate !== undefined) {
     // A folded literal (literal-calls.ts) or a constant; anything else (macros) is not ours.
     if (alternate.op !== 'value') unsupported();
@@ -186,7 +187,7 @@ function pathOf(node: Node): { variable: string; fields: string[] } | null {
   const fields: string[] = [];
   let at: Node = node;
   for (let depth = 0; depth <= 200; depth++) {
-    if (at.meta?.alternate !== undefined) return null;
+    if (at.alt !== undefined) return null;
     if (at.op === 'id') {
       return typeof at.args === 'string' ? { variable: at.args, fields: fields.reverse() } : null;
     }
@@ -246,17 +247,14 @@ function variablesOf(node: unknown, into: Set<string>, depth = 0): Set<string> {
  */
 function sharedOverEvent(node: Node, compute: Closure): Closure {
   const reads = variablesOf(node, new Set());
-  const text = node as { input?: unknown; start?: unknown; end?: unknown };
+  const key = node.key;
   if (
     !reads.has('event') ||
     [...reads].some((v) => !SHARED_VARIABLES.has(v)) ||
-    typeof text.input !== 'string' ||
-    typeof text.start !== 'number' ||
-    typeof text.end !== 'number'
+    key === undefined
   ) {
     return compute;
   }
-  const key = text.input.slice(text.start, text.end);
   return (values) => {
     const memo = values[MEMO_KEY] as ConversionMemo | undefined;
     if (memo === undefined) return compute(values);

@@ -7,6 +7,7 @@ import { benchRules, memoryRules } from '../../../bench/bench-rules.js';
 import { CelDecimal } from '../../../src/rules/cel/cel-decimal.js';
 import { CelEnvironment } from '../../../src/rules/cel/cel-environment.js';
 import type { CelProgram } from '../../../src/rules/cel/cel-program.js';
+import { closureFormOf } from '../../../src/rules/cel/closure-form.js';
 import { BAIL, compileClosure } from '../../../src/rules/cel/compile-closure.js';
 import { ConversionMemo } from '../../../src/rules/cel/conversion-memo.js';
 import { MEMO_KEY } from '../../../src/rules/cel/literal-calls.js';
@@ -176,6 +177,7 @@ function outcome(program: CelProgram, values: Readonly<Record<string, unknown>>)
 describe('CEL conditions through closures', () => {
   const fast = CelEnvironment.create();
   const slow = CelEnvironment.create({ closures: false });
+  const warm = CelEnvironment.create();
   const compiled = [...new Set(corpus)].flatMap((source) => {
     let slowProgram: CelProgram;
     try {
@@ -185,12 +187,16 @@ describe('CEL conditions through closures', () => {
       expect(() => fast.compile(source, VARIABLES)).toThrow();
       return [];
     }
-    return [{ source, fast: fast.compile(source, VARIABLES), slow: slowProgram }];
+    const program = fast.compile(source, VARIABLES);
+    // As a warm start gets it: stored as JSON, restored by another environment without cel-js.
+    const stored = JSON.parse(JSON.stringify(fast.stored(program))) as unknown;
+    return [{ source, fast: program, restored: warm.restore(stored), slow: slowProgram }];
   });
 
   it('cover most of the corpus (the rest is left to cel-js)', () => {
     expect(compiled.length).toBeGreaterThan(100);
     expect(compiled.every((c) => c.slow.closure === false)).toBe(true);
+    expect(compiled.every((c) => c.restored.closure === c.fast.closure)).toBe(true);
     const covered = compiled.filter((c) => c.fast.closure === true).length;
     expect(covered / compiled.length).toBeGreaterThan(0.85);
     // Macros (exists), durations and doubles are not in the subset.
@@ -223,6 +229,7 @@ describe('CEL conditions through closures', () => {
             outcome(c.fast, values),
             `${c.source} on ${JSON.stringify(values, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x))}`,
           ).toBe(expected);
+          expect(outcome(c.restored, values), `${c.source}, restored`).toBe(expected);
           compared += 1;
           if (c.fast.closure === true && expected.startsWith('boolean')) decided += 1;
         }
@@ -240,7 +247,7 @@ describe('compileClosure', () => {
   const closureOf = (source: string): ReturnType<typeof compileClosure> => {
     const parsed = env.parse(source);
     parsed.check();
-    return compileClosure(parsed.ast, { memoizeConversions: false });
+    return compileClosure(closureFormOf(parsed.ast), { memoizeConversions: false });
   };
 
   it('decides conditions of the subset itself', () => {
