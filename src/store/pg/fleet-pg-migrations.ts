@@ -1,0 +1,37 @@
+import type { PgMigrationComponent } from './pg-migration.js';
+
+/**
+ * The fleet's PostgreSQL schema (component `fleet`): who is in the fleet and who owns which
+ * rule. Times are `timestamptz` set by the database's `now()`, never by a member, so the members'
+ * clocks do not matter to who owns what.
+ * - `lb_fleet_members`: one row per running instance (a restart is a new instance id under the
+ *   same name), its heartbeat renewed with its leases; a member is live while its heartbeat is
+ *   younger than the lease period.
+ * - `lb_fleet_leases`: one row per rule ever owned. `owner` is an instance id, NULL once
+ *   released; `generation` grows by one at every change of owner (a take-over, or taking a
+ *   released or expired lease), and fences the writes made under the lease before.
+ */
+export const FLEET_PG_MIGRATIONS: PgMigrationComponent = {
+  name: 'fleet',
+  migrations: [
+    {
+      version: 1,
+      sql: `
+        CREATE TABLE lb_fleet_members (
+          instance_id text PRIMARY KEY,
+          name text NOT NULL,
+          started_at timestamptz NOT NULL DEFAULT now(),
+          heartbeat_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE TABLE lb_fleet_leases (
+          rule_id text PRIMARY KEY,
+          owner text,
+          generation bigint NOT NULL,
+          expires_at timestamptz NOT NULL,
+          acquired_at timestamptz NOT NULL
+        );
+        CREATE INDEX lb_fleet_leases_owner ON lb_fleet_leases (owner);
+      `,
+    },
+  ],
+};
