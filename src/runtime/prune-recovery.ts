@@ -148,7 +148,7 @@ export function rekeyRecovered(
 
 export type PruneRecoveryDeps = RetryTiming & {
   readonly ledger: Pick<BotLedger, 'latestPrunedOffsets' | 'ledgerEnd' | 'activeContracts'>;
-  readonly journal: Pick<Store, 'hasEventIntent'>;
+  readonly journal: Pick<Store, 'hasEventIntent' | 'hasEventIntentAsync'>;
   readonly parties: Readonly<Record<string, string>>;
   /** Intake: the recovery gives up when it aborts. */
   readonly signal: AbortSignal;
@@ -209,10 +209,16 @@ export class PruneRecovery {
         { at: pruned, after: from, eventFormat: plan.eventFormat },
         signal,
       );
-      const known = (ruleId: string, offset: number, nodeId: number): boolean =>
-        this.#d.journal.hasEventIntent(ruleId, offset, nodeId);
+      const createdRules = this.#d
+        .liveRules()
+        .filter((r) => r.enabled && r.trigger.kind === 'created')
+        .map((r) => r.id);
       for await (const { created, synchronizerId } of contracts) {
         counts.contracts += 1;
+        // Asked ahead, asynchronously: a store may have to look below its checkpoint.
+        const seen = await this.#knownRules(createdRules, created.offset, created.nodeId);
+        const known = (ruleId: string, offset: number, nodeId: number): boolean =>
+          seen.get(ruleId) ?? this.#d.journal.hasEventIntent(ruleId, offset, nodeId);
         const tx = recoveredTransaction(created, synchronizerId);
         const recorded = await this.#d.ingest.ingest(tx, tx.offset, {
           index: this.#d.index(),
@@ -245,6 +251,25 @@ export class PruneRecovery {
     // rekeyRecovered keeps the repeat from firing twice.
     this.#d.checkpoint.reset(pruned, { positions: true });
     return pruned;
+  }
+
+  /** Whether the journal has an intent of each rule for the event at `offset` / `nodeId`. */
+  async #knownRules(
+    ruleIds: readonly string[],
+    offset: number,
+    nodeId: number,
+  ): Promise<Map<string, boolean>> {
+    const journal = this.#d.journal;
+    const seen = new Map<string, boolean>();
+    for (const id of ruleIds) {
+      seen.set(
+        id,
+        journal.hasEventIntentAsync === undefined
+          ? journal.hasEventIntent(id, offset, nodeId)
+          : await journal.hasEventIntentAsync(id, offset, nodeId),
+      );
+    }
+    return seen;
   }
 }
 

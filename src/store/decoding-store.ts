@@ -97,6 +97,14 @@ class DecodingStore<P> implements Store<P> {
     return this.#store.hasEventIntent(ruleId, offset, nodeId);
   }
 
+  hasEventIntentAsync(ruleId: string, offset: number, nodeId: number): Promise<boolean> {
+    const store = this.#store;
+    if (store.hasEventIntentAsync !== undefined) {
+      return store.hasEventIntentAsync(ruleId, offset, nodeId);
+    }
+    return new Promise((resolve) => resolve(store.hasEventIntent(ruleId, offset, nodeId)));
+  }
+
   openIntents(options?: { readonly limit?: number }): IntentRecord<P>[] {
     return this.#store.openIntents(options).map((r) => this.#record(r));
   }

@@ -7,9 +7,19 @@ export type CommitScheduler = (commit: () => void) => void;
 export type JournalBatchHooks = {
   /** Recomputes the checkpoint: once before the changes that moved it are written. */
   readonly settle: () => void;
-  /** Writes every change made since the last write in one transaction; throws if it failed. */
-  readonly write: () => void;
+  /**
+   * Writes every change made since the last write in one transaction; throws if it failed. A
+   * remote store's write returns the commit's promise instead: it takes what it writes from
+   * memory at once (so the next batches start a new group) and commits it later, one commit in
+   * flight at a time, in order; a rejection fails that group and every later one.
+   */
+  readonly write: () => void | Promise<void>;
 };
+
+type SyncWaiter = { resolve: () => void; reject: (err: unknown) => void };
+
+/** A group whose write is a promise not settled yet: its undo and its waiters. */
+type InFlightGroup = { readonly undo: (() => void)[]; readonly waiters: SyncWaiter[] };
 
 /**
  * `Store.batch`, `sync` and `flush` of the SQLite store, with or without group commit. The store
@@ -29,7 +39,9 @@ export class JournalBatches {
   /** How to take back each change not written yet, oldest first. */
   #undo: (() => void)[] = [];
   /** Waiting for the open group to commit (see `sync`). */
-  #syncWaiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+  #syncWaiters: SyncWaiter[] = [];
+  /** Groups written by a promise not settled yet, oldest first. */
+  readonly #inFlight: InFlightGroup[] = [];
   /** A group commit failed: every later write is refused (see `commitGroup`). */
   #failed: StoreError | undefined;
 
@@ -82,7 +94,8 @@ export class JournalBatches {
       // In a group the checkpoint is recomputed and written once, when the group commits.
       if (this.#depth === 1 && !this.#grouped) {
         if (this.#unsettled) this.#hooks.settle();
-        this.#hooks.write();
+        // Only a local store runs without groups, and its write is synchronous.
+        void this.#hooks.write();
       }
       return result;
     } catch (err) {
@@ -99,8 +112,14 @@ export class JournalBatches {
 
   sync(): Promise<void> {
     if (this.#failed !== undefined) return Promise.reject(this.#failed);
-    if (!this.#grouped) return Promise.resolve();
-    return new Promise((resolve, reject) => this.#syncWaiters.push({ resolve, reject }));
+    const waiters = this.#grouped ? this.#syncWaiters : this.#inFlight.at(-1)?.waiters;
+    if (waiters === undefined) return Promise.resolve();
+    return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
+  }
+
+  /** Every group written so far has committed (or one failed). */
+  get idle(): boolean {
+    return !this.#grouped && this.#inFlight.length === 0;
   }
 
   flush(): void {
@@ -119,15 +138,25 @@ export class JournalBatches {
     const waiters = this.#syncWaiters;
     this.#syncWaiters = [];
     try {
-      if (this.#unsettled) this.#hooks.settle();
-      this.#hooks.write();
+      if (this.#failed !== undefined) {
+        // An earlier group's remote commit failed: this one is never written.
+        this.#rollback(0);
+      } else {
+        if (this.#unsettled) this.#hooks.settle();
+        const written = this.#hooks.write();
+        if (written !== undefined) {
+          const group: InFlightGroup = { undo: this.#undo, waiters };
+          this.#inFlight.push(group);
+          written.then(
+            () => this.#committed(group),
+            (err: unknown) => this.#commitFailed(group, err),
+          );
+          return;
+        }
+      }
     } catch (err) {
       this.#rollback(0);
-      this.#failed = new StoreError(
-        'STORE_COMMIT_FAILED',
-        `the journal could not commit its last changes (${(err as Error).message}); they were rolled back and the store refuses further writes`,
-        { cause: err },
-      );
+      this.#failed = commitFailed(err);
     } finally {
       this.#grouped = false;
       this.#unsettled = false;
@@ -143,6 +172,41 @@ export class JournalBatches {
     const undo = this.#undo;
     while (undo.length > mark) undo.pop()!();
   }
+
+  #committed(group: InFlightGroup): void {
+    if (this.#inFlight[0] === group) this.#inFlight.shift();
+    for (const w of group.waiters) {
+      if (this.#failed === undefined) w.resolve();
+      else w.reject(this.#failed);
+    }
+  }
+
+  /**
+   * A remote commit failed: memory goes back to what was committed before it (the open group's
+   * changes, then each group in flight from the newest down to this one, are undone), and the
+   * store refuses every later write, as after a failed local commit.
+   */
+  #commitFailed(group: InFlightGroup, err: unknown): void {
+    const index = this.#inFlight.indexOf(group);
+    if (this.#failed === undefined) {
+      this.#failed = commitFailed(err);
+      if (this.#depth === 0) this.#rollback(0);
+      for (let i = this.#inFlight.length - 1; i >= Math.max(index, 0); i--) {
+        const undo = this.#inFlight[i]!.undo;
+        while (undo.length > 0) undo.pop()!();
+      }
+    }
+    const failed = this.#inFlight.splice(Math.max(index, 0));
+    for (const g of failed) for (const w of g.waiters) w.reject(this.#failed);
+  }
+}
+
+function commitFailed(err: unknown): StoreError {
+  return new StoreError(
+    'STORE_COMMIT_FAILED',
+    `the journal could not commit its last changes (${(err as Error).message}); they were rolled back and the store refuses further writes`,
+    { cause: err },
+  );
 }
 
 function isThenable(value: unknown): boolean {

@@ -3,10 +3,12 @@ import { OpenEventOffsets } from './open-event-offsets.js';
 import type { IntentRecord } from './store.js';
 
 /**
- * The intents the SQLite store keeps in memory: every open intent, and every intent changed
- * since the last fold, with what is owed to the file (changed since the last write, in the log
- * since the last fold) and the indexes the store reads them by (the open offsets that hold the
- * checkpoint, the event intents). `put` registers its undo with the running batch.
+ * The intents a store keeps in memory, with what is owed to the database (changed since the
+ * last write; for SQLite also: in the log since the last fold) and the indexes the store reads
+ * them by (the open offsets that hold the checkpoint, the event intents). Which intents stay is
+ * the store's rule: SQLite keeps every open intent and every intent changed since the last fold,
+ * PostgreSQL those it cannot look up synchronously (see PgStore). `put` registers its undo with
+ * the running batch.
  */
 export class JournalMemory {
   readonly #entries = new Map<string, JournalEntry>();
@@ -78,6 +80,29 @@ export class JournalMemory {
   /** The entries a fold writes: those in the log and those changed since. */
   *unfoldedEntries(): Generator<JournalEntry> {
     for (const id of this.#unfoldedIds()) yield this.#entries.get(id)!;
+  }
+
+  /**
+   * The changed entries are on their way to the database (a remote store's commit, which
+   * writes each whole row): nothing is owed for them unless they change again.
+   */
+  sent(): void {
+    for (const id of this.#dirty) this.#entries.get(id)!.factsPending = false;
+    this.#dirty.clear();
+  }
+
+  /** Whether the entry changed since the last write (or send). */
+  isDirty(commandId: string): boolean {
+    return this.#dirty.has(commandId);
+  }
+
+  /** Drops a committed entry memory no longer needs to hold (not undoable: outside batches). */
+  forget(commandId: string): void {
+    const e = this.#entries.get(commandId);
+    if (e === undefined || this.#dirty.has(commandId)) return;
+    this.#set(commandId, undefined);
+    const key = eventKeyOf(e);
+    if (key !== undefined && this.#eventKeys.get(key) === commandId) this.#eventKeys.delete(key);
   }
 
   /** The changed entries are in the log now (committed). */

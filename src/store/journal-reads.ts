@@ -10,7 +10,7 @@ import {
 } from './store.js';
 
 /*
- * The SQLite store's lists: memory over the folded rows. Memory shadows a folded row of the same
+ * The stores' lists: memory over the folded rows (SQLite; PostgreSQL lists memory alone). Memory shadows a folded row of the same
  * intent, so a query asks SQL for `limit` plus as many rows as memory may shadow, in the SQL
  * `ORDER BY`, and merges memory's sorted matches into them, making records only of the rows that
  * make the cut (a page of a large journal costs about `limit` records, not the whole memory's
@@ -19,7 +19,7 @@ import {
 
 export function listIntents(
   mem: JournalMemory,
-  db: BetterSqlite3.Database,
+  db: BetterSqlite3.Database | undefined,
   query: IntentQuery,
   limit: number,
 ): IntentRecord[] {
@@ -36,7 +36,8 @@ export function listIntents(
   fromMemory.sort(order);
   const out: IntentRecord[] = [];
   let m = 0;
-  for (const row of foldedRows(db, query, limit < 0 ? -1 : limit + mem.size)) {
+  const folded = db === undefined ? [] : foldedRows(db, query, limit < 0 ? -1 : limit + mem.size);
+  for (const row of folded) {
     if (limit >= 0 && out.length >= limit) break;
     if (mem.has(row.command_id)) continue;
     const key = keyOf(row);

@@ -236,6 +236,10 @@ export class SqliteStore implements Store {
     });
   }
 
+  hasEventIntentAsync(ruleId: string, offset: number, nodeId: number): Promise<boolean> {
+    return new Promise((resolve) => resolve(this.hasEventIntent(ruleId, offset, nodeId)));
+  }
+
   openIntents(options: { readonly limit?: number } = {}): IntentRecord[] {
     return this.#read(() => {
       const open = this.#mem.openRecords().sort(byJustifyingOffset);

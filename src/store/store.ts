@@ -88,6 +88,12 @@ export interface Store<P = unknown> {
    * stream, under the live commandId.
    */
   hasEventIntent(ruleId: string, offset: number, nodeId: number): boolean;
+  /**
+   * `hasEventIntent` for every offset, for a store that cannot answer all of them from memory
+   * (PostgreSQL keeps no finished intents at or below the checkpoint there, and its
+   * `hasEventIntent` throws for them). The pruning recovery awaits it when the store has it.
+   */
+  hasEventIntentAsync?(ruleId: string, offset: number, nodeId: number): Promise<boolean>;
   /** Non-terminal intents (`pending`, `submitted`), oldest justifying offset first. */
   openIntents(options?: { readonly limit?: number }): IntentRecord<P>[];
   listIntents(query?: IntentQuery): IntentRecord<P>[];

@@ -20,7 +20,7 @@ export const JOURNAL_PG_MIGRATIONS: PgMigrationComponent = {
           processed_offset bigint
         );
         CREATE TABLE lb_intents (
-          command_id text PRIMARY KEY,
+          command_id text COLLATE "C" PRIMARY KEY,
           user_id text NOT NULL,
           act_as text NOT NULL,
           rule_id text NOT NULL,

@@ -1,0 +1,94 @@
+import pg from 'pg';
+import { systemClock, type Clock } from '../../core/clock.js';
+import { StoreError } from '../store-error.js';
+import type { CommitFence, LeaseHold } from './commit-fence.js';
+import { JOURNAL_PG_MIGRATIONS } from './journal-pg-migrations.js';
+import { maskPgUrl, withoutPassword } from './mask-pg-url.js';
+import type { PgMigrationComponent } from './pg-migration.js';
+import { PgStore } from './pg-store.js';
+import { checkSchemaName } from './quote-identifier.js';
+import { runPgMigrations } from './run-pg-migrations.js';
+
+/** The schema when the config names none. */
+export const DEFAULT_PG_SCHEMA = 'ledgerbot';
+/** Connections per instance when the config says nothing: one commits, the others read. */
+export const DEFAULT_PG_POOL_SIZE = 4;
+
+export type PgStoreOptions = {
+  /** `postgres://user:password@host:port/database`; the password never reaches a message. */
+  readonly url: string;
+  /** @default DEFAULT_PG_SCHEMA */
+  readonly schema?: string;
+  /** @default DEFAULT_PG_POOL_SIZE */
+  readonly poolSize?: number;
+  readonly clock?: Clock;
+  /** The checkpoint's row; default 'default'. */
+  readonly owner?: string;
+  /** Group commit after a window instead of at the end of the turn. */
+  readonly groupCommitWindowMs?: number;
+  /** @default 10 s */
+  readonly connectTimeoutMs?: number;
+  /** The schema's parts to migrate at open; default the journal's. */
+  readonly components?: readonly PgMigrationComponent[];
+  readonly fence?: CommitFence;
+  readonly holdsFor?: (ruleIds: ReadonlySet<string>) => readonly LeaseHold[];
+};
+
+const INT8_OID = 20;
+
+/** int8 (counts, offsets, epoch ms) as a number: every value the journal stores is a safe integer. */
+const PG_TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
+    oid === INT8_OID
+      ? (value: string) => Number(value)
+      : (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * Opens the PostgreSQL store: connects, brings the schema up to date (see `runPgMigrations`:
+ * instances starting together migrate once), and loads the journal's memory. Every failure is
+ * StoreError STORE_OPEN_FAILED (or STORE_SCHEMA_TOO_NEW) naming the database with its password
+ * masked.
+ */
+export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
+  const schema = checkSchemaName(options.schema ?? DEFAULT_PG_SCHEMA);
+  const where = `${maskPgUrl(options.url)} (schema ${schema})`;
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? DEFAULT_PG_POOL_SIZE,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    types: PG_TYPES,
+    application_name: 'ledgerbot',
+  });
+  // An idle connection's failure (the server restarted) must not crash the process: the next
+  // query on the pool fails, or reconnects.
+  pool.on('error', () => undefined);
+  try {
+    const client = await pool.connect();
+    try {
+      await runPgMigrations(client, schema, options.components ?? [JOURNAL_PG_MIGRATIONS]);
+    } finally {
+      client.release();
+    }
+    const windowMs = options.groupCommitWindowMs ?? 0;
+    return await PgStore.open({
+      pool,
+      schema,
+      clock: options.clock ?? systemClock,
+      where,
+      ...(options.owner === undefined ? {} : { owner: options.owner }),
+      ...(windowMs > 0 ? { scheduleCommit: (commit) => setTimeout(commit, windowMs) } : {}),
+      ...(options.fence === undefined ? {} : { fence: options.fence }),
+      ...(options.holdsFor === undefined ? {} : { holdsFor: options.holdsFor }),
+    });
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    // The store's own errors name the database masked already.
+    if (err instanceof StoreError) throw err;
+    const message = withoutPassword((err as Error).message, options.url);
+    throw new StoreError(
+      'STORE_OPEN_FAILED',
+      `cannot open the PostgreSQL state store at ${where}: ${message}; check state.postgres.url, that the server is up and that the user may create tables in the schema`,
+    );
+  }
+}

@@ -1,0 +1,196 @@
+import type pg from 'pg';
+import type { JournalEntry } from '../journal-entry.js';
+import type { SlotRecord } from '../store.js';
+import type { CommitFence, LeaseHold } from './commit-fence.js';
+import {
+  PG_INTENT_COLUMNS,
+  PG_MUTABLE_COLUMNS,
+  pgColumnValue,
+  type PgIntentColumn,
+} from './pg-intent-columns.js';
+import { quoteIdentifier } from './quote-identifier.js';
+
+/** What one group commit writes: taken from memory when the group ends. */
+export type PgCommit = {
+  /** Intents new since the last commit: their whole row. */
+  readonly inserts: readonly JournalEntry[];
+  /** Intents the database has: their changing columns. */
+  readonly updates: readonly JournalEntry[];
+  /** Purged dead letters. */
+  readonly deletes: readonly string[];
+  readonly slots: readonly SlotRecord[];
+  /** The checkpoint, when it changed. */
+  readonly checkpoint:
+    { readonly resume: number | null; readonly processed: number | null } | undefined;
+  /** The leases the commit writes under, for the fence. */
+  readonly holds: readonly LeaseHold[];
+};
+
+const SLOT_COLUMNS = [
+  ['rule_id', 'text'],
+  ['last_completed_slot', 'bigint'],
+  ['in_progress_slot', 'bigint'],
+  ['in_progress_since', 'bigint'],
+  ['snapshot_offset', 'bigint'],
+] as const;
+
+/**
+ * Writes the PostgreSQL store's group commits, one at a time and in order. A commit is ONE
+ * statement (one round trip, atomic on its own): data-modifying CTEs upsert the new intents from
+ * `unnest`ed column arrays, update the changed ones, delete the purged ones, upsert the slots
+ * and the checkpoint. With a fence it runs in a transaction after the fence's check. A commit
+ * that fails fails every later one too (they never run): the store is dead from then on.
+ */
+export class PgJournalWriter {
+  readonly #pool: pg.Pool;
+  readonly #owner: string;
+  readonly #fence: CommitFence | undefined;
+  /** Quoted. */
+  readonly #schema: string;
+  readonly #sql: string;
+  #tail: Promise<void> = Promise.resolve();
+
+  constructor(pool: pg.Pool, schema: string, owner: string, fence: CommitFence | undefined) {
+    this.#pool = pool;
+    this.#owner = owner;
+    this.#fence = fence;
+    this.#schema = quoteIdentifier(schema);
+    this.#sql = commitSql(this.#schema);
+  }
+
+  /** Queues `commit` after the previous one; resolves once it committed. */
+  commit(commit: PgCommit): Promise<void> {
+    const values = this.#values(commit);
+    const run = this.#tail.then(() => this.#run(commit, values));
+    this.#tail = run;
+    return run;
+  }
+
+  /**
+   * Deletes the finished intents last changed before `cutoff` whose event is at or below
+   * `resume` (the committed checkpoint), and returns how many.
+   */
+  async compact(cutoff: number, resume: number): Promise<number> {
+    const result = await this.#pool.query(
+      `DELETE FROM ${this.#schema}.lb_intents
+       WHERE state IN ('succeeded', 'duplicate', 'rejected') AND updated_at < $1
+         AND (trigger_kind = 'slot' OR justifying_offset <= $2)`,
+      [cutoff, resume],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  /** Resolves once every queued commit settled (never rejects). */
+  settled(): Promise<void> {
+    return this.#tail.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  async #run(commit: PgCommit, values: unknown[]): Promise<void> {
+    const query = { name: 'lb_group_commit', text: this.#sql, values };
+    const fence = this.#fence;
+    if (fence === undefined) {
+      await this.#pool.query(query);
+      return;
+    }
+    const client = await this.#pool.connect();
+    let broken: unknown;
+    try {
+      await client.query('BEGIN');
+      await fence.check(client, commit.holds);
+      await client.query(query);
+      await client.query('COMMIT');
+    } catch (err) {
+      broken = err;
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      // A connection that failed mid-transaction is closed, not put back for reuse.
+      client.release(broken !== undefined);
+    }
+  }
+
+  #values(c: PgCommit): unknown[] {
+    const values: unknown[] = [];
+    for (const [column] of PG_INTENT_COLUMNS) {
+      values.push(c.inserts.map((e) => pgColumnValue(e, column)));
+    }
+    for (const column of UPDATE_COLUMNS)
+      values.push(c.updates.map((e) => pgColumnValue(e, column)));
+    values.push(c.deletes);
+    values.push(c.slots.map((s) => s.ruleId));
+    values.push(c.slots.map((s) => s.lastCompletedSlot ?? null));
+    values.push(c.slots.map((s) => s.inProgressSlot ?? null));
+    values.push(c.slots.map((s) => s.inProgressSince ?? null));
+    values.push(c.slots.map((s) => s.snapshotOffset ?? null));
+    values.push(
+      c.checkpoint !== undefined,
+      this.#owner,
+      c.checkpoint?.resume ?? null,
+      c.checkpoint?.processed ?? null,
+    );
+    return values;
+  }
+}
+
+const UPDATE_COLUMNS: readonly PgIntentColumn[] = [
+  'command_id',
+  ...PG_INTENT_COLUMNS.map(([c]) => c).filter((c) => PG_MUTABLE_COLUMNS.has(c)),
+];
+
+const TYPE_OF = new Map<string, string>(PG_INTENT_COLUMNS);
+
+function commitSql(schema: string): string {
+  let n = 0;
+  const param = (type: string): string => `$${++n}::${type}`;
+  const intents = `${schema}.lb_intents`;
+  const all = PG_INTENT_COLUMNS.map(([c]) => c);
+  const insertArrays = PG_INTENT_COLUMNS.map(([, t]) => param(`${t}[]`)).join(', ');
+  const updateArrays = UPDATE_COLUMNS.map((c) => param(`${TYPE_OF.get(c)!}[]`)).join(', ');
+  const deletes = param('text[]');
+  const slotArrays = SLOT_COLUMNS.map(([, t]) => param(`${t}[]`)).join(', ');
+  const [cpFlag, cpOwner, cpResume, cpProcessed] = [
+    param('boolean'),
+    param('text'),
+    param('bigint'),
+    param('bigint'),
+  ];
+  const slotColumns = SLOT_COLUMNS.map(([c]) => c);
+  return `WITH
+  ins AS (
+    INSERT INTO ${intents} (${all.join(', ')})
+    SELECT * FROM unnest(${insertArrays})
+    ON CONFLICT (command_id) DO UPDATE SET
+      ${all
+        .filter((c) => c !== 'command_id')
+        .map((c) => `${c} = EXCLUDED.${c}`)
+        .join(', ')}
+  ),
+  upd AS (
+    UPDATE ${intents} AS t SET
+      ${UPDATE_COLUMNS.filter((c) => c !== 'command_id')
+        .map((c) => `${c} = u.${c}`)
+        .join(', ')}
+    FROM unnest(${updateArrays}) AS u (${UPDATE_COLUMNS.join(', ')})
+    WHERE t.command_id = u.command_id
+  ),
+  del AS (DELETE FROM ${intents} WHERE command_id = ANY(${deletes})),
+  sl AS (
+    INSERT INTO ${schema}.lb_schedule_slots (${slotColumns.join(', ')})
+    SELECT * FROM unnest(${slotArrays})
+    ON CONFLICT (rule_id) DO UPDATE SET
+      ${slotColumns
+        .slice(1)
+        .map((c) => `${c} = EXCLUDED.${c}`)
+        .join(', ')}
+  ),
+  cp AS (
+    INSERT INTO ${schema}.lb_checkpoints (owner, resume_offset, processed_offset)
+    SELECT ${cpOwner}, ${cpResume}, ${cpProcessed} WHERE ${cpFlag}
+    ON CONFLICT (owner) DO UPDATE SET
+      resume_offset = EXCLUDED.resume_offset, processed_offset = EXCLUDED.processed_offset
+  )
+SELECT 1`;
+}

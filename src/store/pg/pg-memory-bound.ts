@@ -1,0 +1,64 @@
+import { isOpenEntry, type JournalEntry } from '../journal-entry.js';
+import type { JournalMemory } from '../journal-memory.js';
+import type { JournalSlots } from '../journal-slots.js';
+import { isTerminal } from '../store.js';
+
+/**
+ * The PostgreSQL store's rule for what memory may drop (see PgStore): a finished intent whose
+ * last change is committed, once the committed checkpoint has passed its event (a replay starts
+ * above it, so nothing asks for it synchronously again), or, for a slot intent, once its rule's
+ * last completed slot has passed its slot (a completed slot is not re-run). Dead letters stay
+ * (the runtime requeues and reads them synchronously), and open intents of course.
+ */
+export class PgMemoryBound {
+  readonly #mem: JournalMemory;
+  readonly #slots: JournalSlots;
+  /** Finished (or purged) entries whose last change is committed, until they can go. */
+  readonly #held = new Map<string, JournalEntry>();
+  #resume: number | null = null;
+
+  constructor(mem: JournalMemory, slots: JournalSlots) {
+    this.#mem = mem;
+    this.#slots = slots;
+  }
+
+  /** The checkpoint as committed (at open, then with each commit that wrote it). */
+  set committedResume(resume: number | null) {
+    this.#resume = resume;
+  }
+
+  get committedResume(): number | null {
+    return this.#resume;
+  }
+
+  /** `entry` is committed as it is: held if finished, dropped once it may be (see `sweep`). */
+  committed(entry: JournalEntry): void {
+    if (entry.deleted || isTerminal(entry.row.state)) this.#held.set(entry.row.command_id, entry);
+  }
+
+  /** Drops what may go now; forgets the held entries that changed again since. */
+  sweep(): void {
+    for (const [id, e] of this.#held) {
+      if (this.#mem.get(id) !== e) this.#held.delete(id);
+      else if (this.#droppable(e)) {
+        this.#mem.forget(id);
+        this.#held.delete(id);
+      }
+    }
+  }
+
+  #droppable(e: JournalEntry): boolean {
+    if (e.deleted) return true;
+    if (isOpenEntry(e) || e.row.state === 'dead-lettered') return false;
+    if (e.row.trigger_kind === 'event') {
+      return this.#resume !== null && e.row.justifying_offset <= this.#resume;
+    }
+    const slot = this.#slots.get(e.row.rule_id);
+    const own = e.row.trigger_slot ?? 0;
+    return (
+      slot?.lastCompletedSlot !== undefined &&
+      slot.lastCompletedSlot >= own &&
+      slot.inProgressSlot !== own
+    );
+  }
+}

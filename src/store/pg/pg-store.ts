@@ -1,0 +1,423 @@
+import type pg from 'pg';
+import type { Clock } from '../../core/clock.js';
+import { DEFAULTS } from '../../core/defaults.js';
+import { IllegalStateError } from '../../core/illegal-state-error.js';
+import { attemptsOf } from '../attempt-log.js';
+import { JournalBatches, type CommitScheduler } from '../journal-batches.js';
+import { JournalCheckpoint } from '../journal-checkpoint.js';
+import {
+  changedEntry,
+  newEntry,
+  purgedEntry,
+  requeuedEntry,
+  type JournalEntry,
+} from '../journal-entry.js';
+import type { JournalQueries } from '../journal-queries.js';
+import { JournalMemory } from '../journal-memory.js';
+import {
+  byJustifyingOffset,
+  countByState,
+  listDeadLetters,
+  listIntents,
+} from '../journal-reads.js';
+import { JournalSlots } from '../journal-slots.js';
+import {
+  type AttemptRecord,
+  type DeadLetter,
+  type IntentChange,
+  type IntentQuery,
+  type IntentRecord,
+  type IntentState,
+  type NewIntent,
+  type RecordIntentsResult,
+  type SlotRecord,
+  type Store,
+} from '../store.js';
+import { StoreError } from '../store-error.js';
+import type { CommitFence, LeaseHold } from './commit-fence.js';
+import { loadPgJournal } from './load-pg-journal.js';
+import { PgMemoryBound } from './pg-memory-bound.js';
+import { PgJournalQueries } from './pg-journal-queries.js';
+import { PgJournalWriter, type PgCommit } from './pg-journal-writer.js';
+
+export type PgStoreInit = {
+  /** A pool on a migrated schema; the store ends it at close. */
+  readonly pool: pg.Pool;
+  readonly schema: string;
+  readonly clock: Clock;
+  /** The checkpoint's row: 'default' for a single instance. */
+  readonly owner?: string;
+  /** When the group of a turn commits: default `setImmediate`. */
+  readonly scheduleCommit?: CommitScheduler;
+  /** Checked in each commit's transaction before its writes (a fleet member's lease). */
+  readonly fence?: CommitFence;
+  /** The leases a commit writing for these rules writes under (with `fence`). */
+  readonly holdsFor?: (ruleIds: ReadonlySet<string>) => readonly LeaseHold[];
+  /** For error messages: the database, password masked. */
+  readonly where: string;
+};
+
+/**
+ * The PostgreSQL Store. The same contract as the SQLite store, and the same parts: memory is the
+ * truth between commits (JournalMemory, JournalCheckpoint, JournalSlots), a batch changes only
+ * memory with an undo per change, and the batches of one event-loop turn form a group that
+ * commits in ONE statement (PgJournalWriter), commits one at a time and in order; `sync()`
+ * resolves on that COMMIT. A failed commit undoes memory back to the last commit and the store
+ * refuses every later write (STORE_COMMIT_FAILED): the bot stops and replays from the checkpoint.
+ *
+ * Rows: one `lb_intents` row per intent, upserted when it changes (its facts only with the first
+ * write, the changing columns after), its dead letter in the same row. SQLite appends a log row
+ * per change and folds it because an append is its cheapest write; PostgreSQL's MVCC makes an
+ * update of one row as cheap as an insert and leaves nothing to fold, and the operator's reads
+ * read the rows as they are.
+ *
+ * What memory holds (the synchronous reads the hot path makes are answered from it):
+ * - every open intent and every dead letter (the runtime requeues and reads them synchronously);
+ * - every event intent above the checkpoint (a replay re-records exactly those) and every slot
+ *   intent of a slot not completed yet (a re-run slot re-records those);
+ * - every intent changed since open, until it is terminal, its last change is committed AND the
+ *   checkpoint (or its rule's last completed slot) has passed it; then it is dropped.
+ * So memory is bounded by the open intents, the dead letters and the intents since the lowest
+ * open one, not by the journal. Reads of what it dropped: `getIntent` and the other synchronous
+ * operator reads see memory only (`queries()` reads the database), and `hasEventIntent` at or
+ * below the checkpoint throws: ask `hasEventIntentAsync`.
+ */
+export class PgStore implements Store {
+  readonly #pool: pg.Pool;
+  readonly #clock: Clock;
+  readonly #writer: PgJournalWriter;
+  readonly #queries: PgJournalQueries;
+  readonly #holdsFor: PgStoreInit['holdsFor'];
+  readonly #schema: string;
+  readonly #batches: JournalBatches;
+  readonly #mem: JournalMemory;
+  readonly #checkpoint: JournalCheckpoint;
+  readonly #slots: JournalSlots;
+  readonly #bound: PgMemoryBound;
+  #closed = false;
+  #ended: Promise<void> | undefined;
+
+  /** Opens the store on a migrated schema: loads what memory holds (see the class comment). */
+  static async open(init: PgStoreInit): Promise<PgStore> {
+    const store = new PgStore(init);
+    await store.#load(init.owner ?? 'default', init.where);
+    return store;
+  }
+
+  private constructor(init: PgStoreInit) {
+    this.#pool = init.pool;
+    this.#clock = init.clock;
+    this.#holdsFor = init.holdsFor;
+    this.#schema = init.schema;
+    this.#writer = new PgJournalWriter(init.pool, init.schema, init.owner ?? 'default', init.fence);
+    this.#queries = new PgJournalQueries(init.pool, init.schema);
+    this.#batches = new JournalBatches(
+      { settle: () => this.#checkpoint.settle(), write: () => this.#write() },
+      init.scheduleCommit ?? ((commit) => setImmediate(commit)),
+    );
+    const onUndo = (undo: () => void): void => this.#batches.onUndo(undo);
+    this.#mem = new JournalMemory(onUndo);
+    this.#checkpoint = new JournalCheckpoint(this.#mem, onUndo);
+    this.#slots = new JournalSlots(onUndo);
+    this.#bound = new PgMemoryBound(this.#mem, this.#slots);
+  }
+
+  /** The operator's reads, from the database (committed rows, every instance's). */
+  queries(): JournalQueries {
+    return this.#queries;
+  }
+
+  batch<T>(fn: () => T): T {
+    this.#assertOpen();
+    return this.#batches.batch(fn);
+  }
+
+  sync(): Promise<void> {
+    return this.#batches.sync();
+  }
+
+  flush(): void {
+    this.#batches.flush();
+  }
+
+  // ---- checkpoint ----
+
+  checkpoint(): number | undefined {
+    this.#assertOpen();
+    if (this.#batches.unsettledGroup) this.batch(() => this.#checkpoint.settle());
+    return this.#checkpoint.resume ?? undefined;
+  }
+
+  advanceCheckpoint(processedOffset: number): void {
+    assertOffset(processedOffset, 'processedOffset');
+    this.batch(() => {
+      this.#checkpoint.advance(processedOffset);
+      this.#batches.markUnsettled();
+    });
+  }
+
+  resetCheckpoint(offset: number): void {
+    assertOffset(offset, 'offset');
+    this.batch(() => this.#checkpoint.reset(offset));
+  }
+
+  // ---- intents ----
+
+  recordIntents(intents: readonly NewIntent[]): RecordIntentsResult {
+    return this.batch(() => {
+      const now = this.#clock.now();
+      const inserted: IntentRecord[] = [];
+      const existing: IntentRecord[] = [];
+      for (const intent of intents) {
+        assertOffset(intent.offset, `offset of ${intent.commandId}`);
+        const known = this.#mem.get(intent.commandId);
+        if (known !== undefined && !known.deleted) {
+          existing.push(known.record);
+          continue;
+        }
+        const entry = newEntry(intent, now, known);
+        this.#mem.put(intent.commandId, entry);
+        inserted.push(entry.record);
+        this.#batches.markUnsettled();
+      }
+      return { inserted, existing };
+    });
+  }
+
+  transition(commandId: string, change: IntentChange): IntentRecord {
+    return this.batch(() => {
+      const current = this.#mem.get(commandId);
+      if (current === undefined || current.deleted) throw unknownIntent(commandId);
+      const next = changedEntry(current, change, this.#clock.now());
+      this.#mem.put(commandId, next);
+      this.#batches.markUnsettled();
+      return next.record;
+    });
+  }
+
+  getIntent(commandId: string): IntentRecord | undefined {
+    const e = this.#live(commandId);
+    return e?.record;
+  }
+
+  getAttempts(commandId: string): AttemptRecord[] | undefined {
+    const e = this.#live(commandId);
+    return e === undefined ? undefined : attemptsOf(e.row.attempt_log);
+  }
+
+  getRecordedEvent(commandId: string): unknown {
+    const text = this.#live(commandId)?.row.event ?? null;
+    return text === null ? undefined : (JSON.parse(text) as unknown);
+  }
+
+  hasEventIntent(ruleId: string, offset: number, nodeId: number): boolean {
+    this.#assertOpen();
+    if (this.#mem.hasEvent(ruleId, offset, nodeId)) return true;
+    const resume = this.#checkpoint.resume;
+    if (resume === null || offset > resume) return false;
+    throw new StoreError(
+      'STORE_BAD_ARGUMENT',
+      `the PostgreSQL store keeps no intents of events at or below the checkpoint (${resume}) in memory; offset ${offset} needs hasEventIntentAsync`,
+    );
+  }
+
+  /** `hasEventIntent` for any offset: memory, then the database's committed rows. */
+  async hasEventIntentAsync(ruleId: string, offset: number, nodeId: number): Promise<boolean> {
+    this.#assertOpen();
+    if (this.#mem.hasEvent(ruleId, offset, nodeId)) return true;
+    const ids = await this.#queries.eventIntentIds(ruleId, offset, nodeId);
+    return ids.some((id) => this.#mem.get(id)?.deleted !== true);
+  }
+
+  openIntents(options: { readonly limit?: number } = {}): IntentRecord[] {
+    this.#assertOpen();
+    const open = this.#mem.openRecords().sort(byJustifyingOffset);
+    const limit = options.limit ?? -1;
+    return limit < 0 ? open : open.slice(0, limit);
+  }
+
+  /** The intents memory holds (see the class comment); `queries()` lists the database's. */
+  listIntents(query: IntentQuery = {}): IntentRecord[] {
+    this.#assertOpen();
+    return listIntents(this.#mem, undefined, query, query.limit ?? DEFAULTS.store.listLimit);
+  }
+
+  /** The counts of the intents memory holds; `queries()` counts the database's. */
+  countByState(): Record<IntentState, number> {
+    this.#assertOpen();
+    return countByState(this.#mem, []);
+  }
+
+  // ---- dead letters (all of them are in memory) ----
+
+  listDeadLetters(
+    options: { readonly limit?: number; readonly ruleId?: string } = {},
+  ): DeadLetter[] {
+    this.#assertOpen();
+    const limit = options.limit ?? DEFAULTS.store.listLimit;
+    return listDeadLetters(this.#mem, () => [], options.ruleId, limit);
+  }
+
+  getDeadLetter(commandId: string): DeadLetter | undefined {
+    return this.#live(commandId)?.deadLetter?.value;
+  }
+
+  requeueDeadLetter(commandId: string, options: { readonly deadline?: number } = {}): IntentRecord {
+    return this.batch(() => {
+      const current = this.#mem.get(commandId);
+      if (current === undefined || current.deleted) throw unknownIntent(commandId);
+      if (current.row.state !== 'dead-lettered') {
+        throw new IllegalStateError(
+          `intent ${commandId} is ${current.row.state}, not dead-lettered: only dead letters can be requeued`,
+        );
+      }
+      const next = requeuedEntry(current, this.#clock.now(), options.deadline);
+      this.#mem.put(commandId, next);
+      this.#batches.markUnsettled();
+      return next.record;
+    });
+  }
+
+  purgeDeadLetter(commandId: string): boolean {
+    return this.batch(() => {
+      const current = this.#mem.get(commandId);
+      if (current === undefined || current.deleted || current.row.state !== 'dead-lettered') {
+        return false;
+      }
+      this.#mem.put(commandId, purgedEntry(current));
+      return true;
+    });
+  }
+
+  // ---- slots ----
+
+  getSlotRecord(ruleId: string): SlotRecord | undefined {
+    this.#assertOpen();
+    return this.#slots.get(ruleId);
+  }
+
+  listSlotRecords(): SlotRecord[] {
+    this.#assertOpen();
+    return this.#slots.list();
+  }
+
+  beginSlot(ruleId: string, slot: number, snapshotOffset?: number): SlotRecord {
+    return this.batch(() => this.#slots.begin(ruleId, slot, this.#clock.now(), snapshotOffset));
+  }
+
+  completeSlot(ruleId: string, slot: number): SlotRecord {
+    return this.batch(() => this.#slots.complete(ruleId, slot));
+  }
+
+  // ---- housekeeping ----
+
+  /**
+   * Deletes, in the database, the finished intents last changed before the cutoff that the
+   * committed checkpoint has passed; memory holds none of them that it still needs. Returns
+   * at once with 0 (the count is not known synchronously); `compactAsync` tells it.
+   */
+  compact(olderThanMs: number): number {
+    this.#assertOpen();
+    void this.compactAsync(olderThanMs).catch(() => undefined);
+    return 0;
+  }
+
+  /** `compact`, resolving with the number of intents deleted. */
+  async compactAsync(olderThanMs: number): Promise<number> {
+    this.#assertOpen();
+    const cutoff = this.#clock.now() - olderThanMs;
+    return this.#writer.compact(cutoff, this.#bound.committedResume ?? -1);
+  }
+
+  /** Commits what is left, then ends the pool (see `ended`). Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#batches.commitGroup();
+    this.#closed = true;
+    this.#ended = this.#writer.settled().then(() => this.#pool.end());
+  }
+
+  /** Closes, and resolves once the last commit settled and the pool's connections are closed. */
+  async closeAsync(): Promise<void> {
+    this.close();
+    await this.#ended;
+  }
+
+  /** The live entry: undefined when memory does not hold it (or it was purged). */
+  #live(commandId: string): JournalEntry | undefined {
+    this.#assertOpen();
+    const e = this.#mem.get(commandId);
+    return e === undefined || e.deleted ? undefined : e;
+  }
+
+  /** Takes the group's changes from memory and commits them (see JournalBatches.write). */
+  #write(): Promise<void> | undefined {
+    const checkpoint = this.#checkpoint;
+    const cp = checkpoint.changed
+      ? { resume: checkpoint.resume, processed: checkpoint.processed }
+      : undefined;
+    const slots = this.#slots.changed();
+    if (this.#mem.changed === 0 && slots.length === 0 && cp === undefined) return undefined;
+    const inserts: JournalEntry[] = [];
+    const updates: JournalEntry[] = [];
+    const deletes: string[] = [];
+    const sent: JournalEntry[] = [];
+    const rules = new Set<string>();
+    for (const e of this.#mem.changedEntries()) {
+      sent.push(e);
+      rules.add(e.row.rule_id);
+      if (e.deleted) deletes.push(e.row.command_id);
+      else if (e.factsPending) inserts.push(e);
+      else updates.push(e);
+    }
+    for (const s of slots) rules.add(s.ruleId);
+    const commit: PgCommit = {
+      inserts,
+      updates,
+      deletes,
+      slots,
+      checkpoint: cp,
+      holds: this.#holdsFor?.(rules) ?? [],
+    };
+    const done = this.#writer.commit(commit);
+    this.#mem.sent();
+    this.#slots.written();
+    checkpoint.written();
+    return done.then(() => this.#committed(sent, cp?.resume));
+  }
+
+  /** A commit is in: what it made final may leave memory (see the class comment). */
+  #committed(sent: readonly JournalEntry[], resume: number | null | undefined): void {
+    for (const e of sent) this.#bound.committed(e);
+    if (resume !== undefined) this.#bound.committedResume = resume;
+    if (!this.#closed) this.#bound.sweep();
+  }
+
+  async #load(owner: string, where: string): Promise<void> {
+    const loaded = await loadPgJournal(this.#pool, this.#schema, owner, where);
+    this.#checkpoint.load(loaded.resume, loaded.processed);
+    this.#bound.committedResume = loaded.resume;
+    this.#slots.load(loaded.slots);
+    for (const entry of loaded.entries) {
+      this.#mem.load(entry.row.command_id, entry, false);
+      this.#bound.committed(entry);
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new StoreError('STORE_CLOSED', 'the store is closed');
+  }
+}
+
+function unknownIntent(commandId: string): StoreError {
+  return new StoreError('STORE_UNKNOWN_INTENT', `no intent with commandId ${commandId}`);
+}
+
+function assertOffset(offset: number, what: string): void {
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw new StoreError(
+      'STORE_BAD_ARGUMENT',
+      `${what} must be a non-negative integer, not ${offset}`,
+    );
+  }
+}
