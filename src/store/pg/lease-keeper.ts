@@ -120,12 +120,21 @@ export class LeaseKeeper implements LeaseFenceSource {
     this.#timer = this.#o.clock.setTimeout(() => {
       this.#timer = undefined;
       const began = this.#o.clock.now();
-      this.#round = this.#runRound().finally(() => {
-        this.#round = undefined;
-        if (!this.#stopped) {
-          this.#schedule(Math.max(0, this.#roundMs - (this.#o.clock.now() - began)));
-        }
-      });
+      this.#round = this.#runRound()
+        // A listener that throws must not end the rounds (nor reject where nobody listens).
+        .catch((err: unknown) => {
+          try {
+            this.#o.events?.error?.(err);
+          } catch {
+            // Nothing left to tell.
+          }
+        })
+        .finally(() => {
+          this.#round = undefined;
+          if (!this.#stopped) {
+            this.#schedule(Math.max(0, this.#roundMs - (this.#o.clock.now() - began)));
+          }
+        });
     }, ms);
   }
 
