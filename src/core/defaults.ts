@@ -55,6 +55,13 @@ export const DEFAULTS = {
   },
   /** Dead letters one list shows (ops API `GET /dead-letters`, `ledgerbot dead-letters list`). */
   deadLetterListLimit: 100,
+  /** The PostgreSQL store (`state.postgres`). */
+  postgres: {
+    schema: 'ledgerbot',
+    /** One connection commits, the others answer the operator's reads. */
+    poolSize: 4,
+    connectTimeoutMs: 10_000,
+  },
   /** The SQLite store. */
   store: {
     /** How long a statement waits for another connection's lock. */

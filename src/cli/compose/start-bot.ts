@@ -17,10 +17,8 @@ import { ledgerbotVersion } from '../../core/ledgerbot-version.js';
 import { CelEnvironment } from '../../rules/cel/cel-environment.js';
 import { CelProgramCache } from '../../rules/cel-program-cache.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
-import { openSqliteStore } from '../../store/open-sqlite-store.js';
-import { storeQueries } from '../../store/store-queries.js';
 import { RuleCacheFile } from './rule-cache-file.js';
-import type { Store } from '../../store/store.js';
+import { openBotStore } from './open-bot-store.js';
 import { botOptionsOf, type BotRunFlags } from './bot-options-of-config.js';
 import { BotCatalogue } from './bot-catalogue.js';
 import { loadConfigRules, ruleNoteLoggers } from './load-config-rules.js';
@@ -117,14 +115,9 @@ export async function startBot(
     cleanups.push(() => ledger.close());
     const { client, parties, sandbox } = ledger;
     // A shadow bot writes nothing, so it need not lock the state out from operator tools.
-    const store: Store = openSqliteStore({
-      dir: config.state.dir,
-      exclusive: !shadow,
-      groupCommit: true,
-    });
-    cleanups.push(() => store.close());
-    // The operator's reads (ops API, console): the SQLite store answers them itself.
-    const queries = storeQueries(store);
+    const journal = await openBotStore(config, { shadow });
+    cleanups.push(() => journal.close());
+    const { store, queries } = journal;
     const bot = createBot(
       botOptionsOf(
         config,

@@ -9,6 +9,8 @@ import { RULE_LIMITS } from '../../rules/rule-language.js';
 
 export const DURATION_PATTERN = '^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$';
 export const ALIAS_PATTERN = '^[A-Za-z][A-Za-z0-9_-]*$';
+/** A PostgreSQL schema name the store accepts: lower case, no `pg_` prefix, at most 63. */
+export const PG_SCHEMA_PATTERN = '^(?!pg_)[a-z_][a-z0-9_]{0,62}$';
 /** A host name as a `Host` header names it, without the port (`console.example.com`). */
 export const HOST_NAME_PATTERN = '^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$';
 export const START_KEYWORDS = ['checkpoint', 'ledger-end', 'begin'] as const;
@@ -29,6 +31,8 @@ export const BOT_CONFIG_DEFAULTS = {
   apiVersion: DEFAULTS.ledger.apiVersion,
   pingInterval: formatDuration(DEFAULTS.ledger.pingIntervalMs),
   stateDir: DEFAULTS.stateDir,
+  pgSchema: DEFAULTS.postgres.schema,
+  pgPoolSize: DEFAULTS.postgres.poolSize,
   testsDir: DEFAULTS.testsDir,
   retention: formatDuration(DEFAULTS.retentionMs),
   start: DEFAULTS.start,
@@ -165,6 +169,26 @@ export const BOT_CONFIG_SCHEMA = {
       properties: {
         dir: { ...text, default: BOT_CONFIG_DEFAULTS.stateDir },
         retention: { ...duration, default: BOT_CONFIG_DEFAULTS.retention },
+        postgres: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url'],
+          properties: {
+            url: text,
+            // As checkSchemaName (src/store/pg/quote-identifier.ts) accepts it.
+            schema: {
+              type: 'string',
+              pattern: PG_SCHEMA_PATTERN,
+              default: BOT_CONFIG_DEFAULTS.pgSchema,
+            },
+            poolSize: {
+              type: 'integer',
+              minimum: 2,
+              maximum: 100,
+              default: BOT_CONFIG_DEFAULTS.pgPoolSize,
+            },
+          },
+        },
       },
       default: {},
     },

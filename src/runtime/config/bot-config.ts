@@ -15,13 +15,28 @@ export type BotConfig = {
   readonly rules: readonly string[];
   /** Rule test files or directories of them (`ledgerbot test` without paths), absolute. */
   readonly tests: readonly string[];
-  /** The SQLite store's directory, and how long finished intents stay in its journal. */
-  readonly state: { readonly dir: string; readonly retentionMs: number };
+  /**
+   * The state directory (the SQLite store, unless `postgres`; the caches either way), how long
+   * finished intents stay in the journal, and the PostgreSQL store when there is one.
+   */
+  readonly state: {
+    readonly dir: string;
+    readonly retentionMs: number;
+    readonly postgres?: PostgresConfig;
+  };
   readonly start: StartPosition;
   readonly submission: SubmissionConfig;
   /** The health, readiness and metrics endpoint; absent: no HTTP server. */
   readonly http?: HttpConfig;
   readonly log: LogConfig;
+};
+
+/** The journal in PostgreSQL instead of the state directory's SQLite file. */
+export type PostgresConfig = {
+  /** `postgres://user:password@host:port/database`: a secret (never shown in full). */
+  readonly url: string;
+  readonly schema: string;
+  readonly poolSize: number;
 };
 
 export type LedgerConfig = {

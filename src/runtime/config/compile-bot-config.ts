@@ -63,7 +63,11 @@ export function compileBotConfig(
     parties: raw.parties,
     rules: [raw.rules].flat().map(abs),
     tests: [raw.tests ?? DEFAULTS.testsDir].flat().map(abs),
-    state: { dir: abs(raw.state.dir), retentionMs: parseDuration(raw.state.retention) },
+    state: {
+      dir: abs(raw.state.dir),
+      retentionMs: parseDuration(raw.state.retention),
+      ...(raw.state.postgres === undefined ? {} : { postgres: { ...raw.state.postgres } }),
+    },
     start,
     submission: {
       maxInFlight: s.maxInFlight,

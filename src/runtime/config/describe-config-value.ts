@@ -15,12 +15,17 @@ export function fieldName(path: YamlPath): string {
  */
 export function isSecretPath(path: YamlPath): boolean {
   const [a, b] = path;
-  return (a === 'ledger' && (b === 'auth' || b === 'tls')) || (a === 'http' && b === 'token');
+  return (
+    (a === 'ledger' && (b === 'auth' || b === 'tls')) ||
+    (a === 'http' && b === 'token') ||
+    (a === 'state' && b === 'postgres' && path[2] === 'url')
+  );
 }
 
-/** A field whose value is never shown: a token or a client secret. */
+/** A field whose value is never shown: a token, a client secret, the PostgreSQL URL. */
 export function isSecretField(path: YamlPath): boolean {
   const last = path[path.length - 1];
+  if (path.length === 3 && path[0] === 'state' && path[1] === 'postgres') return last === 'url';
   return typeof last === 'string' && SECRET_FIELDS.has(last);
 }
 

@@ -17,7 +17,11 @@ export type RawBotConfig = {
   parties: Record<string, string>;
   rules: string | string[];
   tests?: string | string[];
-  state: { dir: string; retention: string };
+  state: {
+    dir: string;
+    retention: string;
+    postgres?: { url: string; schema: string; poolSize: number };
+  };
   start: string | number;
   submission: {
     maxInFlight: number;

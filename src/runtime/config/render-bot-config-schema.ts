@@ -43,8 +43,15 @@ export const CONFIG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   parties: 'Party aliases that rule files use (alias: party id).',
   rules: 'A directory of rule files, or a list of paths (relative to this file).',
   tests: `Rule tests \`ledgerbot test\` runs without paths: a directory or a list (default ${D.testsDir}/).`,
-  state: 'Where the bot keeps its state (SQLite); every replica needs its own directory.',
-  'state.dir': `The state directory (default ${D.stateDir}).`,
+  state:
+    'Where the bot keeps its state: SQLite in `dir`, or PostgreSQL with `postgres`; every replica needs its own directory.',
+  'state.dir': `The state directory (default ${D.stateDir}): the SQLite journal, unless \`postgres\` is set, and the caches (package archives, compiled rules) either way.`,
+  'state.postgres':
+    'Keep the journal in PostgreSQL instead of state.dir (which still holds the caches).',
+  'state.postgres.url':
+    'postgres://user:password@host:port/database (a secret: write ${LEDGERBOT_PG_URL}).',
+  'state.postgres.schema': `The schema the bot's tables live in, created if missing (default ${D.pgSchema}).`,
+  'state.postgres.poolSize': `Connections the bot opens (default ${D.pgPoolSize}, at least 2).`,
   'state.retention': `How long finished intents stay in the journal (default ${D.retention}).`,
   start: `Where a bot without a checkpoint begins: ledger-end, begin, or an offset (default ${D.start}, the older name of ledger-end). With a checkpoint it resumes from it (run --reset-checkpoint to begin here again).`,
   submission: 'How commands are submitted.',

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { systemClock, type Clock } from '../../core/clock.js';
+import { DEFAULTS } from '../../core/defaults.js';
 import { StoreError } from '../store-error.js';
 import type { CommitFence, LeaseHold } from './commit-fence.js';
 import { JOURNAL_PG_MIGRATIONS } from './journal-pg-migrations.js';
@@ -9,24 +10,19 @@ import { PgStore } from './pg-store.js';
 import { checkSchemaName } from './quote-identifier.js';
 import { runPgMigrations } from './run-pg-migrations.js';
 
-/** The schema when the config names none. */
-export const DEFAULT_PG_SCHEMA = 'ledgerbot';
-/** Connections per instance when the config says nothing: one commits, the others read. */
-export const DEFAULT_PG_POOL_SIZE = 4;
-
 export type PgStoreOptions = {
   /** `postgres://user:password@host:port/database`; the password never reaches a message. */
   readonly url: string;
-  /** @default DEFAULT_PG_SCHEMA */
+  /** @default DEFAULTS.postgres.schema */
   readonly schema?: string;
-  /** @default DEFAULT_PG_POOL_SIZE */
+  /** @default DEFAULTS.postgres.poolSize */
   readonly poolSize?: number;
   readonly clock?: Clock;
   /** The checkpoint's row; default 'default'. */
   readonly owner?: string;
   /** Group commit after a window instead of at the end of the turn. */
   readonly groupCommitWindowMs?: number;
-  /** @default 10 s */
+  /** @default DEFAULTS.postgres.connectTimeoutMs */
   readonly connectTimeoutMs?: number;
   /** The schema's parts to migrate at open; default the journal's. */
   readonly components?: readonly PgMigrationComponent[];
@@ -51,12 +47,12 @@ const PG_TYPES = {
  * masked.
  */
 export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
-  const schema = checkSchemaName(options.schema ?? DEFAULT_PG_SCHEMA);
+  const schema = checkSchemaName(options.schema ?? DEFAULTS.postgres.schema);
   const where = `${maskPgUrl(options.url)} (schema ${schema})`;
   const pool = new pg.Pool({
     connectionString: options.url,
-    max: options.poolSize ?? DEFAULT_PG_POOL_SIZE,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    max: options.poolSize ?? DEFAULTS.postgres.poolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULTS.postgres.connectTimeoutMs,
     types: PG_TYPES,
     application_name: 'ledgerbot',
   });

@@ -4,12 +4,13 @@
 /* eslint-disable */
 import type { ValidateFunction } from 'ajv';
 import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js';
-const schema11 = {"$id":"https://ledgerbot.dev/schema/bot-config.schema.json","type":"object","required":["ledger","rules"],"additionalProperties":false,"properties":{"ledger":{"type":"object","required":["userId"],"additionalProperties":false,"properties":{"url":{"type":"string","minLength":1},"embedded":{"type":"object","required":["models"],"additionalProperties":false,"properties":{"models":{"type":"array","minItems":1,"items":{"type":"string","minLength":1}},"parties":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"uniqueItems":true,"default":[]}}},"userId":{"type":"string","minLength":1},"auth":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"properties":{"type":{"const":"none"}},"additionalProperties":false},{"properties":{"type":{"const":"static"},"token":{"type":"string","minLength":1}},"required":["token"],"additionalProperties":false},{"properties":{"type":{"const":"file"},"path":{"type":"string","minLength":1}},"required":["path"],"additionalProperties":false},{"properties":{"type":{"const":"oauth2"},"tokenUrl":{"type":"string","minLength":1},"clientId":{"type":"string","minLength":1},"clientSecret":{"type":"string","minLength":1},"audience":{"type":"string","minLength":1},"scope":{"type":"string","minLength":1},"clientAuth":{"enum":["basic","body"]}},"required":["tokenUrl","clientId","clientSecret"],"additionalProperties":false}],"default":{"type":"none"}},"tls":{"type":"object","additionalProperties":false,"properties":{"caFile":{"type":"string","minLength":1},"certFile":{"type":"string","minLength":1},"keyFile":{"type":"string","minLength":1}}},"apiVersion":{"type":"string","enum":["3.4","3.5"],"default":"3.5"},"pingInterval":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"25s"},"packages":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"startTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}}},"parties":{"type":"object","propertyNames":{"pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"additionalProperties":{"type":"string","minLength":1},"default":{}},"rules":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"tests":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"state":{"type":"object","additionalProperties":false,"properties":{"dir":{"type":"string","minLength":1,"default":".state"},"retention":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"7d"}},"default":{}},"start":{"type":["string","integer"],"default":"checkpoint"},"submission":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxInFlight":{"type":"integer","minimum":1,"default":32},"completionTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"30s"},"retry":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxAttempts":{"type":"integer","minimum":1,"maximum":1000,"default":10},"initialDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1s"},"maxDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1m"},"deadline":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1h"}}},"dedup":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"properties":{"mode":{"const":"offset"},"fallback":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"additionalProperties":false},{"properties":{"mode":{"const":"duration"},"value":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"required":["value"],"additionalProperties":false}],"default":{"mode":"offset"}}}},"http":{"type":"object","required":["port"],"additionalProperties":false,"properties":{"port":{"type":"integer","minimum":0,"maximum":65535},"host":{"type":"string","minLength":1,"default":"127.0.0.1"},"token":{"type":"string","minLength":1},"readyMaxLag":{"type":"integer","minimum":0,"default":1000},"readOnly":{"type":"boolean","default":false},"allowedHosts":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"},"uniqueItems":true,"default":[]}}},"log":{"type":"object","additionalProperties":false,"default":{},"properties":{"level":{"enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info"},"pretty":{"type":"boolean"}}}}};
+const schema11 = {"$id":"https://ledgerbot.dev/schema/bot-config.schema.json","type":"object","required":["ledger","rules"],"additionalProperties":false,"properties":{"ledger":{"type":"object","required":["userId"],"additionalProperties":false,"properties":{"url":{"type":"string","minLength":1},"embedded":{"type":"object","required":["models"],"additionalProperties":false,"properties":{"models":{"type":"array","minItems":1,"items":{"type":"string","minLength":1}},"parties":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"uniqueItems":true,"default":[]}}},"userId":{"type":"string","minLength":1},"auth":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"properties":{"type":{"const":"none"}},"additionalProperties":false},{"properties":{"type":{"const":"static"},"token":{"type":"string","minLength":1}},"required":["token"],"additionalProperties":false},{"properties":{"type":{"const":"file"},"path":{"type":"string","minLength":1}},"required":["path"],"additionalProperties":false},{"properties":{"type":{"const":"oauth2"},"tokenUrl":{"type":"string","minLength":1},"clientId":{"type":"string","minLength":1},"clientSecret":{"type":"string","minLength":1},"audience":{"type":"string","minLength":1},"scope":{"type":"string","minLength":1},"clientAuth":{"enum":["basic","body"]}},"required":["tokenUrl","clientId","clientSecret"],"additionalProperties":false}],"default":{"type":"none"}},"tls":{"type":"object","additionalProperties":false,"properties":{"caFile":{"type":"string","minLength":1},"certFile":{"type":"string","minLength":1},"keyFile":{"type":"string","minLength":1}}},"apiVersion":{"type":"string","enum":["3.4","3.5"],"default":"3.5"},"pingInterval":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"25s"},"packages":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"startTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}}},"parties":{"type":"object","propertyNames":{"pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"additionalProperties":{"type":"string","minLength":1},"default":{}},"rules":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"tests":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"state":{"type":"object","additionalProperties":false,"properties":{"dir":{"type":"string","minLength":1,"default":".state"},"retention":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"7d"},"postgres":{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1},"schema":{"type":"string","pattern":"^(?!pg_)[a-z_][a-z0-9_]{0,62}$","default":"ledgerbot"},"poolSize":{"type":"integer","minimum":2,"maximum":100,"default":4}}}},"default":{}},"start":{"type":["string","integer"],"default":"checkpoint"},"submission":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxInFlight":{"type":"integer","minimum":1,"default":32},"completionTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"30s"},"retry":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxAttempts":{"type":"integer","minimum":1,"maximum":1000,"default":10},"initialDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1s"},"maxDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1m"},"deadline":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1h"}}},"dedup":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"properties":{"mode":{"const":"offset"},"fallback":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"additionalProperties":false},{"properties":{"mode":{"const":"duration"},"value":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"required":["value"],"additionalProperties":false}],"default":{"mode":"offset"}}}},"http":{"type":"object","required":["port"],"additionalProperties":false,"properties":{"port":{"type":"integer","minimum":0,"maximum":65535},"host":{"type":"string","minLength":1,"default":"127.0.0.1"},"token":{"type":"string","minLength":1},"readyMaxLag":{"type":"integer","minimum":0,"default":1000},"readOnly":{"type":"boolean","default":false},"allowedHosts":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"},"uniqueItems":true,"default":[]}}},"log":{"type":"object","additionalProperties":false,"default":{},"properties":{"level":{"enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info"},"pretty":{"type":"boolean"}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func4 = (typeof runtime_ucs2length === 'function' ? runtime_ucs2length : runtime_ucs2length.default);
 const pattern0 = new RegExp("^[A-Za-z][A-Za-z0-9_-]*$", "u");
 const pattern1 = new RegExp("^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$", "u");
-const pattern11 = new RegExp("^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$", "u");
+const pattern5 = new RegExp("^(?!pg_)[a-z_][a-z0-9_]{0,62}$", "u");
+const pattern12 = new RegExp("^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://ledgerbot.dev/schema/bot-config.schema.json" */;
@@ -1621,7 +1622,7 @@ if(data36.retention === undefined){
 data36.retention = "7d";
 }
 for(const key10 in data36){
-if(!((key10 === "dir") || (key10 === "retention"))){
+if(!(((key10 === "dir") || (key10 === "retention")) || (key10 === "postgres"))){
 const err89 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.state,data:data36};
 if(vErrors === null){
 vErrors = [err89];
@@ -1714,9 +1715,17 @@ vErrors.push(err93);
 errors++;
 }
 }
+if(data36.postgres !== undefined){
+let data39 = data36.postgres;
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+if(data39.schema === undefined){
+data39.schema = "ledgerbot";
 }
-else {
-const err94 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.state.type,parentSchema:schema11.properties.state,data:data36};
+if(data39.poolSize === undefined){
+data39.poolSize = 4;
+}
+if(data39.url === undefined){
+const err94 = {instancePath:instancePath+"/state/postgres",schemaPath:"#/properties/state/properties/postgres/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'",schema:schema11.properties.state.properties.postgres.required,parentSchema:schema11.properties.state.properties.postgres,data:data39};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1725,23 +1734,9 @@ vErrors.push(err94);
 }
 errors++;
 }
-let data39 = data.start;
-if((typeof data39 !== "string") && (!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))))){
-let dataType25 = typeof data39;
-let coerced25 = undefined;
-if(!(coerced25 !== undefined)){
-if(dataType25 == "number" || dataType25 == "boolean"){
-coerced25 = "" + data39;
-}
-else if(data39 === null){
-coerced25 = "";
-}
-else if(dataType25 === "boolean" || data39 === null
-              || (dataType25 === "string" && data39 && data39 == +data39 && !(data39 % 1))){
-coerced25 = +data39;
-}
-else {
-const err95 = {instancePath:instancePath+"/start",schemaPath:"#/properties/start/type",keyword:"type",params:{type: schema11.properties.start.type},message:"must be string,integer",schema:schema11.properties.start.type,parentSchema:schema11.properties.start,data:data39};
+for(const key11 in data39){
+if(!(((key11 === "url") || (key11 === "schema")) || (key11 === "poolSize"))){
+const err95 = {instancePath:instancePath+"/state/postgres",schemaPath:"#/properties/state/properties/postgres/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.state.properties.postgres,data:data39};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1751,30 +1746,20 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(coerced25 !== undefined){
-data39 = coerced25;
-if(data !== undefined){
-data["start"] = coerced25;
+if(data39.url !== undefined){
+let data40 = data39.url;
+if(typeof data40 !== "string"){
+let dataType25 = typeof data40;
+let coerced25 = undefined;
+if(!(coerced25 !== undefined)){
+if(dataType25 == "number" || dataType25 == "boolean"){
+coerced25 = "" + data40;
 }
+else if(data40 === null){
+coerced25 = "";
 }
-}
-let data40 = data.submission;
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-if(data40.maxInFlight === undefined){
-data40.maxInFlight = 32;
-}
-if(data40.completionTimeout === undefined){
-data40.completionTimeout = "30s";
-}
-if(data40.retry === undefined){
-data40.retry = {};
-}
-if(data40.dedup === undefined){
-data40.dedup = {"mode":"offset"};
-}
-for(const key11 in data40){
-if(!((((key11 === "maxInFlight") || (key11 === "completionTimeout")) || (key11 === "retry")) || (key11 === "dedup"))){
-const err96 = {instancePath:instancePath+"/submission",schemaPath:"#/properties/submission/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.submission,data:data40};
+else {
+const err96 = {instancePath:instancePath+"/state/postgres/url",schemaPath:"#/properties/state/properties/postgres/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.state.properties.postgres.properties.url.type,parentSchema:schema11.properties.state.properties.postgres.properties.url,data:data40};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1784,17 +1769,16 @@ vErrors.push(err96);
 errors++;
 }
 }
-let data41 = data40.maxInFlight;
-if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
-let dataType26 = typeof data41;
-let coerced26 = undefined;
-if(!(coerced26 !== undefined)){
-if(dataType26 === "boolean" || data41 === null
-              || (dataType26 === "string" && data41 && data41 == +data41 && !(data41 % 1))){
-coerced26 = +data41;
+if(coerced25 !== undefined){
+data40 = coerced25;
+if(data39 !== undefined){
+data39["url"] = coerced25;
 }
-else {
-const err97 = {instancePath:instancePath+"/submission/maxInFlight",schemaPath:"#/properties/submission/properties/maxInFlight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.submission.properties.maxInFlight.type,parentSchema:schema11.properties.submission.properties.maxInFlight,data:data41};
+}
+}
+if(typeof data40 === "string"){
+if(func4(data40) < 1){
+const err97 = {instancePath:instancePath+"/state/postgres/url",schemaPath:"#/properties/state/properties/postgres/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.state.properties.postgres.properties.url,data:data40};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1804,16 +1788,20 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced26 !== undefined){
-data41 = coerced26;
-if(data40 !== undefined){
-data40["maxInFlight"] = coerced26;
 }
+let data41 = data39.schema;
+if(typeof data41 !== "string"){
+let dataType26 = typeof data41;
+let coerced26 = undefined;
+if(!(coerced26 !== undefined)){
+if(dataType26 == "number" || dataType26 == "boolean"){
+coerced26 = "" + data41;
 }
+else if(data41 === null){
+coerced26 = "";
 }
-if(typeof data41 == "number"){
-if(data41 < 1 || isNaN(data41)){
-const err98 = {instancePath:instancePath+"/submission/maxInFlight",schemaPath:"#/properties/submission/properties/maxInFlight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.submission.properties.maxInFlight,data:data41};
+else {
+const err98 = {instancePath:instancePath+"/state/postgres/schema",schemaPath:"#/properties/state/properties/postgres/properties/schema/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.state.properties.postgres.properties.schema.type,parentSchema:schema11.properties.state.properties.postgres.properties.schema,data:data41};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1823,19 +1811,16 @@ vErrors.push(err98);
 errors++;
 }
 }
-let data42 = data40.completionTimeout;
-if(typeof data42 !== "string"){
-let dataType27 = typeof data42;
-let coerced27 = undefined;
-if(!(coerced27 !== undefined)){
-if(dataType27 == "number" || dataType27 == "boolean"){
-coerced27 = "" + data42;
+if(coerced26 !== undefined){
+data41 = coerced26;
+if(data39 !== undefined){
+data39["schema"] = coerced26;
 }
-else if(data42 === null){
-coerced27 = "";
 }
-else {
-const err99 = {instancePath:instancePath+"/submission/completionTimeout",schemaPath:"#/properties/submission/properties/completionTimeout/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.submission.properties.completionTimeout.type,parentSchema:schema11.properties.submission.properties.completionTimeout,data:data42};
+}
+if(typeof data41 === "string"){
+if(!pattern5.test(data41)){
+const err99 = {instancePath:instancePath+"/state/postgres/schema",schemaPath:"#/properties/state/properties/postgres/properties/schema/pattern",keyword:"pattern",params:{pattern: "^(?!pg_)[a-z_][a-z0-9_]{0,62}$"},message:"must match pattern \""+"^(?!pg_)[a-z_][a-z0-9_]{0,62}$"+"\"",schema:"^(?!pg_)[a-z_][a-z0-9_]{0,62}$",parentSchema:schema11.properties.state.properties.postgres.properties.schema,data:data41};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1845,16 +1830,17 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced27 !== undefined){
-data42 = coerced27;
-if(data40 !== undefined){
-data40["completionTimeout"] = coerced27;
+let data42 = data39.poolSize;
+if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
+let dataType27 = typeof data42;
+let coerced27 = undefined;
+if(!(coerced27 !== undefined)){
+if(dataType27 === "boolean" || data42 === null
+              || (dataType27 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
+coerced27 = +data42;
 }
-}
-}
-if(typeof data42 === "string"){
-if(!pattern1.test(data42)){
-const err100 = {instancePath:instancePath+"/submission/completionTimeout",schemaPath:"#/properties/submission/properties/completionTimeout/pattern",keyword:"pattern",params:{pattern: "^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"},message:"must match pattern \""+"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"+"\"",schema:"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$",parentSchema:schema11.properties.submission.properties.completionTimeout,data:data42};
+else {
+const err100 = {instancePath:instancePath+"/state/postgres/poolSize",schemaPath:"#/properties/state/properties/postgres/properties/poolSize/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.state.properties.postgres.properties.poolSize.type,parentSchema:schema11.properties.state.properties.postgres.properties.poolSize,data:data42};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1864,23 +1850,16 @@ vErrors.push(err100);
 errors++;
 }
 }
-let data43 = data40.retry;
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-if(data43.maxAttempts === undefined){
-data43.maxAttempts = 10;
+if(coerced27 !== undefined){
+data42 = coerced27;
+if(data39 !== undefined){
+data39["poolSize"] = coerced27;
 }
-if(data43.initialDelay === undefined){
-data43.initialDelay = "1s";
 }
-if(data43.maxDelay === undefined){
-data43.maxDelay = "1m";
 }
-if(data43.deadline === undefined){
-data43.deadline = "1h";
-}
-for(const key12 in data43){
-if(!((((key12 === "maxAttempts") || (key12 === "initialDelay")) || (key12 === "maxDelay")) || (key12 === "deadline"))){
-const err101 = {instancePath:instancePath+"/submission/retry",schemaPath:"#/properties/submission/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.submission.properties.retry,data:data43};
+if(typeof data42 == "number"){
+if(data42 > 100 || isNaN(data42)){
+const err101 = {instancePath:instancePath+"/state/postgres/poolSize",schemaPath:"#/properties/state/properties/postgres/properties/poolSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema11.properties.state.properties.postgres.properties.poolSize,data:data42};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1889,18 +1868,8 @@ vErrors.push(err101);
 }
 errors++;
 }
-}
-let data44 = data43.maxAttempts;
-if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
-let dataType28 = typeof data44;
-let coerced28 = undefined;
-if(!(coerced28 !== undefined)){
-if(dataType28 === "boolean" || data44 === null
-              || (dataType28 === "string" && data44 && data44 == +data44 && !(data44 % 1))){
-coerced28 = +data44;
-}
-else {
-const err102 = {instancePath:instancePath+"/submission/retry/maxAttempts",schemaPath:"#/properties/submission/properties/retry/properties/maxAttempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.submission.properties.retry.properties.maxAttempts.type,parentSchema:schema11.properties.submission.properties.retry.properties.maxAttempts,data:data44};
+if(data42 < 2 || isNaN(data42)){
+const err102 = {instancePath:instancePath+"/state/postgres/poolSize",schemaPath:"#/properties/state/properties/postgres/properties/poolSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.state.properties.postgres.properties.poolSize,data:data42};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1910,16 +1879,9 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced28 !== undefined){
-data44 = coerced28;
-if(data43 !== undefined){
-data43["maxAttempts"] = coerced28;
 }
-}
-}
-if(typeof data44 == "number"){
-if(data44 > 1000 || isNaN(data44)){
-const err103 = {instancePath:instancePath+"/submission/retry/maxAttempts",schemaPath:"#/properties/submission/properties/retry/properties/maxAttempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.submission.properties.retry.properties.maxAttempts,data:data44};
+else {
+const err103 = {instancePath:instancePath+"/state/postgres",schemaPath:"#/properties/state/properties/postgres/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.state.properties.postgres.type,parentSchema:schema11.properties.state.properties.postgres,data:data39};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1928,8 +1890,10 @@ vErrors.push(err103);
 }
 errors++;
 }
-if(data44 < 1 || isNaN(data44)){
-const err104 = {instancePath:instancePath+"/submission/retry/maxAttempts",schemaPath:"#/properties/submission/properties/retry/properties/maxAttempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.submission.properties.retry.properties.maxAttempts,data:data44};
+}
+}
+else {
+const err104 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.state.type,parentSchema:schema11.properties.state,data:data36};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1938,20 +1902,23 @@ vErrors.push(err104);
 }
 errors++;
 }
+let data43 = data.start;
+if((typeof data43 !== "string") && (!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43))))){
+let dataType28 = typeof data43;
+let coerced28 = undefined;
+if(!(coerced28 !== undefined)){
+if(dataType28 == "number" || dataType28 == "boolean"){
+coerced28 = "" + data43;
 }
-let data45 = data43.initialDelay;
-if(typeof data45 !== "string"){
-let dataType29 = typeof data45;
-let coerced29 = undefined;
-if(!(coerced29 !== undefined)){
-if(dataType29 == "number" || dataType29 == "boolean"){
-coerced29 = "" + data45;
+else if(data43 === null){
+coerced28 = "";
 }
-else if(data45 === null){
-coerced29 = "";
+else if(dataType28 === "boolean" || data43 === null
+              || (dataType28 === "string" && data43 && data43 == +data43 && !(data43 % 1))){
+coerced28 = +data43;
 }
 else {
-const err105 = {instancePath:instancePath+"/submission/retry/initialDelay",schemaPath:"#/properties/submission/properties/retry/properties/initialDelay/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.submission.properties.retry.properties.initialDelay.type,parentSchema:schema11.properties.submission.properties.retry.properties.initialDelay,data:data45};
+const err105 = {instancePath:instancePath+"/start",schemaPath:"#/properties/start/type",keyword:"type",params:{type: schema11.properties.start.type},message:"must be string,integer",schema:schema11.properties.start.type,parentSchema:schema11.properties.start,data:data43};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1961,16 +1928,30 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(coerced29 !== undefined){
-data45 = coerced29;
-if(data43 !== undefined){
-data43["initialDelay"] = coerced29;
+if(coerced28 !== undefined){
+data43 = coerced28;
+if(data !== undefined){
+data["start"] = coerced28;
 }
 }
 }
-if(typeof data45 === "string"){
-if(!pattern1.test(data45)){
-const err106 = {instancePath:instancePath+"/submission/retry/initialDelay",schemaPath:"#/properties/submission/properties/retry/properties/initialDelay/pattern",keyword:"pattern",params:{pattern: "^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"},message:"must match pattern \""+"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"+"\"",schema:"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$",parentSchema:schema11.properties.submission.properties.retry.properties.initialDelay,data:data45};
+let data44 = data.submission;
+if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
+if(data44.maxInFlight === undefined){
+data44.maxInFlight = 32;
+}
+if(data44.completionTimeout === undefined){
+data44.completionTimeout = "30s";
+}
+if(data44.retry === undefined){
+data44.retry = {};
+}
+if(data44.dedup === undefined){
+data44.dedup = {"mode":"offset"};
+}
+for(const key12 in data44){
+if(!((((key12 === "maxInFlight") || (key12 === "completionTimeout")) || (key12 === "retry")) || (key12 === "dedup"))){
+const err106 = {instancePath:instancePath+"/submission",schemaPath:"#/properties/submission/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.submission,data:data44};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1980,7 +1961,46 @@ vErrors.push(err106);
 errors++;
 }
 }
-let data46 = data43.maxDelay;
+let data45 = data44.maxInFlight;
+if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
+let dataType29 = typeof data45;
+let coerced29 = undefined;
+if(!(coerced29 !== undefined)){
+if(dataType29 === "boolean" || data45 === null
+              || (dataType29 === "string" && data45 && data45 == +data45 && !(data45 % 1))){
+coerced29 = +data45;
+}
+else {
+const err107 = {instancePath:instancePath+"/submission/maxInFlight",schemaPath:"#/properties/submission/properties/maxInFlight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.submission.properties.maxInFlight.type,parentSchema:schema11.properties.submission.properties.maxInFlight,data:data45};
+if(vErrors === null){
+vErrors = [err107];
+}
+else {
+vErrors.push(err107);
+}
+errors++;
+}
+}
+if(coerced29 !== undefined){
+data45 = coerced29;
+if(data44 !== undefined){
+data44["maxInFlight"] = coerced29;
+}
+}
+}
+if(typeof data45 == "number"){
+if(data45 < 1 || isNaN(data45)){
+const err108 = {instancePath:instancePath+"/submission/maxInFlight",schemaPath:"#/properties/submission/properties/maxInFlight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.submission.properties.maxInFlight,data:data45};
+if(vErrors === null){
+vErrors = [err108];
+}
+else {
+vErrors.push(err108);
+}
+errors++;
+}
+}
+let data46 = data44.completionTimeout;
 if(typeof data46 !== "string"){
 let dataType30 = typeof data46;
 let coerced30 = undefined;
@@ -1992,48 +2012,7 @@ else if(data46 === null){
 coerced30 = "";
 }
 else {
-const err107 = {instancePath:instancePath+"/submission/retry/maxDelay",schemaPath:"#/properties/submission/properties/retry/properties/maxDelay/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.submission.properties.retry.properties.maxDelay.type,parentSchema:schema11.properties.submission.properties.retry.properties.maxDelay,data:data46};
-if(vErrors === null){
-vErrors = [err107];
-}
-else {
-vErrors.push(err107);
-}
-errors++;
-}
-}
-if(coerced30 !== undefined){
-data46 = coerced30;
-if(data43 !== undefined){
-data43["maxDelay"] = coerced30;
-}
-}
-}
-if(typeof data46 === "string"){
-if(!pattern1.test(data46)){
-const err108 = {instancePath:instancePath+"/submission/retry/maxDelay",schemaPath:"#/properties/submission/properties/retry/properties/maxDelay/pattern",keyword:"pattern",params:{pattern: "^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"},message:"must match pattern \""+"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"+"\"",schema:"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$",parentSchema:schema11.properties.submission.properties.retry.properties.maxDelay,data:data46};
-if(vErrors === null){
-vErrors = [err108];
-}
-else {
-vErrors.push(err108);
-}
-errors++;
-}
-}
-let data47 = data43.deadline;
-if(typeof data47 !== "string"){
-let dataType31 = typeof data47;
-let coerced31 = undefined;
-if(!(coerced31 !== undefined)){
-if(dataType31 == "number" || dataType31 == "boolean"){
-coerced31 = "" + data47;
-}
-else if(data47 === null){
-coerced31 = "";
-}
-else {
-const err109 = {instancePath:instancePath+"/submission/retry/deadline",schemaPath:"#/properties/submission/properties/retry/properties/deadline/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.submission.properties.retry.properties.deadline.type,parentSchema:schema11.properties.submission.properties.retry.properties.deadline,data:data47};
+const err109 = {instancePath:instancePath+"/submission/completionTimeout",schemaPath:"#/properties/submission/properties/completionTimeout/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.submission.properties.completionTimeout.type,parentSchema:schema11.properties.submission.properties.completionTimeout,data:data46};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -2043,16 +2022,16 @@ vErrors.push(err109);
 errors++;
 }
 }
-if(coerced31 !== undefined){
-data47 = coerced31;
-if(data43 !== undefined){
-data43["deadline"] = coerced31;
+if(coerced30 !== undefined){
+data46 = coerced30;
+if(data44 !== undefined){
+data44["completionTimeout"] = coerced30;
 }
 }
 }
-if(typeof data47 === "string"){
-if(!pattern1.test(data47)){
-const err110 = {instancePath:instancePath+"/submission/retry/deadline",schemaPath:"#/properties/submission/properties/retry/properties/deadline/pattern",keyword:"pattern",params:{pattern: "^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"},message:"must match pattern \""+"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"+"\"",schema:"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$",parentSchema:schema11.properties.submission.properties.retry.properties.deadline,data:data47};
+if(typeof data46 === "string"){
+if(!pattern1.test(data46)){
+const err110 = {instancePath:instancePath+"/submission/completionTimeout",schemaPath:"#/properties/submission/properties/completionTimeout/pattern",keyword:"pattern",params:{pattern: "^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"},message:"must match pattern \""+"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"+"\"",schema:"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$",parentSchema:schema11.properties.submission.properties.completionTimeout,data:data46};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -2062,9 +2041,23 @@ vErrors.push(err110);
 errors++;
 }
 }
+let data47 = data44.retry;
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+if(data47.maxAttempts === undefined){
+data47.maxAttempts = 10;
 }
-else {
-const err111 = {instancePath:instancePath+"/submission/retry",schemaPath:"#/properties/submission/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.submission.properties.retry.type,parentSchema:schema11.properties.submission.properties.retry,data:data43};
+if(data47.initialDelay === undefined){
+data47.initialDelay = "1s";
+}
+if(data47.maxDelay === undefined){
+data47.maxDelay = "1m";
+}
+if(data47.deadline === undefined){
+data47.deadline = "1h";
+}
+for(const key13 in data47){
+if(!((((key13 === "maxAttempts") || (key13 === "initialDelay")) || (key13 === "maxDelay")) || (key13 === "deadline"))){
+const err111 = {instancePath:instancePath+"/submission/retry",schemaPath:"#/properties/submission/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.submission.properties.retry,data:data47};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -2073,10 +2066,18 @@ vErrors.push(err111);
 }
 errors++;
 }
-let data48 = data40.dedup;
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-if(data48.mode === undefined){
-const err112 = {instancePath:instancePath+"/submission/dedup",schemaPath:"#/properties/submission/properties/dedup/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'",schema:schema11.properties.submission.properties.dedup.required,parentSchema:schema11.properties.submission.properties.dedup,data:data48};
+}
+let data48 = data47.maxAttempts;
+if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
+let dataType31 = typeof data48;
+let coerced31 = undefined;
+if(!(coerced31 !== undefined)){
+if(dataType31 === "boolean" || data48 === null
+              || (dataType31 === "string" && data48 && data48 == +data48 && !(data48 % 1))){
+coerced31 = +data48;
+}
+else {
+const err112 = {instancePath:instancePath+"/submission/retry/maxAttempts",schemaPath:"#/properties/submission/properties/retry/properties/maxAttempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.submission.properties.retry.properties.maxAttempts.type,parentSchema:schema11.properties.submission.properties.retry.properties.maxAttempts,data:data48};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -2085,13 +2086,17 @@ vErrors.push(err112);
 }
 errors++;
 }
-const tag1 = data48.mode;
-if(typeof tag1 == "string"){
-if(tag1 === "offset"){
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-for(const key13 in data48){
-if(!((key13 === "mode") || (key13 === "fallback"))){
-const err113 = {instancePath:instancePath+"/submission/dedup",schemaPath:"#/properties/submission/properties/dedup/oneOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.submission.properties.dedup.oneOf[0],data:data48};
+}
+if(coerced31 !== undefined){
+data48 = coerced31;
+if(data47 !== undefined){
+data47["maxAttempts"] = coerced31;
+}
+}
+}
+if(typeof data48 == "number"){
+if(data48 > 1000 || isNaN(data48)){
+const err113 = {instancePath:instancePath+"/submission/retry/maxAttempts",schemaPath:"#/properties/submission/properties/retry/properties/maxAttempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.submission.properties.retry.properties.maxAttempts,data:data48};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -2100,11 +2105,8 @@ vErrors.push(err113);
 }
 errors++;
 }
-}
-if(data48.mode !== undefined){
-let data49 = data48.mode;
-if("offset" !== data49){
-const err114 = {instancePath:instancePath+"/submission/dedup/mode",schemaPath:"#/properties/submission/properties/dedup/oneOf/0/properties/mode/const",keyword:"const",params:{allowedValue: "offset"},message:"must be equal to constant",schema:"offset",parentSchema:schema11.properties.submission.properties.dedup.oneOf[0].properties.mode,data:data49};
+if(data48 < 1 || isNaN(data48)){
+const err114 = {instancePath:instancePath+"/submission/retry/maxAttempts",schemaPath:"#/properties/submission/properties/retry/properties/maxAttempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.submission.properties.retry.properties.maxAttempts,data:data48};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -2114,20 +2116,19 @@ vErrors.push(err114);
 errors++;
 }
 }
-if(data48.fallback !== undefined){
-let data50 = data48.fallback;
-if(typeof data50 !== "string"){
-let dataType32 = typeof data50;
+let data49 = data47.initialDelay;
+if(typeof data49 !== "string"){
+let dataType32 = typeof data49;
 let coerced32 = undefined;
 if(!(coerced32 !== undefined)){
 if(dataType32 == "number" || dataType32 == "boolean"){
-coerced32 = "" + data50;
+coerced32 = "" + data49;
 }
-else if(data50 === null){
+else if(data49 === null){
 coerced32 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/submission/dedup/fallback",schemaPath:"#/properties/submission/properties/dedup/oneOf/0/properties/fallback/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.submission.properties.dedup.oneOf[0].properties.fallback.type,parentSchema:schema11.properties.submission.properties.dedup.oneOf[0].properties.fallback,data:data50};
+const err115 = {instancePath:instancePath+"/submission/retry/initialDelay",schemaPath:"#/properties/submission/properties/retry/properties/initialDelay/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.submission.properties.retry.properties.initialDelay.type,parentSchema:schema11.properties.submission.properties.retry.properties.initialDelay,data:data49};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -2138,15 +2139,15 @@ errors++;
 }
 }
 if(coerced32 !== undefined){
-data50 = coerced32;
-if(data48 !== undefined){
-data48["fallback"] = coerced32;
+data49 = coerced32;
+if(data47 !== undefined){
+data47["initialDelay"] = coerced32;
 }
 }
 }
-if(typeof data50 === "string"){
-if(!pattern1.test(data50)){
-const err116 = {instancePath:instancePath+"/submission/dedup/fallback",schemaPath:"#/properties/submission/properties/dedup/oneOf/0/properties/fallback/pattern",keyword:"pattern",params:{pattern: "^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"},message:"must match pattern \""+"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"+"\"",schema:"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$",parentSchema:schema11.properties.submission.properties.dedup.oneOf[0].properties.fallback,data:data50};
+if(typeof data49 === "string"){
+if(!pattern1.test(data49)){
+const err116 = {instancePath:instancePath+"/submission/retry/initialDelay",schemaPath:"#/properties/submission/properties/retry/properties/initialDelay/pattern",keyword:"pattern",params:{pattern: "^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"},message:"must match pattern \""+"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"+"\"",schema:"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$",parentSchema:schema11.properties.submission.properties.retry.properties.initialDelay,data:data49};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -2156,13 +2157,19 @@ vErrors.push(err116);
 errors++;
 }
 }
+let data50 = data47.maxDelay;
+if(typeof data50 !== "string"){
+let dataType33 = typeof data50;
+let coerced33 = undefined;
+if(!(coerced33 !== undefined)){
+if(dataType33 == "number" || dataType33 == "boolean"){
+coerced33 = "" + data50;
 }
+else if(data50 === null){
+coerced33 = "";
 }
-}
-else if(tag1 === "duration"){
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-if(data48.value === undefined){
-const err117 = {instancePath:instancePath+"/submission/dedup",schemaPath:"#/properties/submission/properties/dedup/oneOf/1/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'",schema:schema11.properties.submission.properties.dedup.oneOf[1].required,parentSchema:schema11.properties.submission.properties.dedup.oneOf[1],data:data48};
+else {
+const err117 = {instancePath:instancePath+"/submission/retry/maxDelay",schemaPath:"#/properties/submission/properties/retry/properties/maxDelay/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.submission.properties.retry.properties.maxDelay.type,parentSchema:schema11.properties.submission.properties.retry.properties.maxDelay,data:data50};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -2171,9 +2178,17 @@ vErrors.push(err117);
 }
 errors++;
 }
-for(const key14 in data48){
-if(!((key14 === "mode") || (key14 === "value"))){
-const err118 = {instancePath:instancePath+"/submission/dedup",schemaPath:"#/properties/submission/properties/dedup/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.submission.properties.dedup.oneOf[1],data:data48};
+}
+if(coerced33 !== undefined){
+data50 = coerced33;
+if(data47 !== undefined){
+data47["maxDelay"] = coerced33;
+}
+}
+}
+if(typeof data50 === "string"){
+if(!pattern1.test(data50)){
+const err118 = {instancePath:instancePath+"/submission/retry/maxDelay",schemaPath:"#/properties/submission/properties/retry/properties/maxDelay/pattern",keyword:"pattern",params:{pattern: "^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"},message:"must match pattern \""+"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"+"\"",schema:"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$",parentSchema:schema11.properties.submission.properties.retry.properties.maxDelay,data:data50};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -2183,10 +2198,19 @@ vErrors.push(err118);
 errors++;
 }
 }
-if(data48.mode !== undefined){
-let data51 = data48.mode;
-if("duration" !== data51){
-const err119 = {instancePath:instancePath+"/submission/dedup/mode",schemaPath:"#/properties/submission/properties/dedup/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "duration"},message:"must be equal to constant",schema:"duration",parentSchema:schema11.properties.submission.properties.dedup.oneOf[1].properties.mode,data:data51};
+let data51 = data47.deadline;
+if(typeof data51 !== "string"){
+let dataType34 = typeof data51;
+let coerced34 = undefined;
+if(!(coerced34 !== undefined)){
+if(dataType34 == "number" || dataType34 == "boolean"){
+coerced34 = "" + data51;
+}
+else if(data51 === null){
+coerced34 = "";
+}
+else {
+const err119 = {instancePath:instancePath+"/submission/retry/deadline",schemaPath:"#/properties/submission/properties/retry/properties/deadline/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.submission.properties.retry.properties.deadline.type,parentSchema:schema11.properties.submission.properties.retry.properties.deadline,data:data51};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -2196,20 +2220,16 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(data48.value !== undefined){
-let data52 = data48.value;
-if(typeof data52 !== "string"){
-let dataType33 = typeof data52;
-let coerced33 = undefined;
-if(!(coerced33 !== undefined)){
-if(dataType33 == "number" || dataType33 == "boolean"){
-coerced33 = "" + data52;
+if(coerced34 !== undefined){
+data51 = coerced34;
+if(data47 !== undefined){
+data47["deadline"] = coerced34;
 }
-else if(data52 === null){
-coerced33 = "";
 }
-else {
-const err120 = {instancePath:instancePath+"/submission/dedup/value",schemaPath:"#/properties/submission/properties/dedup/oneOf/1/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.submission.properties.dedup.oneOf[1].properties.value.type,parentSchema:schema11.properties.submission.properties.dedup.oneOf[1].properties.value,data:data52};
+}
+if(typeof data51 === "string"){
+if(!pattern1.test(data51)){
+const err120 = {instancePath:instancePath+"/submission/retry/deadline",schemaPath:"#/properties/submission/properties/retry/properties/deadline/pattern",keyword:"pattern",params:{pattern: "^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"},message:"must match pattern \""+"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"+"\"",schema:"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$",parentSchema:schema11.properties.submission.properties.retry.properties.deadline,data:data51};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -2219,16 +2239,9 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(coerced33 !== undefined){
-data52 = coerced33;
-if(data48 !== undefined){
-data48["value"] = coerced33;
 }
-}
-}
-if(typeof data52 === "string"){
-if(!pattern1.test(data52)){
-const err121 = {instancePath:instancePath+"/submission/dedup/value",schemaPath:"#/properties/submission/properties/dedup/oneOf/1/properties/value/pattern",keyword:"pattern",params:{pattern: "^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"},message:"must match pattern \""+"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"+"\"",schema:"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$",parentSchema:schema11.properties.submission.properties.dedup.oneOf[1].properties.value,data:data52};
+else {
+const err121 = {instancePath:instancePath+"/submission/retry",schemaPath:"#/properties/submission/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.submission.properties.retry.type,parentSchema:schema11.properties.submission.properties.retry,data:data47};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -2237,12 +2250,10 @@ vErrors.push(err121);
 }
 errors++;
 }
-}
-}
-}
-}
-else {
-const err122 = {instancePath:instancePath+"/submission/dedup",schemaPath:"#/properties/submission/properties/dedup/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "mode", tagValue: tag1},message:"value of tag \"mode\" must be in oneOf",schema:schema11.properties.submission.properties.dedup.discriminator,parentSchema:schema11.properties.submission.properties.dedup,data:data48};
+let data52 = data44.dedup;
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+if(data52.mode === undefined){
+const err122 = {instancePath:instancePath+"/submission/dedup",schemaPath:"#/properties/submission/properties/dedup/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'",schema:schema11.properties.submission.properties.dedup.required,parentSchema:schema11.properties.submission.properties.dedup,data:data52};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -2251,9 +2262,13 @@ vErrors.push(err122);
 }
 errors++;
 }
-}
-else {
-const err123 = {instancePath:instancePath+"/submission/dedup",schemaPath:"#/properties/submission/properties/dedup/discriminator",keyword:"discriminator",params:{error: "tag", tag: "mode", tagValue: tag1},message:"tag \"mode\" must be string",schema:schema11.properties.submission.properties.dedup.discriminator,parentSchema:schema11.properties.submission.properties.dedup,data:data48};
+const tag1 = data52.mode;
+if(typeof tag1 == "string"){
+if(tag1 === "offset"){
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+for(const key14 in data52){
+if(!((key14 === "mode") || (key14 === "fallback"))){
+const err123 = {instancePath:instancePath+"/submission/dedup",schemaPath:"#/properties/submission/properties/dedup/oneOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.submission.properties.dedup.oneOf[0],data:data52};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -2263,8 +2278,10 @@ vErrors.push(err123);
 errors++;
 }
 }
-else {
-const err124 = {instancePath:instancePath+"/submission/dedup",schemaPath:"#/properties/submission/properties/dedup/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.submission.properties.dedup.type,parentSchema:schema11.properties.submission.properties.dedup,data:data48};
+if(data52.mode !== undefined){
+let data53 = data52.mode;
+if("offset" !== data53){
+const err124 = {instancePath:instancePath+"/submission/dedup/mode",schemaPath:"#/properties/submission/properties/dedup/oneOf/0/properties/mode/const",keyword:"const",params:{allowedValue: "offset"},message:"must be equal to constant",schema:"offset",parentSchema:schema11.properties.submission.properties.dedup.oneOf[0].properties.mode,data:data53};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -2274,8 +2291,20 @@ vErrors.push(err124);
 errors++;
 }
 }
+if(data52.fallback !== undefined){
+let data54 = data52.fallback;
+if(typeof data54 !== "string"){
+let dataType35 = typeof data54;
+let coerced35 = undefined;
+if(!(coerced35 !== undefined)){
+if(dataType35 == "number" || dataType35 == "boolean"){
+coerced35 = "" + data54;
+}
+else if(data54 === null){
+coerced35 = "";
+}
 else {
-const err125 = {instancePath:instancePath+"/submission",schemaPath:"#/properties/submission/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.submission.type,parentSchema:schema11.properties.submission,data:data40};
+const err125 = {instancePath:instancePath+"/submission/dedup/fallback",schemaPath:"#/properties/submission/properties/dedup/oneOf/0/properties/fallback/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.submission.properties.dedup.oneOf[0].properties.fallback.type,parentSchema:schema11.properties.submission.properties.dedup.oneOf[0].properties.fallback,data:data54};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -2284,23 +2313,17 @@ vErrors.push(err125);
 }
 errors++;
 }
-if(data.http !== undefined){
-let data53 = data.http;
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
-if(data53.host === undefined){
-data53.host = "127.0.0.1";
 }
-if(data53.readyMaxLag === undefined){
-data53.readyMaxLag = 1000;
+if(coerced35 !== undefined){
+data54 = coerced35;
+if(data52 !== undefined){
+data52["fallback"] = coerced35;
 }
-if(data53.readOnly === undefined){
-data53.readOnly = false;
 }
-if(data53.allowedHosts === undefined){
-data53.allowedHosts = [];
 }
-if(data53.port === undefined){
-const err126 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/required",keyword:"required",params:{missingProperty: "port"},message:"must have required property '"+"port"+"'",schema:schema11.properties.http.required,parentSchema:schema11.properties.http,data:data53};
+if(typeof data54 === "string"){
+if(!pattern1.test(data54)){
+const err126 = {instancePath:instancePath+"/submission/dedup/fallback",schemaPath:"#/properties/submission/properties/dedup/oneOf/0/properties/fallback/pattern",keyword:"pattern",params:{pattern: "^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"},message:"must match pattern \""+"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"+"\"",schema:"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$",parentSchema:schema11.properties.submission.properties.dedup.oneOf[0].properties.fallback,data:data54};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -2309,9 +2332,14 @@ vErrors.push(err126);
 }
 errors++;
 }
-for(const key15 in data53){
-if(!((((((key15 === "port") || (key15 === "host")) || (key15 === "token")) || (key15 === "readyMaxLag")) || (key15 === "readOnly")) || (key15 === "allowedHosts"))){
-const err127 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data53};
+}
+}
+}
+}
+else if(tag1 === "duration"){
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+if(data52.value === undefined){
+const err127 = {instancePath:instancePath+"/submission/dedup",schemaPath:"#/properties/submission/properties/dedup/oneOf/1/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'",schema:schema11.properties.submission.properties.dedup.oneOf[1].required,parentSchema:schema11.properties.submission.properties.dedup.oneOf[1],data:data52};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -2320,19 +2348,9 @@ vErrors.push(err127);
 }
 errors++;
 }
-}
-if(data53.port !== undefined){
-let data54 = data53.port;
-if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
-let dataType34 = typeof data54;
-let coerced34 = undefined;
-if(!(coerced34 !== undefined)){
-if(dataType34 === "boolean" || data54 === null
-              || (dataType34 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
-coerced34 = +data54;
-}
-else {
-const err128 = {instancePath:instancePath+"/http/port",schemaPath:"#/properties/http/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.port.type,parentSchema:schema11.properties.http.properties.port,data:data54};
+for(const key15 in data52){
+if(!((key15 === "mode") || (key15 === "value"))){
+const err128 = {instancePath:instancePath+"/submission/dedup",schemaPath:"#/properties/submission/properties/dedup/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.submission.properties.dedup.oneOf[1],data:data52};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -2342,16 +2360,10 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced34 !== undefined){
-data54 = coerced34;
-if(data53 !== undefined){
-data53["port"] = coerced34;
-}
-}
-}
-if(typeof data54 == "number"){
-if(data54 > 65535 || isNaN(data54)){
-const err129 = {instancePath:instancePath+"/http/port",schemaPath:"#/properties/http/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.http.properties.port,data:data54};
+if(data52.mode !== undefined){
+let data55 = data52.mode;
+if("duration" !== data55){
+const err129 = {instancePath:instancePath+"/submission/dedup/mode",schemaPath:"#/properties/submission/properties/dedup/oneOf/1/properties/mode/const",keyword:"const",params:{allowedValue: "duration"},message:"must be equal to constant",schema:"duration",parentSchema:schema11.properties.submission.properties.dedup.oneOf[1].properties.mode,data:data55};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -2360,61 +2372,9 @@ vErrors.push(err129);
 }
 errors++;
 }
-if(data54 < 0 || isNaN(data54)){
-const err130 = {instancePath:instancePath+"/http/port",schemaPath:"#/properties/http/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.port,data:data54};
-if(vErrors === null){
-vErrors = [err130];
 }
-else {
-vErrors.push(err130);
-}
-errors++;
-}
-}
-}
-let data55 = data53.host;
-if(typeof data55 !== "string"){
-let dataType35 = typeof data55;
-let coerced35 = undefined;
-if(!(coerced35 !== undefined)){
-if(dataType35 == "number" || dataType35 == "boolean"){
-coerced35 = "" + data55;
-}
-else if(data55 === null){
-coerced35 = "";
-}
-else {
-const err131 = {instancePath:instancePath+"/http/host",schemaPath:"#/properties/http/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.http.properties.host.type,parentSchema:schema11.properties.http.properties.host,data:data55};
-if(vErrors === null){
-vErrors = [err131];
-}
-else {
-vErrors.push(err131);
-}
-errors++;
-}
-}
-if(coerced35 !== undefined){
-data55 = coerced35;
-if(data53 !== undefined){
-data53["host"] = coerced35;
-}
-}
-}
-if(typeof data55 === "string"){
-if(func4(data55) < 1){
-const err132 = {instancePath:instancePath+"/http/host",schemaPath:"#/properties/http/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.http.properties.host,data:data55};
-if(vErrors === null){
-vErrors = [err132];
-}
-else {
-vErrors.push(err132);
-}
-errors++;
-}
-}
-if(data53.token !== undefined){
-let data56 = data53.token;
+if(data52.value !== undefined){
+let data56 = data52.value;
 if(typeof data56 !== "string"){
 let dataType36 = typeof data56;
 let coerced36 = undefined;
@@ -2426,7 +2386,51 @@ else if(data56 === null){
 coerced36 = "";
 }
 else {
-const err133 = {instancePath:instancePath+"/http/token",schemaPath:"#/properties/http/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.http.properties.token.type,parentSchema:schema11.properties.http.properties.token,data:data56};
+const err130 = {instancePath:instancePath+"/submission/dedup/value",schemaPath:"#/properties/submission/properties/dedup/oneOf/1/properties/value/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.submission.properties.dedup.oneOf[1].properties.value.type,parentSchema:schema11.properties.submission.properties.dedup.oneOf[1].properties.value,data:data56};
+if(vErrors === null){
+vErrors = [err130];
+}
+else {
+vErrors.push(err130);
+}
+errors++;
+}
+}
+if(coerced36 !== undefined){
+data56 = coerced36;
+if(data52 !== undefined){
+data52["value"] = coerced36;
+}
+}
+}
+if(typeof data56 === "string"){
+if(!pattern1.test(data56)){
+const err131 = {instancePath:instancePath+"/submission/dedup/value",schemaPath:"#/properties/submission/properties/dedup/oneOf/1/properties/value/pattern",keyword:"pattern",params:{pattern: "^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"},message:"must match pattern \""+"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"+"\"",schema:"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$",parentSchema:schema11.properties.submission.properties.dedup.oneOf[1].properties.value,data:data56};
+if(vErrors === null){
+vErrors = [err131];
+}
+else {
+vErrors.push(err131);
+}
+errors++;
+}
+}
+}
+}
+}
+else {
+const err132 = {instancePath:instancePath+"/submission/dedup",schemaPath:"#/properties/submission/properties/dedup/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "mode", tagValue: tag1},message:"value of tag \"mode\" must be in oneOf",schema:schema11.properties.submission.properties.dedup.discriminator,parentSchema:schema11.properties.submission.properties.dedup,data:data52};
+if(vErrors === null){
+vErrors = [err132];
+}
+else {
+vErrors.push(err132);
+}
+errors++;
+}
+}
+else {
+const err133 = {instancePath:instancePath+"/submission/dedup",schemaPath:"#/properties/submission/properties/dedup/discriminator",keyword:"discriminator",params:{error: "tag", tag: "mode", tagValue: tag1},message:"tag \"mode\" must be string",schema:schema11.properties.submission.properties.dedup.discriminator,parentSchema:schema11.properties.submission.properties.dedup,data:data52};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -2436,16 +2440,8 @@ vErrors.push(err133);
 errors++;
 }
 }
-if(coerced36 !== undefined){
-data56 = coerced36;
-if(data53 !== undefined){
-data53["token"] = coerced36;
-}
-}
-}
-if(typeof data56 === "string"){
-if(func4(data56) < 1){
-const err134 = {instancePath:instancePath+"/http/token",schemaPath:"#/properties/http/properties/token/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.http.properties.token,data:data56};
+else {
+const err134 = {instancePath:instancePath+"/submission/dedup",schemaPath:"#/properties/submission/properties/dedup/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.submission.properties.dedup.type,parentSchema:schema11.properties.submission.properties.dedup,data:data52};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -2455,18 +2451,8 @@ vErrors.push(err134);
 errors++;
 }
 }
-}
-let data57 = data53.readyMaxLag;
-if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
-let dataType37 = typeof data57;
-let coerced37 = undefined;
-if(!(coerced37 !== undefined)){
-if(dataType37 === "boolean" || data57 === null
-              || (dataType37 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
-coerced37 = +data57;
-}
 else {
-const err135 = {instancePath:instancePath+"/http/readyMaxLag",schemaPath:"#/properties/http/properties/readyMaxLag/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.readyMaxLag.type,parentSchema:schema11.properties.http.properties.readyMaxLag,data:data57};
+const err135 = {instancePath:instancePath+"/submission",schemaPath:"#/properties/submission/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.submission.type,parentSchema:schema11.properties.submission,data:data44};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -2475,17 +2461,23 @@ vErrors.push(err135);
 }
 errors++;
 }
+if(data.http !== undefined){
+let data57 = data.http;
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+if(data57.host === undefined){
+data57.host = "127.0.0.1";
 }
-if(coerced37 !== undefined){
-data57 = coerced37;
-if(data53 !== undefined){
-data53["readyMaxLag"] = coerced37;
+if(data57.readyMaxLag === undefined){
+data57.readyMaxLag = 1000;
 }
+if(data57.readOnly === undefined){
+data57.readOnly = false;
 }
+if(data57.allowedHosts === undefined){
+data57.allowedHosts = [];
 }
-if(typeof data57 == "number"){
-if(data57 < 0 || isNaN(data57)){
-const err136 = {instancePath:instancePath+"/http/readyMaxLag",schemaPath:"#/properties/http/properties/readyMaxLag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.readyMaxLag,data:data57};
+if(data57.port === undefined){
+const err136 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/required",keyword:"required",params:{missingProperty: "port"},message:"must have required property '"+"port"+"'",schema:schema11.properties.http.required,parentSchema:schema11.properties.http,data:data57};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -2494,19 +2486,9 @@ vErrors.push(err136);
 }
 errors++;
 }
-}
-let data58 = data53.readOnly;
-if(typeof data58 !== "boolean"){
-let coerced38 = undefined;
-if(!(coerced38 !== undefined)){
-if(data58 === "false" || data58 === 0 || data58 === null){
-coerced38 = false;
-}
-else if(data58 === "true" || data58 === 1){
-coerced38 = true;
-}
-else {
-const err137 = {instancePath:instancePath+"/http/readOnly",schemaPath:"#/properties/http/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.http.properties.readOnly.type,parentSchema:schema11.properties.http.properties.readOnly,data:data58};
+for(const key16 in data57){
+if(!((((((key16 === "port") || (key16 === "host")) || (key16 === "token")) || (key16 === "readyMaxLag")) || (key16 === "readOnly")) || (key16 === "allowedHosts"))){
+const err137 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data57};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -2516,18 +2498,100 @@ vErrors.push(err137);
 errors++;
 }
 }
+if(data57.port !== undefined){
+let data58 = data57.port;
+if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
+let dataType37 = typeof data58;
+let coerced37 = undefined;
+if(!(coerced37 !== undefined)){
+if(dataType37 === "boolean" || data58 === null
+              || (dataType37 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
+coerced37 = +data58;
+}
+else {
+const err138 = {instancePath:instancePath+"/http/port",schemaPath:"#/properties/http/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.port.type,parentSchema:schema11.properties.http.properties.port,data:data58};
+if(vErrors === null){
+vErrors = [err138];
+}
+else {
+vErrors.push(err138);
+}
+errors++;
+}
+}
+if(coerced37 !== undefined){
+data58 = coerced37;
+if(data57 !== undefined){
+data57["port"] = coerced37;
+}
+}
+}
+if(typeof data58 == "number"){
+if(data58 > 65535 || isNaN(data58)){
+const err139 = {instancePath:instancePath+"/http/port",schemaPath:"#/properties/http/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.http.properties.port,data:data58};
+if(vErrors === null){
+vErrors = [err139];
+}
+else {
+vErrors.push(err139);
+}
+errors++;
+}
+if(data58 < 0 || isNaN(data58)){
+const err140 = {instancePath:instancePath+"/http/port",schemaPath:"#/properties/http/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.port,data:data58};
+if(vErrors === null){
+vErrors = [err140];
+}
+else {
+vErrors.push(err140);
+}
+errors++;
+}
+}
+}
+let data59 = data57.host;
+if(typeof data59 !== "string"){
+let dataType38 = typeof data59;
+let coerced38 = undefined;
+if(!(coerced38 !== undefined)){
+if(dataType38 == "number" || dataType38 == "boolean"){
+coerced38 = "" + data59;
+}
+else if(data59 === null){
+coerced38 = "";
+}
+else {
+const err141 = {instancePath:instancePath+"/http/host",schemaPath:"#/properties/http/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.http.properties.host.type,parentSchema:schema11.properties.http.properties.host,data:data59};
+if(vErrors === null){
+vErrors = [err141];
+}
+else {
+vErrors.push(err141);
+}
+errors++;
+}
+}
 if(coerced38 !== undefined){
-data58 = coerced38;
-if(data53 !== undefined){
-data53["readOnly"] = coerced38;
+data59 = coerced38;
+if(data57 !== undefined){
+data57["host"] = coerced38;
 }
 }
 }
-let data59 = data53.allowedHosts;
-if(Array.isArray(data59)){
-const len5 = data59.length;
-for(let i6=0; i6<len5; i6++){
-let data60 = data59[i6];
+if(typeof data59 === "string"){
+if(func4(data59) < 1){
+const err142 = {instancePath:instancePath+"/http/host",schemaPath:"#/properties/http/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.http.properties.host,data:data59};
+if(vErrors === null){
+vErrors = [err142];
+}
+else {
+vErrors.push(err142);
+}
+errors++;
+}
+}
+if(data57.token !== undefined){
+let data60 = data57.token;
 if(typeof data60 !== "string"){
 let dataType39 = typeof data60;
 let coerced39 = undefined;
@@ -2539,91 +2603,7 @@ else if(data60 === null){
 coerced39 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/http/allowedHosts/" + i6,schemaPath:"#/properties/http/properties/allowedHosts/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.http.properties.allowedHosts.items.type,parentSchema:schema11.properties.http.properties.allowedHosts.items,data:data60};
-if(vErrors === null){
-vErrors = [err138];
-}
-else {
-vErrors.push(err138);
-}
-errors++;
-}
-}
-if(coerced39 !== undefined){
-data60 = coerced39;
-if(data59 !== undefined){
-data59[i6] = coerced39;
-}
-}
-}
-if(typeof data60 === "string"){
-if(!pattern11.test(data60)){
-const err139 = {instancePath:instancePath+"/http/allowedHosts/" + i6,schemaPath:"#/properties/http/properties/allowedHosts/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"},message:"must match pattern \""+"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"+"\"",schema:"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$",parentSchema:schema11.properties.http.properties.allowedHosts.items,data:data60};
-if(vErrors === null){
-vErrors = [err139];
-}
-else {
-vErrors.push(err139);
-}
-errors++;
-}
-}
-}
-let i7 = data59.length;
-let j1;
-if(i7 > 1){
-const indices1 = {};
-for(;i7--;){
-let item1 = data59[i7];
-if(typeof item1 !== "string"){
-continue;
-}
-if(typeof indices1[item1] == "number"){
-j1 = indices1[item1];
-const err140 = {instancePath:instancePath+"/http/allowedHosts",schemaPath:"#/properties/http/properties/allowedHosts/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i7+" are identical)",schema:true,parentSchema:schema11.properties.http.properties.allowedHosts,data:data59};
-if(vErrors === null){
-vErrors = [err140];
-}
-else {
-vErrors.push(err140);
-}
-errors++;
-break;
-}
-indices1[item1] = i7;
-}
-}
-}
-else {
-const err141 = {instancePath:instancePath+"/http/allowedHosts",schemaPath:"#/properties/http/properties/allowedHosts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.http.properties.allowedHosts.type,parentSchema:schema11.properties.http.properties.allowedHosts,data:data59};
-if(vErrors === null){
-vErrors = [err141];
-}
-else {
-vErrors.push(err141);
-}
-errors++;
-}
-}
-else {
-const err142 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data53};
-if(vErrors === null){
-vErrors = [err142];
-}
-else {
-vErrors.push(err142);
-}
-errors++;
-}
-}
-let data61 = data.log;
-if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
-if(data61.level === undefined){
-data61.level = "info";
-}
-for(const key16 in data61){
-if(!((key16 === "level") || (key16 === "pretty"))){
-const err143 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data61};
+const err143 = {instancePath:instancePath+"/http/token",schemaPath:"#/properties/http/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.http.properties.token.type,parentSchema:schema11.properties.http.properties.token,data:data60};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -2633,9 +2613,16 @@ vErrors.push(err143);
 errors++;
 }
 }
-let data62 = data61.level;
-if(!(((((((data62 === "trace") || (data62 === "debug")) || (data62 === "info")) || (data62 === "warn")) || (data62 === "error")) || (data62 === "fatal")) || (data62 === "silent"))){
-const err144 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema11.properties.log.properties.level.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.log.properties.level.enum,parentSchema:schema11.properties.log.properties.level,data:data62};
+if(coerced39 !== undefined){
+data60 = coerced39;
+if(data57 !== undefined){
+data57["token"] = coerced39;
+}
+}
+}
+if(typeof data60 === "string"){
+if(func4(data60) < 1){
+const err144 = {instancePath:instancePath+"/http/token",schemaPath:"#/properties/http/properties/token/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.http.properties.token,data:data60};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -2644,19 +2631,19 @@ vErrors.push(err144);
 }
 errors++;
 }
-if(data61.pretty !== undefined){
-let data63 = data61.pretty;
-if(typeof data63 !== "boolean"){
+}
+}
+let data61 = data57.readyMaxLag;
+if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
+let dataType40 = typeof data61;
 let coerced40 = undefined;
 if(!(coerced40 !== undefined)){
-if(data63 === "false" || data63 === 0 || data63 === null){
-coerced40 = false;
-}
-else if(data63 === "true" || data63 === 1){
-coerced40 = true;
+if(dataType40 === "boolean" || data61 === null
+              || (dataType40 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
+coerced40 = +data61;
 }
 else {
-const err145 = {instancePath:instancePath+"/log/pretty",schemaPath:"#/properties/log/properties/pretty/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.pretty.type,parentSchema:schema11.properties.log.properties.pretty,data:data63};
+const err145 = {instancePath:instancePath+"/http/readyMaxLag",schemaPath:"#/properties/http/properties/readyMaxLag/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.readyMaxLag.type,parentSchema:schema11.properties.http.properties.readyMaxLag,data:data61};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -2667,16 +2654,15 @@ errors++;
 }
 }
 if(coerced40 !== undefined){
-data63 = coerced40;
-if(data61 !== undefined){
-data61["pretty"] = coerced40;
+data61 = coerced40;
+if(data57 !== undefined){
+data57["readyMaxLag"] = coerced40;
 }
 }
 }
-}
-}
-else {
-const err146 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data61};
+if(typeof data61 == "number"){
+if(data61 < 0 || isNaN(data61)){
+const err146 = {instancePath:instancePath+"/http/readyMaxLag",schemaPath:"#/properties/http/properties/readyMaxLag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.readyMaxLag,data:data61};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -2686,13 +2672,204 @@ vErrors.push(err146);
 errors++;
 }
 }
+let data62 = data57.readOnly;
+if(typeof data62 !== "boolean"){
+let coerced41 = undefined;
+if(!(coerced41 !== undefined)){
+if(data62 === "false" || data62 === 0 || data62 === null){
+coerced41 = false;
+}
+else if(data62 === "true" || data62 === 1){
+coerced41 = true;
+}
 else {
-const err147 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+const err147 = {instancePath:instancePath+"/http/readOnly",schemaPath:"#/properties/http/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.http.properties.readOnly.type,parentSchema:schema11.properties.http.properties.readOnly,data:data62};
 if(vErrors === null){
 vErrors = [err147];
 }
 else {
 vErrors.push(err147);
+}
+errors++;
+}
+}
+if(coerced41 !== undefined){
+data62 = coerced41;
+if(data57 !== undefined){
+data57["readOnly"] = coerced41;
+}
+}
+}
+let data63 = data57.allowedHosts;
+if(Array.isArray(data63)){
+const len5 = data63.length;
+for(let i6=0; i6<len5; i6++){
+let data64 = data63[i6];
+if(typeof data64 !== "string"){
+let dataType42 = typeof data64;
+let coerced42 = undefined;
+if(!(coerced42 !== undefined)){
+if(dataType42 == "number" || dataType42 == "boolean"){
+coerced42 = "" + data64;
+}
+else if(data64 === null){
+coerced42 = "";
+}
+else {
+const err148 = {instancePath:instancePath+"/http/allowedHosts/" + i6,schemaPath:"#/properties/http/properties/allowedHosts/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.http.properties.allowedHosts.items.type,parentSchema:schema11.properties.http.properties.allowedHosts.items,data:data64};
+if(vErrors === null){
+vErrors = [err148];
+}
+else {
+vErrors.push(err148);
+}
+errors++;
+}
+}
+if(coerced42 !== undefined){
+data64 = coerced42;
+if(data63 !== undefined){
+data63[i6] = coerced42;
+}
+}
+}
+if(typeof data64 === "string"){
+if(!pattern12.test(data64)){
+const err149 = {instancePath:instancePath+"/http/allowedHosts/" + i6,schemaPath:"#/properties/http/properties/allowedHosts/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"},message:"must match pattern \""+"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"+"\"",schema:"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$",parentSchema:schema11.properties.http.properties.allowedHosts.items,data:data64};
+if(vErrors === null){
+vErrors = [err149];
+}
+else {
+vErrors.push(err149);
+}
+errors++;
+}
+}
+}
+let i7 = data63.length;
+let j1;
+if(i7 > 1){
+const indices1 = {};
+for(;i7--;){
+let item1 = data63[i7];
+if(typeof item1 !== "string"){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j1 = indices1[item1];
+const err150 = {instancePath:instancePath+"/http/allowedHosts",schemaPath:"#/properties/http/properties/allowedHosts/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i7+" are identical)",schema:true,parentSchema:schema11.properties.http.properties.allowedHosts,data:data63};
+if(vErrors === null){
+vErrors = [err150];
+}
+else {
+vErrors.push(err150);
+}
+errors++;
+break;
+}
+indices1[item1] = i7;
+}
+}
+}
+else {
+const err151 = {instancePath:instancePath+"/http/allowedHosts",schemaPath:"#/properties/http/properties/allowedHosts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.http.properties.allowedHosts.type,parentSchema:schema11.properties.http.properties.allowedHosts,data:data63};
+if(vErrors === null){
+vErrors = [err151];
+}
+else {
+vErrors.push(err151);
+}
+errors++;
+}
+}
+else {
+const err152 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data57};
+if(vErrors === null){
+vErrors = [err152];
+}
+else {
+vErrors.push(err152);
+}
+errors++;
+}
+}
+let data65 = data.log;
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+if(data65.level === undefined){
+data65.level = "info";
+}
+for(const key17 in data65){
+if(!((key17 === "level") || (key17 === "pretty"))){
+const err153 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data65};
+if(vErrors === null){
+vErrors = [err153];
+}
+else {
+vErrors.push(err153);
+}
+errors++;
+}
+}
+let data66 = data65.level;
+if(!(((((((data66 === "trace") || (data66 === "debug")) || (data66 === "info")) || (data66 === "warn")) || (data66 === "error")) || (data66 === "fatal")) || (data66 === "silent"))){
+const err154 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema11.properties.log.properties.level.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.log.properties.level.enum,parentSchema:schema11.properties.log.properties.level,data:data66};
+if(vErrors === null){
+vErrors = [err154];
+}
+else {
+vErrors.push(err154);
+}
+errors++;
+}
+if(data65.pretty !== undefined){
+let data67 = data65.pretty;
+if(typeof data67 !== "boolean"){
+let coerced43 = undefined;
+if(!(coerced43 !== undefined)){
+if(data67 === "false" || data67 === 0 || data67 === null){
+coerced43 = false;
+}
+else if(data67 === "true" || data67 === 1){
+coerced43 = true;
+}
+else {
+const err155 = {instancePath:instancePath+"/log/pretty",schemaPath:"#/properties/log/properties/pretty/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.pretty.type,parentSchema:schema11.properties.log.properties.pretty,data:data67};
+if(vErrors === null){
+vErrors = [err155];
+}
+else {
+vErrors.push(err155);
+}
+errors++;
+}
+}
+if(coerced43 !== undefined){
+data67 = coerced43;
+if(data65 !== undefined){
+data65["pretty"] = coerced43;
+}
+}
+}
+}
+}
+else {
+const err156 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data65};
+if(vErrors === null){
+vErrors = [err156];
+}
+else {
+vErrors.push(err156);
+}
+errors++;
+}
+}
+else {
+const err157 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(vErrors === null){
+vErrors = [err157];
+}
+else {
+vErrors.push(err157);
 }
 errors++;
 }
