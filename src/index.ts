@@ -224,6 +224,11 @@ export type { DeadLetter, IntentRecord, IntentState, Store } from './store/store
 export type { JournalQueries } from './store/journal-queries.js';
 export { storeQueries } from './store/store-queries.js';
 export type {
+  JournalContents,
+  JournalIntentRow,
+  JournalTransfer,
+} from './store/journal-transfer.js';
+export type {
   ContractTriggerKey,
   EventTriggerKey,
   SlotTriggerKey,

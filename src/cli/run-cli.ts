@@ -31,6 +31,7 @@ const COMMANDS: readonly (readonly [name: string, load: () => Promise<CliCommand
     'dead-letters',
     async () => (await import('./commands/dead-letters-command.js')).deadLettersCommand,
   ],
+  ['state', async () => (await import('./commands/state-command.js')).stateCommand],
   ['explain', async () => (await import('./commands/explain-command.js')).explainCommand],
   ['backtest', async () => (await import('./commands/backtest-command.js')).backtestCommand],
 ];

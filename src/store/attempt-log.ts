@@ -110,3 +110,15 @@ function codeAndMessage(error: unknown): { code: string; message: string } {
     message: message.slice(0, MAX_MESSAGE),
   };
 }
+
+/** The `attempt_log` text of `attempts` as `attemptsOf` reads them back (null for none). */
+export function packAttempts(attempts: readonly AttemptRecord[]): string | null {
+  if (attempts.length === 0) return null;
+  return JSON.stringify(
+    attempts.map((a): Packed =>
+      a.error === undefined
+        ? [a.n, a.submissionId, a.at, a.outcome]
+        : [a.n, a.submissionId, a.at, a.outcome, a.error.code, a.error.message],
+    ),
+  );
+}

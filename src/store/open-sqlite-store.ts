@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { DEFAULTS } from '../core/defaults.js';
 import { SQLITE_MIGRATIONS, type SqliteMigration } from './sqlite-migrations.js';
 import { SqliteStore } from './sqlite-store.js';
+import type { JournalTransfer } from './journal-transfer.js';
 import type { Store } from './store.js';
 import { StoreError } from './store-error.js';
 import { acquireStoreLock, type StoreLock } from './store-lock.js';
@@ -66,7 +67,7 @@ export type SqliteStoreOptions = (
  * processes are pointed at one file by mistake, SQLite's locking keeps it uncorrupted (the busy
  * timeout makes them wait for each other), and `exclusive` turns the mistake into an error.
  */
-export function openSqliteStore(options: SqliteStoreOptions): Store {
+export function openSqliteStore(options: SqliteStoreOptions): Store & JournalTransfer {
   const path = options.path ?? join(options.dir, SQLITE_STORE_FILE);
   const clock = options.clock ?? systemClock;
   let db: Database.Database | undefined;

@@ -10,11 +10,14 @@ import { FOLD_AFTER_LOG_ROWS, JournalFile } from './journal-file.js';
 import { JournalMemory } from './journal-memory.js';
 import { byJustifyingOffset, countByState, listDeadLetters, listIntents } from './journal-reads.js';
 import { JournalSlots } from './journal-slots.js';
+import type { JournalContents, JournalTransfer } from './journal-transfer.js';
+import { readSqliteJournal, writeSqliteJournal } from './sqlite-journal-transfer.js';
 import { toDeadLetter, toIntent } from './sqlite-rows.js';
 import {
   prepareLogStatements,
   prepareStatements,
   schemaParts,
+  type SchemaParts,
   type SqliteStatements,
 } from './sqlite-statements.js';
 import {
@@ -63,13 +66,14 @@ export type SqliteStoreInit = {
  *
  * Made by `openSqliteStore`, or `SqliteStore.open` on a database already open.
  */
-export class SqliteStore implements Store {
+export class SqliteStore implements Store, JournalTransfer {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #path: string;
   readonly #readonly: boolean;
   readonly #onClose: (() => void) | undefined;
   readonly #s: SqliteStatements;
+  readonly #parts: SchemaParts;
   readonly #batches: JournalBatches;
   #closed = false;
 
@@ -97,6 +101,7 @@ export class SqliteStore implements Store {
     this.#readonly = init.readonly === true;
     this.#onClose = init.onClose;
     const parts = schemaParts(init.db);
+    this.#parts = parts;
     this.#s = prepareStatements(init.db, parts);
     this.#batches = new JournalBatches(
       { settle: () => this.#checkpoint.settle(), write: () => this.#file.write(false) },
@@ -325,6 +330,28 @@ export class SqliteStore implements Store {
 
   completeSlot(ruleId: string, slot: number): SlotRecord {
     return this.batch(() => this.#slots.complete(ruleId, slot));
+  }
+
+  // ---- transfer (`ledgerbot state export|import`) ----
+
+  exportJournal(): Promise<JournalContents> {
+    return new Promise((resolve) =>
+      resolve(
+        this.#read(() =>
+          readSqliteJournal(this.#db, this.#mem, this.#checkpoint, this.#slots.list()),
+        ),
+      ),
+    );
+  }
+
+  importJournal(journal: JournalContents): Promise<void> {
+    return new Promise((resolve) => {
+      this.batch(() => undefined); // refuses a closed or read-only store
+      this.flush(); // so the tables show all memory holds
+      writeSqliteJournal(this.#db, this.#s, this.#parts, this.#path, journal);
+      this.#file.load();
+      resolve();
+    });
   }
 
   // ---- housekeeping ----

@@ -15,6 +15,8 @@ export type StoreErrorCode =
   | 'STORE_READ_ONLY'
   /** The file holds a journal row the store cannot read. */
   | 'STORE_CORRUPT'
+  /** A journal imported into a store that already holds one (`JournalTransfer.importJournal`). */
+  | 'STORE_NOT_EMPTY'
   /**
    * A commit refused because this instance no longer holds the lease it writes under (a fleet
    * member that was paused past its lease, whose work another instance has taken over).
