@@ -16,16 +16,36 @@
  *   its share from the others, and a member leaving hands on only its own rules;
  * - the rules that do move go by rendezvous hashing (the highest score of member and rule among
  *   the members with room), so which member keeps or gets which rule does not depend on order.
+ *
+ * Members normally run the same rules. While they do not (a reload reaching one member before
+ * another), `knows` lists the rules of each member whose rules differ from `ruleIds` (a member
+ * not in it has exactly `ruleIds`): the rules every member knows are shared out as above, and a
+ * rule only some know stays with its owner if that is one of them, or goes by rendezvous hashing
+ * to one of them, unbalanced until the reload has reached every member. So no rule is assigned to a member that cannot run it.
  */
 export function assignRules(
   memberIds: readonly string[],
   ruleIds: readonly string[],
   owners: ReadonlyMap<string, string>,
+  knows: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
 ): Map<string, string> {
   const members = [...new Set(memberIds)].sort();
-  const rules = [...new Set(ruleIds)].sort();
   const target = new Map<string, string>();
   if (members.length === 0) return target;
+  const knowers = (rule: string): string[] =>
+    members.filter((m) => knows.get(m)?.has(rule) ?? true);
+  const rules: string[] = [];
+  for (const rule of [...new Set(ruleIds)].sort()) {
+    const some = knowers(rule);
+    if (some.length === members.length) rules.push(rule);
+    else if (some.length > 0) {
+      const owner = owners.get(rule);
+      target.set(
+        rule,
+        owner !== undefined && some.includes(owner) ? owner : highestScore(some, rule),
+      );
+    }
+  }
   const base = Math.floor(rules.length / members.length);
   const extra = rules.length % members.length;
 
@@ -49,21 +69,29 @@ export function assignRules(
   }
   for (const rule of rules) {
     if (target.has(rule)) continue;
-    let best: string | undefined;
-    let bestScore = -1;
-    for (const member of members) {
-      if (room.get(member)! <= 0) continue;
-      const s = score(member, rule);
-      if (s > bestScore) {
-        best = member;
-        bestScore = s;
-      }
-    }
     // The rooms add up to the number of rules, so a member with room is always left.
-    target.set(rule, best!);
-    room.set(best!, room.get(best!)! - 1);
+    const best = highestScore(
+      members.filter((m) => room.get(m)! > 0),
+      rule,
+    );
+    target.set(rule, best);
+    room.set(best, room.get(best)! - 1);
   }
   return target;
+}
+
+/** Of `members` (not empty, sorted), the one with the highest score for `rule`. */
+function highestScore(members: readonly string[], rule: string): string {
+  let best = members[0]!;
+  let bestScore = score(best, rule);
+  for (const member of members.slice(1)) {
+    const s = score(member, rule);
+    if (s > bestScore) {
+      best = member;
+      bestScore = s;
+    }
+  }
+  return best;
 }
 
 /**

@@ -6,7 +6,8 @@ import type { PgMigrationComponent } from './pg-migration.js';
  * clocks do not matter to who owns what.
  * - `lb_fleet_members`: one row per running instance (a restart is a new instance id under the
  *   same name), its heartbeat renewed with its leases; a member is live while its heartbeat is
- *   younger than the lease period.
+ *   younger than the lease period. Its rule ids and their hash: members compare hashes each
+ *   round and read the ids only of a member whose rules differ (a reload under way).
  * - `lb_fleet_leases`: one row per rule ever owned. `owner` is an instance id, NULL once
  *   released; `generation` grows by one at every change of owner (a take-over, or taking a
  *   released or expired lease), and fences the writes made under the lease before.
@@ -21,7 +22,9 @@ export const FLEET_PG_MIGRATIONS: PgMigrationComponent = {
           instance_id text PRIMARY KEY,
           name text NOT NULL,
           started_at timestamptz NOT NULL DEFAULT now(),
-          heartbeat_at timestamptz NOT NULL DEFAULT now()
+          heartbeat_at timestamptz NOT NULL DEFAULT now(),
+          rules_hash text NOT NULL,
+          rule_ids text[] NOT NULL
         );
         CREATE TABLE lb_fleet_leases (
           rule_id text PRIMARY KEY,

@@ -1,9 +1,10 @@
 import type { Clock, TimerHandle } from '../../core/clock.js';
+import { sha256Hex } from '../../core/sha256-hex.js';
 import type { LeaseHold } from './commit-fence.js';
 import { assignRules } from './fleet-assignment.js';
 import { LeaseBook } from './lease-book.js';
 import type { LeaseFenceSource } from './lease-fence.js';
-import type { FleetMemberId, LeaseStore } from './lease-store.js';
+import type { FleetMemberId, FleetRules, LeaseStore } from './lease-store.js';
 
 /** What the keeper tells its instance (the runtime starts and stops rules on these). */
 export type LeaseKeeperEvents = {
@@ -30,7 +31,10 @@ export type LeaseKeeperOptions = {
   readonly schema: string;
   readonly me: FleetMemberId;
   readonly clock: Clock;
-  /** The rules of this instance's configuration (every member should have the same). */
+  /**
+   * The rules of this instance's configuration. Members normally have the same; while a reload
+   * has reached some members only, a rule goes only to a member that has it (`assignRules`).
+   */
   readonly ruleIds: readonly string[];
   readonly events?: LeaseKeeperEvents;
 };
@@ -48,7 +52,9 @@ export class LeaseKeeper implements LeaseFenceSource {
   readonly #o: LeaseKeeperOptions;
   readonly #book: LeaseBook;
   readonly #roundMs: number;
-  #ruleIds: readonly string[];
+  #rules: Required<FleetRules>;
+  /** The hash of the rules the database has for this member, once a heartbeat wrote them. */
+  #published: string | undefined;
   #timer: TimerHandle | undefined;
   #round: Promise<void> | undefined;
   #stopped = false;
@@ -57,7 +63,7 @@ export class LeaseKeeper implements LeaseFenceSource {
     this.#o = options;
     this.#book = new LeaseBook(options.clock, options.store.leaseMs);
     this.#roundMs = Math.max(10, Math.floor(options.store.leaseMs / 3));
-    this.#ruleIds = [...options.ruleIds];
+    this.#rules = fleetRules(options.ruleIds);
   }
 
   get schema(): string {
@@ -91,7 +97,7 @@ export class LeaseKeeper implements LeaseFenceSource {
 
   /** The rules after a reload: new ones are shared out, removed ones released, at the next round. */
   setRules(ruleIds: readonly string[]): void {
-    this.#ruleIds = [...ruleIds];
+    this.#rules = fleetRules(ruleIds);
   }
 
   /** Starts the rounds; the first runs at once. */
@@ -161,22 +167,30 @@ export class LeaseKeeper implements LeaseFenceSource {
       sentAt,
     );
     this.lost(lost);
-    await store.heartbeat(me);
+    const rules = this.#rules;
+    const send = this.#published !== rules.hash;
+    this.#published = undefined;
+    await store.heartbeat(me, send ? rules : { hash: rules.hash });
+    this.#published = rules.hash;
   }
 
   async #rebalance(): Promise<void> {
     const { store, clock, me } = this.#o;
     const [members, leases] = await Promise.all([store.members(), store.leases()]);
-    const live = members.filter((m) => m.live).map((m) => m.instanceId);
-    live.push(me.instanceId);
+    const rules = this.#rules;
+    const others = members.filter((m) => m.live && m.instanceId !== me.instanceId);
+    const live = [me.instanceId, ...others.map((m) => m.instanceId)];
+    const knows = await store.ruleIdsOf(
+      others.filter((m) => m.rulesHash !== rules.hash).map((m) => m.instanceId),
+    );
     const owners = new Map<string, string>();
-    const free = new Set<string>(this.#ruleIds);
+    const free = new Set<string>(rules.ids);
     for (const l of leases) {
       if (l.expired || l.owner === null) continue;
       owners.set(l.ruleId, l.owner);
       free.delete(l.ruleId);
     }
-    const target = assignRules(live, this.#ruleIds, owners);
+    const target = assignRules(live, rules.ids, owners, knows);
     const release = this.#book.held().filter((h) => target.get(h.ruleId) !== me.instanceId);
     if (release.length > 0) {
       await this.#o.events?.releasing?.(release);
@@ -193,4 +207,9 @@ export class LeaseKeeper implements LeaseFenceSource {
     this.#book.acquired(taken, sentAt);
     if (taken.length > 0) this.#o.events?.acquired?.(taken);
   }
+}
+
+function fleetRules(ruleIds: readonly string[]): Required<FleetRules> {
+  const ids = [...new Set(ruleIds)].sort();
+  return { ids, hash: sha256Hex(JSON.stringify(ids)) };
 }

@@ -11,7 +11,15 @@ export type FleetMemberRow = FleetMemberId & {
   readonly startedAt: number;
   readonly heartbeatAt: number;
   readonly live: boolean;
+  /** See `FleetRules`. */
+  readonly rulesHash: string;
 };
+
+/**
+ * The rules a member runs: a hash of their ids to compare cheaply, and the ids themselves, sent
+ * only when the database may not have them yet (the first heartbeat, and after a change).
+ */
+export type FleetRules = { readonly hash: string; readonly ids?: readonly string[] };
 
 /** Who owns a rule (for `/status` and the keepers); `expired` by the database's clock. */
 export type LeaseRow = {
@@ -59,12 +67,18 @@ export class LeaseStore {
     return this.#leaseMs;
   }
 
-  /** Says `me` is alive (joining the fleet the first time), and forgets long-dead members. */
-  async heartbeat(me: FleetMemberId): Promise<void> {
+  /**
+   * Says `me` is alive (joining the fleet the first time) and runs `rules`, and forgets
+   * long-dead members. Joining without the rule ids fails (the column is NOT NULL): a member
+   * forgotten while it was paused sends them again.
+   */
+  async heartbeat(me: FleetMemberId, rules: FleetRules): Promise<void> {
     await this.#pool.query(
-      `INSERT INTO ${this.#members} (instance_id, name) VALUES ($1, $2)
-       ON CONFLICT (instance_id) DO UPDATE SET heartbeat_at = now()`,
-      [me.instanceId, me.name],
+      `INSERT INTO ${this.#members} AS m (instance_id, name, rules_hash, rule_ids)
+       VALUES ($1, $2, $3, $4)
+       ON CONFLICT (instance_id) DO UPDATE SET heartbeat_at = now(),
+         rules_hash = EXCLUDED.rules_hash, rule_ids = COALESCE(EXCLUDED.rule_ids, m.rule_ids)`,
+      [me.instanceId, me.name, rules.hash, rules.ids === undefined ? null : [...rules.ids]],
     );
     await this.#pool.query(
       `DELETE FROM ${this.#members} WHERE heartbeat_at < now() - $1 * interval '1 millisecond'`,
@@ -84,8 +98,9 @@ export class LeaseStore {
       started_at: Date;
       heartbeat_at: Date;
       live: boolean;
+      rules_hash: string;
     }>(
-      `SELECT instance_id, name, started_at, heartbeat_at,
+      `SELECT instance_id, name, started_at, heartbeat_at, rules_hash,
               heartbeat_at > now() - $1 * interval '1 millisecond' AS live
          FROM ${this.#members} ORDER BY name, instance_id`,
       [this.#leaseMs],
@@ -96,7 +111,18 @@ export class LeaseStore {
       startedAt: r.started_at.getTime(),
       heartbeatAt: r.heartbeat_at.getTime(),
       live: r.live,
+      rulesHash: r.rules_hash,
     }));
+  }
+
+  /** The rule ids of these members (those whose hash differs from this member's). */
+  async ruleIdsOf(instanceIds: readonly string[]): Promise<Map<string, Set<string>>> {
+    if (instanceIds.length === 0) return new Map();
+    const { rows } = await this.#pool.query<{ instance_id: string; rule_ids: string[] }>(
+      `SELECT instance_id, rule_ids FROM ${this.#members} WHERE instance_id = ANY($1::text[])`,
+      [[...instanceIds]],
+    );
+    return new Map(rows.map((r) => [r.instance_id, new Set(r.rule_ids)]));
   }
 
   /** Every lease, by rule id. */

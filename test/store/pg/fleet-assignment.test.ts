@@ -77,3 +77,41 @@ describe('assignRules', () => {
     expect(new Set(target.values())).toEqual(new Set(['a', 'b']));
   });
 });
+
+describe('assignRules while members run different rules', () => {
+  it('gives a rule only some members know to one of them, and shares out the rest as usual', () => {
+    // b has not had the reload that added rule-new; c has one rule more than the others.
+    const knows = new Map([
+      ['b', new Set(rules(9))],
+      ['c', new Set([...rules(9), 'rule-new', 'c-only'])],
+    ]);
+    const target = assignRules(['a', 'b', 'c'], [...rules(9), 'rule-new'], new Map(), knows);
+    expect(['a', 'c']).toContain(target.get('rule-new'));
+    expect(target.has('c-only')).toBe(false); // not a's rule: a leaves it to c's own assignment
+    const common = new Map([...target].filter(([rule]) => rule !== 'rule-new'));
+    expect(shares(common)).toEqual({ a: 3, b: 3, c: 3 });
+  });
+
+  it('leaves a rule only some know with its owner when the owner is one of them', () => {
+    const knows = new Map([['b', new Set<string>()]]);
+    for (const owner of ['a', 'c']) {
+      const target = assignRules(['a', 'b', 'c'], ['x'], new Map([['x', owner]]), knows);
+      expect(target.get('x')).toBe(owner);
+    }
+    // An owner that does not know it (it lost it in a reload) does not keep it.
+    const target = assignRules(['a', 'b', 'c'], ['x'], new Map([['x', 'b']]), knows);
+    expect(['a', 'c']).toContain(target.get('x'));
+  });
+
+  it('agrees between members: each computes the same owner for the rules it knows', () => {
+    const aRules = [...rules(6), 'new'];
+    const bRules = rules(6);
+    const knows = (me: string): Map<string, Set<string>> =>
+      me === 'a' ? new Map([['b', new Set(bRules)]]) : new Map([['a', new Set(aRules)]]);
+    const byA = assignRules(['a', 'b'], aRules, new Map(), knows('a'));
+    const byB = assignRules(['a', 'b'], bRules, new Map(), knows('b'));
+    for (const rule of bRules) expect(byB.get(rule)).toBe(byA.get(rule));
+    expect(byA.get('new')).toBe('a');
+    expect(byB.has('new')).toBe(false);
+  });
+});

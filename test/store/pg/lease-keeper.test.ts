@@ -351,6 +351,42 @@ describe.skipIf(skipReason !== undefined)(
       });
     }, 40_000);
 
+    it('while a reload reaches one member before another, a rule goes only to a member that has it', async () => {
+      const view = await freshFleet();
+      const a = member('a');
+      const b = member('b');
+      await waitForShares(view, { a: 6, b: 6 }, 'a and b holding 6 rules each');
+      const ownerOf = (rows: readonly LeaseRow[], rule: string): string | null | undefined =>
+        rows.find((r) => r.ruleId === rule && !r.expired)?.ownerName;
+
+      a.keeper.setRules([...RULES, 'rule-new']); // b has not reloaded yet
+      const onlyA = await waitForShares(view, { a: 7, b: 6 }, 'a taking the rule only it has');
+      expect(ownerOf(onlyA, 'rule-new')).toBe('a');
+
+      b.keeper.setRules([...RULES, 'rule-new']); // the reload reaches b: nothing moves
+      await new Promise((r) => setTimeout(r, LEASE_MS));
+      const both = await view.leases();
+      expect(shares(both)).toBe(JSON.stringify({ a: 7, b: 6 }));
+      expect(both.map((r) => [r.ruleId, r.owner, r.generation])).toEqual(
+        onlyA.map((r) => [r.ruleId, r.owner, r.generation]),
+      );
+
+      a.keeper.setRules(RULES.slice(1)); // a drops rule-00, b still has it
+      const dropped = await waitFor(
+        () => view.leases(),
+        (rows) => ownerOf(rows, RULES[0]!) === 'b',
+        15_000,
+        'b holding the rule a dropped',
+      );
+      expect(a.keeper.held().map((h) => h.ruleId)).not.toContain(RULES[0]);
+      expect(new Set((await view.members()).map((m) => m.rulesHash)).size).toBe(2);
+      expect(dropped.filter((r) => r.ownerName === 'a').map((r) => r.ruleId)).not.toContain(
+        RULES[0],
+      );
+      expect(a.lost).toEqual([]);
+      expect(b.lost).toEqual([]);
+    }, 60_000);
+
     it('a member cut off from the database counts its leases lost after one period, by its own clock', async () => {
       await freshFleet();
       const a = member('a', ['r1', 'r2']);
