@@ -23,7 +23,12 @@ export async function openBotStore(
 ): Promise<BotStore> {
   const pg = config.state.postgres;
   if (pg !== undefined && !options.shadow) {
-    const store = await openPgStore({ url: pg.url, schema: pg.schema, poolSize: pg.poolSize });
+    const store = await openPgStore({
+      url: pg.url,
+      schema: pg.schema,
+      poolSize: pg.poolSize,
+      exclusive: true,
+    });
     return { store, queries: store.queries(), close: () => store.closeAsync() };
   }
   const store = openSqliteStore({

@@ -26,6 +26,13 @@ export type PgStoreOptions = {
   readonly connectTimeoutMs?: number;
   /** The schema's parts to migrate at open; default the journal's. */
   readonly components?: readonly PgMigrationComponent[];
+  /**
+   * Hold the schema's writer lock (a session advisory lock on a connection of its own) until
+   * close, so a second bot (or writing command) on the same schema and owner fails to open it
+   * (STORE_LOCKED) instead of sharing its checkpoint. A fleet's members share a schema under
+   * leases instead. Default false.
+   */
+  readonly exclusive?: boolean;
   readonly fence?: CommitFence;
   readonly holdsFor?: (ruleIds: ReadonlySet<string>) => readonly LeaseHold[];
 };
@@ -59,6 +66,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   // An idle connection's failure (the server restarted) must not crash the process: the next
   // query on the pool fails, or reconnects.
   pool.on('error', () => undefined);
+  let lock: pg.Client | undefined;
   try {
     const client = await pool.connect();
     try {
@@ -66,8 +74,13 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     } finally {
       client.release();
     }
+    if (options.exclusive === true) {
+      lock = await writerLock(options, schema, where);
+    }
+    const held = lock;
     const windowMs = options.groupCommitWindowMs ?? 0;
     return await PgStore.open({
+      ...(held === undefined ? {} : { onClose: () => held.end() }),
       pool,
       schema,
       clock: options.clock ?? systemClock,
@@ -79,6 +92,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     });
   } catch (err) {
     await pool.end().catch(() => undefined);
+    await lock?.end().catch(() => undefined);
     // The store's own errors name the database masked already.
     if (err instanceof StoreError) throw err;
     const message = withoutPassword((err as Error).message, options.url);
@@ -87,4 +101,35 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
       `cannot open the PostgreSQL state store at ${where}: ${message}; check state.postgres.url, that the server is up and that the user may create tables in the schema`,
     );
   }
+}
+
+/**
+ * The writer's lock of `schema` and the owner: a session advisory lock, held by a connection
+ * that does nothing else until the store closes (a lost connection loses the lock with it).
+ */
+async function writerLock(
+  options: PgStoreOptions,
+  schema: string,
+  where: string,
+): Promise<pg.Client> {
+  const client = new pg.Client({
+    connectionString: options.url,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULTS.postgres.connectTimeoutMs,
+    application_name: 'ledgerbot-lock',
+  });
+  client.on('error', () => undefined);
+  await client.connect();
+  const owner = options.owner ?? 'default';
+  const { rows } = await client.query<{ ok: boolean }>(
+    'SELECT pg_try_advisory_lock(hashtext($1)) AS ok',
+    [`ledgerbot:writer:${schema}:${owner}`],
+  );
+  if (rows[0]?.ok !== true) {
+    await client.end().catch(() => undefined);
+    throw new StoreError(
+      'STORE_LOCKED',
+      `the PostgreSQL state store at ${where} is in use by a running ledgerbot (or a command writing to it): two bots must not share a schema; give each its own state.postgres.schema`,
+    );
+  }
+  return client;
 }

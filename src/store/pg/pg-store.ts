@@ -55,6 +55,8 @@ export type PgStoreInit = {
   readonly holdsFor?: (ruleIds: ReadonlySet<string>) => readonly LeaseHold[];
   /** For error messages: the database, password masked. */
   readonly where: string;
+  /** Runs once the pool is ended (the writer's lock goes). */
+  readonly onClose?: () => Promise<void>;
 };
 
 /**
@@ -88,6 +90,7 @@ export class PgStore implements Store {
   readonly #writer: PgJournalWriter;
   readonly #queries: PgJournalQueries;
   readonly #holdsFor: PgStoreInit['holdsFor'];
+  readonly #onClose: PgStoreInit['onClose'];
   readonly #schema: string;
   readonly #batches: JournalBatches;
   readonly #mem: JournalMemory;
@@ -108,6 +111,7 @@ export class PgStore implements Store {
     this.#pool = init.pool;
     this.#clock = init.clock;
     this.#holdsFor = init.holdsFor;
+    this.#onClose = init.onClose;
     this.#schema = init.schema;
     this.#writer = new PgJournalWriter(init.pool, init.schema, init.owner ?? 'default', init.fence);
     this.#queries = new PgJournalQueries(init.pool, init.schema);
@@ -334,7 +338,11 @@ export class PgStore implements Store {
     if (this.#closed) return;
     this.#batches.commitGroup();
     this.#closed = true;
-    this.#ended = this.#writer.settled().then(() => this.#pool.end());
+    const onClose = this.#onClose;
+    this.#ended = this.#writer
+      .settled()
+      .then(() => this.#pool.end())
+      .finally(() => onClose?.());
   }
 
   /** Closes, and resolves once the last commit settled and the pool's connections are closed. */

@@ -70,7 +70,9 @@ describe.skipIf(skipReason !== undefined)(
       store.transition(commandId, { to: 'succeeded', completionOffset: 99 });
     }
 
-    it('commits the batches of one turn together on sync, and a reopen brings back what it committed', async () => {
+    it('commits the batches of one group together, and a reopen brings back what it committed', async () => {
+      // A window long enough that only flush() commits the group.
+      await reopen({ groupCommitWindowMs: 600_000 });
       clock.set(1_000);
       const a = eventIntent(1, 0, { deadline: 60_000, event: { updateId: 'upd-1' } });
       store.batch(() => {
@@ -79,7 +81,9 @@ describe.skipIf(skipReason !== undefined)(
       });
       store.transition(a.commandId, { to: 'submitted', submissionId: 's1' });
       expect(await committed()).toEqual({});
-      await store.sync();
+      const synced = store.sync();
+      store.flush();
+      await synced;
       expect(await committed()).toEqual({ 'lb-rule-1-0': 'submitted', 'lb-rule-2-0': 'pending' });
       const before = store.getIntent(a.commandId);
       await reopen();
@@ -334,6 +338,17 @@ describe.skipIf(skipReason !== undefined)(
       store.close();
       expect(() => store.checkpoint()).toThrow(expect.objectContaining({ code: 'STORE_CLOSED' }));
       store = await open();
+    });
+
+    it('in exclusive mode, a second writer of the same schema and owner fails instead of sharing it', async () => {
+      await reopen({ exclusive: true });
+      await expect(open({ exclusive: true })).rejects.toMatchObject({
+        code: 'STORE_LOCKED',
+        message: expect.stringContaining('(schema lbtest)') as unknown,
+      });
+      const other = await open({ exclusive: true, owner: 'other' });
+      await other.closeAsync();
+      await reopen({ exclusive: true });
     });
 
     it('refuses a database newer than this build', async () => {
