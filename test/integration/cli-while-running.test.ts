@@ -291,6 +291,19 @@ describe('while the bot runs without http', () => {
     const l = await cli(['dead-letters', 'list', '--config', withoutHttp]);
     expect(l.err).toBe('');
     expect(l.out).toContain(`0 dead letter(s) (store ${stateDir})`);
+    // state export reads one snapshot of the store the bot is writing.
+    const x = await cli(['state', 'export', '--config', withoutHttp]);
+    expect(x.code).toBe(0);
+    expect(x.err).toMatch(/^exported \d+ intent\(s\) and 1 slot record\(s\) from /);
+    const [header, ...rest] = x.out.trimEnd().split('\n');
+    expect(JSON.parse(header!)).toMatchObject({ format: 'ledgerbot-journal', slots: 1 });
+    expect(rest.at(-1)).toContain('"ruleId":"yearly-audit"');
+    // Its store holds a journal: an import there is refused before the bot's lock is asked.
+    const file = join(stateDir, '..', 'journal.jsonl');
+    writeFileSync(file, x.out);
+    const i = await cli(['state', 'import', '--config', withoutHttp, '--in', file]);
+    expect(i.code).toBe(2);
+    expect(i.err).toContain('[STORE_NOT_EMPTY]');
     const e = await cli(['explain', '--config', withoutHttp, '--offset', '1']);
     expect(e.code).toBe(0);
     // The last transaction is one of the bot's own creates, which its filter does not show.
