@@ -84,6 +84,19 @@ export class LeaseKeeper implements LeaseFenceSource {
     return this.#book.generationOf(ruleId);
   }
 
+  /**
+   * The leases a commit writing for `ruleIds` writes under (what `CommitFence.check` takes; the
+   * PostgreSQL store's `holdsFor`). A rule not held gets generation 0, which no lease has (the
+   * first is 1), so the fence refuses a write for a rule this instance lost or never took,
+   * rather than letting it through for want of a lease to check.
+   */
+  holdsFor(ruleIds: Iterable<string>): LeaseHold[] {
+    return [...ruleIds].map((ruleId) => ({
+      ruleId,
+      generation: this.#book.generationOf(ruleId) ?? 0,
+    }));
+  }
+
   isValid(hold: LeaseHold): boolean {
     return this.#book.isValid(hold);
   }

@@ -351,6 +351,40 @@ describe.skipIf(skipReason !== undefined)(
       });
     }, 40_000);
 
+    it('holdsFor gives the held generation, and generation 0 for a rule not held, which the fence refuses', async () => {
+      await freshFleet();
+      const a = member('a', ['r1']);
+      await waitFor(
+        () => a.keeper.held().length,
+        (n) => n === 1,
+        10_000,
+        'a holding r1',
+      );
+      const fence = leaseFence(a.keeper);
+      const held = a.keeper.holdsFor(new Set(['r1']));
+      expect(held).toEqual(a.keeper.held());
+      await commitUnder(a.pool, fence, held);
+      const withOther = a.keeper.holdsFor(['r1', 'not-mine']);
+      expect(withOther[1]).toEqual({ ruleId: 'not-mine', generation: 0 });
+      await expect(commitUnder(a.pool, fence, withOther)).rejects.toMatchObject({
+        code: 'STORE_FENCED',
+        message: expect.stringContaining('"not-mine"') as unknown,
+      });
+      // Asked of the database too (a source that trusts every hold): no lease has generation 0.
+      const blind = leaseFence({
+        schema: SCHEMA,
+        instanceId: a.keeper.instanceId,
+        isValid: () => true,
+        lost: () => undefined,
+      });
+      await expect(commitUnder(a.pool, blind, withOther)).rejects.toMatchObject({
+        code: 'STORE_FENCED',
+      });
+      // The refused rule was not a's: a keeps r1.
+      expect(a.keeper.held().map((h) => h.ruleId)).toEqual(['r1']);
+      expect(a.lost).toEqual([]);
+    }, 30_000);
+
     it('while a reload reaches one member before another, a rule goes only to a member that has it', async () => {
       const view = await freshFleet();
       const a = member('a');
