@@ -1,11 +1,10 @@
 import type { ClientBase } from 'pg';
 
 /**
- * A lease a commit writes under: the rule, and the generation this instance held it at when the
- * rule's state the commit writes was loaded. The store stamps each rule's pending writes with it
- * (`LeaseKeeper.generationOf` when the rule's state is loaded): a rule lost and taken again has a
- * new generation, so writes made from its old state are refused even though this instance holds
- * the rule again.
+ * A lease a commit writes under: the rule, and the generation its writes were made under
+ * (`LeaseKeeper.holdsFor`: the generation held, 0 for a rule not held, which no lease has). A
+ * rule lost and taken again has a new generation, so a generation recorded when the rule's
+ * state was loaded refuses writes made from its old state even once the rule is held again.
  */
 export type LeaseHold = { readonly ruleId: string; readonly generation: number };
 
