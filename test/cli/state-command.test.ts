@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/fake-clock.js';
@@ -93,6 +93,8 @@ beforeAll(async () => {
   store.close();
   expect(r).toMatchObject({ code: 0, err: '' });
   expect(r.out).toMatch(/^exported 9 intent\(s\) and 2 slot record\(s\) from .* to .*export/);
+  // Only its owner reads it: it holds the business of the bot's parties.
+  expect(statSync(exported).mode & 0o777).toBe(0o600);
 });
 
 afterAll(() => temp.cleanup());

@@ -119,10 +119,11 @@ async function exportState(dir: string, out: string, io: CliIo): Promise<number>
     io.err(`exported ${summary}\n`);
     return 0;
   }
-  // Written beside the target and renamed: a failed export leaves no partial file behind.
+  // Written beside the target and renamed: a failed export leaves no partial file behind. Only
+  // the owner reads it: it holds the business of the bot's parties.
   const temp = `${out}.${process.pid}.tmp`;
   try {
-    const fd = openSync(temp, 'wx');
+    const fd = openSync(temp, 'wx', 0o600);
     try {
       for (const chunk of chunks(lines)) writeSync(fd, chunk);
     } finally {
