@@ -16,7 +16,7 @@ import { waitFor } from '../../support/wait-for.js';
 const skipReason = pgSkipReason();
 const SCHEMA = 'fleet_test';
 /** Short leases so the tests take seconds; a round (renewal) is a third of it. */
-const LEASE_MS = 1_500;
+const LEASE_MS = 2_000;
 const RULES = Array.from({ length: 12 }, (_, i) => `rule-${String(i).padStart(2, '0')}`);
 
 /**
