@@ -304,6 +304,22 @@ describe('ledgerbot state export / import', () => {
     expect(missing.err).toMatch(/cannot read .*nope/);
   });
 
+  it('refuses a config whose journal is in PostgreSQL, rather than read its state.dir', async () => {
+    const config = fresh('pg.config.yaml');
+    writeFileSync(
+      config,
+      `ledger:\n  url: http://127.0.0.1:7575\n  userId: bot\nrules: rules/\nstate:\n  dir: ${source}\n  postgres: { url: 'postgres://h/db' }\n`,
+    );
+    for (const args of [['export'], ['import', '--in', exported]]) {
+      const r = await cli(['state', ...args, '--config', config]);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(
+        /keeps the journal in PostgreSQL \(state\.postgres\), and state (export|import) works on a SQLite state directory only/,
+      );
+      expect(r.out).toBe('');
+    }
+  });
+
   it('says when there is no store to export', async () => {
     const r = await cli(['state', 'export', '--state-dir', fresh('none')]);
     expect(r.code).toBe(1);

@@ -81,8 +81,17 @@ directory that already holds a journal.`,
     if (action === 'import' && values.in === undefined) {
       throw new UsageError('state import needs --in FILE, an export of `ledgerbot state export`');
     }
-    const dir =
-      values['state-dir'] ?? (await readConfig(values.config ?? DEFAULTS.cli.configFile)).state.dir;
+    let dir = values['state-dir'];
+    if (dir === undefined) {
+      const config = await readConfig(values.config ?? DEFAULTS.cli.configFile);
+      // Its state.dir holds only caches then, or an older SQLite journal the bot no longer uses.
+      if (config.state.postgres !== undefined) {
+        throw new UsageError(
+          `${config.file} keeps the journal in PostgreSQL (state.postgres), and state ${action} works on a SQLite state directory only so far: back PostgreSQL up with pg_dump, or name a SQLite state directory with --state-dir`,
+        );
+      }
+      dir = config.state.dir;
+    }
     try {
       return action === 'export'
         ? await exportState(dir, values.out ?? '-', io)
