@@ -8,10 +8,9 @@ import { BotCatalogue } from '../../src/cli/compose/bot-catalogue.js';
 import {
   RULE_CHECK_FILE,
   checkRulesOffline,
-  offlineCheckKey,
   offlineCheckStats,
-  type OfflineCheckInputs,
 } from '../../src/cli/compose/offline-rule-check.js';
+import { ruleInputsKeyOf, type RuleInputs } from '../../src/cli/compose/rule-inputs-key.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { startTestLedger, type TestLedger } from '../integration/harness.js';
 import { TestScope } from '../support/test-scope.js';
@@ -156,8 +155,8 @@ describe('checkRulesOffline', () => {
   });
 });
 
-describe('offlineCheckKey', () => {
-  const inputs: OfflineCheckInputs = {
+describe('ruleInputsKeyOf', () => {
+  const inputs: RuleInputs = {
     version: '1.0.0',
     files: [{ path: 'rules.yaml', text: 'version: 1\n' }],
     parties: { payer: 'p::1', issuer: 'i::1' },
@@ -166,11 +165,11 @@ describe('offlineCheckKey', () => {
     complete: false,
     models: [{ path: 'm.daml', text: 'template T' }],
   };
-  const key = offlineCheckKey(inputs);
+  const key = ruleInputsKeyOf(inputs);
 
   it('does not depend on the order of parties or package ids', () => {
     expect(
-      offlineCheckKey({
+      ruleInputsKeyOf({
         ...inputs,
         parties: { issuer: 'i::1', payer: 'p::1' },
         packageIds: ['a', 'b'],
@@ -179,7 +178,7 @@ describe('offlineCheckKey', () => {
   });
 
   it('changes with every input the check reads', () => {
-    const changed: Partial<OfflineCheckInputs>[] = [
+    const changed: Partial<RuleInputs>[] = [
       { version: '1.0.1' },
       { files: [{ path: 'rules.yaml', text: 'version: 1\n\n' }] },
       { files: [{ path: 'other.yaml', text: 'version: 1\n' }] },
@@ -189,6 +188,6 @@ describe('offlineCheckKey', () => {
       { complete: true },
       { models: [{ path: 'm.daml', text: 'template U' }] },
     ];
-    for (const change of changed) expect(offlineCheckKey({ ...inputs, ...change })).not.toBe(key);
+    for (const change of changed) expect(ruleInputsKeyOf({ ...inputs, ...change })).not.toBe(key);
   });
 });

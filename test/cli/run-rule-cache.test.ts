@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/cli/compose/read-config.js';
 import { startBot } from '../../src/cli/compose/start-bot.js';
 import { silentLogger } from '../../src/core/logger.js';
+import { COMPILED_RULES_FILE } from '../../src/cli/compose/compiled-rules-file.js';
 import { RULE_CACHE_FILE } from '../../src/cli/compose/rule-cache-file.js';
 import { startTestLedger, type TestLedger } from '../integration/harness.js';
 import { TestScope } from '../support/test-scope.js';
@@ -68,7 +69,9 @@ describe('run: the rule cache in the state directory', () => {
     // Unchanged files: the cache is not written again.
     expect(readFileSync(file, 'utf8')).toBe(cached);
 
-    // Damaged: ignored, the rules are read from the files, the cache is written again.
+    // Damaged: ignored, the rules are read from the files, the cache is written again (without
+    // the compiled rules, which a start of unchanged inputs takes instead of the files).
+    rmSync(join(dir, 'state', COMPILED_RULES_FILE));
     writeFileSync(file, cached.slice(0, cached.length - 40));
     expect(await startAndStop()).toBe(first);
     expect(readFileSync(file, 'utf8')).toBe(cached);

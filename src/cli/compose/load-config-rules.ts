@@ -10,6 +10,9 @@ import { idleRuleSetWarning, noRuleFilesMessage } from './rule-set-notes.js';
 import { UsageError } from '../usage-error.js';
 import { readRuleFiles } from './read-rule-files.js';
 import { BotCatalogue } from './bot-catalogue.js';
+import type { CompiledRulesFile } from './compiled-rules-file.js';
+import { configRuleParties } from './config-rule-parties.js';
+import { ruleInputsKey } from './rule-inputs-key.js';
 import type { LoadedCatalogue } from './package-catalogue-reader.js';
 
 export type LoadConfigRulesOptions = {
@@ -32,6 +35,13 @@ export type LoadConfigRulesOptions = {
    */
   readonly sourceCache?: RuleSourceCache & { save(): void };
   /**
+   * The rule set last compiled (the state directory's `compiled-rules.json`): taken instead of
+   * loading when it was compiled from the same inputs (`ruleInputsKey`), and written after a
+   * load without errors. Used with `cel` or `programs` only (its programs are of that
+   * environment).
+   */
+  readonly compiled?: CompiledRulesFile;
+  /**
    * The rule files and the offline packages, already read by the caller (`checkRulesOffline`),
    * who reads them to know whether these inputs passed before; they are not read again.
    */
@@ -40,15 +50,6 @@ export type LoadConfigRulesOptions = {
     readonly loaded: LoadedCatalogue | undefined;
   };
 };
-
-/**
- * The party aliases rules may use: the config's `parties`, and the embedded sandbox's aliases
- * (their ids are only known once the sandbox runs).
- */
-export function configRuleParties(config: BotConfig): Record<string, string> {
-  const embedded = config.ledger.endpoint.kind === 'embedded' ? config.ledger.endpoint.parties : [];
-  return { ...Object.fromEntries(embedded.map((a) => [a, a])), ...config.parties };
-}
 
 /**
  * Reads and compiles the rule files a bot config names, checking party aliases against the
@@ -71,6 +72,16 @@ export async function loadConfigRules(
   const catalogue = options.catalogue ?? new BotCatalogue(config, silentLogger);
   const loaded = options.offline === undefined ? await catalogue.read() : options.offline.loaded;
   const packages = loaded?.catalogue;
+  const cel = options.programs?.environment ?? options.cel;
+  const compiled =
+    options.compiled === undefined || cel === undefined
+      ? undefined
+      : {
+          file: options.compiled,
+          key: await ruleInputsKey(config, files, loaded, options.compiled.version),
+        };
+  const cached = compiled?.file.get(compiled.key, cel!);
+  if (cached !== undefined) return noted(cached, files.length, onWarning, onIdle);
   const { ruleSet, problems } = loadRules(files, {
     parties,
     defaultRetry: config.submission.retry,
@@ -89,8 +100,19 @@ export async function loadConfigRules(
     );
   }
   options.sourceCache?.save();
-  for (const p of problems) if (p.severity === 'warning') onWarning(p);
-  const idle = idleRuleSetWarning(ruleSet, files.length);
+  compiled?.file.set(compiled.key, ruleSet, cel!);
+  return noted(ruleSet, files.length, onWarning, onIdle);
+}
+
+/** The set, after its warnings (those of every rule in it) and whether it is idle are told. */
+function noted(
+  ruleSet: RuleSet,
+  files: number,
+  onWarning: (warning: RuleProblem) => void,
+  onIdle: (warning: string) => void,
+): RuleSet {
+  for (const p of ruleSet.warnings) onWarning(p);
+  const idle = idleRuleSetWarning(ruleSet, files);
   if (idle !== undefined) onIdle(idle);
   return ruleSet;
 }

@@ -1,21 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../core/logger.js';
 import { sha256Hex } from '../../core/sha256-hex.js';
 import { writeFileAtomically } from '../../core/write-file-atomically.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
-import type { RuleFile } from '../../rules/load-rules.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import type { BotCatalogue } from './bot-catalogue.js';
-import { offlineSources } from './catalogue-sources.js';
-import {
-  configRuleParties,
-  loadConfigRules,
-  type LoadConfigRulesOptions,
-} from './load-config-rules.js';
-import type { LoadedCatalogue } from './package-catalogue-reader.js';
+import { loadConfigRules, type LoadConfigRulesOptions } from './load-config-rules.js';
 import { readRuleFiles } from './read-rule-files.js';
+import { ruleInputsKey } from './rule-inputs-key.js';
 
 /**
  * `<state.dir>/rule-check.json`: the key of the inputs whose rules last passed `run`'s offline
@@ -27,38 +20,6 @@ import { readRuleFiles } from './read-rule-files.js';
 export const RULE_CHECK_FILE = 'rule-check.json';
 
 const FORMAT = 'ledgerbot-rule-check/1';
-
-/** Everything the offline check reads: a change to any of them changes the key. */
-export type OfflineCheckInputs = {
-  readonly version: string;
-  readonly files: readonly RuleFile[];
-  readonly parties: Readonly<Record<string, string>>;
-  readonly defaultRetry: unknown;
-  /** The offline catalogue's package ids (content hashes) and whether it is complete. */
-  readonly packageIds: readonly string[];
-  readonly complete: boolean | undefined;
-  /** The model files (path and bytes): a model's package is built from its text. */
-  readonly models: readonly { readonly path: string; readonly text: string }[];
-};
-
-/** The sha256 of the inputs, in a form that does not depend on key order in the config. */
-export function offlineCheckKey(inputs: OfflineCheckInputs): string {
-  const sorted = Object.keys(inputs.parties)
-    .sort()
-    .map((alias) => [alias, inputs.parties[alias]]);
-  return sha256Hex(
-    JSON.stringify([
-      FORMAT,
-      inputs.version,
-      inputs.files.map((f) => [f.path, sha256Hex(f.text)]),
-      sorted,
-      inputs.defaultRetry ?? null,
-      [...inputs.packageIds].sort(),
-      inputs.complete ?? null,
-      inputs.models.map((m) => [m.path, sha256Hex(m.text)]),
-    ]),
-  );
-}
 
 export type OfflineCheckOptions = LoadConfigRulesOptions & {
   readonly catalogue: BotCatalogue;
@@ -83,36 +44,22 @@ export async function checkRulesOffline(
 ): Promise<RuleSet | undefined> {
   const files = await readRuleFiles(config.rules);
   const loaded = files.length === 0 ? undefined : await options.catalogue.read();
-  const key = files.length === 0 ? undefined : await keyOf(config, files, loaded, options.version);
+  const key =
+    files.length === 0 ? undefined : await ruleInputsKey(config, files, loaded, options.version);
   const file = join(config.state.dir, RULE_CHECK_FILE);
-  if (key !== undefined && recordedKey(file) === key) {
+  if (key !== undefined && recordedKey(file) === checkKey(key)) {
     offlineCheckStats.skipped += 1;
     options.logger.debug({ file }, 'offline rule check skipped: these inputs passed it before');
     return undefined;
   }
   const ruleSet = await loadConfigRules(config, { ...options, offline: { files, loaded } });
-  if (key !== undefined && options.readOnly !== true) writeRecord(file, key, options);
+  if (key !== undefined && options.readOnly !== true) writeRecord(file, checkKey(key), options);
   return ruleSet;
 }
 
-async function keyOf(
-  config: BotConfig,
-  files: readonly RuleFile[],
-  loaded: LoadedCatalogue | undefined,
-  version: string,
-): Promise<string> {
-  const models = offlineSources(config, {}).models;
-  return offlineCheckKey({
-    version,
-    files,
-    parties: configRuleParties(config),
-    defaultRetry: config.submission.retry,
-    packageIds: loaded?.catalogue.packages.map((p) => p.packageId) ?? [],
-    complete: loaded?.catalogue.complete,
-    models: await Promise.all(
-      models.map(async (path) => ({ path, text: await readFile(path, 'utf8') })),
-    ),
-  });
+/** The record's key: the inputs' key for this purpose. */
+function checkKey(inputsKey: string): string {
+  return sha256Hex(`${FORMAT}\n${inputsKey}`);
 }
 
 function recordedKey(file: string): string | undefined {

@@ -47,24 +47,29 @@ export class RuleCacheFile implements RuleSourceCache {
   #used = new Set<string>();
   /** The keys the file on disk holds. */
   #onDisk = new Set<string>();
+  /** Whether the file was read (at first use: a start that takes compiled rules never is). */
+  #read = false;
 
   private constructor(file: string, options: RuleCacheFileOptions) {
     this.file = file;
     this.#options = options;
   }
 
-  /** Reads the cache file of a state directory; a missing or unusable one is an empty cache. */
+  /**
+   * The cache file of a state directory, read at its first use; a missing or unusable one is an
+   * empty cache.
+   */
   static load(options: RuleCacheFileOptions): RuleCacheFile {
-    const cache = new RuleCacheFile(join(options.stateDir, RULE_CACHE_FILE), options);
-    cache.#read();
-    return cache;
+    return new RuleCacheFile(join(options.stateDir, RULE_CACHE_FILE), options);
   }
 
   get size(): number {
+    this.#readOnce();
     return this.#entries.size;
   }
 
   get(key: string): CheckedRuleSource | undefined {
+    this.#readOnce();
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     this.#used.add(key);
@@ -83,6 +88,7 @@ export class RuleCacheFile implements RuleSourceCache {
   }
 
   set(key: string, entry: CheckedRuleSource): void {
+    this.#readOnce();
     this.#entries.set(key, JSON.stringify(entry));
     this.#used.add(key);
   }
@@ -92,6 +98,7 @@ export class RuleCacheFile implements RuleSourceCache {
    * not what the file holds. A write that fails is logged (the next start parses again).
    */
   save(): void {
+    this.#readOnce();
     const keep = this.#used;
     this.#used = new Set();
     for (const key of this.#entries.keys()) {
@@ -123,7 +130,9 @@ export class RuleCacheFile implements RuleSourceCache {
     }
   }
 
-  #read(): void {
+  #readOnce(): void {
+    if (this.#read) return;
+    this.#read = true;
     let text: string;
     try {
       text = readFileSync(this.file, 'utf8');

@@ -22,7 +22,7 @@ export function ruleReloader(
   bot: Bot,
   logger: Logger,
   catalogue: BotCatalogue = new BotCatalogue(config, logger),
-  shared: Pick<LoadConfigRulesOptions, 'cel' | 'programs' | 'sourceCache'> = {},
+  shared: Pick<LoadConfigRulesOptions, 'cel' | 'programs' | 'sourceCache' | 'compiled'> = {},
 ): () => Promise<ReloadOutcome> {
   const log = logger.child({ component: 'reload' });
   const notes = ruleNoteLoggers(config, log);

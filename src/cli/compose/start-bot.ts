@@ -17,6 +17,7 @@ import { ledgerbotVersion } from '../../core/ledgerbot-version.js';
 import { CelEnvironment } from '../../rules/cel/cel-environment.js';
 import { CelProgramCache } from '../../rules/cel-program-cache.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
+import { CompiledRulesFile } from './compiled-rules-file.js';
 import { RuleCacheFile } from './rule-cache-file.js';
 import { openBotStore } from './open-bot-store.js';
 import { botOptionsOf, type BotRunFlags } from './bot-options-of-config.js';
@@ -45,6 +46,9 @@ export type StartBotOptions = BotRunFlags & {
 
 /** The bot's rules until the participant's check compiles them (see `checkRulesOffline`). */
 const NO_RULES: RuleSet = { rules: [], warnings: [] };
+
+/** How long after a start (or a reload) the rules it compiled are written to the state dir. */
+const COMPILED_RULES_WRITE_DELAY_MS = 10_000;
 
 /** Errors that name a mistake in the config: exit 2, not 1 (see `startBot`). */
 const CONFIG_MISTAKES: ReadonlySet<string> = new Set(['UNKNOWN_PARTY', 'UNKNOWN_USER']);
@@ -96,6 +100,18 @@ export async function startBot(
         readOnly: shadow,
       }),
     };
+    // The rules as last compiled, taken when these inputs are those they were compiled from.
+    // Not given to the offline check: at a cold start it would write a set the participant's
+    // load below replaces at once. A set compiled now is written a while after the start (or
+    // at the stop), not while the start waits.
+    const compiled = new CompiledRulesFile({
+      stateDir: config.state.dir,
+      version: ledgerbotVersion(),
+      logger: logger.child({ component: 'compiled-rules' }),
+      readOnly: shadow,
+      writeDelayMs: COMPILED_RULES_WRITE_DELAY_MS,
+    });
+    cleanups.push(() => compiled.flush());
     // With a participant, the offline check is skipped when the state directory records that
     // these same inputs passed it before: the participant's check below decides (an error still
     // exits 2 before the bot starts), and the bot is created with no rule until then.
@@ -108,7 +124,7 @@ export async function startBot(
             logger: logger.child({ component: 'rule-check' }),
             readOnly: shadow,
           })) ?? NO_RULES)
-        : await loadConfigRules(config, { catalogue, ...shared, ...notes });
+        : await loadConfigRules(config, { catalogue, ...shared, compiled, ...notes });
     const ledger = await openConfigLedger(config, logger, {
       packageFiles: catalogue.packageFiles,
     });
@@ -135,7 +151,9 @@ export async function startBot(
     );
     // Every reload (SIGHUP, the file watch, POST /rules/reload) is recorded for GET /reload.
     const reloads = new ReloadHistory(systemClock);
-    const reload = reloads.recording(ruleReloader(config, bot, logger, catalogue, shared));
+    const reload = reloads.recording(
+      ruleReloader(config, bot, logger, catalogue, { ...shared, compiled }),
+    );
     let waitingFor: string | undefined;
     let ops: OpsServer | undefined;
     if (config.http !== undefined) {
@@ -185,7 +203,7 @@ export async function startBot(
       // bot starts with them compiled against every package (an interface is known as one).
       // A transient failure to read them is waited out like the participant itself.
       const rules = await retryPackagesRead(
-        () => loadConfigRules(config, { catalogue, ...shared, ...notes }),
+        () => loadConfigRules(config, { catalogue, ...shared, compiled, ...notes }),
         {
           ...(config.ledger.startTimeoutMs === undefined
             ? {}

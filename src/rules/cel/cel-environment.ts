@@ -5,6 +5,7 @@ import { CelCompileError } from './cel-compile-error.js';
 import { baseEnvironment } from './base-environment.js';
 import { CelEvaluationError } from './cel-evaluation-error.js';
 import {
+  MalformedClosureForm,
   closureFormOf,
   decodeClosureForm,
   encodeClosureForm,
@@ -77,8 +78,14 @@ function comprehensionDepth(node: unknown, depth = 0): { depth: number; offset: 
   return best;
 }
 
-/** A program's stored form, with its closure form not yet encoded. */
-type Made = Omit<StoredProgram, 'closure'> & { readonly form: ClosureNode | null };
+/**
+ * What a program was made of (see `stored`): its closure form, or for a restored program the
+ * form as it was stored (decoded at its first evaluation).
+ */
+type Made = Omit<StoredProgram, 'closure'> & {
+  readonly form: ClosureNode | null;
+  readonly encoded?: unknown;
+};
 
 /** Options of CelEnvironment.compile. */
 export type CelCompileOptions = {
@@ -187,7 +194,12 @@ export class CelEnvironment {
       result: facts.result,
       form: closure === null ? null : form,
     };
-    return this.#program(made, closure, () => parsed);
+    return this.#program(
+      made,
+      closure !== null,
+      () => closure,
+      () => parsed,
+    );
   }
 
   /**
@@ -197,8 +209,8 @@ export class CelEnvironment {
   stored(program: CelProgram): StoredProgram | undefined {
     const made = this.#made.get(program);
     if (made === undefined) return undefined;
-    const { form, ...rest } = made;
-    return { ...rest, closure: form === null ? null : encodeClosureForm(form) };
+    const { form, encoded, ...rest } = made;
+    return { ...rest, closure: form === null ? (encoded ?? null) : encodeClosureForm(form) };
   }
 
   /**
@@ -209,20 +221,26 @@ export class CelEnvironment {
    */
   restore(json: unknown): CelProgram {
     const stored = checkStoredProgram(json);
-    const form = stored.closure === null ? null : decodeClosureForm(stored.closure);
-    const closure = form === null || !this.#tuning.closures ? null : this.#closureOf(form);
-    const { closure: _, ...rest } = stored;
-    const made: Made = {
-      ...rest,
-      variables: [...stored.variables],
-      form: closure === null ? null : form,
+    const { closure: encoded, ...rest } = stored;
+    const made: Made = { ...rest, variables: [...stored.variables], form: null, encoded };
+    // The closures too are made at the first evaluation: a start does not pay for programs its
+    // events never reach. A form that does not decode leaves the program to cel-js.
+    const closureOf = (): Closure | null => {
+      if (encoded === null || !this.#tuning.closures) return null;
+      try {
+        const form = decodeClosureForm(encoded);
+        return this.#closureOf(form);
+      } catch (error) {
+        if (error instanceof MalformedClosureForm) return null;
+        throw error;
+      }
     };
     let parsed: ParseResult | undefined;
     const options: CelCompileOptions =
       stored.maxComprehensionDepth === null
         ? {}
         : { maxComprehensionDepth: stored.maxComprehensionDepth };
-    return this.#program(made, closure, () => {
+    return this.#program(made, encoded !== null && this.#tuning.closures, closureOf, () => {
       try {
         parsed ??= this.#parse(stored.source, stored.variables, options);
       } catch (error) {
@@ -275,8 +293,14 @@ export class CelEnvironment {
     return parsed;
   }
 
-  #program(made: Made, closure: Closure | null, parsedOf: () => ParseResult): CelProgram {
+  #program(
+    made: Made,
+    hasClosure: boolean,
+    closureOf: () => Closure | null,
+    parsedOf: () => ParseResult,
+  ): CelProgram {
     const source = made.source;
+    let closure: Closure | null | undefined;
     const program: CelProgram = {
       source,
       reads: Object.freeze(made.reads),
@@ -285,8 +309,9 @@ export class CelEnvironment {
       guards: Object.freeze(made.guards),
       equalities: Object.freeze(made.equalities),
       result: made.result,
-      closure: closure !== null,
+      closure: hasClosure,
       evaluate(values: Readonly<Record<string, unknown>>): unknown {
+        if (closure === undefined) closure = closureOf();
         if (closure !== null) {
           // Only a boolean is taken from the closure; anything else (BAIL, another value, a
           // throw) is decided by cel-js below, which gives its own value or error.
