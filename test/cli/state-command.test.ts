@@ -1,4 +1,11 @@
-import { existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/fake-clock.js';
@@ -318,6 +325,26 @@ describe('ledgerbot state export / import', () => {
       );
       expect(r.out).toBe('');
     }
+  });
+
+  it('refuses to export an intent its import would refuse, writing nothing', async () => {
+    const dir = fresh('deep');
+    let payload: unknown = 1;
+    for (let i = 0; i < 300; i++) payload = { a: payload };
+    const store = openSqliteStore({ dir, clock: new FakeClock() });
+    store.recordIntents([eventIntent(1, 0, { payload })]);
+    store.close();
+    const why =
+      /intent lb-rule-1-0 cannot be exported: its line would be deeper than 256 levels, which an import refuses \[JOURNAL_BAD_FORMAT\]/;
+    const toStdout = await cli(['state', 'export', '--state-dir', dir]);
+    expect(toStdout).toMatchObject({ code: 2, out: '' });
+    expect(toStdout.err).toMatch(why);
+    const file = fresh('deep.jsonl');
+    const toFile = await cli(['state', 'export', '--state-dir', dir, '--out', file]);
+    expect(toFile.code).toBe(2);
+    expect(toFile.err).toMatch(why);
+    expect(existsSync(file)).toBe(false);
+    expect(readdirSync(temp.dir).filter((f) => f.includes('.tmp'))).toEqual([]);
   });
 
   it('says when there is no store to export', async () => {

@@ -124,7 +124,9 @@ async function exportState(dir: string, out: string, io: CliIo): Promise<number>
   const lines = journalLines(journal, systemClock.now());
   const summary = `${journal.intents.length} intent(s) and ${journal.slots.length} slot record(s) from ${dir}`;
   if (out === '-') {
-    for (const chunk of chunks(lines)) io.out(chunk);
+    // All made before the first is written: an intent that cannot be exported stops it with
+    // nothing on stdout, not a cut journal.
+    for (const chunk of [...chunks(lines)]) io.out(chunk);
     io.err(`exported ${summary}\n`);
     return 0;
   }
@@ -141,6 +143,7 @@ async function exportState(dir: string, out: string, io: CliIo): Promise<number>
     renameSync(temp, out);
   } catch (err) {
     rmSync(temp, { force: true });
+    if (err instanceof JournalFormatError) throw err;
     throw new UsageError(`cannot write ${out}: ${(err as Error).message}`, { cause: err });
   }
   io.out(`exported ${summary} to ${out}\n`);
