@@ -218,3 +218,61 @@ describe('CelEnvironment compile errors', () => {
     expect(() => program.evaluate({ x: {} })).toThrow(CelEvaluationError);
   });
 });
+
+describe('CelEnvironment stored programs', () => {
+  const store = (source: string, variables: string[]): Record<string, unknown> =>
+    JSON.parse(JSON.stringify(cel.stored(cel.compile(source, variables)))) as Record<
+      string,
+      unknown
+    >;
+
+  it('are restored with the same facts, and evaluate as compiled', () => {
+    const source = 'x.currency == "USD" && decimal(x.amount) * 2 > decimal("10")';
+    const compiled = cel.compile(source, ['x']);
+    const restored = CelEnvironment.create().restore(store(source, ['x']));
+    for (const key of [
+      'source',
+      'reads',
+      'comparisons',
+      'guards',
+      'equalities',
+      'result',
+    ] as const) {
+      expect(restored[key]).toEqual(compiled[key]);
+    }
+    expect(restored.closure).toBe(true);
+    for (const x of [{ currency: 'USD', amount: '6' }, { currency: 'USD', amount: '4' }, {}]) {
+      const outcome = (p: CelProgram): unknown => {
+        try {
+          return p.evaluate({ x });
+        } catch (error) {
+          return (error as Error).message;
+        }
+      };
+      expect(outcome(restored)).toEqual(outcome(compiled));
+    }
+  });
+
+  it('are not parsed when restored: cel-js compiles the text at the first evaluation that needs it', () => {
+    // A stored text that is not CEL (a damaged file): restoring it does not notice; evaluating does.
+    const stored = { ...store('x.note', ['x']), source: 'x.note ((' };
+    const restored = CelEnvironment.create().restore(stored);
+    expect(() => restored.evaluate({ x: { note: 'n' } })).toThrow(CelEvaluationError);
+  });
+
+  it('refuse what is not a stored program', () => {
+    const good = store('x.note == null', ['x']);
+    const env = CelEnvironment.create();
+    for (const bad of [
+      null,
+      [],
+      { ...good, variables: 'x' },
+      { ...good, reads: [{}] },
+      { ...good, result: { kind: 'path' } },
+    ]) {
+      expect(() => env.restore(bad)).toThrow();
+    }
+    // A program another environment made has no stored form here.
+    expect(CelEnvironment.create().stored(cel.compile('x', ['x']))).toBeUndefined();
+  });
+});
