@@ -23,6 +23,8 @@ export type BotConfigOptions = {
   /** Serve /readyz and /metrics on a free port of 127.0.0.1. */
   readonly http?: boolean;
   readonly logLevel?: string;
+  /** The journal in this PostgreSQL database and schema instead of `state/ledgerbot.sqlite`. */
+  readonly postgres?: { readonly url: string; readonly schema: string };
 };
 
 /** Writes the config and the rule files into a new temporary directory; returns the config path. */
@@ -41,7 +43,7 @@ ${parties}
 rules: rules/
 state:
   dir: state
-start: ${o.start}
+${o.postgres === undefined ? '' : `  postgres:\n    url: ${o.postgres.url}\n    schema: ${o.postgres.schema}\n`}start: ${o.start}
 submission:
   maxInFlight: ${o.maxInFlight}
 ${o.http === true ? 'http:\n  port: 0\n  host: 127.0.0.1\n' : ''}log:

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { eventFormat, transactionFormat, updateFormat } from '../src/ledger/filters.js';
 import type { JsTransaction } from '../src/ledger/wire/wire-types.js';
 import { spawnBot, waitFor, writeBotConfig, type LogLine } from './bot-child.js';
+import { pgBinDir, startPgServer, type PgServer } from './pg-server.js';
 import { profileSummary, type ProfileSummary } from './cpu-profile-summary.js';
 import {
   bounded,
@@ -35,11 +36,17 @@ import {
  * `recordToCompletionMs` plus its `recordToSubmitMs` (the bot's clock, milliseconds). The raw
  * client's first round has the same paced phase after its backlog (its own clock at the submit
  * call and at the completion frame), as the floor the sandbox and the machine give.
+ *
+ * The bot runs twice per round: on its SQLite journal (`bot`) and on a PostgreSQL journal
+ * (`bot-pg`: one instance, a fresh database per run on a server the bench starts, fsync off as
+ * SQLite's WAL with synchronous=NORMAL: a crashed process loses no commit, a power cut may).
+ * Without PostgreSQL server binaries the `bot-pg` runs are skipped outside CI (in CI they fail).
  */
 export const IN_FLIGHT = 64;
 
 export type E2eRun = {
-  readonly client: 'bot' | 'raw';
+  /** `bot`: the bot on its SQLite journal; `bot-pg`: on PostgreSQL. */
+  readonly client: 'bot' | 'bot-pg' | 'raw';
   readonly round: number;
   readonly n: number;
   /** Seconds from start (bot: spawn; raw: opening the streams) to the last completion. */
@@ -67,6 +74,19 @@ export type E2eResult = {
       readonly toCompletion: Latency;
     };
   };
+  /**
+   * The `bot-pg` runs: why they were skipped, or the latency of its paced phase (round 1). Absent
+   * in results saved before the PostgreSQL store.
+   */
+  readonly postgres?:
+    | { readonly skipped: string }
+    | {
+        readonly latency: {
+          readonly count: number;
+          readonly toSubmit: Latency;
+          readonly toCompletion: Latency;
+        };
+      };
   /** The bot under `node --cpu-prof` (one more, untimed run of `profileN` invoices). */
   readonly profile: ProfileSummary | undefined;
   readonly profileN: number | undefined;
@@ -118,12 +138,16 @@ async function botRun(
   n: number,
   paced: Paced | undefined,
   nodeArgs: readonly string[] = [],
+  pg?: PgServer,
 ): Promise<{ run: E2eRun; latency?: E2eResult['latency'] }> {
   const l = await startInvoiceLedger();
   try {
     const begin = await ledgerEnd(l.url);
     await createInvoices(l, `bot${round}`, n);
+    const postgres =
+      pg === undefined ? undefined : { url: await pg.freshDatabase('e2e'), schema: 'ledgerbot' };
     const config = writeBotConfig({
+      ...(postgres === undefined ? {} : { postgres }),
       url: l.url,
       userId: l.userId,
       parties: { issuer: l.issuer, payer: l.payer },
@@ -163,7 +187,7 @@ async function botRun(
       const first = Math.min(...all.map((t) => t.submitted));
       const last = Math.max(...all.map((t) => t.succeeded));
       const run: E2eRun = {
-        client: 'bot',
+        client: pg === undefined ? 'bot' : 'bot-pg',
         round,
         n,
         wallSeconds,
@@ -327,6 +351,10 @@ async function rawRun(
   }
 }
 
+const inCi = process.env.CI !== undefined && process.env.CI !== '';
+const NO_POSTGRES =
+  'no PostgreSQL (no server binaries under /usr/lib/postgresql; apt-get install postgresql, or set PG_BIN)';
+
 export function percentiles(xs: readonly number[]): Latency {
   const s = [...xs].sort((a, b) => a - b);
   const at = (q: number): number => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] ?? NaN;
@@ -343,23 +371,39 @@ export async function runE2eBench(options: {
   const runs: E2eRun[] = [];
   let latency: E2eResult['latency'] | undefined;
   let rawLatency: E2eResult['latency']['raw'];
-  for (let round = 0; round < options.rounds; round++) {
-    // Alternate the order: bot first in even rounds, raw first in odd ones.
-    for (const client of round % 2 === 0 ? ['bot', 'raw'] : ['raw', 'bot']) {
-      if (client === 'raw') {
-        const r = await rawRun(round, options.n, round === 0 ? options.paced : undefined);
-        runs.push(r.run);
-        rawLatency ??= r.latency;
-      } else {
-        const r = await botRun(round, options.n, latency === undefined ? options.paced : undefined);
-        runs.push(r.run);
-        latency ??= r.latency;
+  let pgLatency: E2eResult['latency']['raw'];
+  const skipped = pgBinDir() === undefined && !inCi ? NO_POSTGRES : undefined;
+  if (skipped !== undefined) console.log(`e2e bot-pg: skipped: ${skipped}`);
+  const pg = skipped === undefined ? await startPgServer() : undefined;
+  const clients: E2eRun['client'][] = pg === undefined ? ['bot', 'raw'] : ['bot', 'bot-pg', 'raw'];
+  try {
+    for (let round = 0; round < options.rounds; round++) {
+      // Rotate the order, so no client always runs first (or right after another).
+      const order = clients.map((_, i) => clients[(i + round) % clients.length]!);
+      for (const client of order) {
+        if (client === 'raw') {
+          const r = await rawRun(round, options.n, round === 0 ? options.paced : undefined);
+          runs.push(r.run);
+          rawLatency ??= r.latency;
+        } else if (client === 'bot-pg') {
+          const paced = pgLatency === undefined ? options.paced : undefined;
+          const r = await botRun(round, options.n, paced, [], pg);
+          runs.push(r.run);
+          pgLatency ??= r.latency;
+        } else {
+          const paced = latency === undefined ? options.paced : undefined;
+          const r = await botRun(round, options.n, paced);
+          runs.push(r.run);
+          latency ??= r.latency;
+        }
+        const last = runs[runs.length - 1]!;
+        console.log(
+          `e2e ${last.client} round ${round}: ${last.n} in ${last.wallSeconds.toFixed(2)} s (${Math.round(last.n / last.submitSeconds)}/s first submit → last completion)`,
+        );
       }
-      const last = runs[runs.length - 1]!;
-      console.log(
-        `e2e ${last.client} round ${round}: ${last.n} in ${last.wallSeconds.toFixed(2)} s (${Math.round(last.n / last.submitSeconds)}/s first submit → last completion)`,
-      );
     }
+  } finally {
+    pg?.close();
   }
   let profile: ProfileSummary | undefined;
   if (options.profileN !== undefined) {
@@ -375,6 +419,7 @@ export async function runE2eBench(options: {
   return {
     runs,
     latency: { ...latency!, ...(rawLatency === undefined ? {} : { raw: rawLatency }) },
+    postgres: skipped !== undefined ? { skipped } : { latency: pgLatency! },
     profile,
     profileN: options.profileN,
   };
