@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { DEFAULTS } from '../../core/defaults.js';
 import { systemClock } from '../../core/clock.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
@@ -8,14 +6,14 @@ import {
   decodeSubmissionPayload,
   SubmissionPayloadError,
 } from '../../runtime/submission-payload.js';
-import { openSqliteStore, SQLITE_STORE_FILE } from '../../store/open-sqlite-store.js';
+import type { JournalQueries } from '../../store/journal-queries.js';
 import { storeQueries } from '../../store/store-queries.js';
 import type { Store } from '../../store/store.js';
-import { StoreError } from '../../store/store-error.js';
 import { configOption } from '../cli-options.js';
 import { defineCommand } from '../define-command.js';
 import type { CliIo } from '../cli-io.js';
-import { openStoreForWriting } from '../compose/open-store-for-writing.js';
+import { openConfigQueries } from '../compose/open-config-queries.js';
+import { openConfigStoreForWriting } from '../compose/open-store-for-writing.js';
 import {
   expectStatus,
   isNotFound,
@@ -35,7 +33,7 @@ type Target = {
   /** False when there is no such dead letter. */
   retry(commandId: string): Promise<boolean>;
   drop(commandId: string): Promise<boolean>;
-  close(): void;
+  close(): Promise<void> | void;
 };
 
 const ACTIONS = ['list', 'show', 'retry', 'drop'] as const;
@@ -100,7 +98,7 @@ http holds the store, bot not answering), 2 for usage and config errors.`,
         values.config,
       );
     } finally {
-      target.close();
+      await target.close();
     }
   },
 });
@@ -169,7 +167,7 @@ async function openTarget(config: BotConfig, action: Action): Promise<Target> {
       if (!(err instanceof OpsApiError) || err.failure !== 'unreachable') throw err;
     }
   }
-  return storeTarget(config, action, client !== undefined);
+  return await storeTarget(config, action, client !== undefined);
 }
 
 function apiTarget(client: OpsClient): Target {
@@ -197,28 +195,37 @@ function apiTarget(client: OpsClient): Target {
   };
 }
 
-function storeTarget(config: BotConfig, action: Action, httpConfigured: boolean): Target {
-  const dir = config.state.dir;
-  let store: Store;
+async function storeTarget(
+  config: BotConfig,
+  action: Action,
+  httpConfigured: boolean,
+): Promise<Target> {
+  let queries: JournalQueries;
+  let where: string;
+  let store: Store | undefined;
+  let close: () => Promise<void>;
   if (action === 'list' || action === 'show') {
-    if (!existsSync(join(dir, SQLITE_STORE_FILE))) {
-      throw new StoreError(
-        'STORE_OPEN_FAILED',
-        `there is no state store in ${dir} (state.dir of ${config.file}): the bot has not run with this config yet`,
-      );
-    }
     // Read-only: it sees the store's last commit, also while a running bot writes it.
-    store = openSqliteStore({ dir, readonly: true });
+    const read = (await openConfigQueries(config, { mustExist: true }))!;
+    ({ queries, where } = read);
+    close = () => read.close();
   } else {
     // A write takes the single-writer lock: refused while a bot holds it (see the helper).
-    store = openStoreForWriting(config, `dead-letters ${action}`, {
+    const writable = await openConfigStoreForWriting(config, `dead-letters ${action}`, {
       httpTried: httpConfigured,
       mustExist: true,
     });
+    store = writable.store;
+    queries = storeQueries(writable.store);
+    where = writable.where;
+    close = () => writable.close();
   }
-  const queries = storeQueries(store);
+  const writer = (): Store => {
+    if (store === undefined) throw new Error('unreachable: a read-only target was asked to write');
+    return store;
+  };
   return {
-    where: `store ${dir}`,
+    where,
     list: async (limit, ruleId) =>
       (await queries.listDeadLetters({ limit, ...(ruleId === undefined ? {} : { ruleId }) })).map(
         (d) => deadLetterView(d),
@@ -237,10 +244,15 @@ function storeTarget(config: BotConfig, action: Action, httpConfigured: boolean)
         payload instanceof SubmissionPayloadError
           ? config.submission.retry.deadlineMs
           : payload.retry.deadlineMs;
-      store.requeueDeadLetter(id, { deadline: systemClock.now() + deadlineMs });
+      writer().requeueDeadLetter(id, { deadline: systemClock.now() + deadlineMs });
+      await writer().sync();
       return true;
     },
-    drop: (id) => Promise.resolve(store.purgeDeadLetter(id)),
-    close: () => store.close(),
+    drop: async (id) => {
+      const dropped = writer().purgeDeadLetter(id);
+      await writer().sync();
+      return dropped;
+    },
+    close,
   };
 }

@@ -5,14 +5,16 @@ import { runOneSlot } from '../../runtime/run-one-slot.js';
 import { formatSlot } from '../../schedule/format-slot.js';
 import { runSlot, type SlotIntentSink } from '../../schedule/run-slot.js';
 import { previousSlot } from '../../schedule/slots-between.js';
-import type { Store } from '../../store/store.js';
 import { defineCommand } from '../define-command.js';
 import { submissionOptionsOf } from '../compose/bot-options-of-config.js';
 import { silentLogger } from '../../core/logger.js';
 import { BotCatalogue } from '../compose/bot-catalogue.js';
 import { loadConfigRules } from '../compose/load-config-rules.js';
 import { openConfigLedger } from '../compose/open-config-ledger.js';
-import { openStoreForWriting } from '../compose/open-store-for-writing.js';
+import {
+  openConfigStoreForWriting,
+  type WritableStore,
+} from '../compose/open-store-for-writing.js';
 import { opsClientFor } from '../ops-client.js';
 import { formatSlotIntent } from '../present/slot-intent-text.js';
 import { parseTimeOption } from '../parse-time-option.js';
@@ -85,7 +87,7 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
       );
     }
     const dryRun = values['dry-run'] === true;
-    let store: Store | undefined;
+    let writable: WritableStore | undefined;
     io.out(
       `rule ${rule.id}: slot ${formatSlot(slot, trigger.timezone)} (${new Date(slot).toISOString()})${dryRun ? ', dry run' : ''}\n`,
     );
@@ -98,7 +100,7 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
         client === undefined ? undefined : await runSlotViaBot(client, rule.id, at, waitMs, io);
       if (viaBot !== undefined) return viaBot;
       // No bot answers: this process writes the store, holding its writer lock throughout.
-      store = openStoreForWriting(config, 'run-slot', {
+      writable = await openConfigStoreForWriting(config, 'run-slot', {
         httpTried: client !== undefined,
         mustExist: false,
       });
@@ -107,7 +109,7 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
     try {
       ledger = await openConfigLedger(config, undefined, { packageFiles: catalogue.packageFiles });
     } catch (err) {
-      store?.close();
+      await writable?.close();
       throw err;
     }
     try {
@@ -138,7 +140,8 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
         io.out(summary(result));
         return 0;
       }
-      if (store === undefined) throw new Error('unreachable: no store for a run-slot');
+      if (writable === undefined) throw new Error('unreachable: no store for a run-slot');
+      const store = writable.store;
       const run = await runOneSlot({
         rule: slotRule,
         slot,
@@ -161,7 +164,7 @@ or a running bot without http holds the store), 2 for usage and config errors.`,
       const bad = run.outcomes.filter((r) => r.state !== 'succeeded' && r.state !== 'duplicate');
       return bad.length === 0 ? 0 : 1;
     } finally {
-      store?.close();
+      await writable?.close();
       await ledger.close();
     }
   },

@@ -1,13 +1,11 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import type { BotConfig } from '../../runtime/config/bot-config.js';
 import type { CompiledRule } from '../../rules/compiled-rule.js';
 import { formatSlot } from '../../schedule/format-slot.js';
 import { nextSlots } from '../../schedule/slots-between.js';
-import { storeQueries } from '../../store/store-queries.js';
-import { openSqliteStore, SQLITE_STORE_FILE } from '../../store/open-sqlite-store.js';
 import type { SlotRecord } from '../../store/store.js';
 import { defineCommand } from '../define-command.js';
 import { loadConfigRules } from '../compose/load-config-rules.js';
+import { openConfigQueries } from '../compose/open-config-queries.js';
 import { parseTimeOption } from '../parse-time-option.js';
 import { readConfig } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
@@ -48,7 +46,7 @@ from the state store, without writing to it, if there is one).`,
     // The store only: the participant is not asked (its packages are not needed to list slots).
     const ruleSet = await loadConfigRules(config);
     const scheduled = ruleSet.rules.filter((r) => r.trigger.kind === 'schedule');
-    const records = await readSlotRecords(join(config.state.dir, SQLITE_STORE_FILE));
+    const records = await readSlotRecords(config);
     const listed = scheduled.map((rule) => describe(rule, from, count, records));
     if (format === 'json') {
       io.out(`${JSON.stringify({ rules: listed }, null, 2)}\n`);
@@ -161,13 +159,14 @@ function formatText(r: Listed): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function readSlotRecords(path: string): Promise<Map<string, SlotRecord> | null> {
-  if (!existsSync(path)) return null;
-  const store = openSqliteStore({ path, readonly: true });
+/** The slot records of the config's journal (read-only), or null when it has none yet. */
+async function readSlotRecords(config: BotConfig): Promise<Map<string, SlotRecord> | null> {
+  const read = await openConfigQueries(config, { mustExist: false });
+  if (read === undefined) return null;
   try {
-    return new Map((await storeQueries(store).listSlotRecords()).map((r) => [r.ruleId, r]));
+    return new Map((await read.queries.listSlotRecords()).map((r) => [r.ruleId, r]));
   } finally {
-    store.close();
+    await read.close();
   }
 }
 

@@ -40,7 +40,7 @@ export type PgStoreOptions = {
 const INT8_OID = 20;
 
 /** int8 (counts, offsets, epoch ms) as a number: every value the journal stores is a safe integer. */
-const PG_TYPES = {
+export const PG_TYPES = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
     oid === INT8_OID
       ? (value: string) => Number(value)

@@ -1,0 +1,55 @@
+import pg from 'pg';
+import { DEFAULTS } from '../../core/defaults.js';
+import { StoreError } from '../store-error.js';
+import { maskPgUrl, withoutPassword } from './mask-pg-url.js';
+import { PG_TYPES } from './open-pg-store.js';
+import { PgJournalQueries } from './pg-journal-queries.js';
+import { checkSchemaName, quoteIdentifier } from './quote-identifier.js';
+
+/** The operator's reads of a PostgreSQL journal, for a command that only reads it. */
+export type PgQueriesHandle = {
+  readonly queries: PgJournalQueries;
+  /** The database, password masked, and the schema: for messages. */
+  readonly where: string;
+  close(): Promise<void>;
+};
+
+/**
+ * Connects to read a journal (`ledgerbot dead-letters list`, `schedule`): no migration and no
+ * lock, so it works beside a running bot. Undefined when the schema has no journal (no bot ran
+ * with it yet); STORE_OPEN_FAILED, naming the database with its password masked, when it cannot
+ * connect.
+ */
+export async function openPgQueries(options: {
+  readonly url: string;
+  readonly schema: string;
+}): Promise<PgQueriesHandle | undefined> {
+  const schema = checkSchemaName(options.schema);
+  const where = `${maskPgUrl(options.url)} (schema ${schema})`;
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: 2,
+    connectionTimeoutMillis: DEFAULTS.postgres.connectTimeoutMs,
+    types: PG_TYPES,
+    application_name: 'ledgerbot-cli',
+  });
+  pool.on('error', () => undefined);
+  let found: boolean;
+  try {
+    const { rows } = await pool.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
+      `${quoteIdentifier(schema)}.lb_intents`,
+    ]);
+    found = rows[0]?.t != null;
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw new StoreError(
+      'STORE_OPEN_FAILED',
+      `cannot open the PostgreSQL state store at ${where}: ${withoutPassword((err as Error).message, options.url)}`,
+    );
+  }
+  if (!found) {
+    await pool.end().catch(() => undefined);
+    return undefined;
+  }
+  return { queries: new PgJournalQueries(pool, schema), where, close: () => pool.end() };
+}
