@@ -1,8 +1,5 @@
 import type { TriggerKey } from '../core/trigger-key.js';
 import type { CreatedEvent, Event, JsTransaction } from '../ledger/wire/wire-types.js';
-import { ConversionMemo } from './cel/conversion-memo.js';
-import { parseDamlDate } from './cel/daml-time-text.js';
-import { MEMO_KEY } from './cel/literal-calls.js';
 import type { EventTrigger, RuleSet } from './compiled-rule.js';
 import type {
   EvaluationResult,
@@ -10,8 +7,12 @@ import type {
   Intent,
   RuleEvaluationError,
 } from './evaluation-result.js';
-import { eventVariableOf, withView, type TransactionInfo } from './event-variable.js';
-import { isPlainRecord } from './field-reads.js';
+import {
+  celVariablesOf,
+  eventVariableOf,
+  withView,
+  type TransactionInfo,
+} from './event-variable.js';
 import { fireRule, firstConditionFalse } from './fire-rule.js';
 import {
   eventPlanFor,
@@ -21,12 +22,24 @@ import {
   triggerMatchedCandidates,
   unwrapEvent,
   witnessedBy,
+  type AnyEvent,
+  type EventKind,
+  type EventPlan,
   type Match,
 } from './match-event.js';
 import { viewFailure, viewValueOf, type PackageNameOf } from './match-interface.js';
-import { indexRules, isRuleIndex, type RuleGuard, type RuleIndex } from './rule-index.js';
+import {
+  countInPlace,
+  evaluateCounted,
+  groupsCounted,
+  type MatchCounts,
+} from './evaluate-counted.js';
+import { guardFails, newGuardReads, type GuardReads } from './guards.js';
+import { indexRules, isRuleIndex, type IndexedRule, type RuleIndex } from './rule-index.js';
+import type { RuleGroup } from './rule-index-groups.js';
 
 export type { TransactionInfo } from './event-variable.js';
+export { settleMatchCounts, type MatchCounts } from './evaluate-counted.js';
 
 /** One event of a transaction from the update stream, as the wire carries it. */
 export type EventInput = {
@@ -67,20 +80,6 @@ export type EvaluateOptions = {
    */
   readonly matchCounts?: MatchCounts;
 };
-
-/** Match counters of one rule index, by rule position (IndexedRule.order). */
-export type MatchCounts = {
-  /** Events whose trigger each rule matched. */
-  readonly matched: Float64Array;
-  /** Of those, the events where a `when` condition was false. */
-  readonly conditionsFalse: Float64Array;
-  /** Matches counted, all rules together. */
-  total: number;
-  /** A rule's first match (its `matched` leaves 0). */
-  readonly first: (order: number) => void;
-};
-
-const DAY_MS = 86_400_000;
 
 /**
  * Evaluates the rules against one ledger event. Pure: no I/O, no clock. Never throws for a rule's
@@ -155,6 +154,37 @@ function evaluateInto(
         ? triggerMatchedCandidates(plan, kind, event)
         : plan.candidates;
 
+  let counted: readonly RuleGroup[] | null = null;
+  if (counts !== undefined && byParty && index.groups) {
+    const { parties, now } = context;
+    const e = { index, plan, candidates, event, transaction: input.transaction, parties, now };
+    counted = evaluateCounted(e, counts, out);
+    if (counted === null) return;
+  }
+  evaluateEach(index, input, context, options, out, { kind, event, plan, candidates, counts });
+  if (counted !== null) groupsCounted(counts!, index, counted);
+}
+
+/** evaluateInto rule by rule: every candidate asks its own guards. */
+function evaluateEach(
+  index: RuleIndex,
+  input: EventInput,
+  context: EvaluationContext,
+  options: EvaluateOptions,
+  out: Results,
+  e: {
+    readonly kind: EventKind;
+    readonly event: AnyEvent;
+    readonly plan: EventPlan;
+    readonly candidates: readonly IndexedRule[];
+    readonly counts: MatchCounts | undefined;
+  },
+): void {
+  const { kind, event, plan, candidates, counts } = e;
+  const countMatch =
+    options.explain === 'all' || counts !== undefined ? undefined : options.countMatch;
+  const counting = counts !== undefined || countMatch !== undefined;
+  const byParty = counting && index.byInterface.size === 0;
   const { intents, explanations, errors } = out;
   // Built once per event, when the first rule matches, and shared by every rule it matches.
   let eventVariable: Readonly<Record<string, unknown>> | undefined;
@@ -210,7 +240,7 @@ function evaluateInto(
         event,
         () => (eventVariable ??= eventVariableOf(event, input.transaction, plan.fieldReads)),
         context.parties,
-        (guardReads ??= { texts: [], dates: undefined, verdicts: [] }),
+        (guardReads ??= newGuardReads()),
       )
     ) {
       if (counts !== undefined) countInPlace(counts, order, true);
@@ -241,14 +271,7 @@ function evaluateInto(
       eventValue = viewed;
     }
     if (variables === undefined) {
-      variables = {
-        event: eventValue,
-        parties: context.parties,
-        rule: variable,
-        now: context.now,
-        today: utcMidnight(context.now),
-        [MEMO_KEY]: new ConversionMemo(),
-      };
+      variables = celVariablesOf(eventValue, context.parties, context.now, variable);
       triggerKey = { kind: 'event', updateId: input.transaction.updateId, nodeId: event.nodeId };
     } else {
       variables.event = eventValue;
@@ -269,14 +292,6 @@ function evaluateInto(
   }
 }
 
-function countInPlace(counts: MatchCounts, order: number, conditionFalse: boolean): void {
-  counts.total += 1;
-  const matched = counts.matched[order]!;
-  counts.matched[order] = matched + 1;
-  if (matched === 0) counts.first(order);
-  if (conditionFalse) counts.conditionsFalse[order] = counts.conditionsFalse[order]! + 1;
-}
-
 /** Evaluates every event of a transaction, in order, and concatenates the results. */
 export function evaluateTransaction(
   rules: RuleIndex | RuleSet,
@@ -290,103 +305,4 @@ export function evaluateTransaction(
     evaluateInto(index, { transaction, event }, context, options, out);
   }
   return out;
-}
-
-/**
- * What the guards read of one event: the text at each guarded field by its readId (null: not
- * text), which texts are dates, and each guard's verdict by its id (the rules of a template
- * share guards). Arrays by id, not Maps by text: an event asks a few of them for each rule.
- */
-type GuardReads = {
-  readonly texts: (string | null | undefined)[];
-  dates: Map<string, boolean> | undefined;
-  readonly verdicts: (boolean | undefined)[];
-};
-
-/** Whether a guard shows the rule's first condition false (see guardRejects). */
-function guardFails(
-  guards: readonly RuleGuard[],
-  wire: Readonly<Record<string, unknown>>,
-  variable: () => Readonly<Record<string, unknown>>,
-  parties: Readonly<Record<string, string>>,
-  reads: GuardReads,
-): boolean {
-  for (const guard of guards) {
-    let fails = reads.verdicts[guard.id];
-    if (fails === undefined) {
-      // Most guards read the wire event: an event whose rules all fail their guards never
-      // builds its CEL variable.
-      fails = guardRejects(guard, guard.onWire ? wire : variable(), parties, reads);
-      reads.verdicts[guard.id] = fails;
-    }
-    if (fails) return true;
-  }
-  return false;
-}
-
-/**
- * Whether `guard` shows its rule's first condition false (see RuleGuard): the field holds text
- * and the guard's equality rejects it. Exact: a field that is not text, or a party alias the
- * config lacks, decides nothing, and the rule is evaluated as written.
- */
-function guardRejects(
-  guard: RuleGuard,
-  event: Readonly<Record<string, unknown>>,
-  parties: Readonly<Record<string, string>>,
-  reads: GuardReads,
-): boolean {
-  let text = reads.texts[guard.readId];
-  if (text === undefined) {
-    text = textAt(event, guard.fields);
-    reads.texts[guard.readId] = text;
-  }
-  if (text === null) return false;
-  const expected = guard.expected;
-  switch (expected.kind) {
-    case 'text':
-      return !expected.values.includes(text);
-    case 'party': {
-      const id: unknown = Object.hasOwn(parties, expected.alias) ? parties[expected.alias] : null;
-      return typeof id === 'string' && id !== text;
-    }
-    case 'startsWith':
-      return !text.startsWith(expected.text);
-    case 'endsWith':
-      return !text.endsWith(expected.text);
-    case 'contains':
-      return !text.includes(expected.text);
-    case 'date': {
-      if (text === expected.text) return false;
-      // Remembered per event: the rules of one template test the same field.
-      reads.dates ??= new Map();
-      let valid = reads.dates.get(text);
-      if (valid === undefined) {
-        valid = parseDamlDate(text) !== null;
-        reads.dates.set(text, valid);
-      }
-      return valid;
-    }
-  }
-}
-
-/** The text at `fields` below `value`, read as CEL reads plain objects; null when not text. */
-function textAt(value: unknown, fields: readonly string[]): string | null {
-  let at = value;
-  for (const field of fields) {
-    if (!isPlainRecord(at) || !Object.hasOwn(at, field)) return null;
-    at = at[field];
-  }
-  return typeof at === 'string' ? at : null;
-}
-
-let lastNow: Date | undefined;
-let lastToday: Date | undefined;
-
-/** `today` for `now`; remembered, since a stream of events is usually evaluated with one `now`. */
-function utcMidnight(now: Date): Date {
-  if (now !== lastNow || lastToday === undefined) {
-    lastToday = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
-    lastNow = now;
-  }
-  return lastToday;
 }

@@ -4,6 +4,8 @@ import type {
   ExercisedEvent,
   JsTransaction,
 } from '../ledger/wire/wire-types.js';
+import { ConversionMemo } from './cel/conversion-memo.js';
+import { MEMO_KEY } from './cel/literal-calls.js';
 import { fillMissingFields, type FieldTrie } from './field-reads.js';
 
 /**
@@ -126,4 +128,38 @@ export function withView(
   fieldReads: FieldTrie | null,
 ): Readonly<Record<string, unknown>> {
   return { ...variable, view: viewOf(viewValue, fieldReads) };
+}
+
+/**
+ * The CEL variables of an event's evaluation, made for the first rule evaluated; the next rules
+ * only set their own `event` (an interface view) and `rule`. They carry the event's conversions
+ * (`decimal(…)`, `date(…)` of its fields, ConversionMemo), shared by its rules.
+ */
+export function celVariablesOf(
+  event: Readonly<Record<string, unknown>>,
+  parties: Readonly<Record<string, string>>,
+  now: Date,
+  rule: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  return {
+    event,
+    parties,
+    rule,
+    now,
+    today: utcMidnight(now),
+    [MEMO_KEY]: new ConversionMemo(),
+  };
+}
+
+const DAY_MS = 86_400_000;
+let lastNow: Date | undefined;
+let lastToday: Date | undefined;
+
+/** `today` for `now`; remembered, since a stream of events is usually evaluated with one `now`. */
+function utcMidnight(now: Date): Date {
+  if (now !== lastNow || lastToday === undefined) {
+    lastToday = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS);
+    lastNow = now;
+  }
+  return lastToday;
 }

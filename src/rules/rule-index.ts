@@ -40,6 +40,11 @@ export type IndexedRule = {
 export type IndexTuning = {
   /** Skip rules whose first condition a guard shows false (RuleGuard). */
   readonly guards?: boolean;
+  /**
+   * Counting matches in place (evaluate's matchCounts), decide the rules whose guards test one
+   * field the same way with one lookup per event (rule-index-groups.ts). Needs guards.
+   */
+  readonly groups?: boolean;
 };
 
 /**
@@ -56,6 +61,8 @@ export type RuleIndex = {
   /** The same keys with an interface's `Module:Entity` → the rules watching that interface. */
   readonly byInterface: ReadonlyMap<string, readonly IndexedRule[]>;
   readonly schedules: readonly IndexedRule[];
+  /** IndexTuning.groups. */
+  readonly groups: boolean;
 };
 
 export type TriggerKeyKind = 'created' | 'exercised' | 'archived';
@@ -106,6 +113,7 @@ export function indexRules(
     byTrigger,
     byInterface,
     schedules: Object.freeze(schedules),
+    groups: withGuards && (tuning?.groups ?? true),
   });
   if (tuning === undefined) cache.set(rules, index);
   return index;

@@ -1,4 +1,4 @@
-import type { MatchCounts } from '../rules/evaluate.js';
+import { settleMatchCounts, type MatchCounts } from '../rules/evaluate.js';
 import type { RuleIndex } from '../rules/rule-index.js';
 import { INTENT_STATES, type IntentState } from '../store/store.js';
 
@@ -211,6 +211,7 @@ export class BotMetrics {
   }
 
   #fold(counts: IndexMatchCounts): void {
+    settleMatchCounts(counts);
     counts.ids.forEach((id, i) => {
       if (counts.matched[i] === 0) return;
       const r = this.#rule(id);
@@ -248,6 +249,7 @@ export class BotMetrics {
       [...this.#rules].map(([id, r]) => [id, { ...r, transitions: { ...r.transitions } }]),
     );
     for (const counts of this.#openMatchCounts) {
+      settleMatchCounts(counts);
       counts.ids.forEach((id, i) => {
         if (counts.matched[i] === 0) return;
         // Made when the rule first matched (MatchCounts.first).

@@ -1,0 +1,105 @@
+import { parseDamlDate } from './cel/daml-time-text.js';
+import { isPlainRecord } from './field-reads.js';
+import type { RuleGuard } from './rule-index.js';
+
+/**
+ * What the guards read of one event: the text at each guarded field by its readId (null: not
+ * text), which texts are dates, and each guard's verdict by its id (the rules of a template
+ * share guards). Arrays by id, not Maps by text: an event asks a few of them for each rule.
+ */
+export type GuardReads = {
+  readonly texts: (string | null | undefined)[];
+  dates: Map<string, boolean> | undefined;
+  readonly verdicts: (boolean | undefined)[];
+};
+
+/** Whether a guard shows the rule's first condition false (see guardRejects). */
+export function guardFails(
+  guards: readonly RuleGuard[],
+  wire: Readonly<Record<string, unknown>>,
+  variable: () => Readonly<Record<string, unknown>>,
+  parties: Readonly<Record<string, string>>,
+  reads: GuardReads,
+): boolean {
+  for (const guard of guards) {
+    let fails = reads.verdicts[guard.id];
+    if (fails === undefined) {
+      // Most guards read the wire event: an event whose rules all fail their guards never
+      // builds its CEL variable.
+      fails = guardRejects(guard, guard.onWire ? wire : variable(), parties, reads);
+      reads.verdicts[guard.id] = fails;
+    }
+    if (fails) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether `guard` shows its rule's first condition false (see RuleGuard): the field holds text
+ * and the guard's equality rejects it. Exact: a field that is not text, or a party alias the
+ * config lacks, decides nothing, and the rule is evaluated as written.
+ */
+function guardRejects(
+  guard: RuleGuard,
+  event: Readonly<Record<string, unknown>>,
+  parties: Readonly<Record<string, string>>,
+  reads: GuardReads,
+): boolean {
+  const text = readText(reads, guard.readId, guard.fields, event);
+  if (text === null) return false;
+  const expected = guard.expected;
+  switch (expected.kind) {
+    case 'text':
+      return !expected.values.includes(text);
+    case 'party': {
+      const id: unknown = Object.hasOwn(parties, expected.alias) ? parties[expected.alias] : null;
+      return typeof id === 'string' && id !== text;
+    }
+    case 'startsWith':
+      return !text.startsWith(expected.text);
+    case 'endsWith':
+      return !text.endsWith(expected.text);
+    case 'contains':
+      return !text.includes(expected.text);
+    case 'date': {
+      if (text === expected.text) return false;
+      // Remembered per event: the rules of one template test the same field.
+      reads.dates ??= new Map();
+      let valid = reads.dates.get(text);
+      if (valid === undefined) {
+        valid = parseDamlDate(text) !== null;
+        reads.dates.set(text, valid);
+      }
+      return valid;
+    }
+  }
+}
+
+/** The text at `fields` of the event (textAt), read once per event by its slot (readId). */
+export function readText(
+  reads: GuardReads,
+  readId: number,
+  fields: readonly string[],
+  event: Readonly<Record<string, unknown>>,
+): string | null {
+  let text = reads.texts[readId];
+  if (text === undefined) {
+    text = textAt(event, fields);
+    reads.texts[readId] = text;
+  }
+  return text;
+}
+
+/** The text at `fields` below `value`, read as CEL reads plain objects; null when not text. */
+export function textAt(value: unknown, fields: readonly string[]): string | null {
+  let at = value;
+  for (const field of fields) {
+    if (!isPlainRecord(at) || !Object.hasOwn(at, field)) return null;
+    at = at[field];
+  }
+  return typeof at === 'string' ? at : null;
+}
+
+export function newGuardReads(): GuardReads {
+  return { texts: [], dates: undefined, verdicts: [] };
+}
