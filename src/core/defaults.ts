@@ -62,6 +62,10 @@ export const DEFAULTS = {
     poolSize: 4,
     connectTimeoutMs: 10_000,
   },
+  /** A fleet (`fleet:`): how long a rule's lease lasts without renewal (renewed every third). */
+  fleet: {
+    leasePeriodMs: 15_000,
+  },
   /** The SQLite store. */
   store: {
     /** How long a statement waits for another connection's lock. */

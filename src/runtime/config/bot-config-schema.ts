@@ -12,6 +12,8 @@ export const ALIAS_PATTERN = '^[A-Za-z][A-Za-z0-9_-]*$';
 /** A PostgreSQL schema name the store accepts: lower case, no `pg_` prefix, at most 63. */
 export const PG_SCHEMA_PATTERN = '^(?!pg_)[a-z_][a-z0-9_]{0,62}$';
 /** A host name as a `Host` header names it, without the port (`console.example.com`). */
+/** A fleet's name: what instances sharing a schema's rules agree on. */
+export const FLEET_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$';
 export const HOST_NAME_PATTERN = '^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$';
 export const START_KEYWORDS = ['checkpoint', 'ledger-end', 'begin'] as const;
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -33,6 +35,7 @@ export const BOT_CONFIG_DEFAULTS = {
   stateDir: DEFAULTS.stateDir,
   pgSchema: DEFAULTS.postgres.schema,
   pgPoolSize: DEFAULTS.postgres.poolSize,
+  leasePeriod: formatDuration(DEFAULTS.fleet.leasePeriodMs),
   testsDir: DEFAULTS.testsDir,
   retention: formatDuration(DEFAULTS.retentionMs),
   start: DEFAULTS.start,
@@ -221,6 +224,16 @@ export const BOT_CONFIG_SCHEMA = {
           },
         },
         dedup: dedupSchema,
+      },
+    },
+    // Instances with the same state.postgres schema and fleet name share the rules (leases).
+    fleet: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name'],
+      properties: {
+        name: { type: 'string', pattern: FLEET_NAME_PATTERN },
+        leasePeriod: { ...duration, default: BOT_CONFIG_DEFAULTS.leasePeriod },
       },
     },
     http: {

@@ -26,6 +26,8 @@ export type BotConfig = {
   };
   readonly start: StartPosition;
   readonly submission: SubmissionConfig;
+  /** Share the rules with the other instances of this fleet (requires `state.postgres`). */
+  readonly fleet?: FleetConfig;
   /** The health, readiness and metrics endpoint; absent: no HTTP server. */
   readonly http?: HttpConfig;
   readonly log: LogConfig;
@@ -37,6 +39,16 @@ export type PostgresConfig = {
   readonly url: string;
   readonly schema: string;
   readonly poolSize: number;
+};
+
+/**
+ * A fleet: instances with the same `state.postgres` schema and fleet name divide the rules
+ * between them, one owner per rule under a lease (docs/operations.md, "Fleet").
+ */
+export type FleetConfig = {
+  readonly name: string;
+  /** How long a lease lasts unrenewed; a member renews every third of it. */
+  readonly leasePeriodMs: number;
 };
 
 export type LedgerConfig = {

@@ -80,6 +80,11 @@ export function compileBotConfig(
       },
       dedup,
     },
+    ...(raw.fleet === undefined
+      ? {}
+      : {
+          fleet: { name: raw.fleet.name, leasePeriodMs: parseDuration(raw.fleet.leasePeriod) },
+        }),
     ...(raw.http === undefined
       ? {}
       : {

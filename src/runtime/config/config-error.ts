@@ -14,7 +14,9 @@ export type ConfigProblemCode =
   | 'MISSING_ENV'
   | 'BAD_ENV_SYNTAX'
   | 'DUPLICATE_ALIAS'
-  | 'BAD_PACKAGE_PATH';
+  | 'BAD_PACKAGE_PATH'
+  | 'FLEET_NEEDS_POSTGRES'
+  | 'BAD_LEASE_PERIOD';
 
 /** One mistake in a config file; positions are 1-based, `path` is the field (e.g. `ledger.url`). */
 export type ConfigProblem = {

@@ -1,6 +1,7 @@
 import { parseYamlSource, type YamlPath } from '../../core/source/index.js';
 import type { BotConfig } from './bot-config.js';
 import { checkLedgerEndpoint } from './check-ledger-endpoint.js';
+import { checkFleet } from './check-fleet.js';
 import { checkPackagePaths } from './check-package-paths.js';
 import { compileBotConfig } from './compile-bot-config.js';
 import type { ConfigProblem } from './config-error.js';
@@ -80,6 +81,7 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
   const endpoint = checkLedgerEndpoint(raw, ctx);
   const start = resolveStartPosition(raw.start, ctx);
   const packages = checkPackagePaths(raw, ctx);
+  checkFleet(raw, ctx);
   if (endpoint === undefined || start === undefined) return problems.fail();
   problems.throwIfAny();
   return compileBotConfig(raw, file, { endpoint, start, packages });

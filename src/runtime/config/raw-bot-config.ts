@@ -29,6 +29,7 @@ export type RawBotConfig = {
     retry: { maxAttempts: number; initialDelay: string; maxDelay: string; deadline: string };
     dedup: { mode: 'offset'; fallback?: string } | { mode: 'duration'; value: string };
   };
+  fleet?: { name: string; leasePeriod: string };
   http?: {
     port: number;
     host: string;

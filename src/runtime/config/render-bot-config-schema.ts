@@ -67,6 +67,10 @@ export const CONFIG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'submission.dedup.mode': 'offset | duration',
   'submission.dedup.fallback': `With mode offset: the duration used once the offset is pruned (default ${D.dedupFallback}).`,
   'submission.dedup.value': 'With mode duration: the deduplication duration.',
+  fleet:
+    'Share the rules with the other instances that have the same `state.postgres` schema and fleet name: each rule is run by one of them at a time, under a lease (requires `state.postgres`).',
+  'fleet.name': 'The fleet (letters, digits, `.`, `_`, `-`).',
+  'fleet.leasePeriod': `How long a member keeps its rules without renewing them (renewed every third; default ${D.leasePeriod}, at least 300ms); a dead member's rules are taken over within two periods.`,
   http: 'The ops server and the console (/): /livez, /readyz, /metrics, /status. Leave out for none.',
   'http.port': 'Port (0 picks a free one).',
   'http.host': `Address to bind (default ${D.httpHost}).`,

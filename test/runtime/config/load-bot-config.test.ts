@@ -255,7 +255,7 @@ describe('environment interpolation', () => {
   it('does not interpolate keys', () => {
     const e = errorOf(`${BASE}\${KEY}: 1\n`, { KEY: 'log' });
     expect(e.message).toBe(
-      `${FILE}:5:1: unknown key "\${KEY}" in the top level\n    hint: allowed here: ledger, parties, rules, tests, state, start, submission, http, log`,
+      `${FILE}:5:1: unknown key "\${KEY}" in the top level\n    hint: allowed here: ledger, parties, rules, tests, state, start, submission, fleet, http, log`,
     );
   });
 

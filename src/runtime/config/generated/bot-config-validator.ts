@@ -4,13 +4,14 @@
 /* eslint-disable */
 import type { ValidateFunction } from 'ajv';
 import runtime_ucs2length from 'ajv/dist/runtime/ucs2length.js';
-const schema11 = {"$id":"https://ledgerbot.dev/schema/bot-config.schema.json","type":"object","required":["ledger","rules"],"additionalProperties":false,"properties":{"ledger":{"type":"object","required":["userId"],"additionalProperties":false,"properties":{"url":{"type":"string","minLength":1},"embedded":{"type":"object","required":["models"],"additionalProperties":false,"properties":{"models":{"type":"array","minItems":1,"items":{"type":"string","minLength":1}},"parties":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"uniqueItems":true,"default":[]}}},"userId":{"type":"string","minLength":1},"auth":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"properties":{"type":{"const":"none"}},"additionalProperties":false},{"properties":{"type":{"const":"static"},"token":{"type":"string","minLength":1}},"required":["token"],"additionalProperties":false},{"properties":{"type":{"const":"file"},"path":{"type":"string","minLength":1}},"required":["path"],"additionalProperties":false},{"properties":{"type":{"const":"oauth2"},"tokenUrl":{"type":"string","minLength":1},"clientId":{"type":"string","minLength":1},"clientSecret":{"type":"string","minLength":1},"audience":{"type":"string","minLength":1},"scope":{"type":"string","minLength":1},"clientAuth":{"enum":["basic","body"]}},"required":["tokenUrl","clientId","clientSecret"],"additionalProperties":false}],"default":{"type":"none"}},"tls":{"type":"object","additionalProperties":false,"properties":{"caFile":{"type":"string","minLength":1},"certFile":{"type":"string","minLength":1},"keyFile":{"type":"string","minLength":1}}},"apiVersion":{"type":"string","enum":["3.4","3.5"],"default":"3.5"},"pingInterval":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"25s"},"packages":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"startTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}}},"parties":{"type":"object","propertyNames":{"pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"additionalProperties":{"type":"string","minLength":1},"default":{}},"rules":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"tests":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"state":{"type":"object","additionalProperties":false,"properties":{"dir":{"type":"string","minLength":1,"default":".state"},"retention":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"7d"},"postgres":{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1},"schema":{"type":"string","pattern":"^(?!pg_)[a-z_][a-z0-9_]{0,62}$","default":"ledgerbot"},"poolSize":{"type":"integer","minimum":2,"maximum":100,"default":4}}}},"default":{}},"start":{"type":["string","integer"],"default":"checkpoint"},"submission":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxInFlight":{"type":"integer","minimum":1,"default":32},"completionTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"30s"},"retry":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxAttempts":{"type":"integer","minimum":1,"maximum":1000,"default":10},"initialDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1s"},"maxDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1m"},"deadline":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1h"}}},"dedup":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"properties":{"mode":{"const":"offset"},"fallback":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"additionalProperties":false},{"properties":{"mode":{"const":"duration"},"value":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"required":["value"],"additionalProperties":false}],"default":{"mode":"offset"}}}},"http":{"type":"object","required":["port"],"additionalProperties":false,"properties":{"port":{"type":"integer","minimum":0,"maximum":65535},"host":{"type":"string","minLength":1,"default":"127.0.0.1"},"token":{"type":"string","minLength":1},"readyMaxLag":{"type":"integer","minimum":0,"default":1000},"readOnly":{"type":"boolean","default":false},"allowedHosts":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"},"uniqueItems":true,"default":[]}}},"log":{"type":"object","additionalProperties":false,"default":{},"properties":{"level":{"enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info"},"pretty":{"type":"boolean"}}}}};
+const schema11 = {"$id":"https://ledgerbot.dev/schema/bot-config.schema.json","type":"object","required":["ledger","rules"],"additionalProperties":false,"properties":{"ledger":{"type":"object","required":["userId"],"additionalProperties":false,"properties":{"url":{"type":"string","minLength":1},"embedded":{"type":"object","required":["models"],"additionalProperties":false,"properties":{"models":{"type":"array","minItems":1,"items":{"type":"string","minLength":1}},"parties":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"uniqueItems":true,"default":[]}}},"userId":{"type":"string","minLength":1},"auth":{"type":"object","required":["type"],"discriminator":{"propertyName":"type"},"oneOf":[{"properties":{"type":{"const":"none"}},"additionalProperties":false},{"properties":{"type":{"const":"static"},"token":{"type":"string","minLength":1}},"required":["token"],"additionalProperties":false},{"properties":{"type":{"const":"file"},"path":{"type":"string","minLength":1}},"required":["path"],"additionalProperties":false},{"properties":{"type":{"const":"oauth2"},"tokenUrl":{"type":"string","minLength":1},"clientId":{"type":"string","minLength":1},"clientSecret":{"type":"string","minLength":1},"audience":{"type":"string","minLength":1},"scope":{"type":"string","minLength":1},"clientAuth":{"enum":["basic","body"]}},"required":["tokenUrl","clientId","clientSecret"],"additionalProperties":false}],"default":{"type":"none"}},"tls":{"type":"object","additionalProperties":false,"properties":{"caFile":{"type":"string","minLength":1},"certFile":{"type":"string","minLength":1},"keyFile":{"type":"string","minLength":1}}},"apiVersion":{"type":"string","enum":["3.4","3.5"],"default":"3.5"},"pingInterval":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"25s"},"packages":{"type":"array","items":{"type":"string","minLength":1},"default":[]},"startTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}}},"parties":{"type":"object","propertyNames":{"pattern":"^[A-Za-z][A-Za-z0-9_-]*$"},"additionalProperties":{"type":"string","minLength":1},"default":{}},"rules":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"tests":{"anyOf":[{"type":"string","minLength":1},{"type":"array","minItems":1,"items":{"type":"string","minLength":1}}]},"state":{"type":"object","additionalProperties":false,"properties":{"dir":{"type":"string","minLength":1,"default":".state"},"retention":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"7d"},"postgres":{"type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","minLength":1},"schema":{"type":"string","pattern":"^(?!pg_)[a-z_][a-z0-9_]{0,62}$","default":"ledgerbot"},"poolSize":{"type":"integer","minimum":2,"maximum":100,"default":4}}}},"default":{}},"start":{"type":["string","integer"],"default":"checkpoint"},"submission":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxInFlight":{"type":"integer","minimum":1,"default":32},"completionTimeout":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"30s"},"retry":{"type":"object","additionalProperties":false,"default":{},"properties":{"maxAttempts":{"type":"integer","minimum":1,"maximum":1000,"default":10},"initialDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1s"},"maxDelay":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1m"},"deadline":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"1h"}}},"dedup":{"type":"object","required":["mode"],"discriminator":{"propertyName":"mode"},"oneOf":[{"properties":{"mode":{"const":"offset"},"fallback":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"additionalProperties":false},{"properties":{"mode":{"const":"duration"},"value":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"}},"required":["value"],"additionalProperties":false}],"default":{"mode":"offset"}}}},"fleet":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},"leasePeriod":{"type":"string","pattern":"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$","default":"15s"}}},"http":{"type":"object","required":["port"],"additionalProperties":false,"properties":{"port":{"type":"integer","minimum":0,"maximum":65535},"host":{"type":"string","minLength":1,"default":"127.0.0.1"},"token":{"type":"string","minLength":1},"readyMaxLag":{"type":"integer","minimum":0,"default":1000},"readOnly":{"type":"boolean","default":false},"allowedHosts":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"},"uniqueItems":true,"default":[]}}},"log":{"type":"object","additionalProperties":false,"default":{},"properties":{"level":{"enum":["trace","debug","info","warn","error","fatal","silent"],"default":"info"},"pretty":{"type":"boolean"}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func4 = (typeof runtime_ucs2length === 'function' ? runtime_ucs2length : runtime_ucs2length.default);
 const pattern0 = new RegExp("^[A-Za-z][A-Za-z0-9_-]*$", "u");
 const pattern1 = new RegExp("^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$", "u");
 const pattern5 = new RegExp("^(?!pg_)[a-z_][a-z0-9_]{0,62}$", "u");
-const pattern12 = new RegExp("^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$", "u");
+const pattern12 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$", "u");
+const pattern14 = new RegExp("^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="https://ledgerbot.dev/schema/bot-config.schema.json" */;
@@ -2461,23 +2462,14 @@ vErrors.push(err135);
 }
 errors++;
 }
-if(data.http !== undefined){
-let data57 = data.http;
+if(data.fleet !== undefined){
+let data57 = data.fleet;
 if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-if(data57.host === undefined){
-data57.host = "127.0.0.1";
+if(data57.leasePeriod === undefined){
+data57.leasePeriod = "15s";
 }
-if(data57.readyMaxLag === undefined){
-data57.readyMaxLag = 1000;
-}
-if(data57.readOnly === undefined){
-data57.readOnly = false;
-}
-if(data57.allowedHosts === undefined){
-data57.allowedHosts = [];
-}
-if(data57.port === undefined){
-const err136 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/required",keyword:"required",params:{missingProperty: "port"},message:"must have required property '"+"port"+"'",schema:schema11.properties.http.required,parentSchema:schema11.properties.http,data:data57};
+if(data57.name === undefined){
+const err136 = {instancePath:instancePath+"/fleet",schemaPath:"#/properties/fleet/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'",schema:schema11.properties.fleet.required,parentSchema:schema11.properties.fleet,data:data57};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -2487,8 +2479,8 @@ vErrors.push(err136);
 errors++;
 }
 for(const key16 in data57){
-if(!((((((key16 === "port") || (key16 === "host")) || (key16 === "token")) || (key16 === "readyMaxLag")) || (key16 === "readOnly")) || (key16 === "allowedHosts"))){
-const err137 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data57};
+if(!((key16 === "name") || (key16 === "leasePeriod"))){
+const err137 = {instancePath:instancePath+"/fleet",schemaPath:"#/properties/fleet/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.fleet,data:data57};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -2498,18 +2490,20 @@ vErrors.push(err137);
 errors++;
 }
 }
-if(data57.port !== undefined){
-let data58 = data57.port;
-if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
+if(data57.name !== undefined){
+let data58 = data57.name;
+if(typeof data58 !== "string"){
 let dataType37 = typeof data58;
 let coerced37 = undefined;
 if(!(coerced37 !== undefined)){
-if(dataType37 === "boolean" || data58 === null
-              || (dataType37 === "string" && data58 && data58 == +data58 && !(data58 % 1))){
-coerced37 = +data58;
+if(dataType37 == "number" || dataType37 == "boolean"){
+coerced37 = "" + data58;
+}
+else if(data58 === null){
+coerced37 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/http/port",schemaPath:"#/properties/http/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.port.type,parentSchema:schema11.properties.http.properties.port,data:data58};
+const err138 = {instancePath:instancePath+"/fleet/name",schemaPath:"#/properties/fleet/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.fleet.properties.name.type,parentSchema:schema11.properties.fleet.properties.name,data:data58};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -2522,13 +2516,13 @@ errors++;
 if(coerced37 !== undefined){
 data58 = coerced37;
 if(data57 !== undefined){
-data57["port"] = coerced37;
+data57["name"] = coerced37;
 }
 }
 }
-if(typeof data58 == "number"){
-if(data58 > 65535 || isNaN(data58)){
-const err139 = {instancePath:instancePath+"/http/port",schemaPath:"#/properties/http/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.http.properties.port,data:data58};
+if(typeof data58 === "string"){
+if(!pattern12.test(data58)){
+const err139 = {instancePath:instancePath+"/fleet/name",schemaPath:"#/properties/fleet/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"+"\"",schema:"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$",parentSchema:schema11.properties.fleet.properties.name,data:data58};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -2537,19 +2531,9 @@ vErrors.push(err139);
 }
 errors++;
 }
-if(data58 < 0 || isNaN(data58)){
-const err140 = {instancePath:instancePath+"/http/port",schemaPath:"#/properties/http/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.port,data:data58};
-if(vErrors === null){
-vErrors = [err140];
-}
-else {
-vErrors.push(err140);
-}
-errors++;
 }
 }
-}
-let data59 = data57.host;
+let data59 = data57.leasePeriod;
 if(typeof data59 !== "string"){
 let dataType38 = typeof data59;
 let coerced38 = undefined;
@@ -2561,7 +2545,26 @@ else if(data59 === null){
 coerced38 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/http/host",schemaPath:"#/properties/http/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.http.properties.host.type,parentSchema:schema11.properties.http.properties.host,data:data59};
+const err140 = {instancePath:instancePath+"/fleet/leasePeriod",schemaPath:"#/properties/fleet/properties/leasePeriod/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.fleet.properties.leasePeriod.type,parentSchema:schema11.properties.fleet.properties.leasePeriod,data:data59};
+if(vErrors === null){
+vErrors = [err140];
+}
+else {
+vErrors.push(err140);
+}
+errors++;
+}
+}
+if(coerced38 !== undefined){
+data59 = coerced38;
+if(data57 !== undefined){
+data57["leasePeriod"] = coerced38;
+}
+}
+}
+if(typeof data59 === "string"){
+if(!pattern1.test(data59)){
+const err141 = {instancePath:instancePath+"/fleet/leasePeriod",schemaPath:"#/properties/fleet/properties/leasePeriod/pattern",keyword:"pattern",params:{pattern: "^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"},message:"must match pattern \""+"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$"+"\"",schema:"^(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+$",parentSchema:schema11.properties.fleet.properties.leasePeriod,data:data59};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -2571,16 +2574,9 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced38 !== undefined){
-data59 = coerced38;
-if(data57 !== undefined){
-data57["host"] = coerced38;
 }
-}
-}
-if(typeof data59 === "string"){
-if(func4(data59) < 1){
-const err142 = {instancePath:instancePath+"/http/host",schemaPath:"#/properties/http/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.http.properties.host,data:data59};
+else {
+const err142 = {instancePath:instancePath+"/fleet",schemaPath:"#/properties/fleet/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.fleet.type,parentSchema:schema11.properties.fleet,data:data57};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -2590,20 +2586,23 @@ vErrors.push(err142);
 errors++;
 }
 }
-if(data57.token !== undefined){
-let data60 = data57.token;
-if(typeof data60 !== "string"){
-let dataType39 = typeof data60;
-let coerced39 = undefined;
-if(!(coerced39 !== undefined)){
-if(dataType39 == "number" || dataType39 == "boolean"){
-coerced39 = "" + data60;
+if(data.http !== undefined){
+let data60 = data.http;
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.host === undefined){
+data60.host = "127.0.0.1";
 }
-else if(data60 === null){
-coerced39 = "";
+if(data60.readyMaxLag === undefined){
+data60.readyMaxLag = 1000;
 }
-else {
-const err143 = {instancePath:instancePath+"/http/token",schemaPath:"#/properties/http/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.http.properties.token.type,parentSchema:schema11.properties.http.properties.token,data:data60};
+if(data60.readOnly === undefined){
+data60.readOnly = false;
+}
+if(data60.allowedHosts === undefined){
+data60.allowedHosts = [];
+}
+if(data60.port === undefined){
+const err143 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/required",keyword:"required",params:{missingProperty: "port"},message:"must have required property '"+"port"+"'",schema:schema11.properties.http.required,parentSchema:schema11.properties.http,data:data60};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -2612,17 +2611,9 @@ vErrors.push(err143);
 }
 errors++;
 }
-}
-if(coerced39 !== undefined){
-data60 = coerced39;
-if(data57 !== undefined){
-data57["token"] = coerced39;
-}
-}
-}
-if(typeof data60 === "string"){
-if(func4(data60) < 1){
-const err144 = {instancePath:instancePath+"/http/token",schemaPath:"#/properties/http/properties/token/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.http.properties.token,data:data60};
+for(const key17 in data60){
+if(!((((((key17 === "port") || (key17 === "host")) || (key17 === "token")) || (key17 === "readyMaxLag")) || (key17 === "readOnly")) || (key17 === "allowedHosts"))){
+const err144 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data60};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -2632,18 +2623,18 @@ vErrors.push(err144);
 errors++;
 }
 }
-}
-let data61 = data57.readyMaxLag;
+if(data60.port !== undefined){
+let data61 = data60.port;
 if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
-let dataType40 = typeof data61;
-let coerced40 = undefined;
-if(!(coerced40 !== undefined)){
-if(dataType40 === "boolean" || data61 === null
-              || (dataType40 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
-coerced40 = +data61;
+let dataType39 = typeof data61;
+let coerced39 = undefined;
+if(!(coerced39 !== undefined)){
+if(dataType39 === "boolean" || data61 === null
+              || (dataType39 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
+coerced39 = +data61;
 }
 else {
-const err145 = {instancePath:instancePath+"/http/readyMaxLag",schemaPath:"#/properties/http/properties/readyMaxLag/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.readyMaxLag.type,parentSchema:schema11.properties.http.properties.readyMaxLag,data:data61};
+const err145 = {instancePath:instancePath+"/http/port",schemaPath:"#/properties/http/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.port.type,parentSchema:schema11.properties.http.properties.port,data:data61};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -2653,16 +2644,16 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced40 !== undefined){
-data61 = coerced40;
-if(data57 !== undefined){
-data57["readyMaxLag"] = coerced40;
+if(coerced39 !== undefined){
+data61 = coerced39;
+if(data60 !== undefined){
+data60["port"] = coerced39;
 }
 }
 }
 if(typeof data61 == "number"){
-if(data61 < 0 || isNaN(data61)){
-const err146 = {instancePath:instancePath+"/http/readyMaxLag",schemaPath:"#/properties/http/properties/readyMaxLag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.readyMaxLag,data:data61};
+if(data61 > 65535 || isNaN(data61)){
+const err146 = {instancePath:instancePath+"/http/port",schemaPath:"#/properties/http/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.http.properties.port,data:data61};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -2671,19 +2662,8 @@ vErrors.push(err146);
 }
 errors++;
 }
-}
-let data62 = data57.readOnly;
-if(typeof data62 !== "boolean"){
-let coerced41 = undefined;
-if(!(coerced41 !== undefined)){
-if(data62 === "false" || data62 === 0 || data62 === null){
-coerced41 = false;
-}
-else if(data62 === "true" || data62 === 1){
-coerced41 = true;
-}
-else {
-const err147 = {instancePath:instancePath+"/http/readOnly",schemaPath:"#/properties/http/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.http.properties.readOnly.type,parentSchema:schema11.properties.http.properties.readOnly,data:data62};
+if(data61 < 0 || isNaN(data61)){
+const err147 = {instancePath:instancePath+"/http/port",schemaPath:"#/properties/http/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.port,data:data61};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -2693,30 +2673,20 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced41 !== undefined){
-data62 = coerced41;
-if(data57 !== undefined){
-data57["readOnly"] = coerced41;
 }
+let data62 = data60.host;
+if(typeof data62 !== "string"){
+let dataType40 = typeof data62;
+let coerced40 = undefined;
+if(!(coerced40 !== undefined)){
+if(dataType40 == "number" || dataType40 == "boolean"){
+coerced40 = "" + data62;
 }
-}
-let data63 = data57.allowedHosts;
-if(Array.isArray(data63)){
-const len5 = data63.length;
-for(let i6=0; i6<len5; i6++){
-let data64 = data63[i6];
-if(typeof data64 !== "string"){
-let dataType42 = typeof data64;
-let coerced42 = undefined;
-if(!(coerced42 !== undefined)){
-if(dataType42 == "number" || dataType42 == "boolean"){
-coerced42 = "" + data64;
-}
-else if(data64 === null){
-coerced42 = "";
+else if(data62 === null){
+coerced40 = "";
 }
 else {
-const err148 = {instancePath:instancePath+"/http/allowedHosts/" + i6,schemaPath:"#/properties/http/properties/allowedHosts/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.http.properties.allowedHosts.items.type,parentSchema:schema11.properties.http.properties.allowedHosts.items,data:data64};
+const err148 = {instancePath:instancePath+"/http/host",schemaPath:"#/properties/http/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.http.properties.host.type,parentSchema:schema11.properties.http.properties.host,data:data62};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -2726,16 +2696,16 @@ vErrors.push(err148);
 errors++;
 }
 }
-if(coerced42 !== undefined){
-data64 = coerced42;
-if(data63 !== undefined){
-data63[i6] = coerced42;
+if(coerced40 !== undefined){
+data62 = coerced40;
+if(data60 !== undefined){
+data60["host"] = coerced40;
 }
 }
 }
-if(typeof data64 === "string"){
-if(!pattern12.test(data64)){
-const err149 = {instancePath:instancePath+"/http/allowedHosts/" + i6,schemaPath:"#/properties/http/properties/allowedHosts/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"},message:"must match pattern \""+"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"+"\"",schema:"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$",parentSchema:schema11.properties.http.properties.allowedHosts.items,data:data64};
+if(typeof data62 === "string"){
+if(func4(data62) < 1){
+const err149 = {instancePath:instancePath+"/http/host",schemaPath:"#/properties/http/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.http.properties.host,data:data62};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -2745,19 +2715,20 @@ vErrors.push(err149);
 errors++;
 }
 }
+if(data60.token !== undefined){
+let data63 = data60.token;
+if(typeof data63 !== "string"){
+let dataType41 = typeof data63;
+let coerced41 = undefined;
+if(!(coerced41 !== undefined)){
+if(dataType41 == "number" || dataType41 == "boolean"){
+coerced41 = "" + data63;
 }
-let i7 = data63.length;
-let j1;
-if(i7 > 1){
-const indices1 = {};
-for(;i7--;){
-let item1 = data63[i7];
-if(typeof item1 !== "string"){
-continue;
+else if(data63 === null){
+coerced41 = "";
 }
-if(typeof indices1[item1] == "number"){
-j1 = indices1[item1];
-const err150 = {instancePath:instancePath+"/http/allowedHosts",schemaPath:"#/properties/http/properties/allowedHosts/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i7+" are identical)",schema:true,parentSchema:schema11.properties.http.properties.allowedHosts,data:data63};
+else {
+const err150 = {instancePath:instancePath+"/http/token",schemaPath:"#/properties/http/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.http.properties.token.type,parentSchema:schema11.properties.http.properties.token,data:data63};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -2765,14 +2736,18 @@ else {
 vErrors.push(err150);
 }
 errors++;
-break;
-}
-indices1[item1] = i7;
 }
 }
+if(coerced41 !== undefined){
+data63 = coerced41;
+if(data60 !== undefined){
+data60["token"] = coerced41;
 }
-else {
-const err151 = {instancePath:instancePath+"/http/allowedHosts",schemaPath:"#/properties/http/properties/allowedHosts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.http.properties.allowedHosts.type,parentSchema:schema11.properties.http.properties.allowedHosts,data:data63};
+}
+}
+if(typeof data63 === "string"){
+if(func4(data63) < 1){
+const err151 = {instancePath:instancePath+"/http/token",schemaPath:"#/properties/http/properties/token/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.http.properties.token,data:data63};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -2782,8 +2757,18 @@ vErrors.push(err151);
 errors++;
 }
 }
+}
+let data64 = data60.readyMaxLag;
+if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
+let dataType42 = typeof data64;
+let coerced42 = undefined;
+if(!(coerced42 !== undefined)){
+if(dataType42 === "boolean" || data64 === null
+              || (dataType42 === "string" && data64 && data64 == +data64 && !(data64 % 1))){
+coerced42 = +data64;
+}
 else {
-const err152 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data57};
+const err152 = {instancePath:instancePath+"/http/readyMaxLag",schemaPath:"#/properties/http/properties/readyMaxLag/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.readyMaxLag.type,parentSchema:schema11.properties.http.properties.readyMaxLag,data:data64};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -2793,14 +2778,16 @@ vErrors.push(err152);
 errors++;
 }
 }
-let data65 = data.log;
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
-if(data65.level === undefined){
-data65.level = "info";
+if(coerced42 !== undefined){
+data64 = coerced42;
+if(data60 !== undefined){
+data60["readyMaxLag"] = coerced42;
 }
-for(const key17 in data65){
-if(!((key17 === "level") || (key17 === "pretty"))){
-const err153 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data65};
+}
+}
+if(typeof data64 == "number"){
+if(data64 < 0 || isNaN(data64)){
+const err153 = {instancePath:instancePath+"/http/readyMaxLag",schemaPath:"#/properties/http/properties/readyMaxLag/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.readyMaxLag,data:data64};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2810,9 +2797,18 @@ vErrors.push(err153);
 errors++;
 }
 }
-let data66 = data65.level;
-if(!(((((((data66 === "trace") || (data66 === "debug")) || (data66 === "info")) || (data66 === "warn")) || (data66 === "error")) || (data66 === "fatal")) || (data66 === "silent"))){
-const err154 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema11.properties.log.properties.level.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.log.properties.level.enum,parentSchema:schema11.properties.log.properties.level,data:data66};
+let data65 = data60.readOnly;
+if(typeof data65 !== "boolean"){
+let coerced43 = undefined;
+if(!(coerced43 !== undefined)){
+if(data65 === "false" || data65 === 0 || data65 === null){
+coerced43 = false;
+}
+else if(data65 === "true" || data65 === 1){
+coerced43 = true;
+}
+else {
+const err154 = {instancePath:instancePath+"/http/readOnly",schemaPath:"#/properties/http/properties/readOnly/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.http.properties.readOnly.type,parentSchema:schema11.properties.http.properties.readOnly,data:data65};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2821,19 +2817,31 @@ vErrors.push(err154);
 }
 errors++;
 }
-if(data65.pretty !== undefined){
-let data67 = data65.pretty;
-if(typeof data67 !== "boolean"){
-let coerced43 = undefined;
-if(!(coerced43 !== undefined)){
-if(data67 === "false" || data67 === 0 || data67 === null){
-coerced43 = false;
 }
-else if(data67 === "true" || data67 === 1){
-coerced43 = true;
+if(coerced43 !== undefined){
+data65 = coerced43;
+if(data60 !== undefined){
+data60["readOnly"] = coerced43;
+}
+}
+}
+let data66 = data60.allowedHosts;
+if(Array.isArray(data66)){
+const len5 = data66.length;
+for(let i6=0; i6<len5; i6++){
+let data67 = data66[i6];
+if(typeof data67 !== "string"){
+let dataType44 = typeof data67;
+let coerced44 = undefined;
+if(!(coerced44 !== undefined)){
+if(dataType44 == "number" || dataType44 == "boolean"){
+coerced44 = "" + data67;
+}
+else if(data67 === null){
+coerced44 = "";
 }
 else {
-const err155 = {instancePath:instancePath+"/log/pretty",schemaPath:"#/properties/log/properties/pretty/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.pretty.type,parentSchema:schema11.properties.log.properties.pretty,data:data67};
+const err155 = {instancePath:instancePath+"/http/allowedHosts/" + i6,schemaPath:"#/properties/http/properties/allowedHosts/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.http.properties.allowedHosts.items.type,parentSchema:schema11.properties.http.properties.allowedHosts.items,data:data67};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2843,17 +2851,16 @@ vErrors.push(err155);
 errors++;
 }
 }
-if(coerced43 !== undefined){
-data67 = coerced43;
-if(data65 !== undefined){
-data65["pretty"] = coerced43;
+if(coerced44 !== undefined){
+data67 = coerced44;
+if(data66 !== undefined){
+data66[i6] = coerced44;
 }
 }
 }
-}
-}
-else {
-const err156 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data65};
+if(typeof data67 === "string"){
+if(!pattern14.test(data67)){
+const err156 = {instancePath:instancePath+"/http/allowedHosts/" + i6,schemaPath:"#/properties/http/properties/allowedHosts/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"},message:"must match pattern \""+"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"+"\"",schema:"^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$",parentSchema:schema11.properties.http.properties.allowedHosts.items,data:data67};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2863,13 +2870,131 @@ vErrors.push(err156);
 errors++;
 }
 }
-else {
-const err157 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+}
+let i7 = data66.length;
+let j1;
+if(i7 > 1){
+const indices1 = {};
+for(;i7--;){
+let item1 = data66[i7];
+if(typeof item1 !== "string"){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j1 = indices1[item1];
+const err157 = {instancePath:instancePath+"/http/allowedHosts",schemaPath:"#/properties/http/properties/allowedHosts/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i7+" are identical)",schema:true,parentSchema:schema11.properties.http.properties.allowedHosts,data:data66};
 if(vErrors === null){
 vErrors = [err157];
 }
 else {
 vErrors.push(err157);
+}
+errors++;
+break;
+}
+indices1[item1] = i7;
+}
+}
+}
+else {
+const err158 = {instancePath:instancePath+"/http/allowedHosts",schemaPath:"#/properties/http/properties/allowedHosts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.http.properties.allowedHosts.type,parentSchema:schema11.properties.http.properties.allowedHosts,data:data66};
+if(vErrors === null){
+vErrors = [err158];
+}
+else {
+vErrors.push(err158);
+}
+errors++;
+}
+}
+else {
+const err159 = {instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data60};
+if(vErrors === null){
+vErrors = [err159];
+}
+else {
+vErrors.push(err159);
+}
+errors++;
+}
+}
+let data68 = data.log;
+if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
+if(data68.level === undefined){
+data68.level = "info";
+}
+for(const key18 in data68){
+if(!((key18 === "level") || (key18 === "pretty"))){
+const err160 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data68};
+if(vErrors === null){
+vErrors = [err160];
+}
+else {
+vErrors.push(err160);
+}
+errors++;
+}
+}
+let data69 = data68.level;
+if(!(((((((data69 === "trace") || (data69 === "debug")) || (data69 === "info")) || (data69 === "warn")) || (data69 === "error")) || (data69 === "fatal")) || (data69 === "silent"))){
+const err161 = {instancePath:instancePath+"/log/level",schemaPath:"#/properties/log/properties/level/enum",keyword:"enum",params:{allowedValues: schema11.properties.log.properties.level.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.log.properties.level.enum,parentSchema:schema11.properties.log.properties.level,data:data69};
+if(vErrors === null){
+vErrors = [err161];
+}
+else {
+vErrors.push(err161);
+}
+errors++;
+}
+if(data68.pretty !== undefined){
+let data70 = data68.pretty;
+if(typeof data70 !== "boolean"){
+let coerced45 = undefined;
+if(!(coerced45 !== undefined)){
+if(data70 === "false" || data70 === 0 || data70 === null){
+coerced45 = false;
+}
+else if(data70 === "true" || data70 === 1){
+coerced45 = true;
+}
+else {
+const err162 = {instancePath:instancePath+"/log/pretty",schemaPath:"#/properties/log/properties/pretty/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.pretty.type,parentSchema:schema11.properties.log.properties.pretty,data:data70};
+if(vErrors === null){
+vErrors = [err162];
+}
+else {
+vErrors.push(err162);
+}
+errors++;
+}
+}
+if(coerced45 !== undefined){
+data70 = coerced45;
+if(data68 !== undefined){
+data68["pretty"] = coerced45;
+}
+}
+}
+}
+}
+else {
+const err163 = {instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data68};
+if(vErrors === null){
+vErrors = [err163];
+}
+else {
+vErrors.push(err163);
+}
+errors++;
+}
+}
+else {
+const err164 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(vErrors === null){
+vErrors = [err164];
+}
+else {
+vErrors.push(err164);
 }
 errors++;
 }
