@@ -19,7 +19,7 @@ import { StoreError } from './store-error.js';
 type Db = BetterSqlite3.Database;
 
 /** A folded intent with its dead-letter columns, null when it has none. */
-type FoldedRow = IntentRow & {
+export type FoldedRow = IntentRow & {
   dl_error: string | null;
   dl_event: string | null;
   dead_lettered_at: number | null;
@@ -139,7 +139,7 @@ function rowOfEntry(e: JournalEntry): JournalIntentRow {
   };
 }
 
-function rowOfFolded(row: FoldedRow): JournalIntentRow {
+export function rowOfFolded(row: FoldedRow): JournalIntentRow {
   return {
     intent: toIntent(row),
     ...(row.event === null ? {} : { event: JSON.parse(row.event) as unknown }),
@@ -165,7 +165,7 @@ function deadLetterOf(row: Pick<DeadLetterRow, 'dl_error' | 'dl_event' | 'dead_l
 }
 
 /** The `intents` row of an exported intent. */
-function rowOf(r: JournalIntentRow): IntentRow & { in_doubt: number } {
+export function rowOf(r: JournalIntentRow): IntentRow & { in_doubt: number } {
   const i = r.intent;
   const facts = newIntentRow(
     {

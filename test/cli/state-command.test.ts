@@ -311,18 +311,19 @@ describe('ledgerbot state export / import', () => {
     expect(missing.err).toMatch(/cannot read .*nope/);
   });
 
-  it('refuses a config whose journal is in PostgreSQL, rather than read its state.dir', async () => {
+  it('with state.postgres works on the database, not state.dir: one that cannot be reached exits 1, its password masked', async () => {
     const config = fresh('pg.config.yaml');
     writeFileSync(
       config,
-      `ledger:\n  url: http://127.0.0.1:7575\n  userId: bot\nrules: rules/\nstate:\n  dir: ${source}\n  postgres: { url: 'postgres://h/db' }\n`,
+      `ledger:\n  url: http://127.0.0.1:7575\n  userId: bot\nrules: rules/\nstate:\n  dir: ${source}\n  postgres: { url: 'postgres://bot:pw-hidden@127.0.0.1:1/db' }\n`,
     );
     for (const args of [['export'], ['import', '--in', exported]]) {
       const r = await cli(['state', ...args, '--config', config]);
-      expect(r.code).toBe(2);
-      expect(r.err).toMatch(
-        /keeps the journal in PostgreSQL \(state\.postgres\), and state (export|import) works on a SQLite state directory only/,
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(
+        'cannot open the PostgreSQL state store at postgres://bot:***@127.0.0.1:1/db (schema ledgerbot)',
       );
+      expect(r.err).not.toContain('pw-hidden');
       expect(r.out).toBe('');
     }
   });

@@ -18,6 +18,10 @@ import {
 } from '../../store/journal-lines.js';
 import { parseJournalLines } from '../../store/read-journal-lines.js';
 import type { JournalContents } from '../../store/journal-transfer.js';
+import type { PostgresConfig } from '../../runtime/config/bot-config.js';
+import { maskPgUrl } from '../../store/pg/mask-pg-url.js';
+import { openPgQueries } from '../../store/pg/open-pg-queries.js';
+import { openPgStore } from '../../store/pg/open-pg-store.js';
 import { openSqliteStore, SQLITE_STORE_FILE } from '../../store/open-sqlite-store.js';
 import { StoreError } from '../../store/store-error.js';
 import { storeQueries } from '../../store/store-queries.js';
@@ -81,21 +85,20 @@ directory that already holds a journal.`,
     if (action === 'import' && values.in === undefined) {
       throw new UsageError('state import needs --in FILE, an export of `ledgerbot state export`');
     }
-    let dir = values['state-dir'];
+    let journal: JournalSide;
+    const dir = values['state-dir'];
     if (dir === undefined) {
       const config = await readConfig(values.config ?? DEFAULTS.cli.configFile);
-      // Its state.dir holds only caches then, or an older SQLite journal the bot no longer uses.
-      if (config.state.postgres !== undefined) {
-        throw new UsageError(
-          `${config.file} keeps the journal in PostgreSQL (state.postgres), and state ${action} works on a SQLite state directory only so far: back PostgreSQL up with pg_dump, or name a SQLite state directory with --state-dir`,
-        );
-      }
-      dir = config.state.dir;
+      // With state.postgres, state.dir holds only caches: the journal is in the schema.
+      const pg = config.state.postgres;
+      journal = pg === undefined ? sqliteSide(config.state.dir) : pgSide(pg);
+    } else {
+      journal = sqliteSide(dir);
     }
     try {
       return action === 'export'
-        ? await exportState(dir, values.out ?? '-', io)
-        : await importState(dir, values.in!, io);
+        ? await exportState(journal, values.out ?? '-', io)
+        : await importState(journal, values.in!, io);
     } catch (err) {
       if (
         err instanceof JournalFormatError ||
@@ -109,20 +112,75 @@ directory that already holds a journal.`,
   },
 });
 
-async function exportState(dir: string, out: string, io: CliIo): Promise<number> {
-  if (!existsSync(join(dir, SQLITE_STORE_FILE))) {
-    throw new StoreError('STORE_OPEN_FAILED', `there is no state store in ${dir} to export`);
-  }
-  // Read-only, like the other reading commands: a running bot goes on writing meanwhile.
-  const store = openSqliteStore({ dir, readonly: true });
-  let journal: JournalContents;
-  try {
-    journal = await store.exportJournal();
-  } finally {
-    store.close();
-  }
+/** Where the journal is read from or written to: a SQLite state directory, or a schema. */
+type JournalSide = {
+  /** For messages: the directory, or the database with its password masked. */
+  readonly where: string;
+  read(): Promise<JournalContents>;
+  write(journal: JournalContents): Promise<void>;
+};
+
+function sqliteSide(dir: string): JournalSide {
+  return {
+    where: dir,
+    read: async () => {
+      if (!existsSync(join(dir, SQLITE_STORE_FILE))) {
+        throw new StoreError('STORE_OPEN_FAILED', `there is no state store in ${dir} to export`);
+      }
+      // Read-only, like the other reading commands: a running bot goes on writing meanwhile.
+      const store = openSqliteStore({ dir, readonly: true });
+      try {
+        return await store.exportJournal();
+      } finally {
+        store.close();
+      }
+    },
+    write: async (journal) => {
+      if (existsSync(join(dir, SQLITE_STORE_FILE))) await assertEmpty(dir);
+      const store = openSqliteStore({ dir, exclusive: true });
+      try {
+        await store.importJournal(journal);
+      } finally {
+        store.close();
+      }
+    },
+  };
+}
+
+/**
+ * The journal in PostgreSQL: read in one snapshot without a lock (beside a running bot), written
+ * under the schema's writer lock into an empty schema (STORE_NOT_EMPTY otherwise).
+ */
+function pgSide(pg: PostgresConfig): JournalSide {
+  const where = `${maskPgUrl(pg.url)} (schema ${pg.schema})`;
+  return {
+    where,
+    read: async () => {
+      const read = await openPgQueries({ url: pg.url, schema: pg.schema });
+      if (read === undefined) {
+        throw new StoreError('STORE_OPEN_FAILED', `there is no journal at ${where} to export`);
+      }
+      try {
+        return await read.exportJournal();
+      } finally {
+        await read.close();
+      }
+    },
+    write: async (journal) => {
+      const store = await openPgStore({ url: pg.url, schema: pg.schema, exclusive: true });
+      try {
+        await store.importJournal(journal);
+      } finally {
+        await store.closeAsync();
+      }
+    },
+  };
+}
+
+async function exportState(side: JournalSide, out: string, io: CliIo): Promise<number> {
+  const journal = await side.read();
   const lines = journalLines(journal, systemClock.now());
-  const summary = `${journal.intents.length} intent(s) and ${journal.slots.length} slot record(s) from ${dir}`;
+  const summary = `${journal.intents.length} intent(s) and ${journal.slots.length} slot record(s) from ${side.where}`;
   if (out === '-') {
     // All made before the first is written: an intent that cannot be exported stops it with
     // nothing on stdout, not a cut journal.
@@ -150,7 +208,7 @@ async function exportState(dir: string, out: string, io: CliIo): Promise<number>
   return 0;
 }
 
-async function importState(dir: string, file: string, io: CliIo): Promise<number> {
+async function importState(side: JournalSide, file: string, io: CliIo): Promise<number> {
   let size: number;
   try {
     size = statSync(file).size;
@@ -165,15 +223,9 @@ async function importState(dir: string, file: string, io: CliIo): Promise<number
   }
   // Every line is checked before the store is opened: a bad file writes nothing.
   const journal = parseJournalLines(readFileSync(file), file);
-  if (existsSync(join(dir, SQLITE_STORE_FILE))) await assertEmpty(dir);
-  const store = openSqliteStore({ dir, exclusive: true });
-  try {
-    await store.importJournal(journal);
-  } finally {
-    store.close();
-  }
+  await side.write(journal);
   io.out(
-    `imported ${journal.intents.length} intent(s) and ${journal.slots.length} slot record(s) into ${dir} (checkpoint ${journal.checkpoint ?? 'none'})\n`,
+    `imported ${journal.intents.length} intent(s) and ${journal.slots.length} slot record(s) into ${side.where} (checkpoint ${journal.checkpoint ?? 'none'})\n`,
   );
   return 0;
 }

@@ -3,12 +3,16 @@ import { DEFAULTS } from '../../core/defaults.js';
 import { StoreError } from '../store-error.js';
 import { maskPgUrl, withoutPassword } from './mask-pg-url.js';
 import { PG_TYPES } from './open-pg-store.js';
+import type { JournalContents } from '../journal-transfer.js';
 import { PgJournalQueries } from './pg-journal-queries.js';
+import { exportPgJournal } from './pg-journal-transfer.js';
 import { checkSchemaName, quoteIdentifier } from './quote-identifier.js';
 
 /** The operator's reads of a PostgreSQL journal, for a command that only reads it. */
 export type PgQueriesHandle = {
   readonly queries: PgJournalQueries;
+  /** The whole journal of the default owner, in one snapshot (`ledgerbot state export`). */
+  exportJournal(): Promise<JournalContents>;
   /** The database, password masked, and the schema: for messages. */
   readonly where: string;
   close(): Promise<void>;
@@ -51,5 +55,10 @@ export async function openPgQueries(options: {
     await pool.end().catch(() => undefined);
     return undefined;
   }
-  return { queries: new PgJournalQueries(pool, schema), where, close: () => pool.end() };
+  return {
+    queries: new PgJournalQueries(pool, schema),
+    exportJournal: () => exportPgJournal(pool, schema, 'default'),
+    where,
+    close: () => pool.end(),
+  };
 }

@@ -8,6 +8,7 @@ import {
   pgColumnValue,
   type PgIntentColumn,
 } from './pg-intent-columns.js';
+import { ruleCheckpointOwner } from './load-pg-journal.js';
 import { quoteIdentifier } from './quote-identifier.js';
 
 /** What one group commit writes: taken from memory when the group ends. */
@@ -43,16 +44,26 @@ const SLOT_COLUMNS = [
  */
 export class PgJournalWriter {
   readonly #pool: pg.Pool;
-  readonly #owner: string;
+  /** The checkpoint's rows: the owner's, or a fleet member's rules' (one each). */
+  readonly #owners: readonly string[];
+  /** A fleet member's rules: compaction deletes only theirs. */
+  readonly #rules: readonly string[] | undefined;
   readonly #fence: CommitFence | undefined;
   /** Quoted. */
   readonly #schema: string;
   readonly #sql: string;
   #tail: Promise<void> = Promise.resolve();
 
-  constructor(pool: pg.Pool, schema: string, owner: string, fence: CommitFence | undefined) {
+  constructor(
+    pool: pg.Pool,
+    schema: string,
+    owner: string,
+    fence: CommitFence | undefined,
+    rules?: readonly string[],
+  ) {
     this.#pool = pool;
-    this.#owner = owner;
+    this.#owners = rules === undefined ? [owner] : rules.map(ruleCheckpointOwner);
+    this.#rules = rules;
     this.#fence = fence;
     this.#schema = quoteIdentifier(schema);
     this.#sql = commitSql(this.#schema);
@@ -71,11 +82,13 @@ export class PgJournalWriter {
    * `resume` (the committed checkpoint), and returns how many.
    */
   async compact(cutoff: number, resume: number): Promise<number> {
+    // A fleet member deletes only its rules' intents: another rule's checkpoint may be lower.
     const result = await this.#pool.query(
       `DELETE FROM ${this.#schema}.lb_intents
        WHERE state IN ('succeeded', 'duplicate', 'rejected') AND updated_at < $1
-         AND (trigger_kind = 'slot' OR justifying_offset <= $2)`,
-      [cutoff, resume],
+         AND (trigger_kind = 'slot' OR justifying_offset <= $2)
+         AND ($3::text[] IS NULL OR rule_id = ANY($3::text[]))`,
+      [cutoff, resume, this.#rules ?? null],
     );
     return result.rowCount ?? 0;
   }
@@ -86,6 +99,11 @@ export class PgJournalWriter {
       () => undefined,
       () => undefined,
     );
+  }
+
+  /** The statement that writes `commit`, for a caller's own transaction (an import). */
+  statement(commit: PgCommit): pg.QueryConfig {
+    return { name: 'lb_group_commit', text: this.#sql, values: this.#values(commit) };
   }
 
   async #run(commit: PgCommit, values: unknown[]): Promise<void> {
@@ -127,7 +145,7 @@ export class PgJournalWriter {
     values.push(c.slots.map((s) => s.snapshotOffset ?? null));
     values.push(
       c.checkpoint !== undefined,
-      this.#owner,
+      this.#owners,
       c.checkpoint?.resume ?? null,
       c.checkpoint?.processed ?? null,
     );
@@ -153,7 +171,7 @@ function commitSql(schema: string): string {
   const slotArrays = SLOT_COLUMNS.map(([, t]) => param(`${t}[]`)).join(', ');
   const [cpFlag, cpOwner, cpResume, cpProcessed] = [
     param('boolean'),
-    param('text'),
+    param('text[]'),
     param('bigint'),
     param('bigint'),
   ];
@@ -188,7 +206,7 @@ function commitSql(schema: string): string {
   ),
   cp AS (
     INSERT INTO ${schema}.lb_checkpoints (owner, resume_offset, processed_offset)
-    SELECT ${cpOwner}, ${cpResume}, ${cpProcessed} WHERE ${cpFlag}
+    SELECT o, ${cpResume}, ${cpProcessed} FROM unnest(${cpOwner}) AS o WHERE ${cpFlag}
     ON CONFLICT (owner) DO UPDATE SET
       resume_offset = EXCLUDED.resume_offset, processed_offset = EXCLUDED.processed_offset
   )

@@ -35,7 +35,9 @@ import {
 } from '../store.js';
 import { StoreError } from '../store-error.js';
 import type { CommitFence, LeaseHold } from './commit-fence.js';
+import type { JournalContents, JournalTransfer } from '../journal-transfer.js';
 import { loadPgJournal } from './load-pg-journal.js';
+import { exportPgJournal, importPgJournal } from './pg-journal-transfer.js';
 import { PgMemoryBound } from './pg-memory-bound.js';
 import { PgJournalQueries } from './pg-journal-queries.js';
 import { PgJournalWriter, type PgCommit } from './pg-journal-writer.js';
@@ -53,6 +55,12 @@ export type PgStoreInit = {
   readonly fence?: CommitFence;
   /** The leases a commit writing for these rules writes under (with `fence`). */
   readonly holdsFor?: (ruleIds: ReadonlySet<string>) => readonly LeaseHold[];
+  /**
+   * A fleet member's store: memory holds these rules' intents, dead letters and slots only, the
+   * checkpoint is loaded as the lowest of theirs and written to each (a row per rule), every
+   * commit that moves it writes under all of their leases, and compaction deletes only theirs.
+   */
+  readonly rules?: readonly string[];
   /** For error messages: the database, password masked. */
   readonly where: string;
   /** Runs once the pool is ended (the writer's lock goes). */
@@ -84,13 +92,16 @@ export type PgStoreInit = {
  * operator reads see memory only (`queries()` reads the database), and `hasEventIntent` at or
  * below the checkpoint throws: ask `hasEventIntentAsync`.
  */
-export class PgStore implements Store {
+export class PgStore implements Store, JournalTransfer {
   readonly #pool: pg.Pool;
   readonly #clock: Clock;
   readonly #writer: PgJournalWriter;
   readonly #queries: PgJournalQueries;
   readonly #holdsFor: PgStoreInit['holdsFor'];
+  readonly #rules: PgStoreInit['rules'];
   readonly #onClose: PgStoreInit['onClose'];
+  readonly #owner: string;
+  readonly #where: string;
   readonly #schema: string;
   readonly #batches: JournalBatches;
   readonly #mem: JournalMemory;
@@ -103,7 +114,7 @@ export class PgStore implements Store {
   /** Opens the store on a migrated schema: loads what memory holds (see the class comment). */
   static async open(init: PgStoreInit): Promise<PgStore> {
     const store = new PgStore(init);
-    await store.#load(init.owner ?? 'default', init.where);
+    await store.#load(store.#owner, store.#where);
     return store;
   }
 
@@ -111,9 +122,18 @@ export class PgStore implements Store {
     this.#pool = init.pool;
     this.#clock = init.clock;
     this.#holdsFor = init.holdsFor;
+    this.#rules = init.rules;
     this.#onClose = init.onClose;
+    this.#owner = init.owner ?? 'default';
+    this.#where = init.where;
     this.#schema = init.schema;
-    this.#writer = new PgJournalWriter(init.pool, init.schema, init.owner ?? 'default', init.fence);
+    this.#writer = new PgJournalWriter(
+      init.pool,
+      init.schema,
+      init.owner ?? 'default',
+      init.fence,
+      init.rules,
+    );
     this.#queries = new PgJournalQueries(init.pool, init.schema);
     this.#batches = new JournalBatches(
       { settle: () => this.#checkpoint.settle(), write: () => this.#write() },
@@ -333,6 +353,29 @@ export class PgStore implements Store {
     return this.#writer.compact(cutoff, this.#bound.committedResume ?? -1);
   }
 
+  // ---- transfer (`ledgerbot state export|import`) ----
+
+  /** The journal as committed, in one snapshot (what this store has not committed is not in it). */
+  exportJournal(): Promise<JournalContents> {
+    this.#assertOpen();
+    return exportPgJournal(this.#pool, this.#schema, this.#owner);
+  }
+
+  /** See JournalTransfer; memory is loaded again from what it wrote. */
+  async importJournal(journal: JournalContents): Promise<void> {
+    this.#assertOpen();
+    if (!this.#batches.idle) {
+      throw new StoreError(
+        'STORE_BAD_ARGUMENT',
+        'a journal is imported into a store without uncommitted changes: await sync() first',
+      );
+    }
+    const target = { schema: this.#schema, owner: this.#owner, where: this.#where };
+    await importPgJournal(this.#pool, this.#writer, target, journal);
+    this.#mem.clear();
+    await this.#load(this.#owner, this.#where);
+  }
+
   /** Commits what is left, then ends the pool (see `ended`). Idempotent. */
   close(): void {
     if (this.#closed) return;
@@ -379,6 +422,8 @@ export class PgStore implements Store {
       else updates.push(e);
     }
     for (const s of slots) rules.add(s.ruleId);
+    // A fleet member's checkpoint is its rules' rows: written under their leases.
+    if (cp !== undefined) for (const id of this.#rules ?? []) rules.add(id);
     const commit: PgCommit = {
       inserts,
       updates,
@@ -402,7 +447,7 @@ export class PgStore implements Store {
   }
 
   async #load(owner: string, where: string): Promise<void> {
-    const loaded = await loadPgJournal(this.#pool, this.#schema, owner, where);
+    const loaded = await loadPgJournal(this.#pool, this.#schema, owner, where, this.#rules);
     this.#checkpoint.load(loaded.resume, loaded.processed);
     this.#bound.committedResume = loaded.resume;
     this.#slots.load(loaded.slots);
