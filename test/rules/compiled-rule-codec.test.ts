@@ -67,7 +67,10 @@ describe('compiled rule sets as text', () => {
   it('give back the same rules (renderings, schedules, batches included), frozen', () => {
     const cel = CelEnvironment.create();
     const ruleSet = compile(validFiles(), cel);
-    const back = roundTrip(ruleSet, cel);
+    const text = encodeRuleSet(ruleSet, cel);
+    // Repeated parts (template references, options, …) are written once.
+    expect(text).toContain('{"$s":');
+    const back = decodeRuleSet(text, CelEnvironment.create());
     expect(shape(back)).toBe(shape(ruleSet));
     expect(Object.isFrozen(back.rules[0]!.trigger)).toBe(true);
     expect(Object.isFrozen(back.rules[0]!.then)).toBe(true);
@@ -177,7 +180,11 @@ rules:
       edited((j) => (j.programs[0]!.reads = 'everything')),
       edited((j) => (j.programs[0]!.equalities = [{ variable: 'event', fields: [1] }])),
       edited((j) => (j.rules[0]!.description = JSON.parse(deep(1_000)) as unknown)),
-      `{"format":1,"programs":[],"rules":${deep(200_000)},"warnings":[]}`,
+      `{"format":1,"shared":[],"programs":[],"rules":${deep(200_000)},"warnings":[]}`,
+      edited((j) => ((j.rules[0]!.labels as unknown) = { $s: 1e9 })),
+      // Shared subtrees that each hold the one before twice: 2^60 values once expanded.
+      `{"format":1,"shared":[[],${Array.from({ length: 60 }, (_, i) => `[{"$s":${i}},{"$s":${i}}]`).join(',')}],"programs":[],"rules":[],"warnings":[{"$s":60}]}`,
+      `{"format":1,"shared":[{"$s":0}],"programs":[],"rules":[{"$s":0}],"warnings":[]}`,
     ];
     for (const b of bad) {
       expect(() => decodeRuleSet(b, CelEnvironment.create()), b.slice(0, 80)).toThrow(

@@ -129,8 +129,14 @@ describe('CompiledRulesFile', () => {
       ['corrupt header', `{"format"\n${good.slice(nl + 1)}`],
       ['another format (ledgerbot-rule-cache/1)', good.replace('compiled-rules/1', 'rule-cache/1')],
       ['its contents do not match its hash', good.replace('"enabled":true', '"enabled":false')],
-      ['malformed: ', signed('{"format":1,"programs":[],"rules":[{"id":"x"}],"warnings":[]}')],
-      ['malformed: ', signed(`{"format":1,"programs":${'['.repeat(deep)}${']'.repeat(deep)}}`)],
+      [
+        'malformed: ',
+        signed('{"format":1,"shared":[],"programs":[],"rules":[{"id":"x"}],"warnings":[]}'),
+      ],
+      [
+        'malformed: ',
+        signed(`{"format":1,"shared":[],"programs":${'['.repeat(deep)}${']'.repeat(deep)}}`),
+      ],
       ['larger than 67108864 bytes', () => truncateSync(path, 64 * 1024 * 1024 + 1)],
     ];
     for (const [why, content] of cases) {
