@@ -51,23 +51,42 @@ export class JournalCompactor {
     this.#timer = undefined;
   }
 
-  /** One compaction now; the number of intents deleted (0 if the store refused). */
+  /**
+   * One compaction now; the number of intents deleted (0 if the store refused). A store that
+   * compacts asynchronously (PostgreSQL) is not waited for: 0, and the log line comes when it is
+   * done.
+   */
   compactNow(): number {
     try {
-      const deleted = this.#o.store.compact(this.#o.retentionMs);
-      if (deleted > 0) {
-        this.#o.logger.info({ deleted, retentionMs: this.#o.retentionMs }, 'journal compacted');
-        this.#o.onCompacted?.(deleted);
+      const store = this.#o.store;
+      if (store.compactAsync !== undefined) {
+        store.compactAsync(this.#o.retentionMs).then(
+          (deleted) => this.#compacted(deleted),
+          (err: unknown) => this.#failed(err),
+        );
+        return 0;
       }
+      const deleted = store.compact(this.#o.retentionMs);
+      this.#compacted(deleted);
       return deleted;
     } catch (err) {
-      // A failed compaction loses nothing; the next one tries again.
-      this.#o.logger.warn(
-        { ...errorFields(err), nextInMs: this.#intervalMs },
-        'journal compaction failed',
-      );
+      this.#failed(err);
       return 0;
     }
+  }
+
+  #compacted(deleted: number): void {
+    if (deleted === 0) return;
+    this.#o.logger.info({ deleted, retentionMs: this.#o.retentionMs }, 'journal compacted');
+    this.#o.onCompacted?.(deleted);
+  }
+
+  /** A failed compaction loses nothing; the next one tries again. */
+  #failed(err: unknown): void {
+    this.#o.logger.warn(
+      { ...errorFields(err), nextInMs: this.#intervalMs },
+      'journal compaction failed',
+    );
   }
 
   #tick(): void {

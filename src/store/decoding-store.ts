@@ -39,9 +39,14 @@ class DecodingStore<P> implements Store<P> {
    */
   readonly #decoded = new WeakMap<object, P>();
 
+  /** Only where the store has it: the compactor takes its presence as the store's choice. */
+  readonly compactAsync?: (olderThanMs: number) => Promise<number>;
+
   constructor(store: Store, decode: PayloadDecoder<P>) {
     this.#store = store;
     this.#decode = decode;
+    const compactAsync = store.compactAsync?.bind(store);
+    if (compactAsync !== undefined) this.compactAsync = compactAsync;
   }
 
   batch<T>(fn: () => T): T {

@@ -139,6 +139,11 @@ export interface Store<P = unknown> {
    * Dead letters stay until requeued or purged. Returns the number of intents deleted.
    */
   compact(olderThanMs: number): number;
+  /**
+   * `compact` for a store that deletes in a remote database (PostgreSQL: its `compact` starts the
+   * deletion and returns 0): resolves with the number deleted. The compactor prefers it.
+   */
+  compactAsync?(olderThanMs: number): Promise<number>;
   /** Closes the database. Idempotent; every other call afterwards throws StoreError STORE_CLOSED. */
   close(): void;
 }

@@ -5,8 +5,12 @@ import { IllegalStateError } from '../../../src/core/illegal-state-error.js';
 import type { CommitFence } from '../../../src/store/pg/commit-fence.js';
 import { openPgStore, type PgStoreOptions } from '../../../src/store/pg/open-pg-store.js';
 import type { PgStore } from '../../../src/store/pg/pg-store.js';
+import { JournalCompactor } from '../../../src/runtime/journal-compactor.js';
+import { decodingStore } from '../../../src/store/decoding-store.js';
 import { StoreError } from '../../../src/store/store-error.js';
 import { pgSkipReason, startPgServer, type PgServer } from '../../support/pg-server.js';
+import { waitFor } from '../../support/wait-for.js';
+import { recordingLogger } from '../../runtime/bot-fixture.js';
 import { eventIntent } from '../store-fixtures.js';
 
 const skipReason = pgSkipReason();
@@ -287,6 +291,34 @@ describe.skipIf(skipReason !== undefined)(
       clock.set(100_000);
       expect(await store.compactAsync(50_000)).toBe(1);
       expect(await committed()).toEqual({ 'lb-rule-2-0': 'pending', 'lb-rule-30-0': 'succeeded' });
+    });
+
+    it('the journal compactor deletes through compactAsync (also behind the decoding store) and logs the count', async () => {
+      clock.set(1_000);
+      store.recordIntents([eventIntent(1), eventIntent(2)]);
+      finish('lb-rule-1-0');
+      finish('lb-rule-2-0');
+      store.advanceCheckpoint(5);
+      await store.sync();
+      clock.set(100_000);
+      const logger = recordingLogger();
+      const compactor = new JournalCompactor({
+        store: decodingStore(store, (p) => p),
+        clock,
+        logger,
+        retentionMs: 50_000,
+      });
+      expect(compactor.compactNow()).toBe(0);
+      await waitFor(committed, (rows) => Object.keys(rows).length === 0, 10_000, 'the compaction');
+      await waitFor(
+        () => logger.lines,
+        (lines) => lines.some((l) => l.msg === 'journal compacted'),
+        10_000,
+        'the log line',
+      );
+      expect(logger.lines.find((l) => l.msg === 'journal compacted')?.fields).toMatchObject({
+        deleted: 2,
+      });
     });
 
     it('commits one group at a time, in order, each in one statement', async () => {
