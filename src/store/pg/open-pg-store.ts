@@ -35,6 +35,11 @@ export type PgStoreOptions = {
   readonly exclusive?: boolean;
   readonly fence?: CommitFence;
   readonly holdsFor?: (ruleIds: ReadonlySet<string>) => readonly LeaseHold[];
+  /**
+   * A fleet member's store: holds only these rules' state, and their checkpoints (a row each)
+   * instead of `owner`'s (see PgStoreInit.rules).
+   */
+  readonly rules?: readonly string[];
 };
 
 const INT8_OID = 20;
@@ -89,6 +94,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
       ...(windowMs > 0 ? { scheduleCommit: (commit) => setTimeout(commit, windowMs) } : {}),
       ...(options.fence === undefined ? {} : { fence: options.fence }),
       ...(options.holdsFor === undefined ? {} : { holdsFor: options.holdsFor }),
+      ...(options.rules === undefined ? {} : { rules: options.rules }),
     });
   } catch (err) {
     await pool.end().catch(() => undefined);
