@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { eventFieldsOf } from '../../src/rules/event-variable.js';
+import type { AnyEvent } from '../../src/rules/match-event.js';
+import { created, exercised } from './rule-fixtures.js';
+
+/** The fields as the JSON Ledger API (and the sandbox) sends them, in its order. */
+const CREATED_ORDER = [
+  'offset',
+  'nodeId',
+  'contractId',
+  'templateId',
+  'contractKeyHash',
+  'createArgument',
+  'createdEventBlob',
+  'interfaceViews',
+  'witnessParties',
+  'signatories',
+  'observers',
+  'createdAt',
+  'packageName',
+  'representativePackageId',
+  'acsDelta',
+  'contractKey',
+];
+const EXERCISED_ORDER = [
+  'offset',
+  'nodeId',
+  'contractId',
+  'templateId',
+  'choice',
+  'choiceArgument',
+  'actingParties',
+  'consuming',
+  'witnessParties',
+  'lastDescendantNodeId',
+  'exerciseResult',
+  'packageName',
+  'implementedInterfaces',
+  'acsDelta',
+  'interfaceId',
+];
+
+function ordered(source: object, keys: readonly string[]): Record<string, unknown> {
+  const from = source as Record<string, unknown>;
+  return Object.fromEntries(keys.map((k) => [k, Object.hasOwn(from, k) ? from[k] : null]));
+}
+
+/** The event variable's fields as the rules see them: the wire's, in its order, ints and times typed. */
+function expected(source: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(source).map(([k, v]) => [
+      k,
+      ['offset', 'nodeId', 'lastDescendantNodeId'].includes(k) && typeof v === 'number'
+        ? BigInt(v)
+        : k === 'createdAt' && typeof v === 'string'
+          ? new Date(v)
+          : v,
+    ]),
+  );
+}
+
+describe('eventFieldsOf', () => {
+  const wireCreated = ordered(
+    { ...created(), contractKeyHash: '', representativePackageId: 'p', acsDelta: true },
+    CREATED_ORDER,
+  );
+  const wireExercised = ordered(
+    { ...exercised(), implementedInterfaces: [], acsDelta: false, interfaceId: null },
+    EXERCISED_ORDER,
+  );
+  const reversed = (x: Record<string, unknown>): Record<string, unknown> =>
+    Object.fromEntries(Object.entries(x).reverse());
+  const extra = (x: Record<string, unknown>): Record<string, unknown> => ({
+    ...x,
+    newField: { a: 1 },
+  });
+  const fewer = (x: Record<string, unknown>): Record<string, unknown> => {
+    const { acsDelta: _acsDelta, ...rest } = x;
+    return rest;
+  };
+
+  it.each([
+    ['a created event in the API order', wireCreated],
+    ['an exercised event in the API order', wireExercised],
+    ['a created event in another order', reversed(wireCreated)],
+    ['an exercised event in another order', reversed(wireExercised)],
+    ['a created event with a field this version does not know', extra(wireCreated)],
+    ['an exercised event without a field', fewer(wireExercised)],
+    ['the fixtures', created() as unknown as Record<string, unknown>],
+  ])('copies %s field for field, in its order, typed', (_name, source) => {
+    const fields = eventFieldsOf(source as unknown as AnyEvent);
+    expect(Object.keys(fields)).toEqual(Object.keys(source));
+    expect(fields).toEqual(expected(source));
+    expect(typeof fields.offset).toBe('bigint');
+    // A copy: the wire event is not changed.
+    expect(fields).not.toBe(source);
+    expect(typeof source.offset).toBe('number');
+  });
+});
