@@ -10,6 +10,7 @@ import { readConfig } from '../compose/read-config.js';
 import { watchRuleFiles } from '../compose/rule-reloader.js';
 import { rootLogger } from '../compose/root-logger.js';
 import { startBot, type RunningBot } from '../compose/start-bot.js';
+import { startFleetMember, type FleetMember } from '../compose/start-fleet-member.js';
 import { untilSignal } from '../until-signal.js';
 import { UsageError } from '../usage-error.js';
 
@@ -53,6 +54,37 @@ them if all are valid, none otherwise.`,
   },
 });
 
+/** What `run` waits on: one bot, or a fleet member's changing bot. */
+type Running = {
+  readonly done: Promise<void>;
+  /** Why it failed, once `done`; undefined when it was stopped. */
+  failure(): unknown;
+  state(): string;
+  reload(): Promise<unknown>;
+  close(): Promise<void>;
+};
+
+function botRunning(running: RunningBot): Running {
+  const { bot } = running;
+  return {
+    done: bot.done,
+    failure: () => (bot.state === 'failed' ? (bot.error ?? new Error('failed')) : undefined),
+    state: () => bot.state,
+    reload: () => running.reload(),
+    close: () => running.close(),
+  };
+}
+
+function fleetRunning(member: FleetMember): Running {
+  return {
+    done: member.done,
+    failure: () => member.failure(),
+    state: () => member.current()?.bot.state ?? 'stopped',
+    reload: () => member.reload(),
+    close: () => member.close(),
+  };
+}
+
 /**
  * Starts the bot and keeps the process up until a signal stops it or the bot fails; returns the
  * exit code. Every way out says why, on stderr and in the log.
@@ -86,7 +118,7 @@ async function runUntilStopped(
     else logger.error(line, 'exiting');
     return code;
   };
-  let running: RunningBot | undefined;
+  let running: Running | undefined;
   let reloadPending = false;
   const reloadNow = (trigger: string): void => {
     logger.info({ trigger }, 'reloading the rules');
@@ -103,7 +135,12 @@ async function runUntilStopped(
   const stopWatching = watchRuleFiles(config.rules, () => reloadNow('file change'), logger);
   try {
     try {
-      running = await startBot(config, logger, { ...options, signal: stopping.signal });
+      const start = { ...options, signal: stopping.signal };
+      // A fleet member runs a bot over the rules it owns (a new one when that changes).
+      running =
+        config.fleet !== undefined && !options.shadow
+          ? fleetRunning(await startFleetMember(config, logger, start))
+          : botRunning(await startBot(config, logger, start));
     } catch (err) {
       if (signal !== undefined && stopping.signal.aborted) {
         return exit(0, `stopped by ${signal} before the bot started`, { signal });
@@ -125,14 +162,15 @@ async function runUntilStopped(
     // own growth of the heap then spares it most of the full GCs the limit would make.
     limitHeapGrowth();
     if (reloadPending) void running.reload();
-    await Promise.race([stopSignal, running.bot.done]);
+    await Promise.race([stopSignal, running.done]);
     await running.close();
-    if (running.bot.state === 'failed') {
-      const err = running.bot.error;
-      return exit(1, `the bot failed: ${(err as Error).message ?? String(err)}`);
+    const failure = running.failure();
+    if (failure !== undefined) {
+      const why = failure instanceof Error ? failure.message : JSON.stringify(failure);
+      return exit(1, `the bot failed: ${why}`);
     }
     if (signal !== undefined) return exit(0, `stopped by ${signal}`, { signal });
-    return exit(1, `the bot stopped by itself (state ${running.bot.state})`);
+    return exit(1, `the bot stopped by itself (state ${running.state()})`);
   } finally {
     clearInterval(hold);
     process.off('SIGHUP', onHup);

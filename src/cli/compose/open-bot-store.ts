@@ -4,6 +4,14 @@ import { openSqliteStore } from '../../store/open-sqlite-store.js';
 import { openPgStore } from '../../store/pg/open-pg-store.js';
 import { storeQueries } from '../../store/store-queries.js';
 import type { Store } from '../../store/store.js';
+import type { CommitFence, LeaseHold } from '../../store/pg/commit-fence.js';
+
+/** A fleet member's store: the rules it owns, their checkpoints, writes fenced by their leases. */
+export type FleetStoreOptions = {
+  readonly rules: readonly string[];
+  readonly fence: CommitFence;
+  readonly holdsFor: (ruleIds: ReadonlySet<string>) => readonly LeaseHold[];
+};
 
 /** The bot's journal, the operator's reads of it, and how to close it. */
 export type BotStore = {
@@ -15,19 +23,24 @@ export type BotStore = {
 /**
  * The journal `run` works on: PostgreSQL when the config has `state.postgres`, else the SQLite
  * file in `state.dir` (held with its writer's lock). A shadow bot keeps its own SQLite journal in
- * `state.dir` either way, without the lock: it must never write the live bot's journal.
+ * `state.dir` either way, without the lock: it must never write the live bot's journal. A fleet
+ * member's PostgreSQL store holds only the rules it owns (`fleet`).
  */
 export async function openBotStore(
   config: BotConfig,
-  options: { readonly shadow: boolean },
+  options: { readonly shadow: boolean; readonly fleet?: FleetStoreOptions },
 ): Promise<BotStore> {
   const pg = config.state.postgres;
   if (pg !== undefined && !options.shadow) {
+    const fleet = options.fleet;
+    // A fleet's members share the schema under leases, not its writer lock.
     const store = await openPgStore({
       url: pg.url,
       schema: pg.schema,
       poolSize: pg.poolSize,
-      exclusive: true,
+      ...(fleet === undefined
+        ? { exclusive: true }
+        : { rules: fleet.rules, fence: fleet.fence, holdsFor: fleet.holdsFor }),
     });
     return { store, queries: store.queries(), close: () => store.closeAsync() };
   }

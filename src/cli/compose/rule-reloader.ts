@@ -2,6 +2,7 @@ import { statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Logger } from '../../core/logger.js';
 import type { RuleProblem } from '../../rules/rule-problem.js';
+import type { RuleSet } from '../../rules/compiled-rule.js';
 import type { Bot } from '../../runtime/bot.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import type { ReloadOutcome } from '../../runtime/ops/reload-history.js';
@@ -23,6 +24,8 @@ export function ruleReloader(
   logger: Logger,
   catalogue: BotCatalogue = new BotCatalogue(config, logger),
   shared: Pick<LoadConfigRulesOptions, 'cel' | 'programs' | 'sourceCache' | 'compiled'> = {},
+  /** The rules to run of those loaded (a fleet member runs the rules it owns). */
+  select: (ruleSet: RuleSet) => RuleSet = (ruleSet) => ruleSet,
 ): () => Promise<ReloadOutcome> {
   const log = logger.child({ component: 'reload' });
   const notes = ruleNoteLoggers(config, log);
@@ -41,7 +44,7 @@ export function ruleReloader(
         onIdle: notes.onIdle,
       });
       for (const w of warnings) notes.onWarning(w);
-      const diff = bot.reloadRules(ruleSet);
+      const diff = bot.reloadRules(select(ruleSet));
       return { applied: true, diff };
     } catch (err) {
       // A UsageError lists one problem per line after its first line, as file:line:col: ...

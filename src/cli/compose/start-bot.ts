@@ -19,7 +19,7 @@ import { CelProgramCache } from '../../rules/cel-program-cache.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
 import { CompiledRulesFile } from './compiled-rules-file.js';
 import { RuleCacheFile } from './rule-cache-file.js';
-import { openBotStore } from './open-bot-store.js';
+import { openBotStore, type FleetStoreOptions } from './open-bot-store.js';
 import { botOptionsOf, type BotRunFlags } from './bot-options-of-config.js';
 import { BotCatalogue } from './bot-catalogue.js';
 import { loadConfigRules, ruleNoteLoggers } from './load-config-rules.js';
@@ -42,6 +42,16 @@ export type RunningBot = {
 export type StartBotOptions = BotRunFlags & {
   /** Aborts the start (the process is told to stop while it waits for the participant). */
   readonly signal?: AbortSignal;
+  /** A fleet member's bot: the rules it owns, its fenced store, its `/status` (see FleetMember). */
+  readonly fleet?: FleetBotHooks;
+};
+
+/** What a fleet member (`startFleetMember`) changes in the bot it starts. */
+export type FleetBotHooks = {
+  /** Every rule set loaded (start, reloads) goes through this: it returns the rules to run. */
+  readonly select: (ruleSet: RuleSet) => RuleSet;
+  readonly store: FleetStoreOptions;
+  readonly status: () => Promise<Record<string, unknown>>;
 };
 
 /** The bot's rules until the participant's check compiles them (see `checkRulesOffline`). */
@@ -73,6 +83,7 @@ export async function startBot(
   options: StartBotOptions = {},
 ): Promise<RunningBot> {
   const shadow = options.shadow === true;
+  const select = options.fleet?.select ?? ((set: RuleSet) => set);
   const cleanups: (() => Promise<void> | void)[] = [];
   const cleanup = async (): Promise<void> => {
     for (const fn of cleanups.reverse()) {
@@ -136,14 +147,17 @@ export async function startBot(
     cleanups.push(() => ledger.close());
     const { client, parties, sandbox } = ledger;
     // A shadow bot writes nothing, so it need not lock the state out from operator tools.
-    const journal = await openBotStore(config, { shadow });
+    const journal = await openBotStore(config, {
+      shadow,
+      ...(options.fleet === undefined ? {} : { fleet: options.fleet.store }),
+    });
     cleanups.push(() => journal.close());
     const { store, queries } = journal;
     const bot = createBot(
       botOptionsOf(
         config,
         {
-          rules: ruleSet,
+          rules: select(ruleSet),
           parties,
           packageNameOf: catalogue.packageNameOf,
           ledger: client,
@@ -157,7 +171,7 @@ export async function startBot(
     // Every reload (SIGHUP, the file watch, POST /rules/reload) is recorded for GET /reload.
     const reloads = new ReloadHistory(systemClock);
     const reload = reloads.recording(
-      ruleReloader(config, bot, logger, catalogue, { ...shared, compiled }),
+      ruleReloader(config, bot, logger, catalogue, { ...shared, compiled }, select),
     );
     let waitingFor: string | undefined;
     let ops: OpsServer | undefined;
@@ -185,6 +199,7 @@ export async function startBot(
           packageNameOf: catalogue.packageNameOf,
           journal: store,
         }),
+        ...(options.fleet === undefined ? {} : { fleet: options.fleet.status }),
         logger,
       });
       const server = ops;
@@ -218,7 +233,7 @@ export async function startBot(
           logger: logger.child({ component: 'packages' }),
         },
       );
-      bot.reloadRules(rules);
+      bot.reloadRules(select(rules));
     }
     cleanups.push(() => bot.stop());
     await bot.start();

@@ -8,7 +8,8 @@ const MAX_LEASE_MS = 3_600_000;
 
 /**
  * The checks of `fleet` the schema cannot express: a fleet shares its rules through the leases
- * in PostgreSQL, so it needs `state.postgres`; the lease period within bounds.
+ * in PostgreSQL, so it needs `state.postgres`, and one participant (`ledger.url`, not an
+ * embedded sandbox per member); the lease period within bounds.
  */
 export function checkFleet(raw: RawBotConfig, { at, problems }: ConfigCheckContext): void {
   const fleet = raw.fleet;
@@ -20,6 +21,15 @@ export function checkFleet(raw: RawBotConfig, { at, problems }: ConfigCheckConte
       'FLEET_NEEDS_POSTGRES',
       '`fleet` needs `state.postgres`: the members share the rules through leases in PostgreSQL',
       'add `state.postgres` (the same url and schema on every member), or remove `fleet`',
+    );
+  }
+  if (raw.ledger.embedded !== undefined) {
+    problems.add(
+      at.pos(['fleet'], { key: true }),
+      ['fleet'],
+      'FLEET_NEEDS_POSTGRES',
+      '`fleet` needs a shared participant (`ledger.url`): each member would start its own embedded sandbox',
+      'run `ledgerbot sandbox` (or a participant) once and point every member at it with `ledger.url`',
     );
   }
   const ms = parseDuration(fleet.leasePeriod);

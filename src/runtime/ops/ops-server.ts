@@ -74,6 +74,8 @@ export type OpsServerOptions = {
   readonly explain?: OpsExplainDeps;
   /** `POST /rules/{id}/run-slot`: runs a slot in the bot (see `manualSlotRunner`); absent: 404. */
   readonly runSlot?: (ruleId: string, at: number) => Promise<ManualSlotOutcome>;
+  /** `/status`'s `fleet`: this member, the members and the rules' owners (a fleet member only). */
+  readonly fleet?: () => Promise<Record<string, unknown>>;
   /** The bounds of `GET /events` (default EVENT_STREAM_LIMITS; tests lower them). */
   readonly eventStreamLimits?: Partial<EventStreamLimits>;
   readonly clock?: Clock;
@@ -124,6 +126,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     ...(options.waitingFor === undefined ? {} : { waitingFor: options.waitingFor }),
     rules: rows,
     rate,
+    ...(options.fleet === undefined ? {} : { fleet: options.fleet }),
   });
   const events = eventStream({
     bot,

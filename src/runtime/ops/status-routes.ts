@@ -35,6 +35,8 @@ export type StatusDeps = {
   readonly waitingFor?: () => string | undefined;
   readonly rules: RuleRows;
   readonly rate: SubmissionRate;
+  /** A fleet member's view of its fleet (members, who owns which rule), for `/status`. */
+  readonly fleet?: () => Promise<Record<string, unknown>>;
 };
 
 export type OpsStatus = {
@@ -132,6 +134,12 @@ export function opsStatus(deps: StatusDeps): OpsStatus {
     const m = bot.metrics.snapshot();
     // Undefined once the store is closed.
     const counts = await deps.queries.countByState().catch(() => undefined);
+    // A database that does not answer leaves the rest of /status readable (its message may
+    // name the database: not shown).
+    const fleet =
+      deps.fleet === undefined
+        ? undefined
+        : await deps.fleet().catch(() => ({ error: 'the fleet tables could not be read' }));
     return {
       state: bot.state,
       shadow: bot.shadow,
@@ -152,6 +160,7 @@ export function opsStatus(deps: StatusDeps): OpsStatus {
       deadLetters: counts?.['dead-lettered'] ?? null,
       intents: counts ?? null,
       rate: deps.rate.view(),
+      ...(fleet === undefined ? {} : { fleet }),
       ...(brief
         ? {}
         : {

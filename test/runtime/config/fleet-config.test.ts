@@ -45,6 +45,11 @@ describe('fleet', () => {
     expect(err.message).toMatch(/`fleet` needs `state\.postgres`/);
   });
 
+  it('refuses a fleet with an embedded sandbox (each member would have its own ledger)', () => {
+    const text = `ledger:\n  embedded: { models: [m.yaml] }\n  userId: bot\nrules: rules/\n${PG}fleet: { name: a }\n`;
+    expect(errorOf(text).message).toMatch(/`fleet` needs a shared participant/);
+  });
+
   it.each([
     ['a missing name', 'fleet: { leasePeriod: 2s }\n', /fleet.*name/, 7],
     ['a name with a space', "fleet: { name: 'a b' }\n", /fleet\.name/, 7],

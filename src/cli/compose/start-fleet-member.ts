@@ -1,0 +1,318 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import pg from 'pg';
+import type { Logger as PinoLogger } from 'pino';
+import { systemClock } from '../../core/clock.js';
+import { DEFAULTS } from '../../core/defaults.js';
+import type { RuleSet } from '../../rules/compiled-rule.js';
+import type { BotConfig, FleetConfig, PostgresConfig } from '../../runtime/config/bot-config.js';
+import type { ReloadOutcome } from '../../runtime/ops/reload-history.js';
+import type { LeaseHold } from '../../store/pg/commit-fence.js';
+import { FLEET_PG_MIGRATIONS } from '../../store/pg/fleet-pg-migrations.js';
+import { leaseFence } from '../../store/pg/lease-fence.js';
+import { LeaseKeeper } from '../../store/pg/lease-keeper.js';
+import { LeaseStore } from '../../store/pg/lease-store.js';
+import { maskPgUrl, withoutPassword } from '../../store/pg/mask-pg-url.js';
+import { runPgMigrations } from '../../store/pg/run-pg-migrations.js';
+import { StoreError } from '../../store/store-error.js';
+import { UsageError } from '../usage-error.js';
+import { startBot, type RunningBot, type StartBotOptions } from './start-bot.js';
+
+/** A running fleet member (`run` with `fleet:` in the config). */
+export type FleetMember = {
+  readonly instanceId: string;
+  /** The bot running the rules this member owns now (a new one at every change of ownership). */
+  current(): RunningBot | undefined;
+  /** Settles when the member cannot go on: a bot failed for another reason than a lost lease. */
+  readonly done: Promise<void>;
+  /** Why it ended (`done`), or undefined. */
+  failure(): unknown;
+  /** Re-reads the rule files (see `ruleReloader`); the fleet shares out a changed set of rules. */
+  reload(): Promise<ReloadOutcome>;
+  /** Stops the bot (committing its writes), releases every lease and leaves the fleet. */
+  close(): Promise<void>;
+};
+
+/**
+ * Starts a fleet member: a lease keeper over the config's rules (`LeaseKeeper`: a fair share of
+ * them, one owner per rule), and a bot that runs the rules this member owns.
+ *
+ * On every change of what it owns (`acquired`, `lost`, `releasing`), the member stops its bot
+ * and starts a new one with the rules it owns then, on a store that loads exactly those rules'
+ * state: their open intents (re-driven under the same command ids: the ledger's deduplication
+ * turns away an effect the old owner already submitted), their event intents above the lowest
+ * of their checkpoints (a rule re-reading events it had acted on finds its intents recorded),
+ * their dead letters and slot records. The stream resumes from that lowest checkpoint. A
+ * restart is the bot's own crash-recovery path, so a take-over is exactly as safe as a restart;
+ * its cost (a second or so, the compiled rules are cached) is paid only when ownership moves.
+ *
+ * A lost lease is not isolated inside the running bot: its store commits every rule's writes in
+ * one statement, and the fence refuses the whole statement (STORE_FENCED) once one rule in it is
+ * lost. The member treats a fenced bot as a lost lease, not a failure: it starts a new bot with
+ * the rules it still owns, which replays their uncommitted writes from their checkpoints.
+ *
+ * Every write is fenced by the generation each lease had when the bot's store loaded its rule
+ * (stamped at load), so a rule lost and taken again is never written from its old state.
+ */
+export async function startFleetMember(
+  config: BotConfig,
+  logger: PinoLogger,
+  options: StartBotOptions = {},
+): Promise<FleetMember> {
+  const fleet = config.fleet;
+  const pgConfig = config.state.postgres;
+  if (fleet === undefined || pgConfig === undefined) {
+    throw new UsageError('a fleet member needs `fleet` and `state.postgres` in its config');
+  }
+  const log = logger.child({ component: 'fleet' });
+  const instanceId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const pool = await openLeasePool(pgConfig, fleet);
+  const leases = new LeaseStore(pool, pgConfig.schema, fleet.leasePeriodMs);
+  const me = { instanceId, name: fleet.name };
+
+  let owned: ReadonlySet<string> = new Set();
+  /** The generation of each owned lease when the running bot's store loaded it. */
+  let stamped = new Map<string, number>();
+  let ruleIds: readonly string[] = [];
+  let starting = true;
+  let running: RunningBot | undefined;
+  let chain: Promise<void> = Promise.resolve();
+  let closed = false;
+  /** Set at close: the keeper's last `releasing` stops the bot and starts none. */
+  let leaving = false;
+  let failure: unknown;
+  let endMember: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (endMember = resolve));
+  const fail = (err: unknown): void => {
+    if (failure === undefined) failure = err;
+    endMember();
+  };
+
+  const keeper = new LeaseKeeper({
+    store: leases,
+    schema: pgConfig.schema,
+    me,
+    clock: systemClock,
+    ruleIds: [],
+    events: {
+      acquired: (holds) => {
+        log.info({ rules: ids(holds) }, 'rules acquired');
+        void restart(new Set());
+      },
+      lost: (holds) => {
+        log.warn({ rules: ids(holds) }, 'rules lost (their leases were taken or ran out)');
+        void restart(new Set());
+      },
+      // The keeper waits for this before it releases: the rules stop and commit first.
+      releasing: async (holds) => {
+        log.info({ rules: ids(holds) }, 'rules handed on');
+        await restart(new Set(ids(holds)));
+      },
+      error: (err) =>
+        log.warn(
+          { error: withoutPassword((err as Error).message, pgConfig.url) },
+          'fleet round failed; the next round tries again',
+        ),
+    },
+  });
+
+  const select = (set: RuleSet): RuleSet => {
+    ruleIds = set.rules.map((r) => r.id);
+    // While a bot starts its rules are loaded twice (before and after the participant's
+    // check); the keeper learns the set once the start is through.
+    if (!starting) keeper.setRules(ruleIds);
+    return { ...set, rules: set.rules.filter((r) => owned.has(r.id)) };
+  };
+
+  const status = async (): Promise<Record<string, unknown>> => {
+    const [members, rows] = await Promise.all([leases.members(), leases.leases()]);
+    const held = new Set(owned);
+    return {
+      name: fleet.name,
+      instanceId,
+      leasePeriodMs: fleet.leasePeriodMs,
+      running: [...held].sort(),
+      members: members.map((m) => ({
+        instanceId: m.instanceId,
+        name: m.name,
+        live: m.live,
+        self: m.instanceId === instanceId,
+        startedAt: new Date(m.startedAt).toISOString(),
+        heartbeatAt: new Date(m.heartbeatAt).toISOString(),
+        rules: rows.filter((l) => l.owner === m.instanceId && !l.expired).length,
+      })),
+      owners: rows.map((l) => ({
+        ruleId: l.ruleId,
+        owner: l.expired ? null : l.owner,
+        generation: l.generation,
+        expired: l.expired,
+      })),
+    };
+  };
+
+  const startOne = async (rules: ReadonlySet<string>): Promise<void> => {
+    owned = rules;
+    stamped = new Map([...rules].map((id) => [id, keeper.generationOf(id) ?? 0]));
+    const generations = stamped;
+    starting = true;
+    const bot = await startBot(config, logger, {
+      ...options,
+      fleet: {
+        select,
+        store: {
+          rules: [...rules],
+          fence: leaseFence(keeper),
+          holdsFor: (ruleIds) =>
+            [...ruleIds].map((ruleId) => ({ ruleId, generation: generations.get(ruleId) ?? 0 })),
+        },
+        status,
+      },
+    });
+    starting = false;
+    keeper.setRules(ruleIds);
+    running = bot;
+    log.info({ rules: [...rules].sort() }, 'running the rules this member owns');
+    void bot.bot.done.then(() => botEnded(bot));
+  };
+
+  const botEnded = (bot: RunningBot): void => {
+    if (closed || bot !== running) return; // stopped on purpose
+    if (bot.bot.state === 'failed' && isFenced(bot.bot.error)) {
+      log.warn({ error: (bot.bot.error as Error).message }, 'a commit was fenced; restarting');
+      void restart(new Set(), true);
+      return;
+    }
+    fail(bot.bot.state === 'failed' ? bot.bot.error : new Error('the bot stopped by itself'));
+  };
+
+  /** Runs the rules held now (but `without`) in a new bot, when that differs from the running. */
+  const restart = (without: ReadonlySet<string>, force = false): Promise<void> => {
+    const step = chain.then(async () => {
+      if (closed || failure !== undefined) return;
+      if (leaving) {
+        const old = running;
+        running = undefined;
+        await old?.close();
+        return;
+      }
+      const want = new Set(
+        keeper
+          .held()
+          .map((h) => h.ruleId)
+          .filter((id) => !without.has(id)),
+      );
+      const same =
+        want.size === owned.size &&
+        [...want].every((id) => owned.has(id) && stamped.get(id) === keeper.generationOf(id));
+      if (same && !force && running !== undefined) return;
+      const old = running;
+      running = undefined;
+      await old?.close();
+      try {
+        await startOne(want);
+      } catch (err) {
+        fail(err);
+      }
+    });
+    chain = step;
+    return step;
+  };
+
+  try {
+    await refuseOtherFleet(leases, fleet, pgConfig);
+    await startOne(new Set());
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw err;
+  }
+  keeper.start();
+  log.info(
+    { instanceId, fleet: fleet.name, leasePeriodMs: fleet.leasePeriodMs, rules: ruleIds.length },
+    'joined the fleet',
+  );
+
+  return {
+    instanceId,
+    current: () => running,
+    done,
+    failure: () => failure,
+    reload: async () => {
+      const bot = running ?? (await chain.then(() => running));
+      if (bot === undefined) throw new Error('the fleet member runs no bot');
+      return bot.reload();
+    },
+    close: async () => {
+      if (closed) return;
+      leaving = true;
+      // The keeper's last `releasing` stops the bot with its writes committed, then it releases.
+      await keeper
+        .stop()
+        .catch((err: unknown) =>
+          log.warn(
+            { error: withoutPassword((err as Error).message, pgConfig.url) },
+            'leaving the fleet failed; the leases run out instead',
+          ),
+        );
+      closed = true;
+      await chain;
+      await running?.close();
+      running = undefined;
+      await pool.end().catch(() => undefined);
+    },
+  };
+}
+
+function ids(holds: readonly LeaseHold[]): string[] {
+  return holds.map((h) => h.ruleId);
+}
+
+function isFenced(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    if (e instanceof StoreError && e.code === 'STORE_FENCED') return true;
+  }
+  return false;
+}
+
+/** The leases' own small pool, with the fleet's tables made or upgraded. */
+async function openLeasePool(pgConfig: PostgresConfig, fleet: FleetConfig): Promise<pg.Pool> {
+  const pool = new pg.Pool({
+    connectionString: pgConfig.url,
+    max: 2,
+    connectionTimeoutMillis: DEFAULTS.postgres.connectTimeoutMs,
+    // A round must not wait for a connection longer than a lease lasts.
+    statement_timeout: fleet.leasePeriodMs,
+    application_name: 'ledgerbot-fleet',
+  });
+  pool.on('error', () => undefined);
+  try {
+    const client = await pool.connect();
+    try {
+      await runPgMigrations(client, pgConfig.schema, [FLEET_PG_MIGRATIONS]);
+    } finally {
+      client.release();
+    }
+    return pool;
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    if (err instanceof StoreError) throw err;
+    throw new StoreError(
+      'STORE_OPEN_FAILED',
+      `cannot open the fleet's tables at ${maskPgUrl(pgConfig.url)} (schema ${pgConfig.schema}): ${withoutPassword((err as Error).message, pgConfig.url)}`,
+      { cause: err },
+    );
+  }
+}
+
+/** A schema's leases are one fleet's: another fleet's live member there is a config mistake. */
+async function refuseOtherFleet(
+  leases: LeaseStore,
+  fleet: FleetConfig,
+  pgConfig: PostgresConfig,
+): Promise<void> {
+  const other = (await leases.members()).find((m) => m.live && m.name !== fleet.name);
+  if (other !== undefined) {
+    throw new UsageError(
+      `schema ${pgConfig.schema} is used by fleet "${other.name}" (member ${other.instanceId}), not "${fleet.name}": a schema holds one fleet; give this fleet its own state.postgres.schema, or the same fleet.name`,
+    );
+  }
+}

@@ -1,0 +1,184 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.js';
+import { pgSkipReason, startPgServer, type PgServer } from '../support/pg-server.js';
+import { withScope, type TestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
+import { isIntentLine, spawnBot, writeBotConfig, type ChildBot } from './child-bot.js';
+import {
+  countContracts,
+  expectedEffects,
+  invoicePlan,
+  issueInvoices,
+  startTestLedger,
+  waitForEffects,
+} from './harness.js';
+
+// Issue 18's "done when": three `ledgerbot run` processes with the same state.postgres schema and
+// fleet name split the fixture rules (accept, audit, settle: one each, visible in /status), every
+// effect lands once; one member is SIGKILLed while it works, the others take its rule within two
+// lease periods, finish its open intents, and every effect is still there exactly once.
+
+const skipReason = pgSkipReason();
+const LEASE_MS = 3_000;
+const RULES = ['accept-small-invoices', 'audit-invoices', 'settle-accepted-invoices'];
+
+type Member = { bot: ChildBot; port: number };
+type FleetStatus = {
+  instanceId: string;
+  running: string[];
+  members: { instanceId: string; live: boolean; rules: number }[];
+  owners: { ruleId: string; owner: string | null; generation: number }[];
+};
+
+async function fleetOf(port: number): Promise<FleetStatus | undefined> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/status`);
+    const body = (await res.json()) as { fleet?: FleetStatus };
+    return body.fleet;
+  } catch {
+    return undefined; // restarting its bot
+  }
+}
+
+function startMember(scope: TestScope, config: string, port: number): Member {
+  const bot = spawnBot(config, { fromSources: true });
+  scope.defer(bot, () => bot.kill('SIGKILL'));
+  return { bot, port };
+}
+
+describe.skipIf(skipReason !== undefined)(
+  `a fleet of three on PostgreSQL${skipReason === undefined ? '' : ` (skipped: ${skipReason})`}`,
+  () => {
+    let server: PgServer;
+    beforeAll(async () => {
+      server = await startPgServer();
+    }, 120_000);
+    afterAll(() => server?.close());
+
+    it(
+      'splits the rules 1/1/1, every effect once; a SIGKILLed member is taken over within two lease periods, still exactly once',
+      () =>
+        withScope(async (scope) => {
+          const url = await server.freshDatabase();
+          const ledger = scope.own(await startTestLedger(18));
+          const members: Member[] = [];
+          for (let i = 0; i < 3; i++) {
+            const dir = scope.tempDir(`ledgerbot-fleet-${i}-`);
+            const port = await freePort();
+            const path = writeBotConfig(ledger, dir, {
+              stateDir: join(dir, 'state'),
+              start: 'begin',
+            });
+            const text = readFileSync(path, 'utf8').replace(
+              `state: { dir: '${join(dir, 'state')}' }`,
+              `state: { dir: '${join(dir, 'state')}', postgres: { url: '${url}', schema: fleet } }`,
+            );
+            expect(text).toContain('postgres:');
+            writeFileSync(
+              path,
+              `${text}fleet: { name: invoices, leasePeriod: ${LEASE_MS}ms }\nhttp: { port: ${port} }\n`,
+            );
+            members.push(startMember(scope, path, port));
+          }
+
+          // The rules split one per member, each member's /status saying so.
+          const split = async (): Promise<FleetStatus[]> =>
+            (await Promise.all(members.map((m) => fleetOf(m.port)))).filter(
+              (s): s is FleetStatus => s !== undefined,
+            );
+          const statuses = await waitFor(
+            split,
+            (all) =>
+              all.length === 3 &&
+              all.every((s) => s.running.length === 1) &&
+              new Set(all.flatMap((s) => s.running)).size === 3,
+            90_000,
+            'the three members running one rule each',
+          );
+          expect(statuses.flatMap((s) => s.running).sort()).toEqual(RULES);
+          for (const s of statuses) {
+            expect(s.members.filter((m) => m.live)).toHaveLength(3);
+            expect(s.owners.map((o) => o.ruleId).sort()).toEqual(RULES);
+            const mine = s.owners.filter((o) => o.owner === s.instanceId).map((o) => o.ruleId);
+            expect(mine).toEqual(s.running);
+          }
+
+          const first = invoicePlan(20, 1, 'A');
+          await issueInvoices(ledger, first);
+          const once = await waitForEffects(ledger, expectedEffects(first), 60_000);
+          expect(once.duplicates).toEqual([]);
+
+          // Kill the accept rule's owner while it works: its open intents are the others' to finish.
+          const owner = statuses.find((s) => s.running.includes('accept-small-invoices'))!;
+          const victim = members[statuses.indexOf(owner)]!;
+          const second = invoicePlan(20, 2, 'B');
+          const issuing = issueInvoices(ledger, second);
+          const seen = victim.bot.lines.length;
+          await victim.bot.waitForLine(
+            (l) => isIntentLine(l) && victim.bot.lines.indexOf(l) >= seen,
+            30_000,
+            'the victim working on the second batch',
+          );
+          const killedAt = Date.now();
+          await victim.bot.kill('SIGKILL');
+          await issuing;
+
+          const db = new pg.Client({ connectionString: url });
+          db.on('error', () => undefined);
+          await db.connect();
+          scope.defer(db, () => db.end());
+          const taken = await waitFor(
+            async () =>
+              (
+                await db.query<{ owner: string | null; acquired_at: Date }>(
+                  `SELECT owner, acquired_at FROM fleet.lb_fleet_leases WHERE rule_id = $1`,
+                  ['accept-small-invoices'],
+                )
+              ).rows[0],
+            (row) => row !== undefined && row.owner !== null && row.owner !== owner.instanceId,
+            30_000,
+            'the accept rule taken over',
+          );
+          const takeoverMs = taken!.acquired_at.getTime() - killedAt;
+          expect(takeoverMs).toBeLessThanOrEqual(2 * LEASE_MS);
+
+          const all = [...first, ...second];
+          const after = await waitForEffects(ledger, expectedEffects(all), 90_000);
+          expect(after.duplicates).toEqual([]);
+          const open = await db.query<{ n: string }>(
+            `SELECT count(*) AS n FROM fleet.lb_intents WHERE state IN ('pending', 'submitted')`,
+          );
+          expect(Number(open.rows[0]!.n)).toBe(0);
+          // A checkpoint row per rule (the taker resumed the rule from its own).
+          const cps = await db.query<{ owner: string }>(
+            'SELECT owner FROM fleet.lb_checkpoints ORDER BY owner',
+          );
+          expect(cps.rows.map((r) => r.owner)).toEqual(RULES.map((id) => `rule:${id}`).sort());
+
+          // The survivors own every rule between them, as their /status shows.
+          const survivors = members.filter((m) => m !== victim);
+          const rest = await waitFor(
+            async () => Promise.all(survivors.map((m) => fleetOf(m.port))),
+            (s) =>
+              s.every((x) => x !== undefined) &&
+              new Set(s.flatMap((x) => x.running)).size === 3 &&
+              s.every((x) => x.members.filter((m) => m.live).length === 2),
+            30_000,
+            'the survivors owning every rule',
+          );
+          expect(rest.flatMap((s) => s!.running).sort()).toEqual(RULES);
+          const final = await countContracts(ledger);
+          expect(final.duplicates).toEqual([]);
+          console.log(`fleet take-over: ${takeoverMs} ms after the SIGKILL (lease ${LEASE_MS} ms)`);
+          for (const m of survivors) await m.bot.kill('SIGTERM');
+          for (const m of survivors) {
+            expect(m.bot.lines.filter((l) => (l.level ?? 0) >= 50)).toEqual([]);
+          }
+        }),
+      300_000,
+    );
+  },
+);
