@@ -85,6 +85,8 @@ export function editRules(rulesDir: string): void {
 export type ChaosBotConfig = {
   readonly rulesDir: string;
   readonly stateDir: string;
+  /** The journal in this PostgreSQL schema (state.postgres); state.dir keeps the caches. */
+  readonly postgres?: { readonly url: string; readonly schema: string };
   readonly start?: string;
   readonly extra?: string;
 };
@@ -99,7 +101,9 @@ export function botConfigText(l: ChaosLedger, c: ChaosBotConfig): string {
     `  issuer: '${l.issuer}'`,
     `  payer: '${l.payer}'`,
     `rules: ['${c.rulesDir}']`,
-    `state: { dir: '${c.stateDir}' }`,
+    c.postgres === undefined
+      ? `state: { dir: '${c.stateDir}' }`
+      : `state: { dir: '${c.stateDir}', postgres: { url: '${c.postgres.url}', schema: ${c.postgres.schema} } }`,
     `start: ${c.start ?? 'checkpoint'}`,
     'submission:',
     '  maxInFlight: 64',
@@ -201,11 +205,29 @@ type Instance = {
   counters: BotCounters;
   gauges: BotGauges | undefined;
   expectedExit: boolean;
+  /** Ends when the store's server crashed may be its failed commit: recorded, not unexpected. */
+  outage: boolean;
+  /** The store error its log named last (a failed commit, or a failed open while starting). */
+  storeError: StoreFailure | undefined;
   /** Log lines of interest: warnings and errors (pino levels 40+), reloads. */
   warnings: number;
   errors: number;
   reloadLines: number;
 };
+
+/** A process that ended by itself while the store's server was down (or coming back). */
+export type OutageExit = {
+  readonly process: string;
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /**
+   * The store error its log named: STORE_COMMIT_FAILED (it was running), STORE_OPEN_FAILED (it was
+   * starting), or none.
+   */
+  readonly storeError: StoreFailure | undefined;
+};
+
+export type StoreFailure = 'STORE_COMMIT_FAILED' | 'STORE_OPEN_FAILED';
 
 /** One replica: a state directory and the processes that ran on it, one after another. */
 export class ChaosBot {
@@ -215,6 +237,8 @@ export class ChaosBot {
   readonly #logDir: string;
   readonly #instances: Instance[] = [];
   readonly unexpectedExits: string[] = [];
+  /** Processes that stopped by themselves during a crash of the store's server, and how. */
+  readonly outageExits: OutageExit[] = [];
 
   constructor(name: string, dir: string, l: ChaosLedger, c: Omit<ChaosBotConfig, 'stateDir'>) {
     this.name = name;
@@ -265,6 +289,8 @@ export class ChaosBot {
       counters: { ...ZERO },
       gauges: undefined,
       expectedExit: false,
+      outage: false,
+      storeError: undefined,
       warnings: 0,
       errors: 0,
       reloadLines: 0,
@@ -276,13 +302,23 @@ export class ChaosBot {
       if (level >= 50) instance.errors += 1;
       else if (level >= 40) instance.warnings += 1;
       if (text.includes('reloading the rules')) instance.reloadLines += 1;
+      const failure = /STORE_(?:COMMIT|OPEN)_FAILED/.exec(text)?.[0];
+      if (failure !== undefined) instance.storeError = failure as StoreFailure;
       if (instance.opsUrl === undefined && text.includes('ops server listening')) {
         instance.opsUrl = /"url":"([^"]+)"/.exec(text)?.[1];
       }
     });
     void instance.exited.then(({ code, signal }) => {
       log.end();
-      if (!instance.expectedExit) {
+      if (instance.expectedExit) return;
+      if (instance.outage) {
+        this.outageExits.push({
+          process: name,
+          code,
+          signal,
+          storeError: instance.storeError,
+        });
+      } else {
         this.unexpectedExits.push(`${name} exited by itself (code ${code}, signal ${signal})`);
       }
     });
@@ -306,6 +342,27 @@ export class ChaosBot {
       await new Promise((r) => setTimeout(r, 100));
     }
     return false;
+  }
+
+  /**
+   * The store's server is about to crash: the live process may stop on its failed commit (as it
+   * must). Resolves when it ends by itself (true), or false when it was killed or stopped, or
+   * is still running after `timeoutMs`.
+   */
+  expectStoreOutage(timeoutMs: number): Promise<boolean> {
+    const i = this.#current;
+    if (i === undefined) return Promise.resolve(false);
+    i.outage = true;
+    return Promise.race([
+      i.exited.then(() => !i.expectedExit),
+      new Promise<boolean>((r) =>
+        setTimeout(() => {
+          // It outlived the outage: a later end of this process is unexpected again.
+          i.outage = false;
+          r(false);
+        }, timeoutMs).unref(),
+      ),
+    ]);
   }
 
   async kill(): Promise<void> {

@@ -76,3 +76,11 @@ export function killPoints(kills: number, random: Random): number[] {
   for (let k = 0; k < kills; k++) out.push(0.1 + (0.8 * (k + random.next())) / kills);
   return out;
 }
+
+/**
+ * Where the store's server crashes (`--store postgres`), as a fraction of the invoices issued: a
+ * seeded place in 25%..75% of the run, while both replicas may be running and work is in flight.
+ */
+export function storeCrashPoint(random: Random): number {
+  return 0.25 + 0.5 * random.next();
+}

@@ -1,6 +1,6 @@
 import { machineLine } from './bench-support.js';
 import type { BadInputResult } from './chaos-bad-input.js';
-import { RELOADED_RULE_ID, type BotCounters } from './chaos-bots.js';
+import { RELOADED_RULE_ID, type BotCounters, type OutageExit } from './chaos-bots.js';
 import type { DriverStats, FaultStats } from './chaos-ledger.js';
 import type { ChaosPlan } from './chaos-plan.js';
 import type { LedgerVerdict, StoreVerdict } from './chaos-verdict.js';
@@ -13,15 +13,28 @@ export type BotSummary = {
   readonly processes: number;
   readonly counters: BotCounters & { warnings: number; errors: number };
   readonly unexpectedExits: readonly string[];
+  /** Processes that stopped by themselves while the store's server was down (`--store postgres`). */
+  readonly outageExits?: readonly OutageExit[];
   readonly stopCode: number | null | undefined;
   /** The rule ids the replica's last process ran just before the final SIGTERM. */
   readonly rulesAtEnd: readonly string[];
+};
+
+/** The crash of the store's server (`--store postgres`), and what each running replica did. */
+export type StoreCrash = {
+  readonly downMs: number;
+  /** The replicas running at the crash: did each stop by itself (its failed commit) in time. */
+  readonly replicas: readonly { readonly name: string; readonly stopped: boolean }[];
 };
 
 export type ChaosResult = {
   readonly plan: ChaosPlan;
   readonly seed: number;
   readonly command: string;
+  /** Where the replicas keep their journals; absent: sqlite. */
+  readonly store?: 'sqlite' | 'postgres';
+  /** With `--store postgres`: the server's crash, or null when the run never reached it. */
+  readonly storeCrash?: StoreCrash | null;
   readonly dir: string;
   readonly total: number;
   readonly settled: boolean;
@@ -86,9 +99,33 @@ function checks(r: ChaosResult): { rows: Check[]; failures: string[] } {
       );
     }
   }
+  if (r.store === 'postgres') {
+    const crash = r.storeCrash ?? undefined;
+    check('the PostgreSQL server crashed and came back', 'yes', crash === undefined ? 'no' : 'yes');
+    for (const x of crash?.replicas ?? []) {
+      check(
+        `replica ${x.name}: running at the crash, stopped by itself (then restarted)`,
+        'yes',
+        x.stopped ? 'yes' : 'no (still running 30 s after the server was back)',
+      );
+    }
+  }
   for (const b of r.bots) {
     if (b.processes === 0) continue;
     check(`replica ${b.name}: processes that died unasked`, '0', few(b.unexpectedExits));
+    for (const e of b.outageExits ?? []) {
+      const how =
+        e.storeError === 'STORE_OPEN_FAILED'
+          ? 'it was starting: STORE_OPEN_FAILED'
+          : e.storeError === 'STORE_COMMIT_FAILED'
+            ? 'a failed commit: STORE_COMMIT_FAILED'
+            : 'no store error logged';
+      check(
+        `replica ${b.name}: ${e.process} stopped at the crash (${how}): exit code, a store error logged`,
+        '1, yes',
+        `${e.code ?? `signal ${e.signal}`}, ${e.storeError === undefined ? 'no' : 'yes'}`,
+      );
+    }
     check(`replica ${b.name}: exit code of the final SIGTERM`, '0', String(b.stopCode));
     check(
       `replica ${b.name}: runs the edited rule file at the end`,
@@ -134,6 +171,11 @@ function faultRows(r: ChaosResult): string[] {
     `| submissions processed late | ${plan.completionDelayMs[0]}–${plan.completionDelayMs[1]} ms | ${n(f.delayedSubmissions)} | in flight meanwhile; completions matched by commandId | ${ok(f.delayedSubmissions)} |`,
     `| API requests delayed | ${plan.httpLatencyMs[0]}–${plan.httpLatencyMs[1]} ms | ${n(f.delayedRequests)} | — | ${ok(f.delayedRequests)} |`,
     `| bot processes SIGKILLed | ${r.plan.kills} at seeded points | ${n(r.timeline.filter((e) => e.what.startsWith('SIGKILL')).length)} | restart from the checkpoint; open intents resubmitted | ${ok(r.timeline.filter((e) => e.what.startsWith('SIGKILL')).length)} |`,
+    ...(r.store !== 'postgres'
+      ? []
+      : [
+          `| PostgreSQL server crashed (\`pg_ctl stop -m immediate\`) | once at a seeded point, back after 1–3 s | ${r.storeCrash === undefined || r.storeCrash === null ? 0 : `1 (${n(r.storeCrash.downMs)} ms)`} | each running replica fails its next commit (\`STORE_COMMIT_FAILED\`: memory undone to the last commit) and stops; the supervisor restarts it once the server is back, from the last committed checkpoint (commands already sent come back as duplicates) | ${ok(r.storeCrash === undefined || r.storeCrash === null ? 0 : 1)} |`,
+        ]),
     '',
     `The driver (the issuer's own submit-and-wait client) met the same faults: ${n(lostByDriver)} of its attempts were lost or timed out and ${n(r.driver.retries)} were retried; the counts above include them. "Survived" is the injected count when the run ended with every expected Effect exactly once, "—" otherwise.`,
   ];
@@ -176,6 +218,16 @@ function badInputRows(b: BadInputResult): string[] {
   return out;
 }
 
+/** The flags of `npm run chaos`; bench/chaos.ts's usage comment says the same. */
+const HOW_TO_RUN: readonly string[] = [
+  '`npm run chaos` builds dist/ and runs the scenario; it exits 1 when a check fails and then keeps its work directory (bot logs, configs, stores) for the post-mortem.',
+  '',
+  '- `-- --smoke`: the CI size (505 invoices, one SIGKILL, about 30 s); writes its record to the temp directory, not to docs/.',
+  '- `--seed N`: another seed (invoice plan, kill points and victims, down times, the store crash). The record names its seed.',
+  '- `--keep`: keep the work directory after a passing run too.',
+  "- `--store postgres`: each replica's journal in its own schema of a PostgreSQL the run starts (Debian's `postgresql` binaries under /usr/lib/postgresql, or `PG_BIN`; exits 1 without them), plus one crash of that server (`pg_ctl stop -m immediate`, back 1–3 s later) at a seeded point: every replica running then must stop by itself with a store error (its failed commit, or its failed open if it was starting), and the run, its replicas restarted, must end with every effect exactly once. The full run writes docs/reliability-postgres.md. Default `--store sqlite` (this file).",
+];
+
 export function renderReliability(r: ChaosResult): { text: string; failures: string[] } {
   const { rows, failures } = checks(r);
   const driverOutcomes = [...r.driver.outcomes].map(([k, v]) => `${k} ${n(v)}`).join(', ');
@@ -188,6 +240,11 @@ export function renderReliability(r: ChaosResult): { text: string; failures: str
     '',
     `- The sandbox (\`ledgerbot sandbox\`, its own process) with the invoices model and a \`chaos\` package whose \`Effect\` template refuses the currency ${'`XXX`'} (its \`ensure\`).`,
     `- The issuer creates ${n(r.total)} invoices in commands of 1 to 5 at ${r.plan.perSecond}/s: ${n(r.plan.events)} must each get exactly one \`Effect\`, ${r.plan.rejected} are in \`XXX\`, so their Effect is refused for good and must end as a dead letter.`,
+    ...(r.store === 'postgres'
+      ? [
+          "- The journals on PostgreSQL (`--store postgres`): a server the run starts (Debian's binaries, 127.0.0.1, `fsync=off`), one database, each replica its own schema (`state.postgres`; its `state.dir` keeps only the caches). The server crashes once at a seeded point (`pg_ctl stop -m immediate`) and starts again 1–3 s later; a replica that stops on it is restarted by the scenario, as a supervisor would.",
+        ]
+      : []),
     '- The bot: `ledgerbot run` child processes (replica a from the start, replica b from halfway), each with its own state directory, the same rules (`chaos-effect`: on every Invoice, create an Effect with its reference; `chaos-close`: on every Effect, exercise its consuming `Close`, which leaves a `Closed`) and the same user, so the ledger deduplicates between them.',
     `- Faults on from the first invoice until everything has settled (below); ${r.plan.kills} SIGKILL(s) with a restart 0.5–3 s later, at seeded random points; the rule file edited halfway (a rule added: the watchers reload), then SIGHUP to replica a.`,
     "- The end: faults off, each replica stopped with SIGTERM, then the ledger's active contracts and each replica's journal (read-only) are compared with the plan.",
@@ -222,6 +279,10 @@ export function renderReliability(r: ChaosResult): { text: string; failures: str
     '| t (s) | event |',
     '|---:|---|',
     ...r.timeline.map((e) => `| ${e.t.toFixed(1)} | ${cell(e.what)} |`),
+    '',
+    '## How to run',
+    '',
+    ...HOW_TO_RUN,
     '',
     '## Bad input',
     '',

@@ -1,5 +1,14 @@
+import pg from 'pg';
 import { openSqliteStore } from '../src/store/open-sqlite-store.js';
-import { isTerminal, type IntentRecord, type IntentState } from '../src/store/store.js';
+import { PG_TYPES } from '../src/store/pg/open-pg-store.js';
+import { PgJournalQueries } from '../src/store/pg/pg-journal-queries.js';
+import { quoteIdentifier } from '../src/store/pg/quote-identifier.js';
+import {
+  isTerminal,
+  type DeadLetter,
+  type IntentRecord,
+  type IntentState,
+} from '../src/store/store.js';
 import { CLOSE_RULE_ID } from './chaos-bots.js';
 import { activeContracts, CLOSED, EFFECT, INVOICE, type ChaosLedger } from './chaos-ledger.js';
 
@@ -120,52 +129,92 @@ export function referenceOf(payload: unknown): string | undefined {
   return undefined;
 }
 
-/** Reads a replica's store (read-only) and checks every intent and dead letter in it. */
-export function storeVerdict(
-  replica: string,
-  stateDir: string,
-  rejected: ReadonlySet<string>,
-  seesEveryEvent: boolean,
-  ledger?: LedgerLanded,
-): StoreVerdict {
+/** What `storeVerdict` checks: a replica's whole journal, read once its bot has stopped. */
+export type JournalContents = {
+  readonly intents: readonly IntentRecord[];
+  readonly deadLetters: readonly DeadLetter[];
+  readonly checkpoint: number | undefined;
+  readonly states: Record<IntentState, number>;
+};
+
+/** A replica's SQLite journal, read-only. */
+export function readSqliteJournal(stateDir: string): JournalContents {
   const store = openSqliteStore({ dir: stateDir, readonly: true });
   try {
-    const intents: IntentRecord[] = store.listIntents({ limit: ALL });
-    const open: string[] = [];
-    const wrongEnd: string[] = [];
-    const refs = new Map<string, number>();
-    const rejectedButCommitted: string[] = [];
-    for (const i of intents) {
-      const ref = referenceOf(i.payload) ?? `?${i.commandId}`;
-      const key = `${i.ruleId} ${ref}`;
-      refs.set(key, (refs.get(key) ?? 0) + 1);
-      if (i.state === 'rejected' && ledger !== undefined && landed(ledger, i.ruleId, ref)) {
-        rejectedButCommitted.push(`${ref} ${i.commandId} ${i.ruleId}`);
-      }
-      if (!isTerminal(i.state)) {
-        open.push(`${ref} ${i.commandId} ${i.state}`);
-        continue;
-      }
-      const want = rejected.has(ref) ? ['dead-lettered'] : ['succeeded', 'duplicate'];
-      if (!want.includes(i.state)) wrongEnd.push(`${ref} ${i.commandId} ${i.state}`);
-    }
-    const letters = store.listDeadLetters({ limit: ALL });
-    const lettered = new Set(letters.map((d) => referenceOf(d.intent.payload) ?? ''));
     return {
-      replica,
+      intents: store.listIntents({ limit: ALL }),
+      deadLetters: store.listDeadLetters({ limit: ALL }),
       checkpoint: store.checkpoint(),
       states: store.countByState(),
-      intents: intents.length,
-      deadLetters: letters.length,
-      open,
-      wrongEnd,
-      doubleIntents: [...refs].filter(([, n]) => n > 1).map(([r]) => r),
-      rejectedButCommitted,
-      missingDeadLetters: seesEveryEvent ? [...rejected].filter((r) => !lettered.has(r)) : [],
     };
   } finally {
     store.close();
   }
+}
+
+/**
+ * A replica's PostgreSQL journal (its schema), read with the operator's queries: no store is
+ * opened, so nothing is migrated or locked. The checkpoint is the single bot's row (`default`).
+ */
+export async function readPgJournal(url: string, schema: string): Promise<JournalContents> {
+  const pool = new pg.Pool({ connectionString: url, max: 2, types: PG_TYPES });
+  try {
+    const q = new PgJournalQueries(pool, schema);
+    const { rows } = await pool.query<{ resume_offset: number | null }>(
+      `SELECT resume_offset FROM ${quoteIdentifier(schema)}.lb_checkpoints WHERE owner = 'default'`,
+    );
+    return {
+      intents: await q.listIntents({ limit: ALL }),
+      deadLetters: await q.listDeadLetters({ limit: ALL }),
+      checkpoint: rows[0]?.resume_offset ?? undefined,
+      states: await q.countByState(),
+    };
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Checks every intent and dead letter of a replica's journal. */
+export function storeVerdict(
+  replica: string,
+  journal: JournalContents,
+  rejected: ReadonlySet<string>,
+  seesEveryEvent: boolean,
+  ledger?: LedgerLanded,
+): StoreVerdict {
+  const intents = journal.intents;
+  const open: string[] = [];
+  const wrongEnd: string[] = [];
+  const refs = new Map<string, number>();
+  const rejectedButCommitted: string[] = [];
+  for (const i of intents) {
+    const ref = referenceOf(i.payload) ?? `?${i.commandId}`;
+    const key = `${i.ruleId} ${ref}`;
+    refs.set(key, (refs.get(key) ?? 0) + 1);
+    if (i.state === 'rejected' && ledger !== undefined && landed(ledger, i.ruleId, ref)) {
+      rejectedButCommitted.push(`${ref} ${i.commandId} ${i.ruleId}`);
+    }
+    if (!isTerminal(i.state)) {
+      open.push(`${ref} ${i.commandId} ${i.state}`);
+      continue;
+    }
+    const want = rejected.has(ref) ? ['dead-lettered'] : ['succeeded', 'duplicate'];
+    if (!want.includes(i.state)) wrongEnd.push(`${ref} ${i.commandId} ${i.state}`);
+  }
+  const letters = journal.deadLetters;
+  const lettered = new Set(letters.map((d) => referenceOf(d.intent.payload) ?? ''));
+  return {
+    replica,
+    checkpoint: journal.checkpoint,
+    states: journal.states,
+    intents: intents.length,
+    deadLetters: letters.length,
+    open,
+    wrongEnd,
+    doubleIntents: [...refs].filter(([, n]) => n > 1).map(([r]) => r),
+    rejectedButCommitted,
+    missingDeadLetters: seesEveryEvent ? [...rejected].filter((r) => !lettered.has(r)) : [],
+  };
 }
 
 /** The references whose effect, and whose Close, the ledger shows. */

@@ -16,28 +16,75 @@ import {
   startChaosLedger,
   type DriverStats,
 } from './chaos-ledger.js';
-import { FULL_PLAN, killPoints, SMOKE_PLAN } from './chaos-plan.js';
-import { renderReliability, type ChaosResult, type TimelineEntry } from './chaos-report.js';
-import { ledgerLanded, ledgerVerdict, storeVerdict, type StoreVerdict } from './chaos-verdict.js';
+import { FULL_PLAN, killPoints, SMOKE_PLAN, storeCrashPoint } from './chaos-plan.js';
+import {
+  renderReliability,
+  type ChaosResult,
+  type StoreCrash,
+  type TimelineEntry,
+} from './chaos-report.js';
+import {
+  ledgerLanded,
+  ledgerVerdict,
+  readPgJournal,
+  readSqliteJournal,
+  storeVerdict,
+  type StoreVerdict,
+} from './chaos-verdict.js';
+import { pgBinDir, startPgServer, type PgServer } from './pg-server.js';
 
 /**
- * `npm run chaos [-- --smoke] [--seed N] [--keep]`: the reliability scenario of docs/reliability.md. The
- * sandbox and the bots run as their own processes on 127.0.0.1; faults stay on from the first
- * invoice until everything has settled. Exits 1 on a correctness failure (a duplicate, a missing
- * effect, an intent left open, a dead letter the scenario did not call for, bad input accepted).
+ * `npm run chaos [-- --smoke] [--seed N] [--keep] [--store sqlite|postgres]`: the reliability
+ * scenario of docs/reliability.md. The sandbox and the bots run as their own processes on
+ * 127.0.0.1; faults stay on from the first invoice until everything has settled. Exits 1 on a
+ * correctness failure (a duplicate, a missing effect, an intent left open, a dead letter the
+ * scenario did not call for, bad input accepted).
+ *
+ *   --smoke            the CI size (about 30 s); the record goes to the temp directory
+ *   --seed N           another seed (kill points, victims, down times, the store's crash)
+ *   --keep             keep the work directory (bot logs, configs, state) after a passing run
+ *   --store postgres   each replica's journal in its own schema of a PostgreSQL the run starts
+ *                      (Debian's binaries, as the tests: bench/pg-server.ts; exits 1 without
+ *                      them), and the server crashes once (`pg_ctl stop -m immediate`) at a
+ *                      seeded point and comes back 1–3 s later: every replica running then must
+ *                      stop by itself (its failed commit, or its failed open if it was starting),
+ *                      and is restarted as a supervisor would, once the server is back. The
+ *                      full run's record is docs/reliability-postgres.md. Default: sqlite.
  */
 const { values } = parseArgs({
-  options: { smoke: { type: 'boolean' }, seed: { type: 'string' }, keep: { type: 'boolean' } },
+  options: {
+    smoke: { type: 'boolean' },
+    seed: { type: 'string' },
+    keep: { type: 'boolean' },
+    store: { type: 'string' },
+  },
   strict: true,
 });
 const smoke = values.smoke === true;
 const plan = smoke ? SMOKE_PLAN : FULL_PLAN;
 const seed = values.seed === undefined ? 20_261_123 : Number(values.seed);
 if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, not ${values.seed}`);
-const command = `npm run chaos${smoke ? ' -- --smoke' : ''}${values.seed === undefined ? '' : ` --seed ${seed}`}`;
+const storeKind = values.store ?? 'sqlite';
+if (storeKind !== 'sqlite' && storeKind !== 'postgres') {
+  console.error(`chaos: --store must be sqlite or postgres, not "${storeKind}"`);
+  process.exit(2);
+}
+const onPg = storeKind === 'postgres';
+if (onPg && pgBinDir() === undefined) {
+  console.error(
+    'chaos: --store postgres needs PostgreSQL server binaries under /usr/lib/postgresql (apt-get install postgresql, or set PG_BIN)',
+  );
+  process.exit(1);
+}
+const flags = [
+  ...(smoke ? ['--smoke'] : []),
+  ...(values.seed === undefined ? [] : ['--seed', String(seed)]),
+  ...(onPg ? ['--store', 'postgres'] : []),
+];
+const command = `npm run chaos${flags.length === 0 ? '' : ` -- ${flags.join(' ')}`}`;
 const docPath = smoke
-  ? join(tmpdir(), 'ledgerbot-reliability-smoke.md')
-  : fileURLToPath(new URL('../docs/reliability.md', import.meta.url));
+  ? join(tmpdir(), `ledgerbot-reliability${onPg ? '-postgres' : ''}-smoke.md`)
+  : fileURLToPath(new URL(`../docs/reliability${onPg ? '-postgres' : ''}.md`, import.meta.url));
 
 const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-chaos-'));
 const random = new SeededRandom(seed);
@@ -51,16 +98,32 @@ const note = (what: string): void => {
 };
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-console.log(`chaos: ${plan.name} run, seed ${seed}, work directory ${dir}`);
+console.log(`chaos: ${plan.name} run on ${storeKind}, seed ${seed}, work directory ${dir}`);
 const ledger = await startChaosLedger(dir, seed);
 note(`sandbox up at ${ledger.url}`);
+let pgServer: PgServer | undefined;
+let pgUrl: string | undefined;
+if (onPg) {
+  pgServer = await startPgServer();
+  pgUrl = await pgServer.freshDatabase('chaos');
+  note(`PostgreSQL up on 127.0.0.1:${pgServer.port} (a schema per replica)`);
+}
+const pgOf = (name: string): { url: string; schema: string } | undefined =>
+  pgUrl === undefined ? undefined : { url: pgUrl, schema: `chaos_${name}` };
 
 const rulesDir = join(dir, 'rules');
 writeRules(rulesDir);
-const bots = [
-  new ChaosBot('a', dir, ledger, { rulesDir }),
-  new ChaosBot('b', dir, ledger, { rulesDir }),
-];
+const replica = (name: string): ChaosBot => {
+  const postgres = pgOf(name);
+  return new ChaosBot(name, dir, ledger, {
+    rulesDir,
+    ...(postgres === undefined ? {} : { postgres }),
+  });
+};
+const bots = [replica('a'), replica('b')];
+// Starts wait while the store's server is down (a supervisor's restart would fail and retry).
+let storeUp: Promise<void> = Promise.resolve();
+let storeCrash: StoreCrash | undefined;
 const [botA, botB] = bots as [ChaosBot, ChaosBot];
 let failed = false;
 
@@ -92,6 +155,8 @@ try {
     ...kills.map((at) => ({
       at,
       run: async (): Promise<void> => {
+        // A kill due while the store's server is down waits for the supervisor's restarts.
+        await storeUp;
         const alive = bots.filter((b) => b.running);
         const victim = alive[Math.floor(random.next() * alive.length)];
         if (victim === undefined) return;
@@ -99,6 +164,7 @@ try {
         await victim.kill();
         note(`SIGKILL replica ${victim.name} (restart in ${downMs} ms)`);
         await sleep(downMs);
+        await storeUp;
         victim.start();
         note(`replica ${victim.name} restarted (process ${victim.processes})`);
       },
@@ -106,6 +172,7 @@ try {
     {
       at: plan.secondReplicaAt,
       run: async (): Promise<void> => {
+        await storeUp;
         botB.start();
         note('replica b started (start: checkpoint, so at the ledger end)');
         if (await botB.ready(30_000)) note('replica b ready');
@@ -121,7 +188,42 @@ try {
         else note('no SIGHUP: replica a was not up');
       },
     },
+    ...(pgServer === undefined
+      ? []
+      : [{ at: storeCrashPoint(random), run: () => crashStore(pgServer) }]),
   ].sort((x, y) => x.at - y.at);
+
+  /**
+   * The store's server crashes (`pg_ctl stop -m immediate`) and comes back after a seeded 1–3 s.
+   * Every replica running then must stop on its failed commit (the bot fails its store rather
+   * than go on without it); the supervisor here restarts each one that stopped, once the server
+   * is back, as systemd or Kubernetes would.
+   */
+  async function crashStore(server: PgServer): Promise<void> {
+    const downMs = 1000 + Math.floor(random.next() * 2000);
+    const running = bots.filter((b) => b.running);
+    const stops = running.map((b) => b.expectStoreOutage(downMs + 30_000));
+    let up: () => void = () => undefined;
+    storeUp = new Promise((r) => (up = r));
+    server.stop('immediate');
+    note(`PostgreSQL crashed (pg_ctl stop -m immediate; back in ${downMs} ms)`);
+    await sleep(downMs);
+    server.start();
+    note('PostgreSQL started again');
+    const stopped = await Promise.all(stops);
+    for (const [k, b] of running.entries()) {
+      if (!stopped[k]!) continue;
+      b.start();
+      note(
+        `replica ${b.name} stopped by itself during the crash; restarted (process ${b.processes})`,
+      );
+    }
+    up();
+    storeCrash = {
+      downMs,
+      replicas: running.map((b, k) => ({ name: b.name, stopped: stopped[k]! })),
+    };
+  }
 
   const scrapeLoop = setInterval(() => {
     for (const b of bots) void b.scrape();
@@ -192,9 +294,15 @@ try {
   const faultsInjected = await faultStats(ledger);
   const ledgerResult = await ledgerVerdict(ledger, references, rejected);
   const landed = await ledgerLanded(ledger);
-  const stores: StoreVerdict[] = bots
-    .filter((b) => b.processes > 0)
-    .map((b) => storeVerdict(b.name, b.stateDir, rejected, b === botA, landed));
+  const stores: StoreVerdict[] = [];
+  for (const b of bots.filter((x) => x.processes > 0)) {
+    const pgStore = pgOf(b.name);
+    const journal =
+      pgStore === undefined
+        ? readSqliteJournal(b.stateDir)
+        : await readPgJournal(pgStore.url, pgStore.schema);
+    stores.push(storeVerdict(b.name, journal, rejected, b === botA, landed));
+  }
 
   note('bad input');
   const badInput = await runBadInput(ledger, join(dir, 'bad-input'));
@@ -204,6 +312,8 @@ try {
     plan,
     seed,
     command,
+    store: storeKind,
+    ...(pgServer === undefined ? {} : { storeCrash: storeCrash ?? null }),
     dir,
     total,
     settled,
@@ -218,6 +328,7 @@ try {
       processes: b.processes,
       counters: b.totals(),
       unexpectedExits: b.unexpectedExits,
+      outageExits: b.outageExits,
       stopCode: stopCodes[b.name],
       rulesAtEnd: rulesAtEnd[b.name] ?? [],
     })),
@@ -242,6 +353,7 @@ try {
 } finally {
   for (const b of bots) await b.stop(5000).catch(() => undefined);
   await ledger.close();
+  pgServer?.close();
 }
 // The work directory (bot logs, configs, state) is kept when the run failed, for the post-mortem.
 if (failed || values.keep === true) console.log(`chaos: the bot logs and stores are in ${dir}`);

@@ -123,4 +123,58 @@ describe('renderReliability: the checks that fail a chaos run', () => {
       expect(text).toContain('**FAIL**');
     }
   });
+
+  it('with --store postgres, fails unless the server crashed and each replica stopped on it with a store error', () => {
+    const pg = (over: Partial<ChaosResult>): ChaosResult =>
+      result({
+        store: 'postgres',
+        storeCrash: { downMs: 1500, replicas: [{ name: 'a', stopped: true }] },
+        bots: [
+          {
+            ...result().bots[0]!,
+            processes: 3,
+            outageExits: [
+              { process: 'bot-a-2', code: 1, signal: null, storeError: 'STORE_COMMIT_FAILED' },
+            ],
+          },
+        ],
+        ...over,
+      });
+    expect(renderReliability(pg({})).failures).toEqual([]);
+    expect(renderReliability(pg({})).text).toContain('PostgreSQL server crashed');
+    const cases: Partial<ChaosResult>[] = [
+      // The run never reached the crash.
+      { storeCrash: null },
+      // A replica that went on running without its store's server.
+      { storeCrash: { downMs: 1500, replicas: [{ name: 'a', stopped: false }] } },
+      // Stopped, but not on a store error, or with another exit code.
+      {
+        bots: [
+          {
+            ...result().bots[0]!,
+            outageExits: [{ process: 'bot-a-2', code: 1, signal: null, storeError: undefined }],
+          },
+        ],
+      },
+      {
+        bots: [
+          {
+            ...result().bots[0]!,
+            outageExits: [
+              {
+                process: 'bot-a-2',
+                code: null,
+                signal: 'SIGSEGV',
+                storeError: 'STORE_OPEN_FAILED',
+              },
+            ],
+          },
+        ],
+      },
+    ];
+    for (const c of cases) {
+      const { failures } = renderReliability(pg(c));
+      expect(failures.length, JSON.stringify(c)).toBeGreaterThan(0);
+    }
+  });
 });
