@@ -76,6 +76,31 @@ describe('formatStatus', () => {
     expect(text).toContain('(none yet)');
   });
 
+  it("shows a fleet member's fleet: its rules, the members and each rule's owner", () => {
+    const text = formatStatus({
+      state: 'running',
+      fleet: {
+        name: 'invoices',
+        instanceId: 'h-1-aa',
+        running: ['accept'],
+        members: [
+          { instanceId: 'h-1-aa', live: true, self: true, rules: 1, heartbeatAt: 'T1' },
+          { instanceId: 'h-2-bb', live: false, rules: 0, heartbeatAt: 'T0' },
+        ],
+        owners: [
+          { ruleId: 'accept', owner: 'h-1-aa', generation: 3 },
+          { ruleId: 'settle', owner: null, generation: 2 },
+        ],
+      },
+    });
+    expect(text).toContain('fleet invoices: this member h-1-aa runs accept');
+    expect(text).toMatch(/^h-1-aa \(this one\) +yes +1 +T1$/m);
+    expect(text).toMatch(/^h-2-bb +no +0 +T0$/m);
+    expect(text).toMatch(/^accept +h-1-aa +3$/m);
+    expect(text).toMatch(/^settle +\(none: being taken over\) +2$/m);
+    expect(formatStatus({ state: 'running' })).not.toContain('fleet');
+  });
+
   it('shows the newest 10 intents and says how many more --json has', () => {
     const recentIntents = Array.from({ length: 12 }, (_, i) => ({
       commandId: `lb-r-${i}`,

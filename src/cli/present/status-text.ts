@@ -16,6 +16,27 @@ export type StatusDocument = {
   readonly intents?: Readonly<Record<string, number>>;
   readonly rules?: readonly StatusRule[];
   readonly recentIntents?: readonly StatusIntent[];
+  /** A fleet member's view of its fleet. */
+  readonly fleet?: StatusFleet;
+};
+
+type StatusFleet = {
+  readonly name?: string;
+  readonly instanceId?: string;
+  readonly running?: readonly string[];
+  readonly members?: readonly {
+    readonly instanceId: string;
+    readonly live?: boolean;
+    readonly self?: boolean;
+    readonly rules?: number;
+    readonly heartbeatAt?: string;
+  }[];
+  readonly owners?: readonly {
+    readonly ruleId: string;
+    readonly owner?: string | null;
+    readonly generation?: number;
+  }[];
+  readonly error?: string;
 };
 
 type StatusRule = {
@@ -99,9 +120,37 @@ export function formatStatus(s: StatusDocument): string {
   const more = (s.recentIntents?.length ?? 0) - recent.length;
   return [
     head,
+    ...(s.fleet === undefined ? [] : formatFleet(s.fleet)),
     `rules (${rules.length}):`,
     ruleTable,
     `last intents${more > 0 ? ` (newest ${recent.length}; --json shows ${more} more)` : ''}:`,
     intentTable,
   ].join('\n');
+}
+
+/** The fleet's members and who owns which rule (a fleet member's `/status`). */
+function formatFleet(f: StatusFleet): string[] {
+  if (f.error !== undefined) return [`fleet ${f.name ?? ''}: ${f.error}\n`];
+  const members = formatTable(
+    ['MEMBER', 'LIVE', 'RULES', 'HEARTBEAT'],
+    (f.members ?? []).map((m) => [
+      `${m.instanceId}${m.self === true ? ' (this one)' : ''}`,
+      m.live === true ? 'yes' : 'no',
+      m.rules === undefined ? '-' : String(m.rules),
+      m.heartbeatAt ?? '-',
+    ]),
+  );
+  const owners = formatTable(
+    ['RULE', 'OWNER', 'GENERATION'],
+    (f.owners ?? []).map((o) => [
+      o.ruleId,
+      o.owner ?? '(none: being taken over)',
+      o.generation === undefined ? '-' : String(o.generation),
+    ]),
+  );
+  return [
+    `fleet ${f.name ?? '-'}: this member ${f.instanceId ?? '-'} runs ${(f.running ?? []).join(', ') || 'no rule'}\n`,
+    members,
+    owners,
+  ];
 }
