@@ -16,6 +16,8 @@ export class PgMemoryBound {
   /** Finished (or purged) entries whose last change is committed, until they can go. */
   readonly #held = new Map<string, JournalEntry>();
   #resume: number | null = null;
+  /** The checkpoint or a slot moved since the last sweep: held entries may go now. */
+  #moved = false;
 
   constructor(mem: JournalMemory, slots: JournalSlots) {
     this.#mem = mem;
@@ -24,20 +26,36 @@ export class PgMemoryBound {
 
   /** The checkpoint as committed (at open, then with each commit that wrote it). */
   set committedResume(resume: number | null) {
+    if (resume !== this.#resume) this.#moved = true;
     this.#resume = resume;
+  }
+
+  /** A commit wrote slot records: a completed slot may free its intents. */
+  slotsCommitted(): void {
+    this.#moved = true;
   }
 
   get committedResume(): number | null {
     return this.#resume;
   }
 
-  /** `entry` is committed as it is: held if finished, dropped once it may be (see `sweep`). */
+  /** `entry` is committed as it is: dropped if finished and passed, else held if finished. */
   committed(entry: JournalEntry): void {
-    if (entry.deleted || isTerminal(entry.row.state)) this.#held.set(entry.row.command_id, entry);
+    if (!entry.deleted && !isTerminal(entry.row.state)) return;
+    const id = entry.row.command_id;
+    if (this.#mem.get(id) !== entry) return;
+    if (this.#droppable(entry)) this.#mem.forget(id);
+    else this.#held.set(id, entry);
   }
 
-  /** Drops what may go now; forgets the held entries that changed again since. */
+  /**
+   * Drops the held entries that may go now and forgets those that changed again since. Only
+   * after the checkpoint or a slot moved: while an old open intent holds the checkpoint, the
+   * held entries pile up and a pass over them at every commit would cost their number each time.
+   */
   sweep(): void {
+    if (!this.#moved) return;
+    this.#moved = false;
     for (const [id, e] of this.#held) {
       if (this.#mem.get(id) !== e) this.#held.delete(id);
       else if (this.#droppable(e)) {

@@ -436,13 +436,18 @@ export class PgStore implements Store, JournalTransfer {
     this.#mem.sent();
     this.#slots.written();
     checkpoint.written();
-    return done.then(() => this.#committed(sent, cp?.resume));
+    return done.then(() => this.#committed(sent, cp?.resume, slots.length > 0));
   }
 
   /** A commit is in: what it made final may leave memory (see the class comment). */
-  #committed(sent: readonly JournalEntry[], resume: number | null | undefined): void {
-    for (const e of sent) this.#bound.committed(e);
+  #committed(
+    sent: readonly JournalEntry[],
+    resume: number | null | undefined,
+    slots: boolean,
+  ): void {
     if (resume !== undefined) this.#bound.committedResume = resume;
+    if (slots) this.#bound.slotsCommitted();
+    for (const e of sent) this.#bound.committed(e);
     if (!this.#closed) this.#bound.sweep();
   }
 

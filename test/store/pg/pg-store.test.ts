@@ -180,6 +180,23 @@ describe.skipIf(skipReason !== undefined)(
       expect(store.hasEventIntent('rule', 7, 0)).toBe(false);
     });
 
+    it('holds finished intents above an old open one until it finishes, then drops them all', async () => {
+      store.batch(() => {
+        store.recordIntents([1, 2, 3, 4, 5].map((o) => eventIntent(o)));
+        store.advanceCheckpoint(5);
+      });
+      for (const o of [2, 3, 4, 5]) finish(`lb-rule-${o}-0`);
+      await store.sync();
+      await turn();
+      expect(store.checkpoint()).toBe(0);
+      expect(store.countByState()).toMatchObject({ pending: 1, succeeded: 4 });
+      finish('lb-rule-1-0');
+      await store.sync();
+      expect(store.checkpoint()).toBe(5);
+      expect(store.countByState()).toMatchObject({ pending: 0, succeeded: 0 });
+      expect((await store.queries().countByState()).succeeded).toBe(5);
+    });
+
     it('keeps dead letters in memory across a reopen; requeues and purges them', async () => {
       clock.set(5_000);
       store.recordIntents([eventIntent(1, 0, { event: { e: 1 } }), eventIntent(2)]);
