@@ -10,8 +10,8 @@ import type { RuleSet } from './compiled-rule.js';
  *
  * The rules are plain data but for their CEL programs, which are written once each in a table
  * (`CelEnvironment.stored`: text, facts, closure form) and referred to by index; Maps (a
- * rendering's parts) are written as their entries; a repeated subtree is written once, in
- * `shared` (see shareRepeats), and decoded once: the rules share it, frozen. Tagged values are one-key objects whose key
+ * rendering's parts) are written as their entries; a repeated value of the fields rules repeat
+ * most is written once, in `shared` (see shareRepeats), and decoded once: the rules share it. Tagged values are one-key objects whose key
  * starts with `$` (`{"$p": 3}` a program, `{"$s": 5}` a shared subtree, `{"$m": [...]}` a Map, `{"$o": [...]}` an object of
  * the rules with an own key that starts with `$` or is `__proto__`, as its entries), so no value of a rule reads as a tag.
  * A set holding anything else (a class instance, a number JSON cannot write) is not encoded.
@@ -79,64 +79,73 @@ export function encodeRuleSet(ruleSet: RuleSet, cel: CelEnvironment): string {
   return JSON.stringify({ format: FORMAT, shared, ...(tree as object) });
 }
 
-/** A repeated subtree this long (as JSON) or longer is written once, in `shared`. */
+/** A repeated value this long (as JSON) or longer is written once, in `shared`. */
 const MIN_SHARED_LENGTH = 24;
 
 /**
- * `tree` (JSON data) with every subtree that occurs more than once and is not tiny written once,
- * in `shared`, and referred to as `{"$s": index}`: the rules of a file repeat template
- * references, options, field tries, parts of values and of programs. Linear: a subtree's key is
- * made of its children's ids, not of their text.
+ * The fields whose values rules and programs repeat most (a file's rules name a few templates
+ * with the same options; programs read the same paths): only these are looked at, each value
+ * written as JSON once, so that writing stays cheap.
+ */
+const SHARED_FIELDS: ReadonlySet<string> = new Set([
+  'template',
+  'options',
+  'fieldReads',
+  'labels',
+  'variables',
+  'reads',
+  'result',
+  'choiceArgument',
+  'createArguments',
+  'contractKey',
+  'equalities',
+  'comparisons',
+  'guards',
+]);
+
+/**
+ * `tree` (JSON data) with each value of a SHARED_FIELDS field that occurs more than once and is
+ * not tiny written once, in `shared`, and referred to as `{"$s": index}`.
  */
 function shareRepeats(tree: unknown): { tree: unknown; shared: unknown[] } {
-  const ids = new Map<string, number>();
-  const counts: number[] = [];
-  const lengths: number[] = [];
-  const idOf = new Map<object, number>();
-  const key = (x: unknown): string => {
-    if (typeof x !== 'object' || x === null) return JSON.stringify(x);
-    const entries = Array.isArray(x)
-      ? x.map((v: unknown) => key(v))
-      : Object.entries(x).map(([k, v]) => `${JSON.stringify(k)}:${key(v)}`);
-    const k = `${Array.isArray(x) ? '[' : '{'}${entries.join(',')}`;
-    let id = ids.get(k);
-    if (id === undefined) {
-      id = ids.size;
-      ids.set(k, id);
-      counts.push(0);
-      // The subtree's length as JSON, roughly: its own key with each child id as long as the
-      // child is.
-      lengths.push(
-        (Array.isArray(x) ? (x as unknown[]) : Object.values(x)).reduce<number>(
-          (n: number, v: unknown) =>
-            n + (typeof v === 'object' && v !== null ? lengths[idOf.get(v)!]! : 0),
-          k.length,
-        ),
-      );
+  const counts = new Map<string, number>();
+  const texts = new Map<object, string>();
+  const count = (x: unknown): void => {
+    if (typeof x !== 'object' || x === null) return;
+    const entries: [string, unknown][] = Array.isArray(x)
+      ? x.map((v: unknown): [string, unknown] => ['', v])
+      : Object.entries(x);
+    for (const [k, v] of entries) {
+      if (typeof v !== 'object' || v === null) continue;
+      if (SHARED_FIELDS.has(k)) {
+        const text = JSON.stringify(v);
+        texts.set(v, text);
+        counts.set(text, (counts.get(text) ?? 0) + 1);
+      } else {
+        count(v);
+      }
     }
-    counts[id]! += 1;
-    idOf.set(x, id);
-    return `#${id}`;
   };
-  key(tree);
+  count(tree);
   const shared: unknown[] = [];
-  const index = new Map<number, number>();
+  const index = new Map<string, number>();
   const emit = (x: unknown): unknown => {
     if (typeof x !== 'object' || x === null) return x;
-    const id = idOf.get(x)!;
-    const inner = (): unknown =>
-      Array.isArray(x)
-        ? x.map(emit)
-        : Object.fromEntries(Object.entries(x).map(([k, v]) => [k, emit(v)]));
-    if (counts[id]! < 2 || lengths[id]! < MIN_SHARED_LENGTH) return inner();
-    let at = index.get(id);
-    if (at === undefined) {
-      at = shared.length;
-      index.set(id, at);
-      shared.push(null);
-      shared[at] = inner();
-    }
-    return { $s: at };
+    if (Array.isArray(x)) return x.map(emit);
+    return Object.fromEntries(
+      Object.entries(x).map(([k, v]: [string, unknown]) => {
+        const text = typeof v === 'object' && v !== null ? texts.get(v) : undefined;
+        if (text === undefined) return [k, emit(v)];
+        if (counts.get(text)! < 2 || text.length < MIN_SHARED_LENGTH) return [k, v];
+        let at = index.get(text);
+        if (at === undefined) {
+          at = shared.length;
+          index.set(text, at);
+          shared.push(v);
+        }
+        return [k, { $s: at }];
+      }),
+    );
   };
   return { tree: emit(tree), shared };
 }
