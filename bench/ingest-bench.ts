@@ -4,7 +4,7 @@ import { isJsCantonError } from '../src/ledger/js-canton-error.js';
 import { decodeUpdate } from '../src/ledger/ws/update-stream.js';
 import { CelEnvironment, type CelTuning } from '../src/rules/cel/cel-environment.js';
 import { loadRules } from '../src/rules/load-rules.js';
-import { indexRules, type RuleIndex } from '../src/rules/rule-index.js';
+import { indexRules, type IndexTuning, type RuleIndex } from '../src/rules/rule-index.js';
 import { BotMetrics } from '../src/runtime/bot-metrics.js';
 import { evaluateUpdate } from '../src/runtime/evaluate-update.js';
 import { journalEntriesOf } from '../src/runtime/journal-entry.js';
@@ -45,9 +45,10 @@ export type IngestRow = {
 
 /**
  * The evaluation steps of issue 16, each measurable alone: literal folding, the conversion memo
- * and conditions run as closures (CelTuning), and the rule guards of the index (IndexTuning).
+ * and conditions run as closures (CelTuning), and the rule guards of the index and its groups,
+ * which need the guards (IndexTuning).
  */
-export type IngestStep = 'baseline' | 'fold' | 'memo' | 'closures' | 'index' | 'all';
+export type IngestStep = 'baseline' | 'fold' | 'memo' | 'closures' | 'index' | 'groups' | 'all';
 
 export type IngestStepRow = {
   readonly step: IngestStep;
@@ -60,13 +61,14 @@ export type IngestStepRow = {
 
 const NONE: CelTuning = { foldLiterals: false, memoizeConversions: false, closures: false };
 
-const STEPS: readonly { step: IngestStep; cel: CelTuning; guards: boolean }[] = [
-  { step: 'baseline', cel: NONE, guards: false },
-  { step: 'fold', cel: { ...NONE, foldLiterals: true }, guards: false },
-  { step: 'memo', cel: { ...NONE, memoizeConversions: true }, guards: false },
-  { step: 'closures', cel: { ...NONE, closures: true }, guards: false },
-  { step: 'index', cel: NONE, guards: true },
-  { step: 'all', cel: {}, guards: true },
+const STEPS: readonly { step: IngestStep; cel: CelTuning; index: IndexTuning }[] = [
+  { step: 'baseline', cel: NONE, index: { guards: false } },
+  { step: 'fold', cel: { ...NONE, foldLiterals: true }, index: { guards: false } },
+  { step: 'memo', cel: { ...NONE, memoizeConversions: true }, index: { guards: false } },
+  { step: 'closures', cel: { ...NONE, closures: true }, index: { guards: false } },
+  { step: 'index', cel: NONE, index: { guards: true, groups: false } },
+  { step: 'groups', cel: NONE, index: { guards: true, groups: true } },
+  { step: 'all', cel: {}, index: {} },
 ];
 
 function eventsIn(text: string): number {
@@ -156,13 +158,18 @@ export async function profileIngest(rec: Recording, events: number): Promise<Pro
   return profile;
 }
 
-function indexFor(rec: Recording, shape: RuleShape, cel: CelTuning, guards: boolean): RuleIndex {
+function indexFor(
+  rec: Recording,
+  shape: RuleShape,
+  cel: CelTuning,
+  tuning: IndexTuning,
+): RuleIndex {
   const { ruleSet, problems } = loadRules([{ path: 'bench.yaml', text: benchRules(100, shape) }], {
     parties: rec.parties,
     cel: CelEnvironment.create(cel),
   });
   if (problems.length > 0) throw new Error(`bench rules: ${JSON.stringify(problems[0])}`);
-  return indexRules(ruleSet, { guards });
+  return indexRules(ruleSet, tuning);
 }
 
 /**
@@ -180,7 +187,7 @@ async function runSteps(
   const perCycle = distinct.map(eventsIn).reduce((a, b) => a + b, 0);
   const span = maxOffset(templates) + 1;
   const cycles = Math.ceil(options.events / perCycle);
-  const variants = STEPS.map((s) => ({ ...s, index: indexFor(rec, shape, s.cel, s.guards) }));
+  const variants = STEPS.map((s) => ({ ...s, index: indexFor(rec, shape, s.cel, s.index) }));
   const rates = new Map<IngestStep | 'parse', number[]>();
   const counts = new Map<IngestStep, string>();
   for (const v of variants) {
