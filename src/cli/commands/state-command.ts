@@ -49,12 +49,15 @@ file (docs/operations.md, "Back up and move the journal").
              consistent snapshot
   import     reads --in and writes it into the state directory, which must hold no journal
              (a fresh directory); checked line by line first, then written in one transaction,
-             so a bad file writes nothing. The bot must not be running there`,
+             so a bad file writes nothing. The bot must not be running there
+
+With state.postgres in the config, both work on its PostgreSQL schema instead of state.dir
+(import: into an empty schema, under its writer lock).`,
   options: {
     config: {
       type: 'string',
       value: 'FILE',
-      help: `the bot config, for its state.dir (default ./${DEFAULTS.cli.configFile})`,
+      help: `the bot config, for its state.dir or state.postgres (default ./${DEFAULTS.cli.configFile})`,
     },
     'state-dir': { type: 'string', value: 'DIR', help: 'the state directory, instead of a config' },
     out: { type: 'string', value: 'FILE', help: 'export: the file to write, or - (the default)' },
