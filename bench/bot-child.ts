@@ -20,11 +20,13 @@ export type BotConfigOptions = {
   readonly rules: Readonly<Record<string, string>>;
   readonly start: number | 'ledger-end';
   readonly maxInFlight: number;
-  /** Serve /readyz and /metrics on a free port of 127.0.0.1. */
-  readonly http?: boolean;
+  /** Serve /readyz and /metrics on 127.0.0.1: on a free port (true), or on this one. */
+  readonly http?: boolean | number;
   readonly logLevel?: string;
   /** The journal in this PostgreSQL database and schema instead of `state/ledgerbot.sqlite`. */
   readonly postgres?: { readonly url: string; readonly schema: string };
+  /** A fleet member (with `postgres`): the fleet's name and lease period. */
+  readonly fleet?: { readonly name: string; readonly leasePeriodMs: number };
 };
 
 /** Writes the config and the rule files into a new temporary directory; returns the config path. */
@@ -46,7 +48,7 @@ state:
 ${o.postgres === undefined ? '' : `  postgres:\n    url: ${o.postgres.url}\n    schema: ${o.postgres.schema}\n`}start: ${o.start}
 submission:
   maxInFlight: ${o.maxInFlight}
-${o.http === true ? 'http:\n  port: 0\n  host: 127.0.0.1\n' : ''}log:
+${o.fleet === undefined ? '' : `fleet:\n  name: ${o.fleet.name}\n  leasePeriod: ${o.fleet.leasePeriodMs}ms\n`}${o.http === undefined || o.http === false ? '' : `http:\n  port: ${o.http === true ? 0 : o.http}\n  host: 127.0.0.1\n`}log:
   level: ${o.logLevel ?? 'info'}
   pretty: false
 `;

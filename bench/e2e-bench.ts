@@ -6,6 +6,7 @@ import type { JsTransaction } from '../src/ledger/wire/wire-types.js';
 import { spawnBot, waitFor, writeBotConfig, type LogLine } from './bot-child.js';
 import { pgBinDir, startPgServer, type PgServer } from './pg-server.js';
 import { profileSummary, type ProfileSummary } from './cpu-profile-summary.js';
+import { fleetRun, type TakeOver } from './e2e-fleet.js';
 import {
   bounded,
   cancelInvoice,
@@ -45,8 +46,11 @@ import {
 export const IN_FLIGHT = 64;
 
 export type E2eRun = {
-  /** `bot`: the bot on its SQLite journal; `bot-pg`: on PostgreSQL. */
-  readonly client: 'bot' | 'bot-pg' | 'raw';
+  /**
+   * `bot`: the bot on its SQLite journal; `bot-pg`: on PostgreSQL; `fleet-3`: three fleet
+   * members on one PostgreSQL schema (bench/e2e-fleet.ts).
+   */
+  readonly client: 'bot' | 'bot-pg' | 'fleet-3' | 'raw';
   readonly round: number;
   readonly n: number;
   /** Seconds from start (bot: spawn; raw: opening the streams) to the last completion. */
@@ -86,6 +90,8 @@ export type E2eResult = {
           readonly toSubmit: Latency;
           readonly toCompletion: Latency;
         };
+        /** The fleet's lease take-over after a SIGKILL (round 1); absent in older results. */
+        readonly takeover?: TakeOver;
       };
   /** The bot under `node --cpu-prof` (one more, untimed run of `profileN` invoices). */
   readonly profile: ProfileSummary | undefined;
@@ -372,10 +378,12 @@ export async function runE2eBench(options: {
   let latency: E2eResult['latency'] | undefined;
   let rawLatency: E2eResult['latency']['raw'];
   let pgLatency: E2eResult['latency']['raw'];
+  let takeover: TakeOver | undefined;
   const skipped = pgBinDir() === undefined && !inCi ? NO_POSTGRES : undefined;
   if (skipped !== undefined) console.log(`e2e bot-pg: skipped: ${skipped}`);
   const pg = skipped === undefined ? await startPgServer() : undefined;
-  const clients: E2eRun['client'][] = pg === undefined ? ['bot', 'raw'] : ['bot', 'bot-pg', 'raw'];
+  const clients: E2eRun['client'][] =
+    pg === undefined ? ['bot', 'raw'] : ['bot', 'bot-pg', 'fleet-3', 'raw'];
   try {
     for (let round = 0; round < options.rounds; round++) {
       // Rotate the order, so no client always runs first (or right after another).
@@ -385,6 +393,21 @@ export async function runE2eBench(options: {
           const r = await rawRun(round, options.n, round === 0 ? options.paced : undefined);
           runs.push(r.run);
           rawLatency ??= r.latency;
+        } else if (client === 'fleet-3') {
+          const { takeover: t, ...r } = await fleetRun(
+            round,
+            options.n,
+            IN_FLIGHT,
+            pg!,
+            takeover === undefined,
+          );
+          runs.push({ client, round, ...r });
+          takeover ??= t;
+          if (t !== undefined) {
+            console.log(
+              `e2e fleet-3 take-over (lease ${t.leasePeriodMs} ms): lease taken ${t.leaseTakenMs ?? '—'} ms, work resumed ${t.workResumedMs ?? '—'} ms after the SIGKILL`,
+            );
+          }
         } else if (client === 'bot-pg') {
           const paced = pgLatency === undefined ? options.paced : undefined;
           const r = await botRun(round, options.n, paced, [], pg);
@@ -419,7 +442,10 @@ export async function runE2eBench(options: {
   return {
     runs,
     latency: { ...latency!, ...(rawLatency === undefined ? {} : { raw: rawLatency }) },
-    postgres: skipped !== undefined ? { skipped } : { latency: pgLatency! },
+    postgres:
+      skipped !== undefined
+        ? { skipped }
+        : { latency: pgLatency!, ...(takeover === undefined ? {} : { takeover }) },
     profile,
     profileN: options.profileN,
   };

@@ -1,6 +1,7 @@
 import { benchSection } from './bench-support.js';
 import type { ProfileSummary } from './cpu-profile-summary.js';
 import type { E2eResult, Latency } from './e2e-bench.js';
+import { FLEET_LEASE_MS } from './e2e-fleet.js';
 import type { IngestRow, IngestStep } from './ingest-bench.js';
 import {
   header,
@@ -143,7 +144,7 @@ export function e2eSection(r: E2eResult, inFlight: number, c: SectionContext): s
     ...(fleetRuns.length === 0
       ? []
       : [
-          `- **fleet-3**: three such bots with one schema and \`fleet: { name, leasePeriod: ${int(takeover?.leasePeriodMs ?? 3000)}ms }\`, started together on the`,
+          `- **fleet-3**: three such bots with one schema and \`fleet: { name, leasePeriod: ${takeover?.leasePeriodMs ?? FLEET_LEASE_MS}ms }\`, started together on the`,
           '  backlog: the rule split in three (one per currency, `when: currency == …`; the invoices come in the three',
           `  currencies in turn), each of concurrency ${Math.ceil(inFlight / 3)}, so the fleet has as many commands in flight as the bot; the rules are`,
           '  shared out while they work (a member restarts its bot on each change of what it owns); done at N distinct intents finished;',
