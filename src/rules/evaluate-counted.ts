@@ -1,7 +1,7 @@
 import type { CompiledRule } from './compiled-rule.js';
 import type { Intent, RuleEvaluationError } from './evaluation-result.js';
 import { celVariablesOf, eventVariableOf, type TransactionInfo } from './event-variable.js';
-import { fireRule } from './fire-rule.js';
+import { fireRule, renderActions } from './fire-rule.js';
 import { guardFails, newGuardReads, readText, type GuardReads } from './guards.js';
 import type { AnyEvent, EventPlan } from './match-event.js';
 import { witnessedBy } from './match-event.js';
@@ -180,47 +180,57 @@ function visit(run: EventRun, { entry, guards, counted }: RuleVisit): void {
     variables = celVariablesOf(variableOf(run), e.parties, e.now, entry.variable);
     run.variables = variables;
   } else variables.rule = entry.variable;
-  if (conditionsFalse(entry.rule, variables)) {
+  const when = whenOutcome(entry.rule, variables);
+  if (when === FALSE) {
     if (!counted) countInPlace(counts, order, true);
     return;
   }
-  const result = fireRule(entry.rule, {
+  const firing = {
     variables,
     parties: e.parties,
     triggerKey: { kind: 'event', updateId: e.transaction.updateId, nodeId: e.event.nodeId },
     offset: e.event.offset,
     contractId: null,
-  });
-  if (!counted) countInPlace(counts, order, result.conditionFalse);
-  else if (!result.conditionFalse) {
-    counts.conditionsFalse[order] = counts.conditionsFalse[order]! - 1;
+  } as const;
+  // Every condition held: the actions, as fireRule renders them then. Otherwise fireRule
+  // evaluates the rule again (pure) and reports its error.
+  let intents: readonly Intent[];
+  let error: RuleEvaluationError | null;
+  let conditionFalse = false;
+  if (when === HELD) ({ intents, error } = renderActions(entry.rule, firing));
+  else {
+    const result = fireRule(entry.rule, firing);
+    ({ intents, conditionFalse } = result);
+    error = result.explanation.error;
   }
-  const error = result.explanation.error;
-  if (result.intents.length > 0 || error !== null) {
-    (run.fired ??= []).push({ order, intents: result.intents, error });
-  }
+  if (!counted) countInPlace(counts, order, conditionFalse);
+  else if (!conditionFalse) counts.conditionsFalse[order] = counts.conditionsFalse[order]! - 1;
+  if (intents.length > 0 || error !== null) (run.fired ??= []).push({ order, intents, error });
 }
 
+const FALSE = 0;
+const HELD = 1;
+const FAILED = 2;
+
 /**
- * Whether a `when` condition of `rule` gives false (an earlier one true), as fireRule finds it,
- * without its explanation: most rules an event reaches stop there. An error or a non-boolean is
- * not false: fireRule evaluates such a rule again (pure) and reports it, as it does a rule that
- * fires.
+ * How a rule's `when` comes out, as fireRule finds it, without its explanation: FALSE (a
+ * condition gave false, the earlier ones true: where most rules an event reaches stop), HELD
+ * (every condition gave true), FAILED (one threw or gave a non-boolean).
  */
-function conditionsFalse(
+function whenOutcome(
   rule: CompiledRule,
   variables: Readonly<Record<string, unknown>>,
-): boolean {
+): typeof FALSE | typeof HELD | typeof FAILED {
   for (const condition of rule.when) {
     let value: unknown;
     try {
       value = condition.program.evaluate(variables);
     } catch {
-      return false;
+      return FAILED;
     }
-    if (value !== true) return value === false;
+    if (value !== true) return value === false ? FALSE : FAILED;
   }
-  return false;
+  return HELD;
 }
 
 /** After the caller counted the rules of `groups` one by one: the groups count as one from now. */
