@@ -51,6 +51,9 @@ describe.skipIf(skipReason !== undefined)(
           const url = new URL(await server.freshDatabase());
           url.password = PASSWORD;
           process.env.LEDGERBOT_PG_URL = url.toString();
+          scope.defer(url, () => {
+            delete process.env.LEDGERBOT_PG_URL;
+          });
           const dir = scope.tempDir('ledgerbot-invoices-pg-');
           const port = await freePort();
           const config = writeExample(dir, port);
