@@ -106,6 +106,42 @@ describe.skipIf(skipReason !== undefined)(
             expect(mine).toEqual(s.running);
           }
 
+          // Pause and resume are fleet-wide: asked of a member that does not run the rule, the
+          // rule's owner carries them out.
+          const acceptOwner = statuses.find((s) => s.running.includes('accept-small-invoices'))!;
+          const other = members[(statuses.indexOf(acceptOwner) + 1) % 3]!;
+          const ownerPort = members[statuses.indexOf(acceptOwner)]!.port;
+          const act = async (port: number, action: string): Promise<Response> =>
+            fetch(`http://127.0.0.1:${port}/rules/accept-small-invoices/${action}`, {
+              method: 'POST',
+            });
+          const paused = await act(other.port, 'pause');
+          const pausedBody = (await paused.json());
+          expect({ status: paused.status, body: pausedBody }).toEqual({
+            status: 202,
+            body: {
+              forwarded: {
+                kind: 'pause',
+                ruleId: 'accept-small-invoices',
+                owner: acceptOwner.instanceId,
+              },
+            },
+          });
+          const ruleState = async (): Promise<string | undefined> => {
+            const body = (await (await fetch(`http://127.0.0.1:${ownerPort}/status`)).json()) as {
+              rules: { id: string; state: string }[];
+            };
+            return body.rules.find((r) => r.id === 'accept-small-invoices')?.state;
+          };
+          await waitFor(ruleState, (s) => s === 'paused', 15_000, 'the owner pausing the rule');
+          expect((await act(other.port, 'resume')).status).toBe(202);
+          await waitFor(ruleState, (s) => s === 'active', 15_000, 'the owner resuming the rule');
+          expect((await act(other.port, 'pause-nothing')).status).toBe(404);
+          const unknown = await fetch(`http://127.0.0.1:${other.port}/rules/no-such-rule/pause`, {
+            method: 'POST',
+          });
+          expect(unknown.status).toBe(404);
+
           const first = invoicePlan(20, 1, 'A');
           await issueInvoices(ledger, first);
           const once = await waitForEffects(ledger, expectedEffects(first), 60_000);
@@ -148,10 +184,16 @@ describe.skipIf(skipReason !== undefined)(
           const all = [...first, ...second];
           const after = await waitForEffects(ledger, expectedEffects(all), 90_000);
           expect(after.duplicates).toEqual([]);
-          const open = await db.query<{ n: string }>(
-            `SELECT count(*) AS n FROM fleet.lb_intents WHERE state IN ('pending', 'submitted')`,
+          // Every intent settled in the journal too: the victim's open ones finished by the taker.
+          const openRows = async (): Promise<string[]> =>
+            (
+              await db.query<{ rule_id: string; state: string }>(
+                `SELECT rule_id, state FROM fleet.lb_intents WHERE state IN ('pending', 'submitted')`,
+              )
+            ).rows.map((r) => `${r.rule_id} ${r.state}`);
+          expect(await waitFor(openRows, (r) => r.length === 0, 30_000, 'no open intent')).toEqual(
+            [],
           );
-          expect(Number(open.rows[0]!.n)).toBe(0);
           // A checkpoint row per rule (the taker resumed the rule from its own).
           const cps = await db.query<{ owner: string }>(
             'SELECT owner FROM fleet.lb_checkpoints ORDER BY owner',

@@ -4,6 +4,7 @@ import { awaitParticipant } from '../../runtime/await-participant.js';
 import { createBot, type Bot } from '../../runtime/bot.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { manualSlotRunner } from '../../runtime/ops/manual-slot.js';
+import type { OpsFleet } from '../../runtime/ops/ops-fleet.js';
 import { ReloadHistory } from '../../runtime/ops/reload-history.js';
 import { retryPackagesRead } from '../../runtime/retry-packages-read.js';
 import { systemClock } from '../../core/clock.js';
@@ -13,6 +14,7 @@ import {
   type ReloadOutcome,
 } from '../../runtime/ops/ops-server.js';
 import type { Sandbox } from '../../sandbox/start-sandbox.js';
+import type { Store } from '../../store/store.js';
 import { ledgerbotVersion } from '../../core/ledgerbot-version.js';
 import { CelEnvironment } from '../../rules/cel/cel-environment.js';
 import { CelProgramCache } from '../../rules/cel-program-cache.js';
@@ -30,6 +32,8 @@ import { UsageError } from '../usage-error.js';
 
 export type RunningBot = {
   readonly bot: Bot;
+  /** The bot's journal (a fleet member drops a dead letter asked for on another member). */
+  readonly store: Store;
   readonly sandbox: Sandbox | undefined;
   /** The ops HTTP server, when the config has `http`. */
   readonly ops: OpsServer | undefined;
@@ -51,7 +55,8 @@ export type FleetBotHooks = {
   /** Every rule set loaded (start, reloads) goes through this: it returns the rules to run. */
   readonly select: (ruleSet: RuleSet) => RuleSet;
   readonly store: FleetStoreOptions;
-  readonly status: () => Promise<Record<string, unknown>>;
+  /** `/status`'s `fleet`, and the actions on rules another member runs. */
+  readonly ops: OpsFleet;
 };
 
 /** The bot's rules until the participant's check compiles them (see `checkRulesOffline`). */
@@ -199,7 +204,7 @@ export async function startBot(
           packageNameOf: catalogue.packageNameOf,
           journal: store,
         }),
-        ...(options.fleet === undefined ? {} : { fleet: options.fleet.status }),
+        ...(options.fleet === undefined ? {} : { fleet: options.fleet.ops }),
         logger,
       });
       const server = ops;
@@ -239,6 +244,7 @@ export async function startBot(
     await bot.start();
     return {
       bot,
+      store,
       sandbox,
       ops,
       reload,

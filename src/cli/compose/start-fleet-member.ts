@@ -6,9 +6,11 @@ import { systemClock } from '../../core/clock.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
 import type { BotConfig, FleetConfig, PostgresConfig } from '../../runtime/config/bot-config.js';
+import type { OpsFleet } from '../../runtime/ops/ops-fleet.js';
 import type { ReloadOutcome } from '../../runtime/ops/reload-history.js';
 import type { LeaseHold } from '../../store/pg/commit-fence.js';
 import { FLEET_PG_MIGRATIONS } from '../../store/pg/fleet-pg-migrations.js';
+import { FleetRequests, type FleetRequest } from '../../store/pg/fleet-requests.js';
 import { leaseFence } from '../../store/pg/lease-fence.js';
 import { LeaseKeeper } from '../../store/pg/lease-keeper.js';
 import { LeaseStore } from '../../store/pg/lease-store.js';
@@ -68,12 +70,14 @@ export async function startFleetMember(
   const instanceId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const pool = await openLeasePool(pgConfig, fleet);
   const leases = new LeaseStore(pool, pgConfig.schema, fleet.leasePeriodMs);
+  const requests = new FleetRequests(pool, pgConfig.schema);
   const me = { instanceId, name: fleet.name };
 
   let owned: ReadonlySet<string> = new Set();
   /** The generation of each owned lease when the running bot's store loaded it. */
   let stamped = new Map<string, number>();
   let ruleIds: readonly string[] = [];
+  let startingIds: readonly string[] = [];
   let starting = true;
   let running: RunningBot | undefined;
   let chain: Promise<void> = Promise.resolve();
@@ -117,10 +121,13 @@ export async function startFleetMember(
   });
 
   const select = (set: RuleSet): RuleSet => {
-    ruleIds = set.rules.map((r) => r.id);
-    // While a bot starts its rules are loaded twice (before and after the participant's
-    // check); the keeper learns the set once the start is through.
-    if (!starting) keeper.setRules(ruleIds);
+    // While a bot starts its rules are loaded twice (the first may be empty, before the
+    // participant's check): the keeper and `forward` learn the set once the start is through.
+    if (starting) startingIds = set.rules.map((r) => r.id);
+    else {
+      ruleIds = set.rules.map((r) => r.id);
+      keeper.setRules(ruleIds);
+    }
     return { ...set, rules: set.rules.filter((r) => owned.has(r.id)) };
   };
 
@@ -165,14 +172,69 @@ export async function startFleetMember(
           holdsFor: (ruleIds) =>
             [...ruleIds].map((ruleId) => ({ ruleId, generation: generations.get(ruleId) ?? 0 })),
         },
-        status,
+        ops,
       },
     });
     starting = false;
+    ruleIds = startingIds;
     keeper.setRules(ruleIds);
     running = bot;
     log.info({ rules: [...rules].sort() }, 'running the rules this member owns');
+    // Paused fleet-wide: paused here too (it ran for the moment the start took).
+    for (const id of await requests.paused([...rules])) {
+      apply(bot, { kind: 'pause', ruleId: id });
+    }
     void bot.bot.done.then(() => botEnded(bot));
+  };
+
+  const ops: OpsFleet = {
+    status,
+    forward: async (request) => {
+      if (!ruleIds.includes(request.ruleId)) return undefined;
+      await requests.post(request, instanceId);
+      const lease = (await leases.leases()).find((l) => l.ruleId === request.ruleId);
+      return { owner: lease === undefined || lease.expired ? null : lease.owner };
+    },
+    setPaused: (ruleId, paused) => requests.setPaused(ruleId, paused),
+  };
+
+  /** Carries out an operator's request (posted by any member) on the bot running its rule. */
+  const apply = (bot: RunningBot, request: FleetRequest): void => {
+    try {
+      if (request.kind === 'retry') bot.bot.retryDeadLetter(request.commandId);
+      else if (request.kind === 'drop') bot.store.purgeDeadLetter(request.commandId);
+      else if (request.kind === 'pause') bot.bot.pauseRule(request.ruleId);
+      else bot.bot.resumeRule(request.ruleId);
+      log.info({ ...request }, 'fleet request carried out');
+    } catch (err) {
+      log.warn({ ...request, error: (err as Error).message }, 'fleet request not carried out');
+    }
+  };
+
+  /** Every round (a third of the lease period): the requests for the rules running here. */
+  let poll: ReturnType<typeof systemClock.setTimeout> | undefined;
+  const takeRequests = (): void => {
+    poll = systemClock.setTimeout(
+      () => {
+        const bot = running;
+        const mine = bot?.bot.state === 'running' ? [...owned] : [];
+        void requests
+          .take(mine)
+          .then((taken) => {
+            for (const r of taken) if (bot !== undefined) apply(bot, r);
+          })
+          .catch((err: unknown) =>
+            log.warn(
+              { error: withoutPassword((err as Error).message, pgConfig.url) },
+              'reading the fleet requests failed; the next round tries again',
+            ),
+          )
+          .finally(() => {
+            if (!leaving) takeRequests();
+          });
+      },
+      Math.max(100, Math.floor(fleet.leasePeriodMs / 3)),
+    );
   };
 
   const botEnded = (bot: RunningBot): void => {
@@ -211,6 +273,8 @@ export async function startFleetMember(
       try {
         await startOne(want);
       } catch (err) {
+        // Told to stop while a new bot was starting: that is the stop, not a failure.
+        if (options.signal?.aborted === true || leaving) return;
         fail(err);
       }
     });
@@ -226,6 +290,7 @@ export async function startFleetMember(
     throw err;
   }
   keeper.start();
+  takeRequests();
   log.info(
     { instanceId, fleet: fleet.name, leasePeriodMs: fleet.leasePeriodMs, rules: ruleIds.length },
     'joined the fleet',
@@ -244,6 +309,7 @@ export async function startFleetMember(
     close: async () => {
       if (closed) return;
       leaving = true;
+      if (poll !== undefined) systemClock.clearTimeout(poll);
       // The keeper's last `releasing` stops the bot with its writes committed, then it releases.
       await keeper
         .stop()

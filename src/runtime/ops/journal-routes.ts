@@ -7,6 +7,7 @@ import type { Bot } from '../bot.js';
 import { deadLetterView } from '../intent-view.js';
 import { SlotRequestError, type ManualSlotOutcome } from './manual-slot.js';
 import { HttpProblem, iso, notFound, type Route } from './ops-http.js';
+import { forwardedAnswer, type OpsFleet } from './ops-fleet.js';
 
 const MAX_LIST = 1000;
 
@@ -20,6 +21,8 @@ export type JournalRoutesDeps = {
   readonly log: Logger;
   /** Absent: `POST /rules/{id}/run-slot` answers 404. */
   readonly runSlot?: (ruleId: string, at: number) => Promise<ManualSlotOutcome>;
+  /** A fleet member's: a dead letter of a rule another member runs is its owner's to act on. */
+  readonly fleet?: OpsFleet;
 };
 
 /**
@@ -29,6 +32,24 @@ export type JournalRoutesDeps = {
  */
 export function journalRoutes(deps: JournalRoutesDeps): Route[] {
   const { bot, store, queries, clock, log } = deps;
+  /** A dead letter this member does not hold (another member's rule): posted to its owner. */
+  const forwarded = async (
+    commandId: string,
+    kind: 'retry' | 'drop',
+  ): Promise<{ status: number; body: Record<string, unknown> } | undefined> => {
+    const fleet = deps.fleet;
+    if (fleet === undefined || store.getDeadLetter(commandId) !== undefined) return undefined;
+    const d = await queries.getDeadLetter(commandId);
+    if (d === undefined) return undefined;
+    const request = { kind, ruleId: d.intent.ruleId, commandId };
+    const sent = await fleet.forward(request);
+    if (sent === undefined) return undefined;
+    log.info(
+      { commandId, ruleId: d.intent.ruleId, owner: sent.owner },
+      `dead letter ${kind} forwarded`,
+    );
+    return forwardedAnswer(request, sent.owner);
+  };
   return [
     {
       method: 'POST',
@@ -88,7 +109,9 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
       method: 'POST',
       pattern: /^\/dead-letters\/([^/]+)\/retry$/,
       auth: true,
-      handle: ([id]) => {
+      handle: async ([id]) => {
+        const elsewhere = await forwarded(id!, 'retry');
+        if (elsewhere !== undefined) return elsewhere;
         const record = bot.retryDeadLetter(id!);
         log.info({ commandId: record.commandId, ruleId: record.ruleId }, 'dead letter retried');
         return {
@@ -108,7 +131,9 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
       method: 'DELETE',
       pattern: /^\/dead-letters\/([^/]+)$/,
       auth: true,
-      handle: ([id]) => {
+      handle: async ([id]) => {
+        const elsewhere = await forwarded(id!, 'drop');
+        if (elsewhere !== undefined) return elsewhere;
         if (!store.purgeDeadLetter(id!)) throw notFound(`no dead letter with commandId "${id}"`);
         log.info({ commandId: id }, 'dead letter dropped');
         return { status: 200, body: { deleted: true } };

@@ -16,6 +16,7 @@ import type { ManualSlotOutcome } from './manual-slot.js';
 import { HttpProblem, MAX_BODY, notFound, type Answer, type Route } from './ops-http.js';
 import { crossOriginReason, hostName, isLoopbackHost, opsSessions } from './ops-sessions.js';
 import { ReloadHistory, type ReloadOutcome } from './reload-history.js';
+import type { OpsFleet } from './ops-fleet.js';
 import { ruleRoutes } from './rule-routes.js';
 import { ruleRows } from './rule-rows.js';
 import { sessionRoutes } from './session-routes.js';
@@ -74,8 +75,8 @@ export type OpsServerOptions = {
   readonly explain?: OpsExplainDeps;
   /** `POST /rules/{id}/run-slot`: runs a slot in the bot (see `manualSlotRunner`); absent: 404. */
   readonly runSlot?: (ruleId: string, at: number) => Promise<ManualSlotOutcome>;
-  /** `/status`'s `fleet`: this member, the members and the rules' owners (a fleet member only). */
-  readonly fleet?: () => Promise<Record<string, unknown>>;
+  /** A fleet member's: `/status`'s `fleet`, and actions on rules another member runs. */
+  readonly fleet?: OpsFleet;
   /** The bounds of `GET /events` (default EVENT_STREAM_LIMITS; tests lower them). */
   readonly eventStreamLimits?: Partial<EventStreamLimits>;
   readonly clock?: Clock;
@@ -126,7 +127,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     ...(options.waitingFor === undefined ? {} : { waitingFor: options.waitingFor }),
     rules: rows,
     rate,
-    ...(options.fleet === undefined ? {} : { fleet: options.fleet }),
+    ...(options.fleet === undefined ? {} : { fleet: () => options.fleet!.status() }),
   });
   const events = eventStream({
     bot,
@@ -142,7 +143,13 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     ...status.routes,
     ...consoleRoutes(),
     ...sessionRoutes(sessions, readOnly),
-    ...ruleRoutes({ bot, rows, reloads, ...(reload === undefined ? {} : { reload }) }),
+    ...ruleRoutes({
+      bot,
+      rows,
+      reloads,
+      ...(reload === undefined ? {} : { reload }),
+      ...(options.fleet === undefined ? {} : { fleet: options.fleet }),
+    }),
     ...intentRoutes(queries),
     ...journalRoutes({
       bot,
@@ -151,6 +158,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       clock,
       log,
       ...(options.runSlot === undefined ? {} : { runSlot: options.runSlot }),
+      ...(options.fleet === undefined ? {} : { fleet: options.fleet }),
     }),
     explainRoute(bot, options.explain),
     events.route,

@@ -1,4 +1,5 @@
 import type { Bot } from '../bot.js';
+import { forwardedAnswer, type OpsFleet } from './ops-fleet.js';
 import { iso, notFound, type Route } from './ops-http.js';
 import type { ReloadHistory, ReloadOutcome } from './reload-history.js';
 import type { RuleRows } from './rule-rows.js';
@@ -9,6 +10,8 @@ export type RuleRoutesDeps = {
   readonly reloads: ReloadHistory;
   /** `POST /rules/reload`, recording into `reloads`; absent: 404. */
   readonly reload?: () => Promise<ReloadOutcome>;
+  /** A fleet member's: pauses are fleet-wide, and a rule another member runs is its owner's. */
+  readonly fleet?: OpsFleet;
 };
 
 /** The rules: their table, pause and resume, the rule set in effect and its reloads. */
@@ -50,8 +53,18 @@ export function ruleRoutes(deps: RuleRoutesDeps): Route[] {
       method: 'POST',
       pattern: /^\/rules\/([^/]+)\/(pause|resume)$/,
       auth: true,
-      handle: ([id, action]) => {
+      handle: async ([id, action]) => {
+        const fleet = deps.fleet;
+        if (fleet !== undefined && !bot.rules.rules.some((r) => r.id === id)) {
+          const request = { kind: action as 'pause' | 'resume', ruleId: id! };
+          const sent = await fleet.forward(request);
+          if (sent === undefined) throw notFound(`no rule with id "${id}" in the fleet`);
+          await fleet.setPaused(id!, action === 'pause');
+          return forwardedAnswer(request, sent.owner);
+        }
         const r = action === 'pause' ? bot.pauseRule(id!) : bot.resumeRule(id!);
+        // Recorded once applied here: the member that runs the rule next pauses it too.
+        await fleet?.setPaused(id!, action === 'pause');
         return {
           status: 200,
           body: {

@@ -11,6 +11,9 @@ import type { PgMigrationComponent } from './pg-migration.js';
  * - `lb_fleet_leases`: one row per rule ever owned. `owner` is an instance id, NULL once
  *   released; `generation` grows by one at every change of owner (a take-over, or taking a
  *   released or expired lease), and fences the writes made under the lease before.
+ * - `lb_fleet_requests` (2): an operator's action on a rule another member runs (a dead letter's
+ *   retry or drop, a pause, a resume), taken, once, by the rule's owner (`FleetRequests`).
+ * - `lb_fleet_rule_control` (2): the rules paused fleet-wide; whoever runs a rule pauses it.
  */
 export const FLEET_PG_MIGRATIONS: PgMigrationComponent = {
   name: 'fleet',
@@ -34,6 +37,25 @@ export const FLEET_PG_MIGRATIONS: PgMigrationComponent = {
           acquired_at timestamptz NOT NULL
         );
         CREATE INDEX lb_fleet_leases_owner ON lb_fleet_leases (owner);
+      `,
+    },
+    {
+      version: 2,
+      sql: `
+        CREATE TABLE lb_fleet_requests (
+          id bigserial PRIMARY KEY,
+          rule_id text NOT NULL,
+          kind text NOT NULL CHECK (kind IN ('retry', 'drop', 'pause', 'resume')),
+          command_id text,
+          requested_at timestamptz NOT NULL DEFAULT now(),
+          requested_by text NOT NULL
+        );
+        CREATE INDEX lb_fleet_requests_rule ON lb_fleet_requests (rule_id);
+        CREATE TABLE lb_fleet_rule_control (
+          rule_id text PRIMARY KEY,
+          paused boolean NOT NULL,
+          changed_at timestamptz NOT NULL DEFAULT now()
+        );
       `,
     },
   ],

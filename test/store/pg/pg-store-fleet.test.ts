@@ -15,7 +15,7 @@ const skipReason = pgSkipReason();
 function intentOf(ruleId: string, offset: number): NewIntent {
   const base = eventIntent(offset);
   const commandId = `lb-${ruleId}-${offset}`;
-  return { ...base, commandId, ruleId, payload: { ...base.payload, commandId } };
+  return { ...base, commandId, ruleId, payload: { ...(base.payload as object), commandId } };
 }
 
 describe.skipIf(skipReason !== undefined)(

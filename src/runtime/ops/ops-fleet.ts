@@ -1,0 +1,23 @@
+import type { FleetRequest } from '../../store/pg/fleet-requests.js';
+
+/** What a fleet member gives its ops server (`/status`'s `fleet`, the fleet-wide operations). */
+export type OpsFleet = {
+  /** This member, the members and who owns which rule. */
+  status(): Promise<Record<string, unknown>>;
+  /**
+   * Posts an action on a rule this member does not run, for its owner (taken at the owner's
+   * next round). Resolves with the owner's instance id (null while nobody holds it), or
+   * undefined when the fleet's rules have no such rule.
+   */
+  forward(request: FleetRequest): Promise<{ readonly owner: string | null } | undefined>;
+  /** Records a pause (or resume) for the whole fleet: whoever runs the rule, now or later. */
+  setPaused(ruleId: string, paused: boolean): Promise<void>;
+};
+
+/** The answer of an action the owner of its rule will carry out (HTTP 202). */
+export function forwardedAnswer(
+  request: FleetRequest,
+  owner: string | null,
+): { status: number; body: Record<string, unknown> } {
+  return { status: 202, body: { forwarded: { ...request, owner } } };
+}
