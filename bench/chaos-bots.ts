@@ -207,6 +207,11 @@ type Instance = {
   expectedExit: boolean;
   /** Ends when the store's server crashed may be its failed commit: recorded, not unexpected. */
   outage: boolean;
+  /** Fleet members: log lines saying it lost rules, or that a commit of it was fenced. */
+  lostLines: number;
+  fencedLines: number;
+  /** Its `lostLines + fencedLines` when it was paused (SIGSTOP), if it was. */
+  pausedMark: number | undefined;
   /** The store error its log named last (a failed commit, or a failed open while starting). */
   storeError: StoreFailure | undefined;
   /** Log lines of interest: warnings and errors (pino levels 40+), reloads. */
@@ -291,6 +296,9 @@ export class ChaosBot {
       expectedExit: false,
       outage: false,
       storeError: undefined,
+      lostLines: 0,
+      fencedLines: 0,
+      pausedMark: undefined,
       warnings: 0,
       errors: 0,
       reloadLines: 0,
@@ -302,10 +310,14 @@ export class ChaosBot {
       if (level >= 50) instance.errors += 1;
       else if (level >= 40) instance.warnings += 1;
       if (text.includes('reloading the rules')) instance.reloadLines += 1;
+      if (text.includes('"rules lost')) instance.lostLines += 1;
+      if (text.includes('was fenced') || text.includes('STORE_FENCED')) instance.fencedLines += 1;
       const failure = /STORE_(?:COMMIT|OPEN)_FAILED/.exec(text)?.[0];
       if (failure !== undefined) instance.storeError = failure as StoreFailure;
-      if (instance.opsUrl === undefined && text.includes('ops server listening')) {
-        instance.opsUrl = /"url":"([^"]+)"/.exec(text)?.[1];
+      // The latest: a fleet member starts a new bot, and ops server (port 0: a new port), each
+      // time what it owns changes.
+      if (text.includes('ops server listening')) {
+        instance.opsUrl = /"url":"([^"]+)"/.exec(text)?.[1] ?? instance.opsUrl;
       }
     });
     void instance.exited.then(({ code, signal }) => {
@@ -363,6 +375,47 @@ export class ChaosBot {
         }, timeoutMs).unref(),
       ),
     ]);
+  }
+
+  /** A fleet member's /status `fleet` part: its instance id and the rules it runs. */
+  async fleetStatus(): Promise<{ instanceId: string; running: string[] } | undefined> {
+    const i = this.#current;
+    if (i?.opsUrl === undefined) return undefined;
+    try {
+      const res = await fetch(`${i.opsUrl}/status`, { signal: AbortSignal.timeout(2000) });
+      const body = (await res.json()) as { fleet?: { instanceId: string; running: string[] } };
+      return body.fleet;
+    } catch {
+      return undefined; // paused, or between two bots
+    }
+  }
+
+  /** SIGSTOP: the process keeps its leases in memory while the fleet sees it stop renewing. */
+  pause(): boolean {
+    const i = this.#current;
+    if (i === undefined) return false;
+    i.pausedMark = i.lostLines + i.fencedLines;
+    return i.child.kill('SIGSTOP');
+  }
+
+  /** SIGCONT after `pause`. */
+  resume(): void {
+    this.#current?.child.kill('SIGCONT');
+  }
+
+  /**
+   * Whether the process paused last has said since that it lost its rules or had a commit
+   * fenced (waits up to `timeoutMs` for it): a member past its lease must not go on writing.
+   */
+  async fencedSincePause(timeoutMs: number): Promise<boolean> {
+    const i = this.#instances.findLast((x) => x.pausedMark !== undefined);
+    if (i === undefined) return false;
+    const until = performance.now() + timeoutMs;
+    for (;;) {
+      if (i.lostLines + i.fencedLines > i.pausedMark!) return true;
+      if (performance.now() > until) return false;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   async kill(): Promise<void> {

@@ -2,6 +2,7 @@ import { machineLine } from './bench-support.js';
 import type { BadInputResult } from './chaos-bad-input.js';
 import { RELOADED_RULE_ID, type BotCounters, type OutageExit } from './chaos-bots.js';
 import type { DriverStats, FaultStats } from './chaos-ledger.js';
+import type { RuleOwnership } from './chaos-fleet.js';
 import type { ChaosPlan } from './chaos-plan.js';
 import type { LedgerVerdict, StoreVerdict } from './chaos-verdict.js';
 
@@ -27,6 +28,15 @@ export type StoreCrash = {
   readonly replicas: readonly { readonly name: string; readonly stopped: boolean }[];
 };
 
+/** `--fleet N`: the member paused past its lease, and whether it then said it lost its rules. */
+export type FleetPause = {
+  readonly replica: string;
+  readonly pausedMs: number;
+  /** The rules it ran when it was paused. */
+  readonly rules: readonly string[];
+  readonly fenced: boolean;
+};
+
 export type ChaosResult = {
   readonly plan: ChaosPlan;
   readonly seed: number;
@@ -35,6 +45,13 @@ export type ChaosResult = {
   readonly store?: 'sqlite' | 'postgres';
   /** With `--store postgres`: the server's crash, or null when the run never reached it. */
   readonly storeCrash?: StoreCrash | null;
+  /** With `--fleet N`: the members, the pause (null: the run never reached it), the owners at the end. */
+  readonly fleet?: {
+    readonly members: number;
+    readonly leasePeriodMs: number;
+    readonly pause: FleetPause | null;
+    readonly ownership: readonly RuleOwnership[];
+  };
   readonly dir: string;
   readonly total: number;
   readonly settled: boolean;
@@ -83,23 +100,47 @@ function checks(r: ChaosResult): { rows: Check[]; failures: string[] } {
   check('Effects closed (consuming exercise)', n(r.plan.events), n(l.closed));
   check('Effects left open (their Close never landed)', '0', few(l.unclosed));
   for (const s of r.stores) {
-    check(`replica ${s.replica}: intents not terminal`, '0', few(s.open));
-    check(`replica ${s.replica}: intents ending otherwise than designed`, '0', few(s.wrongEnd));
-    check(`replica ${s.replica}: references with two intents`, '0', few(s.doubleIntents));
+    const who = s.replica === 'fleet' ? "the fleet's journal" : `replica ${s.replica}`;
+    check(`${who}: intents not terminal`, '0', few(s.open));
+    check(`${who}: intents ending otherwise than designed`, '0', few(s.wrongEnd));
+    check(`${who}: references with two intents`, '0', few(s.doubleIntents));
     check(
-      `replica ${s.replica}: intents rejected though their command committed`,
+      `${who}: intents rejected though their command committed`,
       '0',
       few(s.rejectedButCommitted),
     );
-    if (s.replica === 'a') {
+    // The first replica, or the fleet's shared journal, sees every designed rejection.
+    if (s.replica === 'a' || s.replica === 'fleet') {
       check(
-        `replica a: designed rejections dead-lettered`,
+        `${who}: designed rejections dead-lettered`,
         n(r.plan.rejected),
         n(r.plan.rejected - s.missingDeadLetters.length),
       );
     }
   }
-  if (r.store === 'postgres') {
+  if (r.fleet !== undefined) {
+    const p = r.fleet.pause;
+    check(
+      'a member owning rules paused past its lease (SIGSTOP), then SIGCONTed',
+      'yes',
+      p === null ? 'no' : 'yes',
+    );
+    if (p !== null) {
+      check(
+        `replica ${p.replica} after SIGCONT: says it lost its rules or was fenced`,
+        'yes',
+        p.fenced ? 'yes' : 'no',
+      );
+    }
+    for (const o of r.fleet.ownership) {
+      check(
+        `rule ${o.ruleId} at the end: live members running it, and its lease's holder`,
+        '1, the same',
+        `${o.runners.length}${o.runners.length === 1 && o.leaseOwner === o.runners[0] ? ', the same' : ` (${o.runners.join('+') || 'none'}; lease: ${o.leaseOwner})`}`,
+      );
+    }
+  }
+  if (r.store === 'postgres' && r.fleet === undefined) {
     const crash = r.storeCrash ?? undefined;
     check('the PostgreSQL server crashed and came back', 'yes', crash === undefined ? 'no' : 'yes');
     for (const x of crash?.replicas ?? []) {
@@ -127,11 +168,14 @@ function checks(r: ChaosResult): { rows: Check[]; failures: string[] } {
       );
     }
     check(`replica ${b.name}: exit code of the final SIGTERM`, '0', String(b.stopCode));
-    check(
-      `replica ${b.name}: runs the edited rule file at the end`,
-      'yes',
-      b.rulesAtEnd.includes(RELOADED_RULE_ID) ? 'yes' : 'no',
-    );
+    // A fleet member runs only the rules it owns: the ownership checks above cover the edit.
+    if (r.fleet === undefined) {
+      check(
+        `replica ${b.name}: runs the edited rule file at the end`,
+        'yes',
+        b.rulesAtEnd.includes(RELOADED_RULE_ID) ? 'yes' : 'no',
+      );
+    }
   }
   check('settled within the drain limit', 'yes', r.settled ? 'yes' : 'no');
   check(
@@ -171,7 +215,12 @@ function faultRows(r: ChaosResult): string[] {
     `| submissions processed late | ${plan.completionDelayMs[0]}–${plan.completionDelayMs[1]} ms | ${n(f.delayedSubmissions)} | in flight meanwhile; completions matched by commandId | ${ok(f.delayedSubmissions)} |`,
     `| API requests delayed | ${plan.httpLatencyMs[0]}–${plan.httpLatencyMs[1]} ms | ${n(f.delayedRequests)} | — | ${ok(f.delayedRequests)} |`,
     `| bot processes SIGKILLed | ${r.plan.kills} at seeded points | ${n(r.timeline.filter((e) => e.what.startsWith('SIGKILL')).length)} | restart from the checkpoint; open intents resubmitted | ${ok(r.timeline.filter((e) => e.what.startsWith('SIGKILL')).length)} |`,
-    ...(r.store !== 'postgres'
+    ...(r.fleet === undefined
+      ? []
+      : [
+          `| fleet member paused past its lease (SIGSTOP, then SIGCONT) | once at a seeded point, ${r.fleet.pause === null ? '—' : `${n(r.fleet.pause.pausedMs)} ms`} | ${r.fleet.pause === null ? 0 : 1} | the others take its rules when its leases run out (renewed every third of a lease period); woken up, it finds them lost by its own clock or has its commit fenced by the lease generation (\`STORE_FENCED\`), and runs what it owns now | ${ok(r.fleet.pause === null ? 0 : 1)} |`,
+        ]),
+    ...(r.store !== 'postgres' || r.fleet !== undefined
       ? []
       : [
           `| PostgreSQL server crashed (\`pg_ctl stop -m immediate\`) | once at a seeded point, back after 1–3 s | ${r.storeCrash === undefined || r.storeCrash === null ? 0 : `1 (${n(r.storeCrash.downMs)} ms)`} | each running replica fails its next commit (\`STORE_COMMIT_FAILED\`: memory undone to the last commit) and stops; the supervisor restarts it once the server is back, from the last committed checkpoint (commands already sent come back as duplicates) | ${ok(r.storeCrash === undefined || r.storeCrash === null ? 0 : 1)} |`,
@@ -225,6 +274,7 @@ const HOW_TO_RUN: readonly string[] = [
   '- `-- --smoke`: the CI size (505 invoices, one SIGKILL, about 30 s); writes its record to the temp directory, not to docs/.',
   '- `--seed N`: another seed (invoice plan, kill points and victims, down times, the store crash). The record names its seed.',
   '- `--keep`: keep the work directory after a passing run too.',
+  '- `--fleet N` (2 to 5; implies `--store postgres`, without the server crash): the replicas are members of one fleet on one schema (`fleet: { name, leasePeriod: 3s }`), the last joining halfway; the SIGKILLs hit members that own rules, and another owner is SIGSTOPped for 2.5 lease periods, then SIGCONTed (it must say it lost its rules or was fenced). At the end every rule must be run by exactly one live member, the one holding its lease. The full run writes docs/reliability-fleet.md.',
   "- `--store postgres`: each replica's journal in its own schema of a PostgreSQL the run starts (Debian's `postgresql` binaries under /usr/lib/postgresql, or `PG_BIN`; exits 1 without them), plus one crash of that server (`pg_ctl stop -m immediate`, back 1–3 s later) at a seeded point: every replica running then must stop by itself with a store error (its failed commit, or its failed open if it was starting), and the run, its replicas restarted, must end with every effect exactly once. The full run writes docs/reliability-postgres.md. Default `--store sqlite` (this file).",
 ];
 
@@ -240,11 +290,15 @@ export function renderReliability(r: ChaosResult): { text: string; failures: str
     '',
     `- The sandbox (\`ledgerbot sandbox\`, its own process) with the invoices model and a \`chaos\` package whose \`Effect\` template refuses the currency ${'`XXX`'} (its \`ensure\`).`,
     `- The issuer creates ${n(r.total)} invoices in commands of 1 to 5 at ${r.plan.perSecond}/s: ${n(r.plan.events)} must each get exactly one \`Effect\`, ${r.plan.rejected} are in \`XXX\`, so their Effect is refused for good and must end as a dead letter.`,
-    ...(r.store === 'postgres'
+    ...(r.fleet !== undefined
       ? [
-          "- The journals on PostgreSQL (`--store postgres`): a server the run starts (Debian's binaries, 127.0.0.1, `fsync=off`), one database, each replica its own schema (`state.postgres`; its `state.dir` keeps only the caches). The server crashes once at a seeded point (`pg_ctl stop -m immediate`) and starts again 1–3 s later; a replica that stops on it is restarted by the scenario, as a supervisor would.",
+          `- A fleet (\`--fleet ${r.fleet.members}\`): ${r.fleet.members} replicas are members of one fleet on one schema of a PostgreSQL the run starts (Debian's binaries, 127.0.0.1, \`fsync=off\`), \`fleet: { name: chaos, leasePeriod: ${r.fleet.leasePeriodMs}ms }\`: each rule is run by the member holding its lease; the last member joins halfway (a rebalance), the SIGKILLs hit members that own rules, and another owner is SIGSTOPped for 2.5 lease periods at a seeded point, then SIGCONTed (its leases are gone: it must say so and not write). At the end every rule (the reload's too) must be run by exactly one live member, the one holding its lease; the shared journal is checked once for the whole fleet.`,
         ]
-      : []),
+      : r.store === 'postgres'
+        ? [
+            "- The journals on PostgreSQL (`--store postgres`): a server the run starts (Debian's binaries, 127.0.0.1, `fsync=off`), one database, each replica its own schema (`state.postgres`; its `state.dir` keeps only the caches). The server crashes once at a seeded point (`pg_ctl stop -m immediate`) and starts again 1–3 s later; a replica that stops on it is restarted by the scenario, as a supervisor would.",
+          ]
+        : []),
     '- The bot: `ledgerbot run` child processes (replica a from the start, replica b from halfway), each with its own state directory, the same rules (`chaos-effect`: on every Invoice, create an Effect with its reference; `chaos-close`: on every Effect, exercise its consuming `Close`, which leaves a `Closed`) and the same user, so the ledger deduplicates between them.',
     `- Faults on from the first invoice until everything has settled (below); ${r.plan.kills} SIGKILL(s) with a restart 0.5–3 s later, at seeded random points; the rule file edited halfway (a rule added: the watchers reload), then SIGHUP to replica a.`,
     "- The end: faults off, each replica stopped with SIGTERM, then the ledger's active contracts and each replica's journal (read-only) are compared with the plan.",

@@ -5,7 +5,22 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SeededRandom } from '../src/core/seeded-random.js';
 import { runBadInput, badInputFailures } from './chaos-bad-input.js';
-import { ChaosBot, editRules, writeRules } from './chaos-bots.js';
+import {
+  ChaosBot,
+  CLOSE_RULE_ID,
+  editRules,
+  EFFECT_RULE_ID,
+  RELOADED_RULE_ID,
+  writeRules,
+} from './chaos-bots.js';
+import {
+  CHAOS_LEASE_MS,
+  FLEET_SCHEMA,
+  fleetConfigLine,
+  openIntents,
+  ruleOwnership,
+  type RuleOwnership,
+} from './chaos-fleet.js';
 import {
   clearFaults,
   driveCommand,
@@ -20,6 +35,7 @@ import { FULL_PLAN, killPoints, SMOKE_PLAN, storeCrashPoint } from './chaos-plan
 import {
   renderReliability,
   type ChaosResult,
+  type FleetPause,
   type StoreCrash,
   type TimelineEntry,
 } from './chaos-report.js';
@@ -50,6 +66,13 @@ import { pgBinDir, startPgServer, type PgServer } from './pg-server.js';
  *                      stop by itself (its failed commit, or its failed open if it was starting),
  *                      and is restarted as a supervisor would, once the server is back. The
  *                      full run's record is docs/reliability-postgres.md. Default: sqlite.
+ *   --fleet N          (implies --store postgres, no server crash) N replicas as fleet members
+ *                      on one schema (`fleet: { name, leasePeriod: 3s }`), the last one joining
+ *                      halfway; kills hit a member that owns rules, and another owner is
+ *                      SIGSTOPped for 2.5 lease periods at a seeded point, then SIGCONTed: it
+ *                      must say it lost its rules or was fenced. At the end every rule must be
+ *                      run by exactly one live member, which holds its lease. The full run's
+ *                      record is docs/reliability-fleet.md.
  */
 const { values } = parseArgs({
   options: {
@@ -57,6 +80,7 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     keep: { type: 'boolean' },
     store: { type: 'string' },
+    fleet: { type: 'string' },
   },
   strict: true,
 });
@@ -64,12 +88,24 @@ const smoke = values.smoke === true;
 const plan = smoke ? SMOKE_PLAN : FULL_PLAN;
 const seed = values.seed === undefined ? 20_261_123 : Number(values.seed);
 if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, not ${values.seed}`);
-const storeKind = values.store ?? 'sqlite';
+const fleetSize = values.fleet === undefined ? undefined : Number(values.fleet);
+if (fleetSize !== undefined && !(Number.isInteger(fleetSize) && fleetSize >= 2 && fleetSize <= 5)) {
+  console.error(`chaos: --fleet must be 2 to 5 members, not "${values.fleet}"`);
+  process.exit(2);
+}
+const storeKind = values.store ?? (fleetSize === undefined ? 'sqlite' : 'postgres');
 if (storeKind !== 'sqlite' && storeKind !== 'postgres') {
   console.error(`chaos: --store must be sqlite or postgres, not "${storeKind}"`);
   process.exit(2);
 }
 const onPg = storeKind === 'postgres';
+if (fleetSize !== undefined && !onPg) {
+  console.error(
+    'chaos: --fleet needs the PostgreSQL store (--store postgres, the default with it)',
+  );
+  process.exit(2);
+}
+const kind = fleetSize !== undefined ? '-fleet' : onPg ? '-postgres' : '';
 if (onPg && pgBinDir() === undefined) {
   console.error(
     'chaos: --store postgres needs PostgreSQL server binaries under /usr/lib/postgresql (apt-get install postgresql, or set PG_BIN)',
@@ -79,12 +115,13 @@ if (onPg && pgBinDir() === undefined) {
 const flags = [
   ...(smoke ? ['--smoke'] : []),
   ...(values.seed === undefined ? [] : ['--seed', String(seed)]),
-  ...(onPg ? ['--store', 'postgres'] : []),
+  ...(onPg && fleetSize === undefined ? ['--store', 'postgres'] : []),
+  ...(fleetSize === undefined ? [] : ['--fleet', String(fleetSize)]),
 ];
 const command = `npm run chaos${flags.length === 0 ? '' : ` -- ${flags.join(' ')}`}`;
 const docPath = smoke
-  ? join(tmpdir(), `ledgerbot-reliability${onPg ? '-postgres' : ''}-smoke.md`)
-  : fileURLToPath(new URL(`../docs/reliability${onPg ? '-postgres' : ''}.md`, import.meta.url));
+  ? join(tmpdir(), `ledgerbot-reliability${kind}-smoke.md`)
+  : fileURLToPath(new URL(`../docs/reliability${kind}.md`, import.meta.url));
 
 const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-chaos-'));
 const random = new SeededRandom(seed);
@@ -98,7 +135,9 @@ const note = (what: string): void => {
 };
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-console.log(`chaos: ${plan.name} run on ${storeKind}, seed ${seed}, work directory ${dir}`);
+console.log(
+  `chaos: ${plan.name} run on ${storeKind}${fleetSize === undefined ? '' : `, a fleet of ${fleetSize}`}, seed ${seed}, work directory ${dir}`,
+);
 const ledger = await startChaosLedger(dir, seed);
 note(`sandbox up at ${ledger.url}`);
 let pgServer: PgServer | undefined;
@@ -106,10 +145,14 @@ let pgUrl: string | undefined;
 if (onPg) {
   pgServer = await startPgServer();
   pgUrl = await pgServer.freshDatabase('chaos');
-  note(`PostgreSQL up on 127.0.0.1:${pgServer.port} (a schema per replica)`);
+  note(
+    `PostgreSQL up on 127.0.0.1:${pgServer.port} (${fleetSize === undefined ? 'a schema per replica' : `one schema for the fleet, leases of ${CHAOS_LEASE_MS} ms`})`,
+  );
 }
 const pgOf = (name: string): { url: string; schema: string } | undefined =>
-  pgUrl === undefined ? undefined : { url: pgUrl, schema: `chaos_${name}` };
+  pgUrl === undefined
+    ? undefined
+    : { url: pgUrl, schema: fleetSize === undefined ? `chaos_${name}` : FLEET_SCHEMA };
 
 const rulesDir = join(dir, 'rules');
 writeRules(rulesDir);
@@ -118,19 +161,26 @@ const replica = (name: string): ChaosBot => {
   return new ChaosBot(name, dir, ledger, {
     rulesDir,
     ...(postgres === undefined ? {} : { postgres }),
+    ...(fleetSize === undefined ? {} : { extra: fleetConfigLine() }),
   });
 };
-const bots = [replica('a'), replica('b')];
+const bots = Array.from({ length: fleetSize ?? 2 }, (_, k) => replica('abcde'[k]!));
+// The last replica joins halfway (the replica pair's second; the fleet's member that rebalances).
+const late = bots.at(-1)!;
+let fleetPause: FleetPause | undefined;
+let ownership: RuleOwnership[] = [];
 // Starts wait while the store's server is down (a supervisor's restart would fail and retry).
 let storeUp: Promise<void> = Promise.resolve();
 let storeCrash: StoreCrash | undefined;
-const [botA, botB] = bots as [ChaosBot, ChaosBot];
+const botA = bots[0]!;
 let failed = false;
 
 try {
-  botA.start();
-  if (!(await botA.ready(30_000))) throw new Error('replica a did not become ready in 30 s');
-  note('replica a ready');
+  for (const b of bots.slice(0, -1)) b.start();
+  for (const b of bots.slice(0, -1)) {
+    if (!(await b.ready(30_000))) throw new Error(`replica ${b.name} did not become ready in 30 s`);
+    note(`replica ${b.name} ready`);
+  }
 
   const commands = invoicePlan(plan.events + plan.rejected, plan.rejected, random);
   const rejected = new Set(
@@ -157,7 +207,7 @@ try {
       run: async (): Promise<void> => {
         // A kill due while the store's server is down waits for the supervisor's restarts.
         await storeUp;
-        const alive = bots.filter((b) => b.running);
+        const alive = await candidates();
         const victim = alive[Math.floor(random.next() * alive.length)];
         if (victim === undefined) return;
         const downMs = 500 + Math.floor(random.next() * 2500);
@@ -173,9 +223,13 @@ try {
       at: plan.secondReplicaAt,
       run: async (): Promise<void> => {
         await storeUp;
-        botB.start();
-        note('replica b started (start: checkpoint, so at the ledger end)');
-        if (await botB.ready(30_000)) note('replica b ready');
+        late.start();
+        note(
+          fleetSize === undefined
+            ? `replica ${late.name} started (start: checkpoint, so at the ledger end)`
+            : `replica ${late.name} joins the fleet`,
+        );
+        if (await late.ready(30_000)) note(`replica ${late.name} ready`);
       },
     },
     {
@@ -190,8 +244,48 @@ try {
     },
     ...(pgServer === undefined
       ? []
-      : [{ at: storeCrashPoint(random), run: () => crashStore(pgServer) }]),
+      : [
+          {
+            at: storeCrashPoint(random),
+            run: () => (fleetSize === undefined ? crashStore(pgServer) : pauseOwner()),
+          },
+        ]),
   ].sort((x, y) => x.at - y.at);
+
+  /** Who a kill or a pause may hit: live replicas; in a fleet, those owning rules if any. */
+  async function candidates(): Promise<ChaosBot[]> {
+    const alive = bots.filter((b) => b.running);
+    if (fleetSize === undefined) return alive;
+    const owning: ChaosBot[] = [];
+    for (const b of alive) if (((await b.fleetStatus())?.running.length ?? 0) > 0) owning.push(b);
+    return owning.length > 0 ? owning : alive;
+  }
+
+  /**
+   * A fleet member that owns rules is SIGSTOPped for 2.5 lease periods (the others take its rules
+   * over), then SIGCONTed: it wakes up holding leases that are gone and must not write with them.
+   */
+  async function pauseOwner(): Promise<void> {
+    const owners = await candidates();
+    const victim = owners[Math.floor(random.next() * owners.length)];
+    if (victim === undefined) return;
+    const pausedMs = Math.round(2.5 * CHAOS_LEASE_MS);
+    const rules = (await victim.fleetStatus())?.running ?? [];
+    if (!victim.pause()) return;
+    note(
+      `SIGSTOP replica ${victim.name} (owning ${rules.join(', ') || 'nothing'}) for ${pausedMs} ms`,
+    );
+    await sleep(pausedMs);
+    victim.resume();
+    note(`SIGCONT replica ${victim.name}`);
+    const fenced = await victim.fencedSincePause(15_000);
+    note(
+      fenced
+        ? `replica ${victim.name} says it lost its rules or was fenced`
+        : `replica ${victim.name} said nothing of its lost leases in 15 s`,
+    );
+    fleetPause = { replica: victim.name, pausedMs, rules, fenced };
+  }
 
   /**
    * The store's server crashes (`pg_ctl stop -m immediate`) and comes back after a seeded 1–3 s.
@@ -272,9 +366,29 @@ try {
     // A read the faults break is simply tried again next round.
     const v = await ledgerVerdict(ledger, references, rejected).catch(() => undefined);
     if (v === undefined || v.effects < plan.events || v.closed < plan.events) continue;
+    if (fleetSize !== undefined) {
+      // A member that owns no rule reads no stream: the shared journal says what is open.
+      settled = (await openIntents(pgUrl!).catch(() => 1)) === 0;
+      continue;
+    }
     const gauges = await Promise.all(bots.filter((b) => b.running).map((b) => b.scrape()));
     settled = gauges.every(
       (g) => g !== undefined && g.open === 0 && (g.processedOffset ?? 0) >= v.lastInvoiceOffset,
+    );
+  }
+  if (fleetSize !== undefined) {
+    // Ownership after the last kill, pause or join may still be moving: wait (bounded) for
+    // every rule to be run by one live member holding its lease, and report what was seen last.
+    const rules = [EFFECT_RULE_ID, CLOSE_RULE_ID, RELOADED_RULE_ID];
+    const until = performance.now() + 10 * CHAOS_LEASE_MS;
+    for (;;) {
+      ownership = await ruleOwnership(bots, pgUrl!, rules);
+      const one = ownership.every((o) => o.runners.length === 1 && o.leaseOwner === o.runners[0]);
+      if (one || performance.now() > until) break;
+      await sleep(500);
+    }
+    note(
+      `owners at the end: ${ownership.map((o) => `${o.ruleId} ${o.runners.join('+') || 'nobody'} (lease ${o.leaseOwner})`).join(', ')}`,
     );
   }
   const drainSeconds = (performance.now() - drainStart) / 1000;
@@ -295,7 +409,11 @@ try {
   const ledgerResult = await ledgerVerdict(ledger, references, rejected);
   const landed = await ledgerLanded(ledger);
   const stores: StoreVerdict[] = [];
-  for (const b of bots.filter((x) => x.processes > 0)) {
+  if (fleetSize !== undefined) {
+    const journal = await readPgJournal(pgUrl!, FLEET_SCHEMA);
+    stores.push(storeVerdict('fleet', journal, rejected, true, landed));
+  }
+  for (const b of bots.filter((x) => x.processes > 0 && fleetSize === undefined)) {
     const pgStore = pgOf(b.name);
     const journal =
       pgStore === undefined
@@ -313,7 +431,19 @@ try {
     seed,
     command,
     store: storeKind,
-    ...(pgServer === undefined ? {} : { storeCrash: storeCrash ?? null }),
+    ...(pgServer === undefined || fleetSize !== undefined
+      ? {}
+      : { storeCrash: storeCrash ?? null }),
+    ...(fleetSize === undefined
+      ? {}
+      : {
+          fleet: {
+            members: fleetSize,
+            leasePeriodMs: CHAOS_LEASE_MS,
+            pause: fleetPause ?? null,
+            ownership,
+          },
+        }),
     dir,
     total,
     settled,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderReliability, type ChaosResult } from '../../bench/chaos-report.js';
 import { SMOKE_PLAN } from '../../bench/chaos-plan.js';
+import type { RuleOwnership } from '../../bench/chaos-fleet.js';
 import type { StoreVerdict } from '../../bench/chaos-verdict.js';
 
 // CI relies on `npm run chaos -- --smoke` exiting non-zero on a correctness failure: these pin
@@ -176,5 +177,50 @@ describe('renderReliability: the checks that fail a chaos run', () => {
       const { failures } = renderReliability(pg(c));
       expect(failures.length, JSON.stringify(c)).toBeGreaterThan(0);
     }
+  });
+
+  it('with --fleet, fails unless the paused member was fenced and each rule has one live runner holding its lease', () => {
+    const owned = (ruleId: string, runner: string): RuleOwnership => ({
+      ruleId,
+      runners: [runner],
+      leaseOwner: runner,
+    });
+    const fleet = (over: Partial<NonNullable<ChaosResult['fleet']>>): ChaosResult =>
+      result({
+        store: 'postgres',
+        stores: [store({ replica: 'fleet' })],
+        fleet: {
+          members: 3,
+          leasePeriodMs: 3000,
+          pause: { replica: 'a', pausedMs: 7500, rules: ['chaos-effect'], fenced: true },
+          ownership: [owned('chaos-effect', 'c'), owned('chaos-close', 'b')],
+          ...over,
+        },
+      });
+    expect(renderReliability(fleet({})).failures).toEqual([]);
+    const cases: Partial<NonNullable<ChaosResult['fleet']>>[] = [
+      { pause: null },
+      { pause: { replica: 'a', pausedMs: 7500, rules: ['chaos-effect'], fenced: false } },
+      // Two live members running one rule, nobody running another, a lease held by a dead one.
+      { ownership: [{ ruleId: 'chaos-effect', runners: ['a', 'c'], leaseOwner: 'c' }] },
+      { ownership: [{ ruleId: 'chaos-close', runners: [], leaseOwner: 'none' }] },
+      { ownership: [{ ruleId: 'chaos-close', runners: ['b'], leaseOwner: 'not live' }] },
+    ];
+    for (const c of cases) {
+      const { failures } = renderReliability(fleet(c));
+      expect(failures.length, JSON.stringify(c)).toBeGreaterThan(0);
+    }
+    // The shared journal must hold every designed dead letter.
+    const missing = result({
+      store: 'postgres',
+      stores: [store({ replica: 'fleet', missingDeadLetters: ['CH-1'] })],
+      fleet: {
+        members: 3,
+        leasePeriodMs: 3000,
+        pause: { replica: 'a', pausedMs: 7500, rules: [], fenced: true },
+        ownership: [],
+      },
+    });
+    expect(renderReliability(missing).failures.length).toBeGreaterThan(0);
   });
 });
