@@ -6,14 +6,22 @@ import { freePort } from '../support/free-port.js';
 import { pgSkipReason, startPgServer, type PgServer } from '../support/pg-server.js';
 import { withScope, type TestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
-import { isIntentLine, spawnBot, writeBotConfig, type ChildBot } from './child-bot.js';
 import {
+  isIntentLine,
+  spawnBot,
+  writeBotConfig,
+  type ChildBot,
+  type LogLine,
+} from './child-bot.js';
+import {
+  ROOT,
   countContracts,
   expectedEffects,
   invoicePlan,
   issueInvoices,
   startTestLedger,
   waitForEffects,
+  type TestLedger,
 } from './harness.js';
 
 // Issue 18's "done when": three `ledgerbot run` processes with the same state.postgres schema and
@@ -49,6 +57,36 @@ function startMember(scope: TestScope, config: string, port: number): Member {
   return { bot, port };
 }
 
+/** Three `run` processes on `url`'s schema `fleet`, with the fixture rules or `rules`. */
+async function startMembers(
+  scope: TestScope,
+  ledger: TestLedger,
+  url: string,
+  rules?: string,
+): Promise<Member[]> {
+  const members: Member[] = [];
+  for (let i = 0; i < 3; i++) {
+    const dir = scope.tempDir(`ledgerbot-fleet-${i}-`);
+    const port = await freePort();
+    const path = writeBotConfig(ledger, dir, {
+      stateDir: join(dir, 'state'),
+      start: 'begin',
+      ...(rules === undefined ? {} : { rules }),
+    });
+    const text = readFileSync(path, 'utf8').replace(
+      `state: { dir: '${join(dir, 'state')}' }`,
+      `state: { dir: '${join(dir, 'state')}', postgres: { url: '${url}', schema: fleet } }`,
+    );
+    expect(text).toContain('postgres:');
+    writeFileSync(
+      path,
+      `${text}fleet: { name: invoices, leasePeriod: ${LEASE_MS}ms }\nhttp: { port: ${port} }\n`,
+    );
+    members.push(startMember(scope, path, port));
+  }
+  return members;
+}
+
 describe.skipIf(skipReason !== undefined)(
   `a fleet of three on PostgreSQL${skipReason === undefined ? '' : ` (skipped: ${skipReason})`}`,
   () => {
@@ -64,25 +102,7 @@ describe.skipIf(skipReason !== undefined)(
         withScope(async (scope) => {
           const url = await server.freshDatabase();
           const ledger = scope.own(await startTestLedger(18));
-          const members: Member[] = [];
-          for (let i = 0; i < 3; i++) {
-            const dir = scope.tempDir(`ledgerbot-fleet-${i}-`);
-            const port = await freePort();
-            const path = writeBotConfig(ledger, dir, {
-              stateDir: join(dir, 'state'),
-              start: 'begin',
-            });
-            const text = readFileSync(path, 'utf8').replace(
-              `state: { dir: '${join(dir, 'state')}' }`,
-              `state: { dir: '${join(dir, 'state')}', postgres: { url: '${url}', schema: fleet } }`,
-            );
-            expect(text).toContain('postgres:');
-            writeFileSync(
-              path,
-              `${text}fleet: { name: invoices, leasePeriod: ${LEASE_MS}ms }\nhttp: { port: ${port} }\n`,
-            );
-            members.push(startMember(scope, path, port));
-          }
+          const members = await startMembers(scope, ledger, url);
 
           // The rules split one per member, each member's /status saying so.
           const split = async (): Promise<FleetStatus[]> =>
@@ -116,7 +136,7 @@ describe.skipIf(skipReason !== undefined)(
               method: 'POST',
             });
           const paused = await act(other.port, 'pause');
-          const pausedBody = (await paused.json());
+          const pausedBody = await paused.json();
           expect({ status: paused.status, body: pausedBody }).toEqual({
             status: 202,
             body: {
@@ -212,15 +232,78 @@ describe.skipIf(skipReason !== undefined)(
             'the survivors owning every rule',
           );
           expect(rest.flatMap((s) => s!.running).sort()).toEqual(RULES);
+          console.log(`fleet take-over: ${takeoverMs} ms after the SIGKILL (lease ${LEASE_MS} ms)`);
+
+          // A member paused past its leases (SIGSTOP) loses its rules; woken up, its writes are
+          // fenced, it starts again over what it still holds and rejoins, and nothing lands twice.
+          const sleeper = survivors[0]!;
+          sleeper.bot.child.kill('SIGSTOP');
+          const third = invoicePlan(10, 3, 'C');
+          await issueInvoices(ledger, third);
+          await new Promise((r) => setTimeout(r, 2.5 * LEASE_MS));
+          sleeper.bot.child.kill('SIGCONT');
+          const everything = [...all, ...third];
+          const last = await waitForEffects(ledger, expectedEffects(everything), 90_000);
+          expect(last.duplicates).toEqual([]);
+          const rejoined = await waitFor(
+            async () => Promise.all(survivors.map((m) => fleetOf(m.port))),
+            (s) =>
+              s.every((x) => x !== undefined) &&
+              new Set(s.flatMap((x) => x.running)).size === 3 &&
+              s.every((x) => x.running.length >= 1) &&
+              s.every((x) => x.members.filter((m) => m.live).length === 2),
+            30_000,
+            'the woken member rejoining with a share of the rules',
+          );
+          expect(rejoined.flatMap((s) => s!.running).sort()).toEqual(RULES);
           const final = await countContracts(ledger);
           expect(final.duplicates).toEqual([]);
-          console.log(`fleet take-over: ${takeoverMs} ms after the SIGKILL (lease ${LEASE_MS} ms)`);
           for (const m of survivors) await m.bot.kill('SIGTERM');
           for (const m of survivors) {
-            expect(m.bot.lines.filter((l) => (l.level ?? 0) >= 50)).toEqual([]);
+            expect(await m.bot.exited).toEqual({ code: 0, signal: null });
+            // The woken member's writes were refused (fenced): said at error level, and nothing else.
+            const errors = m.bot.lines.filter((l) => (l.level ?? 0) >= 50);
+            const fenced = (l: LogLine): boolean =>
+              JSON.stringify(l).includes('no longer holds the lease');
+            expect(errors.filter((l) => !fenced(l))).toEqual([]);
+            if (m === sleeper)
+              expect(m.bot.lines.some((l) => l.msg?.startsWith('rules lost'))).toBe(true);
           }
         }),
       300_000,
+    );
+
+    it(
+      "splits examples/invoices' four rules between three members, visible in /status",
+      () =>
+        withScope(async (scope) => {
+          const url = await server.freshDatabase();
+          const ledger = scope.own(await startTestLedger(19));
+          const members = await startMembers(
+            scope,
+            ledger,
+            url,
+            join(ROOT, 'examples/invoices/rules'),
+          );
+          const statuses = await waitFor(
+            async () => Promise.all(members.map((m) => fleetOf(m.port))),
+            (all) =>
+              all.every((s) => s !== undefined && s.running.length >= 1) &&
+              new Set(all.flatMap((s) => s!.running)).size === 4,
+            90_000,
+            'the four rules split between the three members',
+          );
+          expect(statuses.flatMap((s) => s!.running).sort()).toEqual([
+            'accept-small-invoices',
+            'nudge-large-invoices',
+            'settle-accepted-invoices',
+            'weekday-reminders',
+          ]);
+          expect(statuses.map((s) => s!.running.length).sort()).toEqual([1, 1, 2]);
+          for (const m of members) await m.bot.kill('SIGTERM');
+          for (const m of members) expect(await m.bot.exited).toEqual({ code: 0, signal: null });
+        }),
+      180_000,
     );
   },
 );

@@ -33,14 +33,21 @@ export async function openBotStore(
   const pg = config.state.postgres;
   if (pg !== undefined && !options.shadow) {
     const fleet = options.fleet;
-    // A fleet's members share the schema under leases, not its writer lock.
+    // A fleet's members share the schema under leases, and its writer lock (shared): a single
+    // bot or a writing command (exclusive) cannot run beside them, and the commands ask a
+    // member's ops API instead, which forwards to the rule's owner.
     const store = await openPgStore({
       url: pg.url,
       schema: pg.schema,
       poolSize: pg.poolSize,
       ...(fleet === undefined
         ? { exclusive: true }
-        : { rules: fleet.rules, fence: fleet.fence, holdsFor: fleet.holdsFor }),
+        : {
+            exclusive: 'shared',
+            rules: fleet.rules,
+            fence: fleet.fence,
+            holdsFor: fleet.holdsFor,
+          }),
     });
     return { store, queries: store.queries(), close: () => store.closeAsync() };
   }

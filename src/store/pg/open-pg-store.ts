@@ -30,9 +30,10 @@ export type PgStoreOptions = {
    * Hold the schema's writer lock (a session advisory lock on a connection of its own) until
    * close, so a second bot (or writing command) on the same schema and owner fails to open it
    * (STORE_LOCKED) instead of sharing its checkpoint. A fleet's members share a schema under
-   * leases instead. Default false.
+   * leases instead, each holding the lock `shared`: no single bot nor writing command runs
+   * beside them (those take it exclusively), while the members share the schema. Default false.
    */
-  readonly exclusive?: boolean;
+  readonly exclusive?: boolean | 'shared';
   readonly fence?: CommitFence;
   readonly holdsFor?: (ruleIds: ReadonlySet<string>) => readonly LeaseHold[];
   /**
@@ -79,7 +80,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     } finally {
       client.release();
     }
-    if (options.exclusive === true) {
+    if (options.exclusive === true || options.exclusive === 'shared') {
       lock = await writerLock(options, schema, where);
     }
     const held = lock;
@@ -126,15 +127,20 @@ async function writerLock(
   client.on('error', () => undefined);
   await client.connect();
   const owner = options.owner ?? 'default';
+  const shared = options.exclusive === 'shared';
   const { rows } = await client.query<{ ok: boolean }>(
-    'SELECT pg_try_advisory_lock(hashtext($1)) AS ok',
+    shared
+      ? 'SELECT pg_try_advisory_lock_shared(hashtext($1)) AS ok'
+      : 'SELECT pg_try_advisory_lock(hashtext($1)) AS ok',
     [`ledgerbot:writer:${schema}:${owner}`],
   );
   if (rows[0]?.ok !== true) {
     await client.end().catch(() => undefined);
     throw new StoreError(
       'STORE_LOCKED',
-      `the PostgreSQL state store at ${where} is in use by a running ledgerbot (or a command writing to it): two bots must not share a schema; give each its own state.postgres.schema`,
+      shared
+        ? `the PostgreSQL state store at ${where} is in use by a running ledgerbot without \`fleet\` (or a command writing to it): a fleet's members share a schema only with each other; give the fleet its own state.postgres.schema`
+        : `the PostgreSQL state store at ${where} is in use by a running ledgerbot (or a command writing to it): two bots must not share a schema; give each its own state.postgres.schema`,
     );
   }
   return client;

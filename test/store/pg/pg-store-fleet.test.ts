@@ -109,6 +109,20 @@ describe.skipIf(skipReason !== undefined)(
       expect((await open(['x', 'y'])).checkpoint()).toBe(50);
     });
 
+    it('shares the writer lock between members, and keeps a single bot or a writing command out', async () => {
+      const member = (): Promise<PgStore> =>
+        openPgStore({ url, schema: 'fleet', clock, rules: ['a'], exclusive: 'shared' });
+      stores.push(await member(), await member());
+      const single = openPgStore({ url, schema: 'fleet', clock, exclusive: true });
+      await expect(single).rejects.toMatchObject({ code: 'STORE_LOCKED' });
+      for (const s of stores.splice(0)) await s.closeAsync();
+      stores.push(await openPgStore({ url, schema: 'fleet', clock, exclusive: true }));
+      await expect(member()).rejects.toMatchObject({
+        code: 'STORE_LOCKED',
+        message: expect.stringMatching(/without `fleet`/) as unknown,
+      });
+    });
+
     it("compacts only its own rules' intents", async () => {
       const a = await open(['a']);
       const b = await open(['b']);
