@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import {
 } from './child-bot.js';
 import {
   ROOT,
+  RULES_DIR,
   countContracts,
   expectedEffects,
   invoicePlan,
@@ -32,6 +33,21 @@ import {
 const skipReason = pgSkipReason();
 const LEASE_MS = 3_000;
 const RULES = ['accept-small-invoices', 'audit-invoices', 'settle-accepted-invoices'];
+
+/** Controllers of Invoice:Cancel are the issuer: the payer alone is refused, for good. */
+const CANCEL_AS_PAYER = `version: 1
+rules:
+  - id: cancel-as-payer
+    description: a broken rule - the payer may not cancel the issuer's invoice
+    on: { created: '#invoices:Invoice:Invoice', party: payer }
+    when: event.createArgument.currency == "CHF"
+    then:
+      - exercise:
+          template: '#invoices:Invoice:Invoice'
+          contractId: '\${{ event.contractId }}'
+          choice: Cancel
+        actAs: [payer]
+`;
 
 type Member = { bot: ChildBot; port: number };
 type FleetStatus = {
@@ -271,6 +287,80 @@ describe.skipIf(skipReason !== undefined)(
           }
         }),
       300_000,
+    );
+
+    it(
+      'retries a dead letter asked of a member that does not run its rule: the owner does it, once',
+      () =>
+        withScope(async (scope) => {
+          const url = await server.freshDatabase();
+          const ledger = scope.own(await startTestLedger(20));
+          const rules = scope.tempDir('ledgerbot-fleet-rules-');
+          cpSync(RULES_DIR, rules, { recursive: true });
+          writeFileSync(join(rules, 'cancel-as-payer.yaml'), CANCEL_AS_PAYER);
+          const members = await startMembers(scope, ledger, url, rules);
+          const statuses = await waitFor(
+            async () => Promise.all(members.map((m) => fleetOf(m.port))),
+            (all) =>
+              all.every((s) => s !== undefined && s.running.length >= 1) &&
+              new Set(all.flatMap((s) => s!.running)).size === 4,
+            90_000,
+            'the four rules split between the three members',
+          );
+          const plan = invoicePlan(30, 7, 'D');
+          const chf = plan.filter((p) => p.currency === 'CHF').length;
+          expect(chf).toBeGreaterThan(0);
+          await issueInvoices(ledger, plan);
+          const ownerAt = statuses.findIndex((s) => s!.running.includes('cancel-as-payer'));
+          const other = members[(ownerAt + 1) % 3]!;
+          const owner = members[ownerAt]!;
+          // Any member lists the fleet's dead letters.
+          type Letter = { commandId: string; ruleId: string };
+          const letters = await waitFor(
+            async () =>
+              (
+                (await (await fetch(`http://127.0.0.1:${other.port}/dead-letters`)).json()) as {
+                  deadLetters: Letter[];
+                }
+              ).deadLetters,
+            (l) => l.length === chf,
+            60_000,
+            'the dead letters of the broken rule, listed by another member',
+          );
+          const id = letters[0]!.commandId;
+          const answer = await fetch(`http://127.0.0.1:${other.port}/dead-letters/${id}/retry`, {
+            method: 'POST',
+          });
+          expect(answer.status).toBe(202);
+          expect(await answer.json()).toEqual({
+            forwarded: {
+              kind: 'retry',
+              ruleId: 'cancel-as-payer',
+              commandId: id,
+              owner: statuses[ownerAt]!.instanceId,
+            },
+          });
+          const carried = (l: LogLine): boolean =>
+            l.msg === 'fleet request carried out' && l.commandId === id;
+          await owner.bot.waitForLine(carried, 15_000, 'the owner retrying the dead letter');
+          // Broken for good: dead-lettered again, after one more attempt, by the owner only.
+          await new Promise((r) => setTimeout(r, LEASE_MS));
+          expect(members.flatMap((m) => m.bot.lines.filter(carried))).toHaveLength(1);
+          const again = await waitFor(
+            async () =>
+              (await fetch(`http://127.0.0.1:${other.port}/dead-letters/${id}`)).json() as Promise<{
+                deadLetter?: { attempts: number };
+              }>,
+            (b) => b.deadLetter !== undefined,
+            15_000,
+            'the retried intent dead-lettered again',
+          );
+          expect(again.deadLetter!.attempts).toBe(1);
+          expect(await waitForEffects(ledger, expectedEffects(plan), 30_000)).toMatchObject({
+            duplicates: [],
+          });
+        }),
+      180_000,
     );
 
     it(
