@@ -110,7 +110,11 @@ export async function startFleetMember(
       // The keeper waits for this before it releases: the rules stop and commit first.
       releasing: async (holds) => {
         log.info({ rules: ids(holds) }, 'rules handed on');
-        await restart(new Set(ids(holds)));
+        // Only the stop is awaited (the renewal of the other leases waits for this hook); the
+        // bot over the rules kept starts after.
+        const without = new Set(ids(holds));
+        await restart(without, { stopOnly: true });
+        void restart(without);
       },
       error: (err) =>
         log.warn(
@@ -241,19 +245,24 @@ export async function startFleetMember(
     if (closed || bot !== running) return; // stopped on purpose
     if (bot.bot.state === 'failed' && isFenced(bot.bot.error)) {
       log.warn({ error: (bot.bot.error as Error).message }, 'a commit was fenced; restarting');
-      void restart(new Set(), true);
+      void restart(new Set(), { force: true });
       return;
     }
     fail(bot.bot.state === 'failed' ? bot.bot.error : new Error('the bot stopped by itself'));
   };
 
   /** Runs the rules held now (but `without`) in a new bot, when that differs from the running. */
-  const restart = (without: ReadonlySet<string>, force = false): Promise<void> => {
+  const restart = (
+    without: ReadonlySet<string>,
+    how: { readonly force?: boolean; readonly stopOnly?: boolean } = {},
+  ): Promise<void> => {
     const step = chain.then(async () => {
       if (closed || failure !== undefined) return;
-      if (leaving) {
+      if (how.stopOnly === true && ![...without].some((id) => owned.has(id))) return;
+      if (leaving || how.stopOnly === true) {
         const old = running;
         running = undefined;
+        owned = new Set();
         await old?.close();
         return;
       }
@@ -266,7 +275,7 @@ export async function startFleetMember(
       const same =
         want.size === owned.size &&
         [...want].every((id) => owned.has(id) && stamped.get(id) === keeper.generationOf(id));
-      if (same && !force && running !== undefined) return;
+      if (same && how.force !== true && running !== undefined) return;
       const old = running;
       running = undefined;
       await old?.close();
