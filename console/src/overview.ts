@@ -83,6 +83,7 @@ export function overviewScreen(): Screen & { update(status: Status): void } {
             ['Waiting', count(s.waitingForAdmission)],
           ]),
         ),
+        s.fleet === undefined ? null : fleetCard(s.fleet),
       ),
       h(
         'div',
@@ -130,4 +131,22 @@ export function overviewScreen(): Screen & { update(status: Status): void } {
       if (!root.hidden) render();
     },
   };
+}
+
+/** A fleet member's card: its fleet, the rules it runs, the members and the rules nobody holds. */
+function fleetCard(f: NonNullable<Status['fleet']>): HTMLElement {
+  const live = (f.members ?? []).filter((m) => m.live === true).length;
+  const unowned = (f.owners ?? []).filter((o) => o.owner === null || o.owner === undefined);
+  return h(
+    'div',
+    { class: 'card', 'data-testid': 'fleet' },
+    h('h3', null, `Fleet ${f.name ?? ''}`.trim()),
+    h('p', { class: 'big' }, f.error ?? `${count(live)} live member${live === 1 ? '' : 's'}`),
+    facts([
+      ['This member', f.instanceId ?? '–'],
+      ['Runs', (f.running ?? []).join(', ') || 'no rule'],
+      ['Rules', count(f.owners?.length)],
+      ['Not held', unowned.length === 0 ? 'none' : unowned.map((o) => o.ruleId).join(', ')],
+    ]),
+  );
 }

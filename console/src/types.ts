@@ -40,6 +40,15 @@ export type Status = {
     readonly submitted: readonly number[];
     readonly completed: readonly number[];
   };
+  /** A fleet member's fleet (docs/operations-api.md). */
+  readonly fleet?: {
+    readonly name?: string;
+    readonly instanceId?: string;
+    readonly running?: readonly string[];
+    readonly members?: readonly { readonly instanceId: string; readonly live?: boolean }[];
+    readonly owners?: readonly { readonly ruleId: string; readonly owner?: string | null }[];
+    readonly error?: string;
+  };
 };
 
 export type RuleState = 'active' | 'paused' | 'resuming' | 'disabled';
