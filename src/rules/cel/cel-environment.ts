@@ -9,7 +9,6 @@ import {
   closureFormOf,
   decodeClosureForm,
   encodeClosureForm,
-  type ClosureNode,
 } from './closure-form.js';
 import { compileClosure, type Closure } from './compile-closure.js';
 import type { CelProgram } from './cel-program.js';
@@ -78,13 +77,12 @@ function comprehensionDepth(node: unknown, depth = 0): { depth: number; offset: 
   return best;
 }
 
-/**
- * What a program was made of (see `stored`): its closure form, or for a restored program the
- * form as it was stored (decoded at its first evaluation).
- */
+/** What a program was made of (see `stored`). */
 type Made = Omit<StoredProgram, 'closure'> & {
-  readonly form: ClosureNode | null;
+  /** A restored program: its closure form as it was stored. */
   readonly encoded?: unknown;
+  /** A compiled program with closures: the AST its closure form is made of when it is stored. */
+  readonly ast?: unknown;
 };
 
 /** Options of CelEnvironment.compile. */
@@ -173,15 +171,8 @@ export class CelEnvironment {
   ): CelProgram {
     const parsed = this.#parse(source, variables, options);
     const facts = readPathsAndNumberOperands(parsed.ast);
-    let form: ClosureNode | null = null;
-    if (this.#tuning.closures) {
-      try {
-        form = closureFormOf(parsed.ast);
-      } catch (error) {
-        if (!(error instanceof RangeError)) throw error;
-      }
-    }
-    const closure = form === null ? null : this.#closureOf(form);
+    // Built from cel-js's AST directly; its closure form is made only if the program is stored.
+    const closure = this.#tuning.closures ? this.#closureOf(parsed.ast) : null;
     const made: Made = {
       source,
       variables: [...variables],
@@ -192,7 +183,7 @@ export class CelEnvironment {
       guards: facts.guards,
       equalities: leadingEqualities(parsed.ast),
       result: facts.result,
-      form: closure === null ? null : form,
+      ...(closure === null ? {} : { ast: parsed.ast }),
     };
     return this.#program(
       made,
@@ -209,8 +200,17 @@ export class CelEnvironment {
   stored(program: CelProgram): StoredProgram | undefined {
     const made = this.#made.get(program);
     if (made === undefined) return undefined;
-    const { form, encoded, ...rest } = made;
-    return { ...rest, closure: form === null ? (encoded ?? null) : encodeClosureForm(form) };
+    const { encoded, ast, ...rest } = made;
+    let closure: unknown = encoded ?? null;
+    if (ast !== undefined) {
+      try {
+        closure = encodeClosureForm(closureFormOf(ast));
+      } catch (error) {
+        // Too deep for the form: the restored program leaves it to cel-js.
+        if (!(error instanceof RangeError)) throw error;
+      }
+    }
+    return { ...rest, closure };
   }
 
   /**
@@ -222,7 +222,7 @@ export class CelEnvironment {
   restore(json: unknown): CelProgram {
     const stored = checkStoredProgram(json);
     const { closure: encoded, ...rest } = stored;
-    const made: Made = { ...rest, variables: [...stored.variables], form: null, encoded };
+    const made: Made = { ...rest, variables: [...stored.variables], encoded };
     // The closures too are made at the first evaluation: a start does not pay for programs its
     // events never reach. A form that does not decode leaves the program to cel-js.
     const closureOf = (): Closure | null => {
@@ -253,7 +253,7 @@ export class CelEnvironment {
     });
   }
 
-  #closureOf(form: ClosureNode): Closure | null {
+  #closureOf(form: unknown): Closure | null {
     return compileClosure(form, { memoizeConversions: this.#tuning.memoizeConversions });
   }
 

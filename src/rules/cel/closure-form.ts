@@ -5,9 +5,10 @@ import { isAstNode } from './visit-ast.js';
  * The part of a checked (and folded) cel-js AST the closure compiler reads (compile-closure.ts),
  * as plain data of our own: a node's operator and arguments, the literal a folded call stands
  * for (`alt`, cel-js keeps it in `meta.alternate`), and the text of an arithmetic subtree (`key`,
- * what the rules of one evaluation share its value by). The closures are built from this form,
- * at a compile and from the compiled rule cache alike, so both give the same closures; it is
- * written as JSON (`encodeClosureForm`) and read back (`decodeClosureForm`), without cel-js.
+ * what the rules of one evaluation share its value by). A compile builds the closures from the
+ * cel-js AST; a program restored from the compiled rule cache builds the same closures from this
+ * form (compile-closure.ts reads both), written as JSON (`encodeClosureForm`) and read back
+ * (`decodeClosureForm`) without cel-js.
  *
  * A value the closures never take (a double is JSON, but a uint, bytes or a duration are not) is
  * kept as OPAQUE: the closure compiler rejects it as it rejects the value it stands for.

@@ -36,9 +36,9 @@ export { BAIL, type Closure, type ClosureOptions } from './closure-parts.js';
  */
 
 /**
- * The closure of a checked (and, when folding is on, folded) expression, given in its closure
- * form (closure-form.ts), or null when it uses something outside the subset: then cel-js
- * evaluates it every time.
+ * The closure of a checked (and, when folding is on, folded) expression, given as its cel-js AST
+ * or as its closure form (closure-form.ts: the same nodes, as plain data), or null when it uses
+ * something outside the subset: then cel-js evaluates it every time.
  */
 export function compileClosure(ast: unknown, options: ClosureOptions): Closure | null {
   try {
@@ -52,7 +52,7 @@ export function compileClosure(ast: unknown, options: ClosureOptions): Closure |
 function closureOf(raw: unknown, options: ClosureOptions, depth: number): Closure {
   if (!isAstNode(raw) || depth > 200) unsupported();
   const node = raw as Node;
-  const alternate = node.alt;
+  const alternate = alternateOf(node);
   if (alternate !== undefined) {
     // A folded literal (literal-calls.ts) or a constant; anything else (macros) is not ours.
     if (alternate.op !== 'value') unsupported();
@@ -179,6 +179,20 @@ function closureOf(raw: unknown, options: ClosureOptions, depth: number): Closur
   }
 }
 
+/** The literal a folded node stands for: `alt` in the closure form, `meta.alternate` in cel-js. */
+function alternateOf(node: Node): Node | undefined {
+  return node.alt ?? (node as { readonly meta?: { readonly alternate?: Node } }).meta?.alternate;
+}
+
+/** A subtree's text: `key` in the closure form, its span of the input in cel-js. */
+function keyOf(node: Node): string | undefined {
+  if (node.key !== undefined) return node.key;
+  const at = node as { readonly input?: unknown; readonly start?: unknown; readonly end?: unknown };
+  return typeof at.input === 'string' && typeof at.start === 'number' && typeof at.end === 'number'
+    ? at.input.slice(at.start, at.end)
+    : undefined;
+}
+
 /**
  * `variable.f.g…` (ids and field selections only, none folded): what most conditions read. Null
  * for anything else.
@@ -187,7 +201,7 @@ function pathOf(node: Node): { variable: string; fields: string[] } | null {
   const fields: string[] = [];
   let at: Node = node;
   for (let depth = 0; depth <= 200; depth++) {
-    if (at.alt !== undefined) return null;
+    if (alternateOf(at) !== undefined) return null;
     if (at.op === 'id') {
       return typeof at.args === 'string' ? { variable: at.args, fields: fields.reverse() } : null;
     }
@@ -247,7 +261,7 @@ function variablesOf(node: unknown, into: Set<string>, depth = 0): Set<string> {
  */
 function sharedOverEvent(node: Node, compute: Closure): Closure {
   const reads = variablesOf(node, new Set());
-  const key = node.key;
+  const key = keyOf(node);
   if (
     !reads.has('event') ||
     [...reads].some((v) => !SHARED_VARIABLES.has(v)) ||
