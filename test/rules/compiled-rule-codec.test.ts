@@ -181,7 +181,7 @@ rules:
       edited((j) => (j.programs[0]!.equalities = [{ variable: 'event', fields: [1] }])),
       edited((j) => (j.rules[0]!.description = JSON.parse(deep(1_000)) as unknown)),
       `{"format":1,"shared":[],"programs":[],"rules":${deep(200_000)},"warnings":[]}`,
-      edited((j) => ((j.rules[0]!.labels as unknown) = { $s: 1e9 })),
+      edited((j) => (j.rules[0]!.labels = { $s: 1e9 })),
       // Shared subtrees that each hold the one before twice: 2^60 values once expanded.
       `{"format":1,"shared":[[],${Array.from({ length: 60 }, (_, i) => `[{"$s":${i}},{"$s":${i}}]`).join(',')}],"programs":[],"rules":[],"warnings":[{"$s":60}]}`,
       `{"format":1,"shared":[{"$s":0}],"programs":[],"rules":[{"$s":0}],"warnings":[]}`,
