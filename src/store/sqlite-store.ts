@@ -1,11 +1,17 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Clock } from '../core/clock.js';
 import { DEFAULTS } from '../core/defaults.js';
-import { IllegalStateError } from '../core/illegal-state-error.js';
 import { attemptsOf } from './attempt-log.js';
 import { JournalBatches, type CommitScheduler } from './journal-batches.js';
+import {
+  assertOffset,
+  changeEntry,
+  purgeEntry,
+  recordEntries,
+  requeueEntry,
+} from './journal-changes.js';
 import { JournalCheckpoint } from './journal-checkpoint.js';
-import { changedEntry, newEntry, purgedEntry, requeuedEntry } from './journal-entry.js';
+import type { JournalEntry } from './journal-entry.js';
 import { FOLD_AFTER_LOG_ROWS, JournalFile } from './journal-file.js';
 import { JournalMemory } from './journal-memory.js';
 import { byJustifyingOffset, countByState, listDeadLetters, listIntents } from './journal-reads.js';
@@ -170,34 +176,21 @@ export class SqliteStore implements Store, JournalTransfer {
 
   recordIntents(intents: readonly NewIntent[]): RecordIntentsResult {
     return this.batch(() => {
-      const now = this.#clock.now();
-      const inserted: IntentRecord[] = [];
-      const existing: IntentRecord[] = [];
+      const mem = this.#mem;
       const folded = this.#file.foldedOf(intents);
-      for (const intent of intents) {
-        assertOffset(intent.offset, `offset of ${intent.commandId}`);
-        const known = this.#mem.get(intent.commandId) ?? folded.get(intent.commandId);
-        if (known !== undefined && !known.deleted) {
-          existing.push(known.record);
-          continue;
-        }
-        const entry = newEntry(intent, now, known);
-        this.#mem.put(intent.commandId, entry);
-        inserted.push(entry.record);
-        this.#batches.markUnsettled();
-      }
-      return { inserted, existing };
+      const known = (id: string): JournalEntry | undefined => mem.get(id) ?? folded.get(id);
+      const result = recordEntries(mem, intents, this.#clock.now(), known);
+      if (result.inserted.length > 0) this.#batches.markUnsettled();
+      return result;
     });
   }
 
   transition(commandId: string, change: IntentChange): IntentRecord {
     return this.batch(() => {
-      const current = this.#file.known(commandId);
-      if (current === undefined || current.deleted) throw unknownIntent(commandId);
-      const next = changedEntry(current, change, this.#clock.now());
-      this.#mem.put(commandId, next);
+      const now = this.#clock.now();
+      const record = changeEntry(this.#mem, this.#file.known(commandId), commandId, change, now);
       this.#batches.markUnsettled();
-      return next.record;
+      return record;
     });
   }
 
@@ -290,28 +283,15 @@ export class SqliteStore implements Store, JournalTransfer {
   requeueDeadLetter(commandId: string, options: { readonly deadline?: number } = {}): IntentRecord {
     return this.batch(() => {
       const current = this.#file.known(commandId);
-      if (current === undefined || current.deleted) throw unknownIntent(commandId);
-      if (current.row.state !== 'dead-lettered') {
-        throw new IllegalStateError(
-          `intent ${commandId} is ${current.row.state}, not dead-lettered: only dead letters can be requeued`,
-        );
-      }
-      const next = requeuedEntry(current, this.#clock.now(), options.deadline);
-      this.#mem.put(commandId, next);
+      const now = this.#clock.now();
+      const record = requeueEntry(this.#mem, current, commandId, now, options.deadline);
       this.#batches.markUnsettled();
-      return next.record;
+      return record;
     });
   }
 
   purgeDeadLetter(commandId: string): boolean {
-    return this.batch(() => {
-      const current = this.#file.known(commandId);
-      if (current === undefined || current.deleted || current.row.state !== 'dead-lettered') {
-        return false;
-      }
-      this.#mem.put(commandId, purgedEntry(current));
-      return true;
-    });
+    return this.batch(() => purgeEntry(this.#mem, this.#file.known(commandId), commandId));
   }
 
   // ---- slots ----
@@ -403,18 +383,5 @@ export class SqliteStore implements Store, JournalTransfer {
 
   #assertOpen(): void {
     if (this.#closed) throw new StoreError('STORE_CLOSED', 'the store is closed');
-  }
-}
-
-function unknownIntent(commandId: string): StoreError {
-  return new StoreError('STORE_UNKNOWN_INTENT', `no intent with commandId ${commandId}`);
-}
-
-function assertOffset(offset: number, what: string): void {
-  if (!Number.isSafeInteger(offset) || offset < 0) {
-    throw new StoreError(
-      'STORE_BAD_ARGUMENT',
-      `${what} must be a non-negative integer, not ${offset}`,
-    );
   }
 }

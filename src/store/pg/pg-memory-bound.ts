@@ -4,7 +4,17 @@ import type { JournalSlots } from '../journal-slots.js';
 import { isTerminal } from '../store.js';
 
 /**
- * The PostgreSQL store's rule for what memory may drop (see PgStore): a finished intent whose
+ * What the PostgreSQL store's memory holds (the synchronous reads the hot path makes are
+ * answered from it):
+ * - every open intent and every dead letter (the runtime requeues and reads them synchronously);
+ * - every event intent above the checkpoint (a replay re-records exactly those) and every slot
+ *   intent of a slot not completed yet (a re-run slot re-records those);
+ * - every intent changed since open, until it is terminal, its last change is committed AND the
+ *   checkpoint (or its rule's last completed slot) has passed it; then it is dropped.
+ * So memory is bounded by the open intents, the dead letters and the intents since the lowest
+ * open one, not by the journal.
+ *
+ * This is the rule for what memory may drop: a finished intent whose
  * last change is committed, once the committed checkpoint has passed its event (a replay starts
  * above it, so nothing asks for it synchronously again), or, for a slot intent, once its rule's
  * last completed slot has passed its slot (a completed slot is not re-run). Dead letters stay
@@ -37,6 +47,19 @@ export class PgMemoryBound {
 
   get committedResume(): number | null {
     return this.#resume;
+  }
+
+  /** A commit is in: what it made final may leave memory (`sweep`: not after close). */
+  commitIn(
+    sent: readonly JournalEntry[],
+    resume: number | null | undefined,
+    slots: boolean,
+    sweep: boolean,
+  ): void {
+    if (resume !== undefined) this.committedResume = resume;
+    if (slots) this.slotsCommitted();
+    for (const e of sent) this.committed(e);
+    if (sweep) this.sweep();
   }
 
   /** `entry` is committed as it is: dropped if finished and passed, else held if finished. */

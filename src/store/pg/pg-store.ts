@@ -1,17 +1,17 @@
 import type pg from 'pg';
 import type { Clock } from '../../core/clock.js';
 import { DEFAULTS } from '../../core/defaults.js';
-import { IllegalStateError } from '../../core/illegal-state-error.js';
 import { attemptsOf } from '../attempt-log.js';
 import { JournalBatches, type CommitScheduler } from '../journal-batches.js';
-import { JournalCheckpoint } from '../journal-checkpoint.js';
 import {
-  changedEntry,
-  newEntry,
-  purgedEntry,
-  requeuedEntry,
-  type JournalEntry,
-} from '../journal-entry.js';
+  assertOffset,
+  changeEntry,
+  purgeEntry,
+  recordEntries,
+  requeueEntry,
+} from '../journal-changes.js';
+import { JournalCheckpoint } from '../journal-checkpoint.js';
+import type { JournalEntry } from '../journal-entry.js';
 import type { JournalQueries } from '../journal-queries.js';
 import { JournalMemory } from '../journal-memory.js';
 import {
@@ -36,11 +36,12 @@ import {
 import { StoreError } from '../store-error.js';
 import type { CommitFence, LeaseHold } from './commit-fence.js';
 import type { JournalContents, JournalTransfer } from '../journal-transfer.js';
+import { collectPgCommit } from './collect-pg-commit.js';
 import { loadPgJournal } from './load-pg-journal.js';
 import { exportPgJournal, importPgJournal } from './pg-journal-transfer.js';
 import { PgMemoryBound } from './pg-memory-bound.js';
 import { PgJournalQueries } from './pg-journal-queries.js';
-import { PgJournalWriter, type PgCommit } from './pg-journal-writer.js';
+import { PgJournalWriter } from './pg-journal-writer.js';
 
 export type PgStoreInit = {
   /** A pool on a migrated schema; the store ends it at close. */
@@ -81,16 +82,10 @@ export type PgStoreInit = {
  * update of one row as cheap as an insert and leaves nothing to fold, and the operator's reads
  * read the rows as they are.
  *
- * What memory holds (the synchronous reads the hot path makes are answered from it):
- * - every open intent and every dead letter (the runtime requeues and reads them synchronously);
- * - every event intent above the checkpoint (a replay re-records exactly those) and every slot
- *   intent of a slot not completed yet (a re-run slot re-records those);
- * - every intent changed since open, until it is terminal, its last change is committed AND the
- *   checkpoint (or its rule's last completed slot) has passed it; then it is dropped.
- * So memory is bounded by the open intents, the dead letters and the intents since the lowest
- * open one, not by the journal. Reads of what it dropped: `getIntent` and the other synchronous
- * operator reads see memory only (`queries()` reads the database), and `hasEventIntent` at or
- * below the checkpoint throws: ask `hasEventIntentAsync`.
+ * Memory holds what the hot path's synchronous reads need, not the journal (PgMemoryBound).
+ * Reads of what it dropped: `getIntent` and the other synchronous operator reads see memory
+ * only (`queries()` reads the database), and `hasEventIntent` at or below the checkpoint
+ * throws: ask `hasEventIntentAsync`.
  */
 export class PgStore implements Store, JournalTransfer {
   readonly #pool: pg.Pool;
@@ -189,33 +184,19 @@ export class PgStore implements Store, JournalTransfer {
 
   recordIntents(intents: readonly NewIntent[]): RecordIntentsResult {
     return this.batch(() => {
-      const now = this.#clock.now();
-      const inserted: IntentRecord[] = [];
-      const existing: IntentRecord[] = [];
-      for (const intent of intents) {
-        assertOffset(intent.offset, `offset of ${intent.commandId}`);
-        const known = this.#mem.get(intent.commandId);
-        if (known !== undefined && !known.deleted) {
-          existing.push(known.record);
-          continue;
-        }
-        const entry = newEntry(intent, now, known);
-        this.#mem.put(intent.commandId, entry);
-        inserted.push(entry.record);
-        this.#batches.markUnsettled();
-      }
-      return { inserted, existing };
+      const mem = this.#mem;
+      const result = recordEntries(mem, intents, this.#clock.now(), (id) => mem.get(id));
+      if (result.inserted.length > 0) this.#batches.markUnsettled();
+      return result;
     });
   }
 
   transition(commandId: string, change: IntentChange): IntentRecord {
     return this.batch(() => {
-      const current = this.#mem.get(commandId);
-      if (current === undefined || current.deleted) throw unknownIntent(commandId);
-      const next = changedEntry(current, change, this.#clock.now());
-      this.#mem.put(commandId, next);
+      const now = this.#clock.now();
+      const record = changeEntry(this.#mem, this.#mem.get(commandId), commandId, change, now);
       this.#batches.markUnsettled();
-      return next.record;
+      return record;
     });
   }
 
@@ -289,28 +270,15 @@ export class PgStore implements Store, JournalTransfer {
   requeueDeadLetter(commandId: string, options: { readonly deadline?: number } = {}): IntentRecord {
     return this.batch(() => {
       const current = this.#mem.get(commandId);
-      if (current === undefined || current.deleted) throw unknownIntent(commandId);
-      if (current.row.state !== 'dead-lettered') {
-        throw new IllegalStateError(
-          `intent ${commandId} is ${current.row.state}, not dead-lettered: only dead letters can be requeued`,
-        );
-      }
-      const next = requeuedEntry(current, this.#clock.now(), options.deadline);
-      this.#mem.put(commandId, next);
+      const now = this.#clock.now();
+      const record = requeueEntry(this.#mem, current, commandId, now, options.deadline);
       this.#batches.markUnsettled();
-      return next.record;
+      return record;
     });
   }
 
   purgeDeadLetter(commandId: string): boolean {
-    return this.batch(() => {
-      const current = this.#mem.get(commandId);
-      if (current === undefined || current.deleted || current.row.state !== 'dead-lettered') {
-        return false;
-      }
-      this.#mem.put(commandId, purgedEntry(current));
-      return true;
-    });
+    return this.batch(() => purgeEntry(this.#mem, this.#mem.get(commandId), commandId));
   }
 
   // ---- slots ----
@@ -404,51 +372,22 @@ export class PgStore implements Store, JournalTransfer {
   /** Takes the group's changes from memory and commits them (see JournalBatches.write). */
   #write(): Promise<void> | undefined {
     const checkpoint = this.#checkpoint;
-    const cp = checkpoint.changed
-      ? { resume: checkpoint.resume, processed: checkpoint.processed }
-      : undefined;
-    const slots = this.#slots.changed();
-    if (this.#mem.changed === 0 && slots.length === 0 && cp === undefined) return undefined;
-    const inserts: JournalEntry[] = [];
-    const updates: JournalEntry[] = [];
-    const deletes: string[] = [];
-    const sent: JournalEntry[] = [];
-    const rules = new Set<string>();
-    for (const e of this.#mem.changedEntries()) {
-      sent.push(e);
-      rules.add(e.row.rule_id);
-      if (e.deleted) deletes.push(e.row.command_id);
-      else if (e.factsPending) inserts.push(e);
-      else updates.push(e);
-    }
-    for (const s of slots) rules.add(s.ruleId);
-    // A fleet member's checkpoint is its rules' rows: written under their leases.
-    if (cp !== undefined) for (const id of this.#rules ?? []) rules.add(id);
-    const commit: PgCommit = {
-      inserts,
-      updates,
-      deletes,
-      slots,
-      checkpoint: cp,
-      holds: this.#holdsFor?.(rules) ?? [],
-    };
+    const collected = collectPgCommit(
+      this.#mem,
+      this.#slots,
+      checkpoint,
+      this.#rules,
+      this.#holdsFor,
+    );
+    if (collected === undefined) return undefined;
+    const { commit, sent } = collected;
     const done = this.#writer.commit(commit);
     this.#mem.sent();
     this.#slots.written();
     checkpoint.written();
-    return done.then(() => this.#committed(sent, cp?.resume, slots.length > 0));
-  }
-
-  /** A commit is in: what it made final may leave memory (see the class comment). */
-  #committed(
-    sent: readonly JournalEntry[],
-    resume: number | null | undefined,
-    slots: boolean,
-  ): void {
-    if (resume !== undefined) this.#bound.committedResume = resume;
-    if (slots) this.#bound.slotsCommitted();
-    for (const e of sent) this.#bound.committed(e);
-    if (!this.#closed) this.#bound.sweep();
+    return done.then(() =>
+      this.#bound.commitIn(sent, commit.checkpoint?.resume, commit.slots.length > 0, !this.#closed),
+    );
   }
 
   async #load(owner: string, where: string): Promise<void> {
@@ -464,18 +403,5 @@ export class PgStore implements Store, JournalTransfer {
 
   #assertOpen(): void {
     if (this.#closed) throw new StoreError('STORE_CLOSED', 'the store is closed');
-  }
-}
-
-function unknownIntent(commandId: string): StoreError {
-  return new StoreError('STORE_UNKNOWN_INTENT', `no intent with commandId ${commandId}`);
-}
-
-function assertOffset(offset: number, what: string): void {
-  if (!Number.isSafeInteger(offset) || offset < 0) {
-    throw new StoreError(
-      'STORE_BAD_ARGUMENT',
-      `${what} must be a non-negative integer, not ${offset}`,
-    );
   }
 }
