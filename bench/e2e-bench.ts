@@ -1,24 +1,25 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventFormat, transactionFormat, updateFormat } from '../src/ledger/filters.js';
 import type { JsTransaction } from '../src/ledger/wire/wire-types.js';
 import { spawnBot, waitFor, writeBotConfig, type LogLine } from './bot-child.js';
 import { pgBinDir, startPgServer, type PgServer } from './pg-server.js';
 import { profileSummary, type ProfileSummary } from './cpu-profile-summary.js';
 import { fleetRun, type TakeOver } from './e2e-fleet.js';
 import {
-  bounded,
-  cancelInvoice,
-  createInvoice,
+  createPaced,
+  invoiceFormat,
+  percentiles,
+  rawRun,
+  type Latency,
+  type Paced,
+} from './e2e-raw.js';
+import {
   createInvoices,
   INVOICE,
   ledgerEnd,
-  openWs,
   readAll,
   startInvoiceLedger,
-  submitAndWait,
-  submitAsync,
   type InvoiceLedger,
 } from './invoice-ledger.js';
 
@@ -45,6 +46,8 @@ import {
  */
 export const IN_FLIGHT = 64;
 
+export type { Latency } from './e2e-raw.js';
+
 export type E2eRun = {
   /**
    * `bot`: the bot on its SQLite journal; `bot-pg`: on PostgreSQL; `fleet-3`: three fleet
@@ -58,8 +61,6 @@ export type E2eRun = {
   /** Seconds from the first submission to the last completion. */
   readonly submitSeconds: number;
 };
-
-export type Latency = { readonly p50: number; readonly p99: number; readonly max: number };
 
 export type E2eResult = {
   readonly runs: readonly E2eRun[];
@@ -111,15 +112,6 @@ rules:
     concurrency: ${IN_FLIGHT}
     rateLimit: { perSecond: 1000000, burst: 1000000 }
 `;
-
-function invoiceFormat(l: InvoiceLedger): ReturnType<typeof updateFormat> {
-  return updateFormat({
-    transactions: transactionFormat(
-      eventFormat({ parties: [l.issuer], templates: [INVOICE] }),
-      'TRANSACTION_SHAPE_ACS_DELTA',
-    ),
-  });
-}
 
 /** recordTime (ms) of every transaction in (begin, end], by offset. */
 async function recordTimes(l: InvoiceLedger, begin: number): Promise<Map<number, number>> {
@@ -234,138 +226,9 @@ async function botRun(
   }
 }
 
-/** Creates `paced.count` invoices one at a time at `paced.perSecond` (at most 8 outstanding). */
-async function createPaced(l: InvoiceLedger, paced: Paced, prefix: string): Promise<void> {
-  const started = performance.now();
-  await bounded(paced.count, 8, async (i) => {
-    const due = started + (i * 1000) / paced.perSecond;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    await submitAndWait(l, createInvoice(l, i, { amount: '100.00', currency: 'USD', prefix }));
-  });
-}
-
-type Paced = { readonly count: number; readonly perSecond: number };
-
-async function rawRun(
-  round: number,
-  n: number,
-  paced: Paced | undefined,
-): Promise<{ run: E2eRun; latency?: NonNullable<E2eResult['latency']['raw']> }> {
-  const l = await startInvoiceLedger();
-  try {
-    const begin = await ledgerEnd(l.url);
-    await createInvoices(l, `raw${round}`, n);
-    const started = performance.now();
-    const waiting = new Map<string, () => void>();
-    const completions = await openWs(
-      l.url,
-      '/v2/commands/completions',
-      { userId: l.userId, parties: [l.issuer], beginExclusive: await ledgerEnd(l.url) },
-      (frame) => {
-        const c = (
-          JSON.parse(frame) as {
-            completionResponse: {
-              Completion?: { value: { commandId: string; status?: { code: number } } };
-            };
-          }
-        ).completionResponse.Completion?.value;
-        if (c === undefined) return;
-        if ((c.status?.code ?? 0) !== 0) throw new Error(`raw: ${c.commandId} failed`);
-        waiting.get(c.commandId)?.();
-      },
-    );
-    const queue: { cid: string; recordMs: number }[] = [];
-    let waiters: (() => void)[] = [];
-    const wakeAll = (): void => {
-      const w = waiters;
-      waiters = [];
-      for (const f of w) f();
-    };
-    const updates = await openWs(
-      l.url,
-      '/v2/updates',
-      { beginExclusive: begin, updateFormat: invoiceFormat(l) },
-      (frame) => {
-        const tx = (JSON.parse(frame) as { update: { Transaction?: { value: JsTransaction } } })
-          .update.Transaction?.value;
-        if (tx === undefined) return;
-        const recordMs = Date.parse(tx.recordTime);
-        for (const e of tx.events) {
-          if ('CreatedEvent' in e) queue.push({ cid: e.CreatedEvent.contractId, recordMs });
-        }
-        wakeAll();
-      },
-    );
-    let firstSubmit = 0;
-    let lastCompletion = 0;
-    let taken = 0;
-    let target = n;
-    // Paced phase: ms from the transaction's recordTime to the submission and to the completion.
-    const toSubmit: number[] = [];
-    const toCompletion: number[] = [];
-    const worker = async (timed: boolean): Promise<void> => {
-      while (taken < target) {
-        const item = queue.shift();
-        if (item === undefined) {
-          await new Promise<void>((r) => waiters.push(r));
-          continue;
-        }
-        if (++taken === target) wakeAll();
-        const commandId = `raw-${item.cid}`;
-        const completed = new Promise<void>((r) => waiting.set(commandId, r));
-        firstSubmit ||= performance.now();
-        const submittedAt = Date.now();
-        await submitAsync(l, cancelInvoice(l, item.cid, commandId));
-        await completed;
-        waiting.delete(commandId);
-        if (timed) {
-          toSubmit.push(submittedAt - item.recordMs);
-          toCompletion.push(Date.now() - item.recordMs);
-        } else {
-          lastCompletion = performance.now();
-        }
-      }
-    };
-    const workers = (timed: boolean): Promise<void>[] =>
-      Array.from({ length: IN_FLIGHT }, () => worker(timed));
-    await Promise.all(workers(false));
-    const run: E2eRun = {
-      client: 'raw',
-      round,
-      n,
-      wallSeconds: (lastCompletion - started) / 1000,
-      submitSeconds: (lastCompletion - firstSubmit) / 1000,
-    };
-    if (paced !== undefined) {
-      target = n + paced.count;
-      await Promise.all([createPaced(l, paced, `rawpaced${round}`), ...workers(true)]);
-    }
-    updates.close();
-    completions.close();
-    if (paced === undefined) return { run };
-    return {
-      run,
-      latency: {
-        count: toCompletion.length,
-        toSubmit: percentiles(toSubmit),
-        toCompletion: percentiles(toCompletion),
-      },
-    };
-  } finally {
-    await l.close();
-  }
-}
-
 const inCi = process.env.CI !== undefined && process.env.CI !== '';
 const NO_POSTGRES =
   'no PostgreSQL (no server binaries under /usr/lib/postgresql; apt-get install postgresql, or set PG_BIN)';
-
-export function percentiles(xs: readonly number[]): Latency {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (q: number): number => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] ?? NaN;
-  return { p50: at(0.5), p99: at(0.99), max: s[s.length - 1] ?? NaN };
-}
 
 export async function runE2eBench(options: {
   readonly n: number;
@@ -390,7 +253,8 @@ export async function runE2eBench(options: {
       const order = clients.map((_, i) => clients[(i + round) % clients.length]!);
       for (const client of order) {
         if (client === 'raw') {
-          const r = await rawRun(round, options.n, round === 0 ? options.paced : undefined);
+          const paced = round === 0 ? options.paced : undefined;
+          const r = await rawRun(round, options.n, paced, IN_FLIGHT);
           runs.push(r.run);
           rawLatency ??= r.latency;
         } else if (client === 'fleet-3') {
