@@ -1,18 +1,12 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../support/free-port.js';
 import { pgSkipReason, startPgServer, type PgServer } from '../support/pg-server.js';
-import { withScope, type TestScope } from '../support/test-scope.js';
+import { withScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
-import {
-  isIntentLine,
-  spawnBot,
-  writeBotConfig,
-  type ChildBot,
-  type LogLine,
-} from './child-bot.js';
+import { isIntentLine, type LogLine } from './child-bot.js';
+import { fleetOf, LEASE_MS, startMembers, type FleetStatus } from './fleet-members.js';
 import {
   ROOT,
   RULES_DIR,
@@ -22,7 +16,6 @@ import {
   issueInvoices,
   startTestLedger,
   waitForEffects,
-  type TestLedger,
 } from './harness.js';
 
 // Issue 18's "done when": three `ledgerbot run` processes with the same state.postgres schema and
@@ -31,7 +24,6 @@ import {
 // lease periods, finish its open intents, and every effect is still there exactly once.
 
 const skipReason = pgSkipReason();
-const LEASE_MS = 3_000;
 const RULES = ['accept-small-invoices', 'audit-invoices', 'settle-accepted-invoices'];
 
 /** Controllers of Invoice:Cancel are the issuer: the payer alone is refused, for good. */
@@ -48,60 +40,6 @@ rules:
           choice: Cancel
         actAs: [payer]
 `;
-
-type Member = { bot: ChildBot; port: number };
-type FleetStatus = {
-  instanceId: string;
-  running: string[];
-  members: { instanceId: string; live: boolean; rules: number }[];
-  owners: { ruleId: string; owner: string | null; generation: number }[];
-};
-
-async function fleetOf(port: number): Promise<FleetStatus | undefined> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/status`);
-    const body = (await res.json()) as { fleet?: FleetStatus };
-    return body.fleet;
-  } catch {
-    return undefined; // restarting its bot
-  }
-}
-
-function startMember(scope: TestScope, config: string, port: number): Member {
-  const bot = spawnBot(config, { fromSources: true });
-  scope.defer(bot, () => bot.kill('SIGKILL'));
-  return { bot, port };
-}
-
-/** Three `run` processes on `url`'s schema `fleet`, with the fixture rules or `rules`. */
-async function startMembers(
-  scope: TestScope,
-  ledger: TestLedger,
-  url: string,
-  rules?: string,
-): Promise<Member[]> {
-  const members: Member[] = [];
-  for (let i = 0; i < 3; i++) {
-    const dir = scope.tempDir(`ledgerbot-fleet-${i}-`);
-    const port = await freePort();
-    const path = writeBotConfig(ledger, dir, {
-      stateDir: join(dir, 'state'),
-      start: 'begin',
-      ...(rules === undefined ? {} : { rules }),
-    });
-    const text = readFileSync(path, 'utf8').replace(
-      `state: { dir: '${join(dir, 'state')}' }`,
-      `state: { dir: '${join(dir, 'state')}', postgres: { url: '${url}', schema: fleet } }`,
-    );
-    expect(text).toContain('postgres:');
-    writeFileSync(
-      path,
-      `${text}fleet: { name: invoices, leasePeriod: ${LEASE_MS}ms }\nhttp: { port: ${port} }\n`,
-    );
-    members.push(startMember(scope, path, port));
-  }
-  return members;
-}
 
 describe.skipIf(skipReason !== undefined)(
   `a fleet of three on PostgreSQL${skipReason === undefined ? '' : ` (skipped: ${skipReason})`}`,
