@@ -1,14 +1,19 @@
-// Run by crash-safety.test.ts: writes batches to a store until it is killed (or a bound is hit).
+// Run by crash-run.ts: writes batches to a store until it is killed (or a bound is hit). The
+// target is a directory (the SQLite store) or a postgres:// URL (the PostgreSQL store).
 import { FOLD_AFTER_LOG_ROWS } from '../../src/store/journal-file.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
-import { INTENT_TRANSITIONS, type IntentChange } from '../../src/store/store.js';
+import { openPgStore } from '../../src/store/pg/open-pg-store.js';
+import { INTENT_TRANSITIONS, type IntentChange, type Store } from '../../src/store/store.js';
 import { eventIntent } from './store-fixtures.js';
 
-const dir = process.argv[2]!;
+const target = process.argv[2]!;
 const readyAfter = Number(process.argv[3] ?? 50);
-// How long the journal's log may grow before a commit folds it.
+// How long the journal's log may grow before a commit folds it (SQLite).
 const foldAfterLogRows = Number(process.argv[4] ?? FOLD_AFTER_LOG_ROWS);
-const store = openSqliteStore({ dir, foldAfterLogRows });
+const pg = target.startsWith('postgres');
+const store: Store = pg
+  ? await openPgStore({ url: target })
+  : openSqliteStore({ dir: target, foldAfterLogRows });
 const started = Date.now();
 
 // Like the runtime after a restart: replayed events find their intents already recorded, and
@@ -46,6 +51,12 @@ for (
       move(`lb-rule-${offset - 12}-2`, { to: 'rejected', error: { late: true } });
     }
   });
-  if (offset === readyAfter) process.stdout.write('ready\n');
+  // The PostgreSQL store commits a turn's batches when the turn ends: let it, every few events
+  // (so the kill lands among commits in flight too).
+  if (pg && offset % 3 === 0) await store.sync();
+  if (offset === readyAfter) {
+    if (pg) await store.sync();
+    process.stdout.write('ready\n');
+  }
 }
 store.close();
