@@ -85,6 +85,8 @@ export type ChildBotConfig = {
   readonly start?: string;
   /** The rule file or directory (default: the fixture rules). */
   readonly rules?: string;
+  /** The journal in this PostgreSQL database and schema instead of `stateDir`'s SQLite file. */
+  readonly postgres?: { readonly url: string; readonly schema: string };
 };
 
 /** Writes a bot.config.yaml for `ledgerbot run` against the test's sandbox; returns its path. */
@@ -101,7 +103,9 @@ export function writeBotConfig(ledger: TestLedger, dir: string, c: ChildBotConfi
       `  issuer: '${ledger.parties.issuer}'`,
       `  payer: '${ledger.parties.payer}'`,
       `rules: ['${c.rules ?? RULES_DIR}']`,
-      `state: { dir: '${c.stateDir}' }`,
+      c.postgres === undefined
+        ? `state: { dir: '${c.stateDir}' }`
+        : `state: { dir: '${c.stateDir}', postgres: { url: '${c.postgres.url}', schema: ${c.postgres.schema} } }`,
       `start: ${c.start ?? 'checkpoint'}`,
       'submission:',
       '  maxInFlight: 32',

@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SeededRandom } from '../../src/core/seeded-random.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import { withScope, type TestScope } from '../support/test-scope.js';
+import { killAndRestartMidStream } from './kill-restart.js';
 import {
   ensureBuilt,
   isIntentLine,
@@ -106,47 +106,12 @@ describe('ledgerbot run as a child process', () => {
         const temp = scope.tempDir();
         const stateDir = `${temp}/state`;
         const config = writeBotConfig(ledger, temp, { stateDir });
-        const plan = invoicePlan(150, 3001);
-        const expected = expectedEffects(plan);
-        const intents = expected.seen + 2 * expected.receipts;
-        const random = new SeededRandom(3001);
-        const chunks = [plan.slice(0, 50), plan.slice(50, 100), plan.slice(100)];
-
-        let bot = start(scope, config);
-        await bot.waitForLine(running, 20_000, 'the bot running');
-        const openAtKill: number[] = [];
-        for (const [round, chunk] of chunks.entries()) {
-          const issuing = issueInvoices(ledger, chunk, 1 + round);
-          if (round < 2) {
-            // Kill somewhere in the middle of this chunk's work: after a seeded number of intent
-            // state changes (each invoice makes 2 to 6 of them).
-            const killAfter = 20 + Math.floor(random.next() * 100);
-            let seen = 0;
-            await bot.waitForLine(
-              (l) => isIntentLine(l) && ++seen >= killAfter,
-              30_000,
-              `${killAfter} intent state changes`,
-            );
-            await bot.kill('SIGKILL');
-            expect((await bot.exited).signal).toBe('SIGKILL');
-            openAtKill.push(openIntents(stateDir));
-            await issuing; // the rest of the chunk lands while the bot is down
-            bot = start(scope, config);
-            await bot.waitForLine(running, 20_000, 'the restarted bot running');
-          } else {
-            await issuing;
-          }
-        }
-        // The kills hit work in progress: intents recorded but not finished.
-        expect(Math.max(...openAtKill)).toBeGreaterThan(0);
-        const counts = await waitForEffects(ledger, expected, 45_000);
-        expect(counts).toMatchObject({ ...expected, duplicates: [] });
-        // Every change committed exactly once, however often it was submitted.
-        const outcomes = await completionOutcomes(ledger);
-        expect(outcomes.get('OK')).toBe(intents);
-
-        await bot.kill('SIGTERM');
-        expect((await bot.exited).code).toBe(0);
+        await killAndRestartMidStream({
+          ledger,
+          seed: 3001,
+          start: () => start(scope, config),
+          openIntents: () => Promise.resolve(openIntents(stateDir)),
+        });
         const store = openSqliteStore({ dir: stateDir, readonly: true });
         try {
           const states = store.countByState();

@@ -1,6 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect } from 'vitest';
 import { freePort } from '../support/free-port.js';
 import type { TestScope } from '../support/test-scope.js';
 import { spawnBot, writeBotConfig, type ChildBot } from './child-bot.js';
@@ -47,16 +46,12 @@ export async function startMembers(
     const path = writeBotConfig(ledger, dir, {
       stateDir: join(dir, 'state'),
       start: 'begin',
+      postgres: { url, schema: 'fleet' },
       ...(rules === undefined ? {} : { rules }),
     });
-    const text = readFileSync(path, 'utf8').replace(
-      `state: { dir: '${join(dir, 'state')}' }`,
-      `state: { dir: '${join(dir, 'state')}', postgres: { url: '${url}', schema: fleet } }`,
-    );
-    expect(text).toContain('postgres:');
-    writeFileSync(
+    appendFileSync(
       path,
-      `${text}fleet: { name: invoices, leasePeriod: ${LEASE_MS}ms }\nhttp: { port: ${port} }\n`,
+      `fleet: { name: invoices, leasePeriod: ${LEASE_MS}ms }\nhttp: { port: ${port} }\n`,
     );
     members.push(startMember(scope, path, port));
   }
