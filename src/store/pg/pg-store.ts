@@ -122,13 +122,7 @@ export class PgStore implements Store, JournalTransfer {
     this.#owner = init.owner ?? 'default';
     this.#where = init.where;
     this.#schema = init.schema;
-    this.#writer = new PgJournalWriter(
-      init.pool,
-      init.schema,
-      init.owner ?? 'default',
-      init.fence,
-      init.rules,
-    );
+    this.#writer = new PgJournalWriter(init.pool, init.schema, this.#owner, init.fence, init.rules);
     this.#queries = new PgJournalQueries(init.pool, init.schema);
     this.#batches = new JournalBatches(
       { settle: () => this.#checkpoint.settle(), write: () => this.#write() },
@@ -371,19 +365,15 @@ export class PgStore implements Store, JournalTransfer {
 
   /** Takes the group's changes from memory and commits them (see JournalBatches.write). */
   #write(): Promise<void> | undefined {
+    const mem = this.#mem;
+    const slots = this.#slots;
     const checkpoint = this.#checkpoint;
-    const collected = collectPgCommit(
-      this.#mem,
-      this.#slots,
-      checkpoint,
-      this.#rules,
-      this.#holdsFor,
-    );
+    const collected = collectPgCommit(mem, slots, checkpoint, this.#rules, this.#holdsFor);
     if (collected === undefined) return undefined;
     const { commit, sent } = collected;
     const done = this.#writer.commit(commit);
-    this.#mem.sent();
-    this.#slots.written();
+    mem.sent();
+    slots.written();
     checkpoint.written();
     return done.then(() =>
       this.#bound.commitIn(sent, commit.checkpoint?.resume, commit.slots.length > 0, !this.#closed),
