@@ -183,7 +183,7 @@ export class LeaseKeeper implements LeaseFenceSource {
     const rules = this.#rules;
     const send = this.#published !== rules.hash;
     this.#published = undefined;
-    await store.heartbeat(me, send ? rules : { hash: rules.hash });
+    await store.heartbeat(me, rules, send);
     this.#published = rules.hash;
   }
 

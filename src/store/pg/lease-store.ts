@@ -69,17 +69,32 @@ export class LeaseStore {
 
   /**
    * Says `me` is alive (joining the fleet the first time) and runs `rules`, and forgets
-   * long-dead members. Joining without the rule ids fails (the column is NOT NULL): a member
-   * forgotten while it was paused sends them again.
+   * long-dead members. The rule ids are written only when `publishIds` (the hash changed since
+   * the last heartbeat), or when the row is missing: a member forgotten while it was paused joins
+   * again with them. (An upsert cannot leave them out: PostgreSQL checks the NOT NULL column of
+   * the row to insert before it finds the conflict.)
    */
-  async heartbeat(me: FleetMemberId, rules: FleetRules): Promise<void> {
-    await this.#pool.query(
-      `INSERT INTO ${this.#members} AS m (instance_id, name, rules_hash, rule_ids)
-       VALUES ($1, $2, $3, $4)
-       ON CONFLICT (instance_id) DO UPDATE SET heartbeat_at = now(),
-         rules_hash = EXCLUDED.rules_hash, rule_ids = COALESCE(EXCLUDED.rule_ids, m.rule_ids)`,
-      [me.instanceId, me.name, rules.hash, rules.ids === undefined ? null : [...rules.ids]],
-    );
+  async heartbeat(
+    me: FleetMemberId,
+    rules: FleetRules & { readonly ids: readonly string[] },
+    publishIds = true,
+  ): Promise<void> {
+    const beat = publishIds
+      ? undefined
+      : await this.#pool.query(
+          `UPDATE ${this.#members} SET heartbeat_at = now(), rules_hash = $2
+            WHERE instance_id = $1`,
+          [me.instanceId, rules.hash],
+        );
+    if (beat === undefined || beat.rowCount === 0) {
+      await this.#pool.query(
+        `INSERT INTO ${this.#members} (instance_id, name, rules_hash, rule_ids)
+         VALUES ($1, $2, $3, $4)
+         ON CONFLICT (instance_id) DO UPDATE SET heartbeat_at = now(),
+           rules_hash = EXCLUDED.rules_hash, rule_ids = EXCLUDED.rule_ids`,
+        [me.instanceId, me.name, rules.hash, [...rules.ids]],
+      );
+    }
     await this.#pool.query(
       `DELETE FROM ${this.#members} WHERE heartbeat_at < now() - $1 * interval '1 millisecond'`,
       [this.#leaseMs * FORGET_MEMBER_AFTER_LEASES],

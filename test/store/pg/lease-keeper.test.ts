@@ -172,6 +172,20 @@ describe.skipIf(skipReason !== undefined)(
       }
     }
 
+    it('a heartbeat with the rule ids unchanged keeps them, and a member forgotten meanwhile joins again with them', async () => {
+      const store = await freshFleet();
+      const me = { instanceId: 'i-1', name: 'a' };
+      const rules = { hash: 'h1', ids: ['r1', 'r2'] };
+      await store.heartbeat(me, rules, true);
+      // The ids unchanged: only the beat (an upsert leaving them out broke on NOT NULL).
+      await store.heartbeat(me, rules, false);
+      expect(await store.ruleIdsOf(['i-1'])).toEqual(new Map([['i-1', new Set(['r1', 'r2'])]]));
+      await store.leave('i-1');
+      await store.heartbeat(me, rules, false);
+      expect(await store.ruleIdsOf(['i-1'])).toEqual(new Map([['i-1', new Set(['r1', 'r2'])]]));
+      expect((await store.members()).map((m) => [m.instanceId, m.live])).toEqual([['i-1', true]]);
+    });
+
     it('two, then three members share the rules fairly, each rule held by one; the joining member takes only its share', async () => {
       const view = await freshFleet();
       const a = member('a');
