@@ -278,7 +278,11 @@ const HOW_TO_RUN: readonly string[] = [
   "- `--store postgres`: each replica's journal in its own schema of a PostgreSQL the run starts (Debian's `postgresql` binaries under /usr/lib/postgresql, or `PG_BIN`; exits 1 without them), plus one crash of that server (`pg_ctl stop -m immediate`, back 1–3 s later) at a seeded point: every replica running then must stop by itself with a store error (its failed commit, or its failed open if it was starting), and the run, its replicas restarted, must end with every effect exactly once. The full run writes docs/reliability-postgres.md. Default `--store sqlite` (this file).",
 ];
 
-export function renderReliability(r: ChaosResult): { text: string; failures: string[] } {
+export function renderReliability(r: ChaosResult): {
+  text: string;
+  failures: string[];
+  checks: number;
+} {
   const { rows, failures } = checks(r);
   const driverOutcomes = [...r.driver.outcomes].map(([k, v]) => `${k} ${n(v)}`).join(', ');
   const lines = [
@@ -345,5 +349,5 @@ export function renderReliability(r: ChaosResult): { text: string; failures: str
     ...badInputRows(r.badInput),
     '',
   ];
-  return { text: lines.join('\n'), failures };
+  return { text: lines.join('\n'), failures, checks: rows.length };
 }

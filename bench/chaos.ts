@@ -1,4 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { machineLine } from './bench-support.js';
+import { keepBlocks, spliceBlock, summaryBlock } from './reliability-blocks.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -119,6 +121,9 @@ const flags = [
   ...(fleetSize === undefined ? [] : ['--fleet', String(fleetSize)]),
 ];
 const command = `npm run chaos${flags.length === 0 ? '' : ` -- ${flags.join(' ')}`}`;
+/** docs/reliability.md: the SQLite run's record, and the other runs' summaries (reliability-blocks.ts). */
+const mainDoc = fileURLToPath(new URL('../docs/reliability.md', import.meta.url));
+const readOr = (path: string): string => (existsSync(path) ? readFileSync(path, 'utf8') : '');
 const docPath = smoke
   ? join(tmpdir(), `ledgerbot-reliability${kind}-smoke.md`)
   : fileURLToPath(new URL(`../docs/reliability${kind}.md`, import.meta.url));
@@ -467,8 +472,21 @@ try {
     badInput,
     badInputFailures: badInputFailures(badInput),
   };
-  const { text, failures } = renderReliability(result);
-  writeFileSync(docPath, text);
+  const { text, failures, checks } = renderReliability(result);
+  writeFileSync(docPath, kind === '' && !smoke ? keepBlocks(readOr(docPath), text) : text);
+  if (kind !== '' && !smoke) {
+    const record = `reliability${kind}.md`;
+    const summary = summaryBlock({
+      title: fleetSize === undefined ? 'On PostgreSQL' : `A fleet of ${fleetSize} on PostgreSQL`,
+      command,
+      recordFile: record,
+      machine: machineLine(),
+      seed,
+      failures,
+      checks,
+    });
+    writeFileSync(mainDoc, spliceBlock(readOr(mainDoc), kind.slice(1), summary));
+  }
   console.log(text);
   console.log(`chaos: wrote ${docPath}`);
   if (failures.length > 0) {
