@@ -26,6 +26,8 @@ export function ruleReloader(
   shared: Pick<LoadConfigRulesOptions, 'cel' | 'programs' | 'sourceCache' | 'compiled'> = {},
   /** The rules to run of those loaded (a fleet member runs the rules it owns). */
   select: (ruleSet: RuleSet) => RuleSet = (ruleSet) => ruleSet,
+  /** Runs before a valid set is taken (a fleet member records where its new rules begin). */
+  prepare?: (ruleSet: RuleSet) => Promise<void>,
 ): () => Promise<ReloadOutcome> {
   const log = logger.child({ component: 'reload' });
   const notes = ruleNoteLoggers(config, log);
@@ -44,6 +46,7 @@ export function ruleReloader(
         onIdle: notes.onIdle,
       });
       for (const w of warnings) notes.onWarning(w);
+      await prepare?.(ruleSet);
       const diff = bot.reloadRules(select(ruleSet));
       return { applied: true, diff };
     } catch (err) {

@@ -13,6 +13,7 @@ import {
   type OpsServer,
   type ReloadOutcome,
 } from '../../runtime/ops/ops-server.js';
+import type { LedgerClient } from '../../ledger/ledger-client.js';
 import type { Sandbox } from '../../sandbox/start-sandbox.js';
 import type { Store } from '../../store/store.js';
 import { ledgerbotVersion } from '../../core/ledgerbot-version.js';
@@ -55,6 +56,16 @@ export type FleetBotHooks = {
   /** Every rule set loaded (start, reloads) goes through this: it returns the rules to run. */
   readonly select: (ruleSet: RuleSet) => RuleSet;
   readonly store: FleetStoreOptions;
+  /**
+   * Records where the rules new to the fleet begin (their checkpoint rows), before the bot
+   * starts (`start`: so the member is not ready before) and before a reloaded set is taken
+   * (`reload`, with that set's rules: before the member asks for their leases).
+   */
+  readonly origins: (
+    ledger: LedgerClient,
+    when: 'start' | 'reload',
+    ruleIds?: readonly string[],
+  ) => Promise<void>;
   /** `/status`'s `fleet`, and the actions on rules another member runs. */
   readonly ops: OpsFleet;
 };
@@ -175,8 +186,24 @@ export async function startBot(
     );
     // Every reload (SIGHUP, the file watch, POST /rules/reload) is recorded for GET /reload.
     const reloads = new ReloadHistory(systemClock);
+    const fleet = options.fleet;
     const reload = reloads.recording(
-      ruleReloader(config, bot, logger, catalogue, { ...shared, compiled }, select),
+      ruleReloader(
+        config,
+        bot,
+        logger,
+        catalogue,
+        { ...shared, compiled },
+        select,
+        fleet === undefined
+          ? undefined
+          : (set) =>
+              fleet.origins(
+                client,
+                'reload',
+                set.rules.map((r) => r.id),
+              ),
+      ),
     );
     let waitingFor: string | undefined;
     let ops: OpsServer | undefined;
@@ -239,6 +266,13 @@ export async function startBot(
         },
       );
       bot.reloadRules(select(rules));
+    }
+    if (fleet !== undefined) {
+      // A rule's history in the fleet begins when the first member that knows it starts: its
+      // checkpoint row is there before this member is ready, and before it asks for a lease.
+      waitingFor = "recording where the fleet's new rules begin";
+      await fleet.origins(client, 'start');
+      waitingFor = undefined;
     }
     cleanups.push(() => bot.stop());
     await bot.start();

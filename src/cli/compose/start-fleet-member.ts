@@ -6,7 +6,9 @@ import { systemClock } from '../../core/clock.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
 import type { BotConfig, FleetConfig, PostgresConfig } from '../../runtime/config/bot-config.js';
+import type { LedgerClient } from '../../ledger/ledger-client.js';
 import type { OpsFleet } from '../../runtime/ops/ops-fleet.js';
+import { startOffsetOf } from '../../runtime/start-offset.js';
 import type { ReloadOutcome } from '../../runtime/ops/reload-history.js';
 import type { LeaseHold } from '../../store/pg/commit-fence.js';
 import { FLEET_PG_MIGRATIONS } from '../../store/pg/fleet-pg-migrations.js';
@@ -15,6 +17,7 @@ import { leaseFence } from '../../store/pg/lease-fence.js';
 import { LeaseKeeper } from '../../store/pg/lease-keeper.js';
 import { LeaseStore } from '../../store/pg/lease-store.js';
 import { maskPgUrl, withoutPassword } from '../../store/pg/mask-pg-url.js';
+import { recordRuleOrigins } from '../../store/pg/rule-origins.js';
 import { runPgMigrations } from '../../store/pg/run-pg-migrations.js';
 import { StoreError } from '../../store/store-error.js';
 import { UsageError } from '../usage-error.js';
@@ -135,6 +138,31 @@ export async function startFleetMember(
     return { ...set, rules: set.rules.filter((r) => owned.has(r.id)) };
   };
 
+  /**
+   * A rule's history in the fleet begins when the first member that knows it starts (at
+   * `start:`, or where a single bot on the schema was) or reloads it in (at the ledger end then,
+   * as a single bot's reload): its `rule:<id>` checkpoint row is recorded then, before this
+   * member is ready and before it asks for the rule's lease. Without the row, the owner's bot
+   * would begin at the ledger end of whenever it took the rule, skipping what came before.
+   */
+  const origins = async (
+    ledger: LedgerClient,
+    when: 'start' | 'reload',
+    ids: readonly string[] = startingIds,
+  ): Promise<void> => {
+    if (ids.length === 0) return;
+    const end = await ledger.ledgerEnd(
+      options.signal === undefined ? {} : { signal: options.signal },
+    );
+    const offset = when === 'start' ? startOffsetOf(config.start, undefined, end).offset : end;
+    const recorded = await recordRuleOrigins(pool, pgConfig.schema, ids, offset, {
+      takeDefault: when === 'start',
+    });
+    if (recorded.length > 0) {
+      log.info({ rules: recorded, offset, when }, 'rules new to the fleet begin here');
+    }
+  };
+
   const status = async (): Promise<Record<string, unknown>> => {
     const [members, rows] = await Promise.all([leases.members(), leases.leases()]);
     const held = new Set(owned);
@@ -170,6 +198,7 @@ export async function startFleetMember(
       ...options,
       fleet: {
         select,
+        origins,
         store: {
           rules: [...rules],
           fence: leaseFence(keeper),

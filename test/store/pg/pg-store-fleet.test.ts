@@ -4,6 +4,7 @@ import { FakeClock } from '../../../src/core/fake-clock.js';
 import type { LeaseHold } from '../../../src/store/pg/commit-fence.js';
 import { openPgStore } from '../../../src/store/pg/open-pg-store.js';
 import type { PgStore } from '../../../src/store/pg/pg-store.js';
+import { recordRuleOrigins } from '../../../src/store/pg/rule-origins.js';
 import type { NewIntent } from '../../../src/store/store.js';
 import { pgSkipReason, startPgServer, type PgServer } from '../../support/pg-server.js';
 import { eventIntent } from '../store-fixtures.js';
@@ -107,6 +108,42 @@ describe.skipIf(skipReason !== undefined)(
       expect((await open(['x'])).checkpoint()).toBe(50);
       expect((await open(['y'])).checkpoint()).toBe(70);
       expect((await open(['x', 'y'])).checkpoint()).toBe(50);
+    });
+
+    it('records where rules new to the fleet begin: once, by the first member that knows them', async () => {
+      await open(['a']); // the schema, migrated
+      // The first member to start: both rules begin at its start position.
+      expect(
+        await recordRuleOrigins(reader, 'fleet', ['a', 'b'], 7, { takeDefault: true }),
+      ).toEqual(['a', 'b']);
+      // Another member (a later ledger end), or a restart: the rows stay where they were.
+      expect(
+        await recordRuleOrigins(reader, 'fleet', ['a', 'b'], 40, { takeDefault: true }),
+      ).toEqual([]);
+      // A rule reloaded in later begins at the reload; the owner's progress is never touched.
+      const owner = await open(['a', 'b']);
+      expect(owner.checkpoint()).toBe(7);
+      owner.advanceCheckpoint(60);
+      await owner.sync();
+      expect(
+        await recordRuleOrigins(reader, 'fleet', ['a', 'b', 'c'], 55, { takeDefault: false }),
+      ).toEqual(['c']);
+      expect(await checkpoints()).toEqual({ 'rule:a': 60, 'rule:b': 60, 'rule:c': 55 });
+      expect((await open(['c'])).checkpoint()).toBe(55);
+    });
+
+    it("a fleet following a single bot: its rules begin at the single bot's checkpoint at the first start, not at a reload", async () => {
+      const single = await open(undefined);
+      single.advanceCheckpoint(50);
+      await single.sync();
+      await single.closeAsync();
+      expect(await recordRuleOrigins(reader, 'fleet', ['x'], 90, { takeDefault: true })).toEqual([
+        'x',
+      ]);
+      expect(await recordRuleOrigins(reader, 'fleet', ['y'], 90, { takeDefault: false })).toEqual([
+        'y',
+      ]);
+      expect(await checkpoints()).toEqual({ default: 50, 'rule:x': 50, 'rule:y': 90 });
     });
 
     it('shares the writer lock between members, and keeps a single bot or a writing command out', async () => {

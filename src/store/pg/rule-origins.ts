@@ -1,0 +1,37 @@
+import type pg from 'pg';
+import { ruleCheckpointOwner } from './load-pg-journal.js';
+import { quoteIdentifier } from './quote-identifier.js';
+
+/**
+ * Records where a fleet's rules begin: a `rule:<id>` checkpoint row at `offset` for each of
+ * `ruleIds` that has none yet (the first member that knows a rule records it; a row already
+ * there, written by a member or by the rule's owner, is left as it is). With `takeDefault`, a
+ * single bot's checkpoint ('default'), when the schema has one, is taken instead of `offset`: a
+ * fleet that follows one bot on the same schema goes on from where that bot was. Returns the
+ * rules recorded now. One statement, not fenced: it only inserts rows nobody has written, and a
+ * member asks for a rule's lease only once its row is there.
+ */
+export async function recordRuleOrigins(
+  pool: pg.Pool | pg.ClientBase,
+  schema: string,
+  ruleIds: readonly string[],
+  offset: number,
+  options: { readonly takeDefault: boolean },
+): Promise<string[]> {
+  if (ruleIds.length === 0) return [];
+  const s = quoteIdentifier(schema);
+  const { rows } = await pool.query<{ owner: string }>(
+    `INSERT INTO ${s}.lb_checkpoints (owner, resume_offset, processed_offset)
+     SELECT o.owner,
+            CASE WHEN d.resume_offset IS NULL THEN $2::bigint ELSE d.resume_offset END,
+            CASE WHEN d.resume_offset IS NULL THEN $2::bigint
+                 ELSE coalesce(d.processed_offset, d.resume_offset) END
+       FROM unnest($1::text[]) AS o(owner)
+       LEFT JOIN ${s}.lb_checkpoints d ON d.owner = 'default' AND $3
+     ON CONFLICT (owner) DO NOTHING
+     RETURNING owner`,
+    [ruleIds.map(ruleCheckpointOwner), offset, options.takeDefault],
+  );
+  const recorded = new Set(rows.map((r) => r.owner));
+  return ruleIds.filter((id) => recorded.has(ruleCheckpointOwner(id)));
+}
