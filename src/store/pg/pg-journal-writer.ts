@@ -208,7 +208,20 @@ function commitSql(schema: string): string {
     INSERT INTO ${schema}.lb_checkpoints (owner, resume_offset, processed_offset)
     SELECT o, ${cpResume}, ${cpProcessed} FROM unnest(${cpOwner}) AS o WHERE ${cpFlag}
     ON CONFLICT (owner) DO UPDATE SET
-      resume_offset = EXCLUDED.resume_offset, processed_offset = EXCLUDED.processed_offset
+      resume_offset = ${keepAhead('resume_offset')},
+      processed_offset = ${keepAhead('processed_offset')}
   )
 SELECT 1`;
+}
+
+/**
+ * A fleet member writes one checkpoint, the lowest of its rules', to every rule it owns; a rule's
+ * row may be further on (written by its previous owner with other rules beside it). Each value
+ * is at most the rule's own low-watermark, so the greater is too: a row never moves back, and a
+ * later owner does not replay, past compaction, what the rule had settled. The single bot's
+ * 'default' row is written as it is (its reset after pruning may move it either way).
+ */
+function keepAhead(column: string): string {
+  return `CASE WHEN lb_checkpoints.owner LIKE 'rule:%'
+        THEN GREATEST(lb_checkpoints.${column}, EXCLUDED.${column}) ELSE EXCLUDED.${column} END`;
 }

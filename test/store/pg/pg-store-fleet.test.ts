@@ -95,6 +95,13 @@ describe.skipIf(skipReason !== undefined)(
       expect(c.checkpoint()).toBe(10);
       expect(c.openIntents().map((i) => i.commandId)).toEqual(['lb-b-11']);
       expect(c.getIntent('lb-a1-10')).toBeUndefined();
+
+      // Its checkpoint (b had processed 30) does not move a2's row back: a wrote 40 there.
+      c.transition('lb-b-11', { to: 'submitted', submissionId: 's' });
+      c.transition('lb-b-11', { to: 'succeeded', completionOffset: 12 });
+      c.advanceCheckpoint(25);
+      await c.sync();
+      expect(await checkpoints()).toEqual({ 'rule:a1': 40, 'rule:a2': 40, 'rule:b': 30 });
     });
 
     it("takes the single bot's checkpoint for a rule without its own row, and starts fresh without either", async () => {
