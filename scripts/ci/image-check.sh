@@ -205,6 +205,9 @@ grep -q 'validate' "$work/help.txt" || fail "--help does not list the commands: 
 
 # --- the sandbox on the host, and the container config ------------------------------------------
 phase 'sandbox on the host'
+# The log exists before the poll below reads it: the background child opens it only once it runs,
+# and a `sed` on a missing file exits 2, which `set -e` makes the script's exit (a CI run failed so).
+: >"$work/sandbox.log"
 node bin/ledgerbot.js sandbox --port 0 --model examples/invoices/model.yaml \
   --user ledgerbot:issuer,payer >"$work/sandbox.log" 2>&1 &
 sandbox_pid=$!
@@ -263,6 +266,7 @@ in_ctr 60 -e "LEDGERBOT_HTTP_PORT=$http_port" "${mounts[@]}" -- \
 # --- 3. run the bot; the image's HEALTHCHECK ----------------------------------------------------
 phase '3a. bot up, HEALTHCHECK exit 0'
 healthcheck() { in_ctr 30 -e "LEDGERBOT_HTTP_PORT=$http_port" -- "${HEALTHCHECK[@]}" >/dev/null 2>&1; }
+: >"$work/bot.log"
 buildah run --isolation chroot -e "LEDGERBOT_HTTP_PORT=$http_port" "${mounts[@]}" \
   "$ctr" -- "${ENTRYPOINT[@]}" "${CMD[@]}" >"$work/bot.log" 2>&1 &
 bot_run_pid=$!
