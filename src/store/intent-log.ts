@@ -1,12 +1,7 @@
+import { INTENT_COLUMN_NAMES, type MutableIntentColumn } from './intent-columns.js';
 import { entryOfRow, purgedEntry, type JournalEntry } from './journal-entry.js';
 import type { IntentRow } from './sqlite-rows.js';
-import {
-  INTENT_COLUMNS,
-  LOG_COLUMNS,
-  type LogRow,
-  type MUTABLE_INTENT_COLUMNS,
-  type SchemaParts,
-} from './sqlite-statements.js';
+import { LOG_COLUMNS, type LogRow, type SchemaParts } from './sqlite-statements.js';
 import { INTENT_STATES, type IntentState } from './store.js';
 import { StoreError } from './store-error.js';
 
@@ -64,7 +59,7 @@ export function logValues(e: JournalEntry, withFacts: boolean, attemptLog: boole
 /** The values of the `intents` row of `e` for `upsertIntent` (the newer columns the file has). */
 export function intentValues(e: JournalEntry, parts: SchemaParts): unknown[] {
   const row = e.row as unknown as Record<string, unknown>;
-  const values = INTENT_COLUMNS.map((c) => row[c]);
+  const values = INTENT_COLUMN_NAMES.map((c) => row[c]);
   if (parts.inDoubt) values.push(e.row.in_doubt);
   if (parts.attemptLog) values.push(e.row.attempt_log ?? null);
   return values;
@@ -73,7 +68,7 @@ export function intentValues(e: JournalEntry, parts: SchemaParts): unknown[] {
 const STATES = new Set<string>([...INTENT_STATES, 'purged']);
 
 /** The columns every log row has: an intent's facts are the others. */
-type MutableColumn = (typeof MUTABLE_INTENT_COLUMNS)[number] | 'in_doubt' | 'attempt_log';
+type MutableColumn = MutableIntentColumn | 'in_doubt' | 'attempt_log';
 
 /**
  * Applies one log row to the journal in memory: the intent's facts come from the row itself

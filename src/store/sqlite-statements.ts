@@ -1,4 +1,9 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import {
+  INTENT_COLUMN_NAMES,
+  INTENT_FACT_COLUMNS,
+  MUTABLE_INTENT_COLUMNS,
+} from './intent-columns.js';
 import type { DeadLetterRow, IntentRow, SlotRow } from './sqlite-rows.js';
 import type { IntentState } from './store.js';
 
@@ -59,78 +64,19 @@ export type LogRow = Omit<
   attempt_log?: string | null;
 };
 
-/** The columns of a log row, in the order `appendLog` binds them. */
-export const LOG_COLUMNS = [
+/**
+ * The columns of a log row, in the order `appendLog` binds them: what changes first, then the
+ * facts, which only an intent's first row since the last fold carries.
+ */
+export const LOG_COLUMNS: readonly string[] = [
   'command_id',
-  'state',
-  'attempts',
-  'submission_id',
-  'last_error',
-  'next_attempt_at',
-  'deadline',
-  'updated_at',
-  'completion_offset',
-  'completion_update_id',
+  ...MUTABLE_INTENT_COLUMNS,
   'in_doubt',
   'dl_error',
   'dl_event',
   'dead_lettered_at',
-  'user_id',
-  'act_as',
-  'rule_id',
-  'revision',
-  'action_index',
-  'trigger_kind',
-  'trigger_update_id',
-  'trigger_node_id',
-  'trigger_slot',
-  'trigger_contract_id',
-  'justifying_offset',
-  'payload',
-  'event',
-  'created_at',
-] as const;
-
-/** The columns of an `intents` row, in the order `upsertIntent` binds them. */
-export const INTENT_COLUMNS = [
-  'command_id',
-  'user_id',
-  'act_as',
-  'rule_id',
-  'revision',
-  'action_index',
-  'trigger_kind',
-  'trigger_update_id',
-  'trigger_node_id',
-  'trigger_slot',
-  'trigger_contract_id',
-  'justifying_offset',
-  'payload',
-  'event',
-  'state',
-  'attempts',
-  'submission_id',
-  'last_error',
-  'next_attempt_at',
-  'deadline',
-  'created_at',
-  'updated_at',
-  'completion_offset',
-  'completion_update_id',
-] as const;
-
-/** The columns of an `intents` row that change after it is recorded (besides `in_doubt`). */
-export const MUTABLE_INTENT_COLUMNS = [
-  'state',
-  'attempts',
-  'submission_id',
-  'last_error',
-  'next_attempt_at',
-  'deadline',
-  'updated_at',
-  'completion_offset',
-  'completion_update_id',
-] as const;
+  ...INTENT_FACT_COLUMNS,
+];
 
 /** The SQLite store's prepared statements. */
 export type SqliteStatements = ReturnType<typeof prepareStatements>;
@@ -162,7 +108,7 @@ export function prepareStatements(db: Db, parts: SchemaParts) {
     ...(parts.inDoubt ? ['in_doubt'] : []),
     ...(parts.attemptLog ? ['attempt_log'] : []),
   ];
-  const intentColumns = [...INTENT_COLUMNS, ...newer];
+  const intentColumns = [...INTENT_COLUMN_NAMES, ...newer];
   const mutable = [...MUTABLE_INTENT_COLUMNS, ...newer];
   return {
     getCheckpoint: query<[], { resume_offset: number | null; processed_offset: number | null }>(

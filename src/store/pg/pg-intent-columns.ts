@@ -1,3 +1,4 @@
+import { INTENT_COLUMNS, MUTABLE_INTENT_COLUMNS, NEWER_INTENT_COLUMNS } from '../intent-columns.js';
 import type { JournalEntry } from '../journal-entry.js';
 import { entryOfRow } from '../journal-entry.js';
 import type { IntentRow } from '../sqlite-rows.js';
@@ -11,34 +12,13 @@ export type PgIntentRow = IntentRow & {
   dead_lettered_at: number | null;
 };
 
-/** The columns of `lb_intents` with their PostgreSQL types, in the order the writer sends them. */
+/**
+ * The columns of `lb_intents` with their PostgreSQL types, in the order the writer sends them:
+ * the intent's columns, then its dead letter's (PostgreSQL keeps it in the same row).
+ */
 export const PG_INTENT_COLUMNS = [
-  ['command_id', 'text'],
-  ['user_id', 'text'],
-  ['act_as', 'text'],
-  ['rule_id', 'text'],
-  ['revision', 'integer'],
-  ['action_index', 'integer'],
-  ['trigger_kind', 'text'],
-  ['trigger_update_id', 'text'],
-  ['trigger_node_id', 'bigint'],
-  ['trigger_slot', 'bigint'],
-  ['trigger_contract_id', 'text'],
-  ['justifying_offset', 'bigint'],
-  ['payload', 'text'],
-  ['event', 'text'],
-  ['state', 'text'],
-  ['attempts', 'integer'],
-  ['submission_id', 'text'],
-  ['last_error', 'text'],
-  ['next_attempt_at', 'bigint'],
-  ['deadline', 'bigint'],
-  ['created_at', 'bigint'],
-  ['updated_at', 'bigint'],
-  ['completion_offset', 'bigint'],
-  ['completion_update_id', 'text'],
-  ['in_doubt', 'smallint'],
-  ['attempt_log', 'text'],
+  ...INTENT_COLUMNS,
+  ...NEWER_INTENT_COLUMNS,
   ['dl_error', 'text'],
   ['dl_event', 'text'],
   ['dead_lettered_at', 'bigint'],
@@ -48,17 +28,8 @@ export type PgIntentColumn = (typeof PG_INTENT_COLUMNS)[number][0];
 
 /** What a state change may change: the rest (the facts) is written once, with the intent. */
 export const PG_MUTABLE_COLUMNS: ReadonlySet<PgIntentColumn> = new Set<PgIntentColumn>([
-  'state',
-  'attempts',
-  'submission_id',
-  'last_error',
-  'next_attempt_at',
-  'deadline',
-  'updated_at',
-  'completion_offset',
-  'completion_update_id',
-  'in_doubt',
-  'attempt_log',
+  ...MUTABLE_INTENT_COLUMNS,
+  ...NEWER_INTENT_COLUMNS.map(([c]) => c),
   'dl_error',
   'dl_event',
   'dead_lettered_at',
