@@ -6,13 +6,13 @@ import {
   COMPILED_RULES_FILE,
   CompiledRulesFile,
 } from '../../../src/cli/compose/compiled-rules-file.js';
-import type { Logger } from '../../../src/core/logger.js';
 import { sha256Hex } from '../../../src/core/sha256-hex.js';
 import { CelEnvironment } from '../../../src/rules/cel/cel-environment.js';
 import { CelProgramCache } from '../../../src/rules/cel-program-cache.js';
 import type { RuleSet } from '../../../src/rules/compiled-rule.js';
 import { loadRules } from '../../../src/rules/load-rules.js';
 import { TestScope } from '../../support/test-scope.js';
+import { recordingLogger } from '../../runtime/bot-fixture.js';
 
 let scope: TestScope;
 beforeEach(() => {
@@ -20,24 +20,7 @@ beforeEach(() => {
 });
 afterEach(() => scope.close());
 
-type Line = { level: string; fields: Record<string, unknown>; msg: string };
-
-function recorder(lines: Line[]): Logger {
-  const at =
-    (level: string) =>
-    (fields: Record<string, unknown>, msg: string): void => {
-      lines.push({ level, fields, msg });
-    };
-  const logger: Logger = {
-    trace: at('trace'),
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    child: () => logger,
-  };
-  return logger;
-}
+type Log = ReturnType<typeof recordingLogger>;
 
 const cel = CelEnvironment.create();
 const RULES: RuleSet = loadRules([{ path: 'r.yaml', text: benchRules(20, 'ledger-effects') }], {
@@ -48,13 +31,13 @@ const IDS = RULES.rules.map((r) => r.id);
 
 function open(
   stateDir: string,
-  lines: Line[] = [],
+  log: Log = recordingLogger(),
   more: { version?: string; readOnly?: boolean; writeDelayMs?: number } = {},
 ): CompiledRulesFile {
   return new CompiledRulesFile({
     stateDir,
     version: more.version ?? '1.2.3',
-    logger: recorder(lines),
+    logger: log,
     ...(more.readOnly === undefined ? {} : { readOnly: more.readOnly }),
     ...(more.writeDelayMs === undefined ? {} : { writeDelayMs: more.writeDelayMs }),
   });
@@ -67,30 +50,30 @@ function written(): string {
   return dir;
 }
 
-const ignored = (lines: Line[]): unknown[] =>
-  lines.filter((l) => l.level === 'warn').map((l) => [l.msg, l.fields.why]);
+const ignored = (log: Log): unknown[] =>
+  log.lines.filter((l) => l.level === 'warn').map((l) => [l.msg, l.fields.why]);
 
 describe('CompiledRulesFile', () => {
   it('keeps a rule set in <state.dir>/compiled-rules.json and gives it back for its key', () => {
     const dir = written();
     expect(readdirSync(dir)).toEqual([COMPILED_RULES_FILE]); // no temporary file left
-    const lines: Line[] = [];
-    const back = open(dir, lines).get('k', CelEnvironment.create());
+    const log = recordingLogger();
+    const back = open(dir, log).get('k', CelEnvironment.create());
     expect(back?.rules.map((r) => r.id)).toEqual(IDS);
-    expect(ignored(lines)).toEqual([]);
+    expect(ignored(log)).toEqual([]);
   });
 
   it('is not used for other inputs, or by another version, and says nothing of it above debug', () => {
     const dir = written();
-    const lines: Line[] = [];
-    expect(open(dir, lines).get('other', cel)).toBeUndefined();
-    expect(open(dir, lines, { version: '1.2.4' }).get('k', cel)).toBeUndefined();
-    expect(lines.filter((l) => l.level !== 'debug')).toEqual([]);
+    const log = recordingLogger();
+    expect(open(dir, log).get('other', cel)).toBeUndefined();
+    expect(open(dir, log, { version: '1.2.4' }).get('k', cel)).toBeUndefined();
+    expect(log.lines.filter((l) => l.level !== 'debug')).toEqual([]);
   });
 
   it('writes nothing when read only, and a set of the key it holds not again', () => {
     const dir = join(scope.tempDir(), 'state');
-    open(dir, [], { readOnly: true }).set('k', RULES, cel);
+    open(dir, recordingLogger(), { readOnly: true }).set('k', RULES, cel);
     expect(existsSync(dir)).toBe(false);
     const file = open(dir);
     file.set('k', RULES, cel);
@@ -102,7 +85,7 @@ describe('CompiledRulesFile', () => {
 
   it('with a write delay, writes at flush (or when the delay is over), not at set', () => {
     const dir = join(scope.tempDir(), 'state');
-    const file = open(dir, [], { writeDelayMs: 60_000 });
+    const file = open(dir, recordingLogger(), { writeDelayMs: 60_000 });
     file.set('k', RULES, cel);
     expect(existsSync(join(dir, COMPILED_RULES_FILE))).toBe(false);
     file.flush();
@@ -142,10 +125,10 @@ describe('CompiledRulesFile', () => {
     for (const [why, content] of cases) {
       if (typeof content === 'string') writeFileSync(path, content);
       else content();
-      const lines: Line[] = [];
-      const file = open(dir, lines);
+      const log = recordingLogger();
+      const file = open(dir, log);
       expect(file.get('k', cel), why).toBeUndefined();
-      expect(ignored(lines), why).toEqual([
+      expect(ignored(log), why).toEqual([
         [
           'compiled rules ignored; the rules are compiled and the file written again',
           expect.stringContaining(why),
@@ -159,9 +142,9 @@ describe('CompiledRulesFile', () => {
   it('a set that cannot be written is a warning', () => {
     const parent = scope.tempDir();
     writeFileSync(join(parent, 'state'), 'x'); // the state directory below a file
-    const lines: Line[] = [];
-    open(join(parent, 'state'), lines).set('k', RULES, cel);
-    expect(lines.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual([
+    const log = recordingLogger();
+    open(join(parent, 'state'), log).set('k', RULES, cel);
+    expect(log.lines.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual([
       'compiled rules not written; the next start compiles the rules',
     ]);
   });

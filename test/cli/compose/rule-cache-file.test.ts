@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Logger } from '../../../src/core/logger.js';
 import type { CheckedRuleSource } from '../../../src/rules/rule-source-cache.js';
 import { RULE_CACHE_FILE, RuleCacheFile } from '../../../src/cli/compose/rule-cache-file.js';
 import { TestScope } from '../../support/test-scope.js';
+import { recordingLogger } from '../../runtime/bot-fixture.js';
 
 let scope: TestScope;
 beforeEach(() => {
@@ -12,24 +12,7 @@ beforeEach(() => {
 });
 afterEach(() => scope.close());
 
-type Line = { level: string; fields: Record<string, unknown>; msg: string };
-
-function recorder(lines: Line[]): Logger {
-  const at =
-    (level: string) =>
-    (fields: Record<string, unknown>, msg: string): void => {
-      lines.push({ level, fields, msg });
-    };
-  const logger: Logger = {
-    trace: at('trace'),
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    child: () => logger,
-  };
-  return logger;
-}
+type Log = ReturnType<typeof recordingLogger>;
 
 const ENTRY_A: CheckedRuleSource = {
   value: { version: 1, rules: [{ id: 'a' }] },
@@ -40,8 +23,8 @@ const ENTRY_B: CheckedRuleSource = {
   yaml: { lines: [0], root: null },
 };
 
-function open(stateDir: string, lines: Line[] = [], version = '1.2.3'): RuleCacheFile {
-  return RuleCacheFile.load({ stateDir, version, logger: recorder(lines) });
+function open(stateDir: string, log: Log = recordingLogger(), version = '1.2.3'): RuleCacheFile {
+  return RuleCacheFile.load({ stateDir, version, logger: log });
 }
 
 /** A state directory whose cache file holds A and B. */
@@ -58,13 +41,13 @@ describe('RuleCacheFile', () => {
   it('keeps entries in <state.dir>/rule-cache.json and reads them back', () => {
     const dir = written();
     expect(readdirSync(dir)).toEqual([RULE_CACHE_FILE]); // no temporary file left
-    const lines: Line[] = [];
-    const again = open(dir, lines);
+    const log = recordingLogger();
+    const again = open(dir, log);
     expect(again.size).toBe(2);
     expect(again.get('a')).toEqual(ENTRY_A);
     expect(again.get('b')).toEqual(ENTRY_B);
     expect(again.get('c')).toBeUndefined();
-    expect(lines).toEqual([
+    expect(log.lines).toEqual([
       {
         level: 'debug',
         fields: { file: join(dir, RULE_CACHE_FILE), files: 2 },
@@ -116,11 +99,11 @@ describe('RuleCacheFile', () => {
     const dir = written();
     const file = join(dir, RULE_CACHE_FILE);
     writeFileSync(file, damage(readFileSync(file, 'utf8')));
-    const lines: Line[] = [];
-    const cache = open(dir, lines);
+    const log = recordingLogger();
+    const cache = open(dir, log);
     expect(cache.size).toBe(0);
     expect(cache.get('a')).toBeUndefined();
-    expect(lines).toEqual([
+    expect(log.lines).toEqual([
       { level: 'info', fields: { file, why }, msg: 'rule cache ignored; it is rebuilt' },
     ]);
     cache.set('a', ENTRY_A);
@@ -130,15 +113,15 @@ describe('RuleCacheFile', () => {
 
   it('ignores a file another ledgerbot version wrote', () => {
     const dir = written();
-    const lines: Line[] = [];
-    expect(open(dir, lines, '9.9.9').size).toBe(0);
-    expect(lines[0]?.fields.why).toBe('written by ledgerbot 1.2.3');
+    const log = recordingLogger();
+    expect(open(dir, log, '9.9.9').size).toBe(0);
+    expect(log.lines[0]?.fields.why).toBe('written by ledgerbot 1.2.3');
   });
 
   it('says at debug that there is none yet', () => {
-    const lines: Line[] = [];
-    expect(open(join(scope.tempDir(), 'nothing'), lines).size).toBe(0);
-    expect(lines.map((l) => [l.level, l.msg])).toEqual([['debug', 'no rule cache']]);
+    const log = recordingLogger();
+    expect(open(join(scope.tempDir(), 'nothing'), log).size).toBe(0);
+    expect(log.lines.map((l) => [l.level, l.msg])).toEqual([['debug', 'no rule cache']]);
   });
 
   it('read-only: uses the file, writes nothing', () => {
@@ -146,7 +129,7 @@ describe('RuleCacheFile', () => {
     const cache = RuleCacheFile.load({
       stateDir: dir,
       version: '1',
-      logger: recorder([]),
+      logger: recordingLogger(),
       readOnly: true,
     });
     cache.set('a', ENTRY_A);
@@ -157,12 +140,12 @@ describe('RuleCacheFile', () => {
   it('a cache that cannot be written is a warning, not a failure', () => {
     const blocker = join(scope.tempDir(), 'a-file');
     writeFileSync(blocker, 'x');
-    const lines: Line[] = [];
-    const cache = open(join(blocker, 'state'), lines);
+    const log = recordingLogger();
+    const cache = open(join(blocker, 'state'), log);
     cache.set('a', ENTRY_A);
     expect(() => cache.save()).not.toThrow();
-    expect(lines.at(-1)?.level).toBe('warn');
-    expect(lines.at(-1)?.msg).toBe(
+    expect(log.lines.at(-1)?.level).toBe('warn');
+    expect(log.lines.at(-1)?.msg).toBe(
       'rule cache not written; the next start reads the rule files again',
     );
   });
