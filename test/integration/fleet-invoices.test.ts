@@ -294,6 +294,42 @@ describe.skipIf(skipReason !== undefined)(
             'the retried intent dead-lettered again',
           );
           expect(again.deadLetter!.attempts).toBe(1);
+
+          // At least once: a request claimed by a member that died before it was done (its claim
+          // a lease period old) is carried out by the owner; the drop of a dead letter that is
+          // not there is a no-op, said at info; both are deleted once done.
+          expect(letters.length).toBeGreaterThan(1);
+          const second = letters[1]!.commandId;
+          const db = new pg.Client({ connectionString: url });
+          db.on('error', () => undefined);
+          await db.connect();
+          scope.defer(db, () => db.end());
+          await db.query(
+            `INSERT INTO fleet.lb_fleet_requests
+               (rule_id, kind, command_id, requested_by, taken_by, taken_at)
+             VALUES ('cancel-as-payer', 'retry', $1, 'gone', 'gone', now() - interval '1 hour'),
+                    ('cancel-as-payer', 'drop', 'lb-no-such-command', 'gone', NULL, NULL)`,
+            [second],
+          );
+          await owner.bot.waitForLine(
+            (l) => l.msg === 'fleet request carried out' && l.commandId === second,
+            15_000,
+            'the owner retrying the dead letter of a dead taker',
+          );
+          await owner.bot.waitForLine(
+            (l) =>
+              l.msg === 'fleet request already carried out: no such dead letter' &&
+              l.commandId === 'lb-no-such-command' &&
+              l.level === 30,
+            15_000,
+            'the owner finding nothing to drop',
+          );
+          await waitFor(
+            async () => (await db.query('SELECT id FROM fleet.lb_fleet_requests')).rows.length,
+            (n) => n === 0,
+            15_000,
+            'the requests deleted once done',
+          );
           expect(await waitForEffects(ledger, expectedEffects(plan), 30_000)).toMatchObject({
             duplicates: [],
           });

@@ -13,6 +13,7 @@ import type { ReloadOutcome } from '../../runtime/ops/reload-history.js';
 import type { LeaseHold } from '../../store/pg/commit-fence.js';
 import { FLEET_PG_MIGRATIONS } from '../../store/pg/fleet-pg-migrations.js';
 import { FleetRequests, type FleetRequest } from '../../store/pg/fleet-requests.js';
+import { carryOutFleetRequest } from './carry-out-fleet-request.js';
 import { leaseFence } from '../../store/pg/lease-fence.js';
 import { LeaseKeeper } from '../../store/pg/lease-keeper.js';
 import { LeaseStore } from '../../store/pg/lease-store.js';
@@ -73,7 +74,7 @@ export async function startFleetMember(
   const instanceId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const pool = await openLeasePool(pgConfig, fleet);
   const leases = new LeaseStore(pool, pgConfig.schema, fleet.leasePeriodMs);
-  const requests = new FleetRequests(pool, pgConfig.schema);
+  const requests = new FleetRequests(pool, pgConfig.schema, fleet.leasePeriodMs);
   const me = { instanceId, name: fleet.name };
 
   let owned: ReadonlySet<string> = new Set();
@@ -231,20 +232,17 @@ export async function startFleetMember(
     setPaused: (ruleId, paused) => requests.setPaused(ruleId, paused),
   };
 
-  /** Carries out an operator's request (posted by any member) on the bot running its rule. */
+  /** Carries out an operator's request on the bot running its rule (see carryOutFleetRequest). */
   const apply = (bot: RunningBot, request: FleetRequest): void => {
-    try {
-      if (request.kind === 'retry') bot.bot.retryDeadLetter(request.commandId);
-      else if (request.kind === 'drop') bot.store.purgeDeadLetter(request.commandId);
-      else if (request.kind === 'pause') bot.bot.pauseRule(request.ruleId);
-      else bot.bot.resumeRule(request.ruleId);
-      log.info({ ...request }, 'fleet request carried out');
-    } catch (err) {
-      log.warn({ ...request, error: (err as Error).message }, 'fleet request not carried out');
-    }
+    void carryOutFleetRequest(bot, request, log);
   };
 
-  /** Every round (a third of the lease period): the requests for the rules running here. */
+  /**
+   * Every round (a third of the lease period): the requests for the rules running here, claimed,
+   * carried out one after the other, and deleted once their effects are durable. A request not
+   * done keeps its claim: the next round takes it again (rounds never overlap), or, if this
+   * member dies or loses the rule, the rule's next owner once the claim is a lease period old.
+   */
   let poll: ReturnType<typeof systemClock.setTimeout> | undefined;
   const takeRequests = (): void => {
     poll = systemClock.setTimeout(
@@ -252,9 +250,15 @@ export async function startFleetMember(
         const bot = running;
         const mine = bot?.bot.state === 'running' ? [...owned] : [];
         void requests
-          .take(mine)
-          .then((taken) => {
-            for (const r of taken) if (bot !== undefined) apply(bot, r);
+          .take(mine, instanceId)
+          .then(async (taken) => {
+            const done: string[] = [];
+            for (const c of taken) {
+              if (bot !== undefined && (await carryOutFleetRequest(bot, c.request, log))) {
+                done.push(c.id);
+              }
+            }
+            await requests.done(done);
           })
           .catch((err: unknown) =>
             log.warn(

@@ -12,7 +12,9 @@ import type { PgMigrationComponent } from './pg-migration.js';
  *   released; `generation` grows by one at every change of owner (a take-over, or taking a
  *   released or expired lease), and fences the writes made under the lease before.
  * - `lb_fleet_requests` (2): an operator's action on a rule another member runs (a dead letter's
- *   retry or drop, a pause, a resume), taken, once, by the rule's owner (`FleetRequests`).
+ *   retry or drop, a pause, a resume), claimed by the rule's owner and deleted once carried out
+ *   (`FleetRequests`). `taken_by`, `taken_at` (3): the claim, its member and when (the
+ *   database's time); a claim older than the lease period is its taker's that died.
  * - `lb_fleet_rule_control` (2): the rules paused fleet-wide; whoever runs a rule pauses it.
  */
 export const FLEET_PG_MIGRATIONS: PgMigrationComponent = {
@@ -56,6 +58,12 @@ export const FLEET_PG_MIGRATIONS: PgMigrationComponent = {
           paused boolean NOT NULL,
           changed_at timestamptz NOT NULL DEFAULT now()
         );
+      `,
+    },
+    {
+      version: 3,
+      sql: `
+        ALTER TABLE lb_fleet_requests ADD COLUMN taken_by text, ADD COLUMN taken_at timestamptz;
       `,
     },
   ],

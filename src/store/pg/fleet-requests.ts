@@ -6,21 +6,39 @@ export type FleetRequest =
   | { readonly kind: 'retry' | 'drop'; readonly ruleId: string; readonly commandId: string }
   | { readonly kind: 'pause' | 'resume'; readonly ruleId: string };
 
+/** A request claimed by its rule's owner (`FleetRequests.take`). */
+export type ClaimedRequest = {
+  /** The row's id, for `done`. */
+  readonly id: string;
+  readonly request: FleetRequest;
+  /**
+   * Claimed before, by a member that died before it was done, or by this member in an earlier
+   * round that could not finish it: its effect may be there already.
+   */
+  readonly again: boolean;
+};
+
 /**
- * Fleet-wide operations in PostgreSQL (the `fleet` component's tables, version 2). An action on a
- * rule another member runs is posted here and taken by the rule's owner at its next round:
- * `take` deletes what it returns, so a request is carried out at most once, by one member (a
- * member killed between taking and doing loses it: the operator asks again). Pauses are kept
- * too (`lb_fleet_rule_control`): a member that starts running a rule pauses it if it is paused.
+ * Fleet-wide operations in PostgreSQL (the `fleet` component's tables, versions 2 and 3). An
+ * action on a rule another member runs is posted here and carried out by the rule's owner, at
+ * least once: `take` claims a request (the claim names the member and the database's time),
+ * the owner acts, and `done` deletes the request once the effect is durable. A member that dies
+ * in between leaves its claim; the claim is free again once it is older than `claimMs` (the
+ * lease period: its taker is dead by then, or no longer owns the rule), so the next owner
+ * carries the request out. Effects are idempotent (a retry of an intent no longer dead-lettered,
+ * the drop of an absent dead letter, a pause of a paused rule do nothing). Pauses are kept too
+ * (`lb_fleet_rule_control`): a member that starts running a rule pauses it if it is paused.
  */
 export class FleetRequests {
   readonly #pool: Pick<Pool, 'query'>;
   readonly #requests: string;
   readonly #control: string;
+  readonly #claimMs: number;
 
-  constructor(pool: Pick<Pool, 'query'>, schema: string) {
+  constructor(pool: Pick<Pool, 'query'>, schema: string, claimMs: number) {
     const q = quoteIdentifier(checkSchemaName(schema));
     this.#pool = pool;
+    this.#claimMs = claimMs;
     this.#requests = `${q}.lb_fleet_requests`;
     this.#control = `${q}.lb_fleet_rule_control`;
   }
@@ -33,26 +51,47 @@ export class FleetRequests {
     );
   }
 
-  /** Takes (deletes and returns, oldest first) the requests for these rules. */
-  async take(ruleIds: readonly string[]): Promise<FleetRequest[]> {
+  /**
+   * Claims for member `by` (and returns, oldest first) the requests for these rules that nobody
+   * holds: never claimed, claimed by `by` itself (an earlier round of it did not finish them), or
+   * claimed longer than `claimMs` ago. A request another member claims at the same moment is
+   * skipped, not waited for.
+   */
+  async take(ruleIds: readonly string[], by: string): Promise<ClaimedRequest[]> {
     if (ruleIds.length === 0) return [];
     const { rows } = await this.#pool.query<{
       id: string;
       rule_id: string;
       kind: FleetRequest['kind'];
       command_id: string | null;
+      before: string | null;
     }>(
-      `DELETE FROM ${this.#requests} WHERE rule_id = ANY($1::text[])
-       RETURNING id, rule_id, kind, command_id`,
-      [ruleIds],
+      `UPDATE ${this.#requests} r SET taken_by = $2, taken_at = now()
+       FROM (SELECT id, taken_by AS before FROM ${this.#requests}
+             WHERE rule_id = ANY($1::text[])
+               AND (taken_by IS NULL OR taken_by = $2
+                    OR taken_at < now() - $3::double precision * interval '1 millisecond')
+             FOR UPDATE SKIP LOCKED) o
+       WHERE r.id = o.id
+       RETURNING r.id, r.rule_id, r.kind, r.command_id, o.before`,
+      [ruleIds, by, this.#claimMs],
     );
     return rows
       .sort((a, b) => Number(a.id) - Number(b.id))
-      .map((r) =>
-        r.kind === 'retry' || r.kind === 'drop'
-          ? { kind: r.kind, ruleId: r.rule_id, commandId: r.command_id ?? '' }
-          : { kind: r.kind, ruleId: r.rule_id },
-      );
+      .map((r) => ({
+        id: r.id,
+        again: r.before !== null,
+        request:
+          r.kind === 'retry' || r.kind === 'drop'
+            ? { kind: r.kind, ruleId: r.rule_id, commandId: r.command_id ?? '' }
+            : { kind: r.kind, ruleId: r.rule_id },
+      }));
+  }
+
+  /** Deletes requests carried out (their effect is durable). */
+  async done(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.#pool.query(`DELETE FROM ${this.#requests} WHERE id = ANY($1::bigint[])`, [ids]);
   }
 
   /** Records a rule paused (or not) for the whole fleet. */
