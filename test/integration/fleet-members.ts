@@ -8,6 +8,13 @@ import type { TestLedger } from './harness.js';
 /** The fleet tests' lease period: short, so a take-over happens within seconds. */
 export const LEASE_MS = 3_000;
 
+/** The ids of the fixture rules a member runs by default, in order. */
+export const FIXTURE_RULES = [
+  'accept-small-invoices',
+  'audit-invoices',
+  'settle-accepted-invoices',
+];
+
 export type Member = { bot: ChildBot; port: number };
 export type FleetStatus = {
   instanceId: string;
@@ -26,34 +33,44 @@ export async function fleetOf(port: number): Promise<FleetStatus | undefined> {
   }
 }
 
-function startMember(scope: TestScope, config: string, port: number): Member {
-  const bot = spawnBot(config, { fromSources: true });
+/**
+ * One `run` process in the fleet `invoices` on `url`'s schema `fleet`, with its own state
+ * directory and ops port: from `start` (default `begin`), with the fixture rules or `rules`.
+ */
+export async function startMember(
+  scope: TestScope,
+  ledger: TestLedger,
+  url: string,
+  options: { start?: string; rules?: string | undefined } = {},
+): Promise<Member> {
+  const dir = scope.tempDir('ledgerbot-fleet-');
+  const port = await freePort();
+  const path = writeBotConfig(ledger, dir, {
+    stateDir: join(dir, 'state'),
+    start: options.start ?? 'begin',
+    postgres: { url, schema: 'fleet' },
+    ...(options.rules === undefined ? {} : { rules: options.rules }),
+  });
+  appendFileSync(
+    path,
+    `fleet: { name: invoices, leasePeriod: ${LEASE_MS}ms }\nhttp: { port: ${port} }\n`,
+  );
+  const bot = spawnBot(path, { fromSources: true });
   scope.defer(bot, () => bot.kill('SIGKILL'));
   return { bot, port };
 }
 
-/** Three `run` processes on `url`'s schema `fleet`, with the fixture rules or `rules`. */
+/** `count` `run` processes on `url`'s schema `fleet`, with the fixture rules or `rules`. */
 export async function startMembers(
   scope: TestScope,
   ledger: TestLedger,
   url: string,
   rules?: string,
+  count = 3,
 ): Promise<Member[]> {
   const members: Member[] = [];
-  for (let i = 0; i < 3; i++) {
-    const dir = scope.tempDir(`ledgerbot-fleet-${i}-`);
-    const port = await freePort();
-    const path = writeBotConfig(ledger, dir, {
-      stateDir: join(dir, 'state'),
-      start: 'begin',
-      postgres: { url, schema: 'fleet' },
-      ...(rules === undefined ? {} : { rules }),
-    });
-    appendFileSync(
-      path,
-      `fleet: { name: invoices, leasePeriod: ${LEASE_MS}ms }\nhttp: { port: ${port} }\n`,
-    );
-    members.push(startMember(scope, path, port));
+  for (let i = 0; i < count; i++) {
+    members.push(await startMember(scope, ledger, url, { rules }));
   }
   return members;
 }

@@ -1,12 +1,8 @@
-import { appendFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../support/free-port.js';
-import { pgSkipReason, startPgServer, type PgServer } from '../support/pg-server.js';
+import { expect, it } from 'vitest';
+import { describeWithPg } from '../support/describe-with-pg.js';
 import { withScope } from '../support/test-scope.js';
-import { spawnBot, writeBotConfig } from './child-bot.js';
-import { LEASE_MS } from './fleet-members.js';
+import { FIXTURE_RULES, startMember } from './fleet-members.js';
 import {
   expectedEffects,
   invoicePlan,
@@ -20,9 +16,6 @@ import {
 // checkpoint row for the rules yet), so the invoices issued in between had no effect. A rule's
 // history in the fleet begins when the first member that knows it starts, like a single bot's
 // `start:`, and the member is not ready before that point is recorded.
-
-const skipReason = pgSkipReason();
-const RULES = ['accept-small-invoices', 'audit-invoices', 'settle-accepted-invoices'];
 
 async function readyz(port: number): Promise<boolean> {
   try {
@@ -45,48 +38,27 @@ async function checkpointOwners(url: string): Promise<string[]> {
   }
 }
 
-describe.skipIf(skipReason !== undefined)(
-  `a fleet member starting at the ledger end${skipReason === undefined ? '' : ` (skipped: ${skipReason})`}`,
-  () => {
-    let server: PgServer;
-    beforeAll(async () => {
-      server = await startPgServer();
-    }, 120_000);
-    afterAll(() => server?.close());
-
-    it(
-      'has recorded where its rules begin when it says ready: invoices issued at once all get their effects',
-      () =>
-        withScope(async (scope) => {
-          const url = await server.freshDatabase();
-          const ledger = scope.own(await startTestLedger(19));
-          const dir = scope.tempDir('ledgerbot-fleet-start-');
-          const port = await freePort();
-          const path = writeBotConfig(ledger, dir, {
-            stateDir: join(dir, 'state'),
-            start: 'ledger-end',
-            postgres: { url, schema: 'fleet' },
-          });
-          appendFileSync(
-            path,
-            `fleet: { name: invoices, leasePeriod: ${LEASE_MS}ms }\nhttp: { port: ${port} }\n`,
-          );
-          const bot = spawnBot(path, { fromSources: true });
-          scope.defer(bot, () => bot.kill('SIGKILL'));
-          // Polled tightly: the first 200 is the moment that matters (the member's bot over no
-          // rule yet, before its leases are taken).
-          const until = Date.now() + 90_000;
-          while (!(await readyz(port))) {
-            if (Date.now() > until) throw new Error('the member did not become ready in 90 s');
-            await new Promise<void>((r) => setTimeout(r, 5));
-          }
-          // Ready: each rule has its checkpoint row, whether or not its lease is taken yet.
-          expect(await checkpointOwners(url)).toEqual(RULES.map((id) => `rule:${id}`));
-          const plan = invoicePlan(8, 19, 'READY');
-          await issueInvoices(ledger, plan);
-          await waitForEffects(ledger, expectedEffects(plan), 60_000);
-        }),
-      180_000,
-    );
-  },
-);
+describeWithPg('a fleet member starting at the ledger end', (server) => {
+  it(
+    'has recorded where its rules begin when it says ready: invoices issued at once all get their effects',
+    () =>
+      withScope(async (scope) => {
+        const url = await server().freshDatabase();
+        const ledger = scope.own(await startTestLedger(19));
+        const { port } = await startMember(scope, ledger, url, { start: 'ledger-end' });
+        // Polled tightly: the first 200 is the moment that matters (the member's bot over no
+        // rule yet, before its leases are taken).
+        const until = Date.now() + 90_000;
+        while (!(await readyz(port))) {
+          if (Date.now() > until) throw new Error('the member did not become ready in 90 s');
+          await new Promise<void>((r) => setTimeout(r, 5));
+        }
+        // Ready: each rule has its checkpoint row, whether or not its lease is taken yet.
+        expect(await checkpointOwners(url)).toEqual(FIXTURE_RULES.map((id) => `rule:${id}`));
+        const plan = invoicePlan(8, 19, 'READY');
+        await issueInvoices(ledger, plan);
+        await waitForEffects(ledger, expectedEffects(plan), 60_000);
+      }),
+    180_000,
+  );
+});
