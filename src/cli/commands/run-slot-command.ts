@@ -34,7 +34,9 @@ slot again submits nothing new.
 
 While the bot runs, the slot is run by the bot itself, through its ops API (the config's http
 section, with http.token): the bot is the one process that writes its store. A running bot
-without http is refused (exit 1): add http, or stop the bot. --dry-run works either way.`,
+without http is refused (exit 1): add http, or stop the bot. --dry-run works either way. A fleet
+member that does not run the rule forwards the slot to the member that does, which runs it at
+its next round; the outcomes are not awaited then.`,
   options: {
     config: { type: 'string', value: 'FILE', help: 'the bot config (required)' },
     rule: { type: 'string', value: 'ID', help: 'the schedule rule (required)' },
@@ -55,9 +57,10 @@ without http is refused (exit 1): add http, or stop the bot. --dry-run works eit
       help: 'how long to wait for the outcomes (default 60000)',
     },
   },
-  footer: `Exit status: 0 when every intent succeeded (or was a duplicate), 1 when one was rejected,
-dead-lettered or still open after --wait, or the slot could not be run (the running bot refused,
-or a running bot without http holds the store), 2 for usage and config errors.`,
+  footer: `Exit status: 0 when every intent succeeded (or was a duplicate), or the slot was forwarded
+to the rule's owner in a fleet, 1 when one was rejected, dead-lettered or still open after
+--wait, or the slot could not be run (the running bot refused, or a running bot without http
+holds the store), 2 for usage and config errors.`,
   run: async ({ values }, io) => {
     if (values.config === undefined) throw new UsageError('--config FILE is required');
     if (values.rule === undefined) throw new UsageError('--rule ID is required');

@@ -22,8 +22,10 @@ type RunSlotBody = Omit<ManualSlotOutcome, 'slot'> & { readonly slot: string };
 /**
  * run-slot through the running bot's ops API (`POST /rules/{id}/run-slot`): the bot runs the
  * slot with its pipeline and its store, so the store keeps a single writer. Then waits, up to
- * `waitMs`, for the listed intents to end (`GET /intents/{commandId}`). Returns the exit code,
- * or undefined when nothing answers at the API's address (the bot is not running there).
+ * `waitMs`, for the listed intents to end (`GET /intents/{commandId}`). A fleet member that does
+ * not run the rule forwards the slot to the rule's owner (202): that is said, and nothing is
+ * awaited (exit 0). Returns the exit code, or undefined when nothing answers at the API's
+ * address (the bot is not running there).
  */
 export async function runSlotViaBot(
   client: OpsClient,
@@ -39,6 +41,15 @@ export async function runSlotViaBot(
   } catch (err) {
     if (err instanceof OpsApiError && err.failure === 'unreachable') return undefined;
     throw err;
+  }
+  if (isStatus(response, 202)) {
+    // A fleet member that does not run the rule posted the slot to the rule's owner.
+    const f = (response.body as { forwarded?: { at?: string; owner?: string | null } } | null)
+      ?.forwarded;
+    io.out(
+      `forwarded by the fleet member at ${client.baseUrl} to the rule's owner (${f?.owner ?? 'none right now; whoever takes the rule'}), which runs the slot at its next round; its intents are not awaited here (see \`ledgerbot dead-letters list\` or GET /intents?ruleId=${encodeURIComponent(ruleId)})\n`,
+    );
+    return 0;
   }
   if (!isStatus(response, 200)) {
     const error = opsErrorOf('POST', path, response);

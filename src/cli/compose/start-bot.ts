@@ -3,7 +3,7 @@ import { LedgerbotError } from '../../core/ledgerbot-error.js';
 import { awaitParticipant } from '../../runtime/await-participant.js';
 import { createBot, type Bot } from '../../runtime/bot.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
-import { manualSlotRunner } from '../../runtime/ops/manual-slot.js';
+import { manualSlotRunner, type ManualSlotOutcome } from '../../runtime/ops/manual-slot.js';
 import type { OpsFleet } from '../../runtime/ops/ops-fleet.js';
 import { ReloadHistory } from '../../runtime/ops/reload-history.js';
 import { retryPackagesRead } from '../../runtime/retry-packages-read.js';
@@ -40,6 +40,8 @@ export type RunningBot = {
   readonly ops: OpsServer | undefined;
   /** Re-reads the rule files and swaps them in if all are valid (see `ruleReloader`). */
   reload(): Promise<ReloadOutcome>;
+  /** Runs a slot of a schedule rule in the bot (`manualSlotRunner`: the ops API's, and a fleet's). */
+  runSlot(ruleId: string, at: number): Promise<ManualSlotOutcome>;
   /** Stops the bot, then closes the client, the store and the sandbox. */
   close(): Promise<void>;
 };
@@ -205,6 +207,14 @@ export async function startBot(
               ),
       ),
     );
+    // run-slot while the bot runs: the bot runs the slot, so the store keeps one writer.
+    const runSlot = manualSlotRunner({
+      bot,
+      ledger: client,
+      parties,
+      packageNameOf: catalogue.packageNameOf,
+      journal: store,
+    });
     let waitingFor: string | undefined;
     let ops: OpsServer | undefined;
     if (config.http !== undefined) {
@@ -223,14 +233,7 @@ export async function startBot(
         reload,
         reloads,
         explain: { ledger: client, parties, packageNameOf: catalogue.packageNameOf },
-        // run-slot while the bot runs: the bot runs the slot, so the store keeps one writer.
-        runSlot: manualSlotRunner({
-          bot,
-          ledger: client,
-          parties,
-          packageNameOf: catalogue.packageNameOf,
-          journal: store,
-        }),
+        runSlot,
         ...(options.fleet === undefined ? {} : { fleet: options.fleet.ops }),
         logger,
       });
@@ -282,6 +285,7 @@ export async function startBot(
       sandbox,
       ops,
       reload,
+      runSlot,
       close: async () => {
         await bot.stop();
         await cleanup();

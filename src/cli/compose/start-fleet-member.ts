@@ -82,6 +82,9 @@ export async function startFleetMember(
   let stamped = new Map<string, number>();
   let ruleIds: readonly string[] = [];
   let startingIds: readonly string[] = [];
+  /** The fleet's rules as this member loaded them (`ruleIds`'s), for a run-slot it forwards. */
+  let known: RuleSet = { rules: [], warnings: [] };
+  let startingSet: RuleSet = known;
   let starting = true;
   let running: RunningBot | undefined;
   let chain: Promise<void> = Promise.resolve();
@@ -131,9 +134,12 @@ export async function startFleetMember(
   const select = (set: RuleSet): RuleSet => {
     // While a bot starts its rules are loaded twice (the first may be empty, before the
     // participant's check): the keeper and `forward` learn the set once the start is through.
-    if (starting) startingIds = set.rules.map((r) => r.id);
-    else {
+    if (starting) {
+      startingIds = set.rules.map((r) => r.id);
+      startingSet = set;
+    } else {
       ruleIds = set.rules.map((r) => r.id);
+      known = set;
       keeper.setRules(ruleIds);
     }
     return { ...set, rules: set.rules.filter((r) => owned.has(r.id)) };
@@ -211,6 +217,7 @@ export async function startFleetMember(
     });
     starting = false;
     ruleIds = startingIds;
+    known = startingSet;
     keeper.setRules(ruleIds);
     running = bot;
     log.info({ rules: [...rules].sort() }, 'running the rules this member owns');
@@ -229,12 +236,13 @@ export async function startFleetMember(
       const lease = (await leases.leases()).find((l) => l.ruleId === request.ruleId);
       return { owner: lease === undefined || lease.expired ? null : lease.owner };
     },
+    rule: (ruleId) => known.rules.find((r) => r.id === ruleId),
     setPaused: (ruleId, paused) => requests.setPaused(ruleId, paused),
   };
 
   /** Carries out an operator's request on the bot running its rule (see carryOutFleetRequest). */
   const apply = (bot: RunningBot, request: FleetRequest): void => {
-    void carryOutFleetRequest(bot, request, log);
+    void carryOutFleetRequest(bot, { request, again: false }, log);
   };
 
   /**
@@ -254,7 +262,7 @@ export async function startFleetMember(
           .then(async (taken) => {
             const done: string[] = [];
             for (const c of taken) {
-              if (bot !== undefined && (await carryOutFleetRequest(bot, c.request, log))) {
+              if (bot !== undefined && (await carryOutFleetRequest(bot, c, log))) {
                 done.push(c.id);
               }
             }

@@ -5,7 +5,7 @@ import type { JournalQueries } from '../../store/journal-queries.js';
 import type { Store } from '../../store/store.js';
 import type { Bot } from '../bot.js';
 import { deadLetterView } from '../intent-view.js';
-import { SlotRequestError, type ManualSlotOutcome } from './manual-slot.js';
+import { SlotRequestError, slotToRun, type ManualSlotOutcome } from './manual-slot.js';
 import { HttpProblem, iso, notFound, type Route } from './ops-http.js';
 import { forwardedAnswer, type OpsFleet } from './ops-fleet.js';
 
@@ -19,9 +19,12 @@ export type JournalRoutesDeps = {
   readonly queries: JournalQueries;
   readonly clock: Clock;
   readonly log: Logger;
-  /** Absent: `POST /rules/{id}/run-slot` answers 404. */
+  /** Absent: `POST /rules/{id}/run-slot` answers 404 (but on a fleet member, see `fleet`). */
   readonly runSlot?: (ruleId: string, at: number) => Promise<ManualSlotOutcome>;
-  /** A fleet member's: a dead letter of a rule another member runs is its owner's to act on. */
+  /**
+   * A fleet member's: a dead letter of a rule another member runs, or a slot of its schedule
+   * rule, is its owner's to act on.
+   */
   readonly fleet?: OpsFleet;
 };
 
@@ -50,19 +53,39 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
     );
     return forwardedAnswer(request, sent.owner);
   };
+  /** A slot of a schedule rule this member does not run (another member's): posted to its owner. */
+  const forwardedSlot = async (
+    ruleId: string,
+    at: number,
+  ): Promise<{ status: number; body: Record<string, unknown> } | undefined> => {
+    const fleet = deps.fleet;
+    if (fleet === undefined || bot.rules.rules.some((r) => r.id === ruleId)) return undefined;
+    const rule = fleet.rule(ruleId);
+    if (rule === undefined) return undefined;
+    const slot = slotToRun(rule, at); // an event rule, or no slot: refused here, not by the owner
+    const request = { kind: 'run-slot', ruleId, at } as const;
+    const sent = await fleet.forward(request);
+    if (sent === undefined) return undefined;
+    log.info({ ruleId, slot: iso(slot), owner: sent.owner }, 'run-slot forwarded');
+    return forwardedAnswer(request, sent.owner);
+  };
   return [
     {
       method: 'POST',
       pattern: /^\/rules\/([^/]+)\/run-slot$/,
       auth: true,
       handle: async ([id], url) => {
-        if (deps.runSlot === undefined) throw notFound('run-slot is not available here');
+        const unavailable = (): HttpProblem => notFound('run-slot is not available here');
+        if (deps.runSlot === undefined && deps.fleet === undefined) throw unavailable();
         const atText = url.searchParams.get('at');
         const at = atText === null ? clock.now() : Date.parse(atText);
         if (!Number.isFinite(at)) {
           throw new HttpProblem(400, 'BAD_REQUEST', 'at must be an ISO 8601 time');
         }
         try {
+          const elsewhere = await forwardedSlot(id!, at);
+          if (elsewhere !== undefined) return elsewhere;
+          if (deps.runSlot === undefined) throw unavailable();
           const outcome = await deps.runSlot(id!, at);
           log.info(
             { ruleId: id, slot: iso(outcome.slot), intents: outcome.intentCount },

@@ -1,4 +1,5 @@
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
+import type { CompiledRule } from '../../rules/compiled-rule.js';
 import { formatRuleEvaluationError } from '../../rules/evaluation-result.js';
 import { runSlot, type SlotIntentSink, type SlotJournal } from '../../schedule/run-slot.js';
 import { previousSlot } from '../../schedule/slots-between.js';
@@ -31,11 +32,34 @@ export type ManualSlotIntent = SlotIntentView;
 /** Why a slot cannot be run: `status` is the HTTP status the ops API answers with. */
 export class SlotRequestError extends LedgerbotError {
   readonly status: 400 | 409;
+  /** Refused for now only: a slot of the rule is being run (asking again later works). */
+  readonly busy: boolean;
 
-  constructor(status: 400 | 409, message: string) {
+  constructor(status: 400 | 409, message: string, busy = false) {
     super(status === 400 ? 'BAD_REQUEST' : 'CONFLICT', message);
     this.status = status;
+    this.busy = busy;
   }
+}
+
+/**
+ * The slot of a schedule rule that a run asked for `at` runs: the latest at or before `at`, as
+ * the schedule driver runs it. Throws SlotRequestError 409 for an event rule, or when the rule
+ * has no slot before `at`.
+ */
+export function slotToRun(rule: CompiledRule, at: number): number {
+  const trigger = rule.trigger;
+  if (trigger.kind !== 'schedule') {
+    throw new SlotRequestError(409, `rule "${rule.id}" is an event rule, not a schedule rule`);
+  }
+  const slot = previousSlot(trigger.cronSpec, trigger.timezone, at);
+  if (slot === undefined) {
+    throw new SlotRequestError(
+      409,
+      `rule "${rule.id}" (${trigger.cron}) has no slot before ${new Date(at).toISOString()}`,
+    );
+  }
+  return slot;
 }
 
 export type ManualSlotDeps = {
@@ -72,22 +96,13 @@ export function manualSlotRunner(
     }
     const rule = bot.rules.rules.find((r) => r.id === ruleId);
     if (rule === undefined) throw new RuntimeError('UNKNOWN_RULE', `no rule with id "${ruleId}"`);
-    const trigger = rule.trigger;
-    if (trigger.kind !== 'schedule') {
-      throw new SlotRequestError(409, `rule "${ruleId}" is an event rule, not a schedule rule`);
-    }
-    const slot = previousSlot(trigger.cronSpec, trigger.timezone, at);
-    if (slot === undefined) {
-      throw new SlotRequestError(
-        409,
-        `rule "${ruleId}" (${trigger.cron}) has no slot before ${new Date(at).toISOString()}`,
-      );
-    }
+    const slot = slotToRun(rule, at);
     const driving = bot.schedules?.stats().find((s) => s.ruleId === ruleId)?.running === true;
     if (driving || running.has(ruleId)) {
       throw new SlotRequestError(
         409,
         `a slot of rule "${ruleId}" is being run right now; try again when it is done`,
+        true,
       );
     }
     running.add(ruleId);

@@ -1,3 +1,4 @@
+import type { CompiledRule } from '../../rules/compiled-rule.js';
 import type { FleetRequest } from '../../store/pg/fleet-requests.js';
 
 /** What a fleet member gives its ops server (`/status`'s `fleet`, the fleet-wide operations). */
@@ -10,6 +11,8 @@ export type OpsFleet = {
    * undefined when the fleet's rules have no such rule.
    */
   forward(request: FleetRequest): Promise<{ readonly owner: string | null } | undefined>;
+  /** The fleet's rule of this id (whoever runs it), as this member loaded it; undefined if none. */
+  rule(ruleId: string): CompiledRule | undefined;
   /** Records a pause (or resume) for the whole fleet: whoever runs the rule, now or later. */
   setPaused(ruleId: string, paused: boolean): Promise<void>;
 };
@@ -19,5 +22,6 @@ export function forwardedAnswer(
   request: FleetRequest,
   owner: string | null,
 ): { status: number; body: Record<string, unknown> } {
-  return { status: 202, body: { forwarded: { ...request, owner } } };
+  const at = 'at' in request ? { at: new Date(request.at).toISOString() } : {};
+  return { status: 202, body: { forwarded: { ...request, ...at, owner } } };
 }

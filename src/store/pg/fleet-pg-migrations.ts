@@ -15,6 +15,7 @@ import type { PgMigrationComponent } from './pg-migration.js';
  *   retry or drop, a pause, a resume), claimed by the rule's owner and deleted once carried out
  *   (`FleetRequests`). `taken_by`, `taken_at` (3): the claim, its member and when (the
  *   database's time); a claim older than the lease period is its taker's that died.
+ *   `run-slot` (4): run a schedule rule's slot at or before `slot_at` (epoch ms).
  * - `lb_fleet_rule_control` (2): the rules paused fleet-wide; whoever runs a rule pauses it.
  */
 export const FLEET_PG_MIGRATIONS: PgMigrationComponent = {
@@ -64,6 +65,18 @@ export const FLEET_PG_MIGRATIONS: PgMigrationComponent = {
       version: 3,
       sql: `
         ALTER TABLE lb_fleet_requests ADD COLUMN taken_by text, ADD COLUMN taken_at timestamptz;
+      `,
+    },
+    {
+      version: 4,
+      sql: `
+        ALTER TABLE lb_fleet_requests
+          DROP CONSTRAINT lb_fleet_requests_kind_check,
+          ADD CONSTRAINT lb_fleet_requests_kind_check
+            CHECK (kind IN ('retry', 'drop', 'pause', 'resume', 'run-slot')),
+          ADD COLUMN slot_at bigint,
+          ADD CONSTRAINT lb_fleet_requests_slot_at_check
+            CHECK ((kind = 'run-slot') = (slot_at IS NOT NULL));
       `,
     },
   ],

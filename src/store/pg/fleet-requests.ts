@@ -4,7 +4,9 @@ import { checkSchemaName, quoteIdentifier } from './quote-identifier.js';
 /** What an operator asked of a rule's owner (see `FleetRequests`). */
 export type FleetRequest =
   | { readonly kind: 'retry' | 'drop'; readonly ruleId: string; readonly commandId: string }
-  | { readonly kind: 'pause' | 'resume'; readonly ruleId: string };
+  | { readonly kind: 'pause' | 'resume'; readonly ruleId: string }
+  /** Run the latest slot of a schedule rule at or before `at` (epoch ms), as `run-slot` does. */
+  | { readonly kind: 'run-slot'; readonly ruleId: string; readonly at: number };
 
 /** A request claimed by its rule's owner (`FleetRequests.take`). */
 export type ClaimedRequest = {
@@ -19,7 +21,7 @@ export type ClaimedRequest = {
 };
 
 /**
- * Fleet-wide operations in PostgreSQL (the `fleet` component's tables, versions 2 and 3). An
+ * Fleet-wide operations in PostgreSQL (the `fleet` component's tables, versions 2 to 4). An
  * action on a rule another member runs is posted here and carried out by the rule's owner, at
  * least once: `take` claims a request (the claim names the member and the database's time),
  * the owner acts, and `done` deletes the request once the effect is durable. A member that dies
@@ -46,8 +48,15 @@ export class FleetRequests {
   /** Posts `request` for the owner of its rule (`by`: the asking member, for the record). */
   async post(request: FleetRequest, by: string): Promise<void> {
     await this.#pool.query(
-      `INSERT INTO ${this.#requests} (rule_id, kind, command_id, requested_by) VALUES ($1, $2, $3, $4)`,
-      [request.ruleId, request.kind, 'commandId' in request ? request.commandId : null, by],
+      `INSERT INTO ${this.#requests} (rule_id, kind, command_id, slot_at, requested_by)
+       VALUES ($1, $2, $3, $4, $5)`,
+      [
+        request.ruleId,
+        request.kind,
+        'commandId' in request ? request.commandId : null,
+        'at' in request ? request.at : null,
+        by,
+      ],
     );
   }
 
@@ -64,6 +73,7 @@ export class FleetRequests {
       rule_id: string;
       kind: FleetRequest['kind'];
       command_id: string | null;
+      slot_at: string | null;
       before: string | null;
     }>(
       `UPDATE ${this.#requests} r SET taken_by = $2, taken_at = now()
@@ -73,7 +83,7 @@ export class FleetRequests {
                     OR taken_at < now() - $3::double precision * interval '1 millisecond')
              FOR UPDATE SKIP LOCKED) o
        WHERE r.id = o.id
-       RETURNING r.id, r.rule_id, r.kind, r.command_id, o.before`,
+       RETURNING r.id, r.rule_id, r.kind, r.command_id, r.slot_at, o.before`,
       [ruleIds, by, this.#claimMs],
     );
     return rows
@@ -81,10 +91,7 @@ export class FleetRequests {
       .map((r) => ({
         id: r.id,
         again: r.before !== null,
-        request:
-          r.kind === 'retry' || r.kind === 'drop'
-            ? { kind: r.kind, ruleId: r.rule_id, commandId: r.command_id ?? '' }
-            : { kind: r.kind, ruleId: r.rule_id },
+        request: requestOf(r),
       }));
   }
 
@@ -112,4 +119,17 @@ export class FleetRequests {
     );
     return rows.map((r) => r.rule_id);
   }
+}
+
+function requestOf(r: {
+  rule_id: string;
+  kind: FleetRequest['kind'];
+  command_id: string | null;
+  slot_at: string | null;
+}): FleetRequest {
+  if (r.kind === 'retry' || r.kind === 'drop') {
+    return { kind: r.kind, ruleId: r.rule_id, commandId: r.command_id ?? '' };
+  }
+  if (r.kind === 'run-slot') return { kind: r.kind, ruleId: r.rule_id, at: Number(r.slot_at) };
+  return { kind: r.kind, ruleId: r.rule_id };
 }

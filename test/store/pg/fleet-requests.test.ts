@@ -35,6 +35,7 @@ describe.skipIf(skipReason !== undefined)(
         await requests.post({ kind: 'retry', ruleId: 'a', commandId: 'lb-1' }, 'm1');
         await requests.post({ kind: 'pause', ruleId: 'a' }, 'm2');
         await requests.post({ kind: 'drop', ruleId: 'b', commandId: 'lb-2' }, 'm1');
+        await requests.post({ kind: 'run-slot', ruleId: 'c', at: 1_767_225_600_000 }, 'm2');
         const [one, two] = await Promise.all([
           requests.take(['a'], 'm1'),
           requests.take(['a'], 'm2'),
@@ -50,7 +51,10 @@ describe.skipIf(skipReason !== undefined)(
         expect(await requests.take(['a'], 'm3')).toEqual([]);
         expect(await requests.take([], 'm3')).toEqual([]);
         const b = await requests.take(['b', 'c'], 'm3');
-        expect(b.map((c) => c.request)).toEqual([{ kind: 'drop', ruleId: 'b', commandId: 'lb-2' }]);
+        expect(b.map((c) => c.request)).toEqual([
+          { kind: 'drop', ruleId: 'b', commandId: 'lb-2' },
+          { kind: 'run-slot', ruleId: 'c', at: 1_767_225_600_000 },
+        ]);
         await requests.done(b.map((c) => c.id));
         await requests.done([]);
         // The taker's next round takes again what it did not finish (marked as taken before).
@@ -63,6 +67,17 @@ describe.skipIf(skipReason !== undefined)(
         expect(await requests.take(['a', 'b'], taker)).toEqual([]);
         const { rows } = await pool.query('SELECT count(*)::int AS n FROM fleet.lb_fleet_requests');
         expect(rows[0]).toEqual({ n: 0 });
+        // A slot run names its slot time, and only a slot run does.
+        await expect(
+          pool.query(
+            `INSERT INTO fleet.lb_fleet_requests (rule_id, kind, requested_by) VALUES ('c', 'run-slot', 'm1')`,
+          ),
+        ).rejects.toThrow(/lb_fleet_requests_slot_at_check/);
+        await expect(
+          pool.query(
+            `INSERT INTO fleet.lb_fleet_requests (rule_id, kind, slot_at, requested_by) VALUES ('c', 'pause', 1, 'm1')`,
+          ),
+        ).rejects.toThrow(/lb_fleet_requests_slot_at_check/);
 
         await requests.setPaused('a', true);
         await requests.setPaused('b', true);
@@ -112,7 +127,7 @@ describe.skipIf(skipReason !== undefined)(
         await client.query(readFileSync(V2_FIXTURE, 'utf8'));
         await client.query('RESET search_path');
         expect(await runPgMigrations(client, 'lb_fleet_v2', [FLEET_PG_MIGRATIONS])).toEqual({
-          fleet: { from: 2, to: 3 },
+          fleet: { from: 2, to: 4 },
         });
         client.release();
         const requests = new FleetRequests(pool, 'lb_fleet_v2', CLAIM_MS);
