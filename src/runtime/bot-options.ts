@@ -65,6 +65,14 @@ export type BotOptions = {
    * @default false
    */
   readonly resetCheckpoint?: boolean;
+  /**
+   * Rules paused from the start: paused at the offset the bot begins from (its stored
+   * checkpoint) before the updates stream opens, so none of their events is evaluated until
+   * `resumeRule`, which replays them as after any pause. A fleet member passes the rules paused
+   * fleet-wide. Ids of rules the bot does not run, or runs disabled, are ignored.
+   * @default none
+   */
+  readonly pausedAtStart?: readonly string[];
   readonly submission?: BotSubmissionOptions;
   /**
    * How long `stop()` waits for submissions already out, in ms.

@@ -278,6 +278,8 @@ class TriggerBot implements Bot {
       const ledgerEnd = await this.#o.ledger.ledgerEnd({ signal: this.#intake.signal });
       const { start, resetCheckpoint } = this.#o;
       const begin = this.#checkpoint.begin(start, ledgerEnd, resetCheckpoint);
+      // Before the stream opens: a rule paused elsewhere (a fleet) sees none of its events here.
+      this.#control.pauseAtStart(this.#o.pausedAtStart, begin);
       const open = this.#pipeline.openIntents();
       const plan = this.#book.plan;
       const completions = completionsStart(ledgerEnd, open, plan.actAsParties);

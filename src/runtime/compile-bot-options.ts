@@ -37,6 +37,7 @@ export function compileBotOptions(options: BotOptions): CompiledBotOptions {
     closeStore: options.closeStore ?? true,
     start: options.start ?? { kind: DEFAULTS.start },
     resetCheckpoint: options.resetCheckpoint ?? false,
+    pausedAtStart: options.pausedAtStart ?? [],
     submission: {
       maxInFlight: submission.maxInFlight ?? DEFAULTS.submission.maxInFlight,
       completionTimeoutMs:

@@ -56,6 +56,24 @@ export class RuleControl {
     return book.statusOf(rule);
   }
 
+  /**
+   * Pauses `ruleIds` as the bot starts, before its updates stream opens, at `offset` (where the
+   * stream begins): none of their events is evaluated until a resume replays (offset, …]. Rules
+   * the bot does not run, or runs disabled, are left out; returns the ids paused.
+   */
+  pauseAtStart(ruleIds: readonly string[], offset: number): string[] {
+    const { book } = this.#d;
+    const paused: string[] = [];
+    for (const ruleId of ruleIds) {
+      if (book.find(ruleId)?.enabled !== true || book.pauseOf(ruleId) !== undefined) continue;
+      book.pause(ruleId, { since: this.#d.clock.now(), offset, resuming: false });
+      paused.push(ruleId);
+    }
+    if (paused.length > 0)
+      this.#d.logger.info({ ruleIds: paused, offset }, 'rules paused at start');
+    return paused;
+  }
+
   resume(ruleId: string): RuleStatus {
     const { book } = this.#d;
     const rule = this.#controllable(ruleId);

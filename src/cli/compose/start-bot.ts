@@ -70,6 +70,8 @@ export type FleetBotHooks = {
   ) => Promise<void>;
   /** `/status`'s `fleet`, and the actions on rules another member runs. */
   readonly ops: OpsFleet;
+  /** The rules paused fleet-wide: the bot starts with them paused (`BotOptions.pausedAtStart`). */
+  readonly pausedAtStart?: readonly string[];
 };
 
 /** The bot's rules until the participant's check compiles them (see `checkRulesOffline`). */
@@ -171,8 +173,8 @@ export async function startBot(
     });
     cleanups.push(() => journal.close());
     const { store, queries } = journal;
-    const bot = createBot(
-      botOptionsOf(
+    const bot = createBot({
+      ...botOptionsOf(
         config,
         {
           rules: select(ruleSet),
@@ -185,7 +187,10 @@ export async function startBot(
         },
         options,
       ),
-    );
+      ...(options.fleet?.pausedAtStart === undefined
+        ? {}
+        : { pausedAtStart: options.fleet.pausedAtStart }),
+    });
     // Every reload (SIGHUP, the file watch, POST /rules/reload) is recorded for GET /reload.
     const reloads = new ReloadHistory(systemClock);
     const fleet = options.fleet;

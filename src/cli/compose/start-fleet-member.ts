@@ -201,11 +201,15 @@ export async function startFleetMember(
     stamped = new Map([...rules].map((id) => [id, keeper.generationOf(id) ?? 0]));
     const generations = stamped;
     starting = true;
+    // Read before the bot starts, which pauses them before its stream opens: the events that
+    // came while a rule was paused fleet-wide wait for its resume on every new owner too.
+    const pausedAtStart = await requests.paused([...rules]);
     const bot = await startBot(config, logger, {
       ...options,
       fleet: {
         select,
         origins,
+        pausedAtStart,
         store: {
           rules: [...rules],
           fence: leaseFence(keeper),
@@ -221,9 +225,13 @@ export async function startFleetMember(
     keeper.setRules(ruleIds);
     running = bot;
     log.info({ rules: [...rules].sort() }, 'running the rules this member owns');
-    // Paused fleet-wide: paused here too (it ran for the moment the start took).
-    for (const id of await requests.paused([...rules])) {
-      apply(bot, { kind: 'pause', ruleId: id });
+    // Paused or resumed fleet-wide while the bot started: carried out now, not a round later
+    // when the forwarded request is claimed (then a no-op: pause and resume are idempotent).
+    const pausedNow = new Set(await requests.paused([...rules]));
+    for (const id of rules) {
+      if (pausedNow.has(id) !== pausedAtStart.includes(id)) {
+        apply(bot, { kind: pausedNow.has(id) ? 'pause' : 'resume', ruleId: id });
+      }
     }
     void bot.bot.done.then(() => botEnded(bot));
   };
