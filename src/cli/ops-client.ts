@@ -132,19 +132,6 @@ export function requireOpsClient(config: BotConfig, command: string): OpsClient 
   return client;
 }
 
-/**
- * One request to the running bot that must answer with `ok`: the body, or an OpsApiError (not
- * reachable, refused token, or the API's own error, e.g. 404 NOT_FOUND for an unknown rule).
- */
-export async function callOps(
-  client: OpsClient,
-  method: string,
-  path: string,
-  ok: number,
-): Promise<unknown> {
-  return expectStatus(await client.request(method, path), ok, method, path);
-}
-
 // The status checks of ops answers live here, behind names: a bare `status === 404` elsewhere
 // is banned by the lint rule (eslint.config.js), so each command reads as what it means.
 
@@ -156,6 +143,17 @@ export function isStatus(response: { readonly status: number }, status: number):
 /** 404: no such rule, intent or dead letter (or an endpoint an older bot does not have). */
 export function isNotFound(response: OpsResponse): boolean {
   return isStatus(response, 404);
+}
+
+/**
+ * A fleet member's `202 { "forwarded": … }`: it does not run the rule, and posted the action for
+ * the rule's owner (`owner` null while nobody holds the rule). Undefined for any other answer.
+ */
+export function forwardedTo(response: OpsResponse): { readonly owner: string | null } | undefined {
+  if (!isStatus(response, 202)) return undefined;
+  const forwarded = (response.body as { forwarded?: { owner?: unknown } } | null)?.forwarded;
+  if (typeof forwarded !== 'object' || forwarded === null) return undefined;
+  return { owner: typeof forwarded.owner === 'string' ? forwarded.owner : null };
 }
 
 /** The body of an answer with status `ok`; any other answer as an OpsApiError. */

@@ -5,7 +5,8 @@ import { expect, it } from 'vitest';
 import { describeWithPg } from '../support/describe-with-pg.js';
 import { withScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
-import { isIntentLine, type LogLine } from './child-bot.js';
+import { cli } from '../support/cli-capture.js';
+import { isIntentLine, writeBotConfig, type LogLine } from './child-bot.js';
 import {
   fleetOf,
   FIXTURE_RULES,
@@ -326,6 +327,27 @@ describeWithPg('a fleet of three on PostgreSQL', (server) => {
           (n) => n === 0,
           15_000,
           'the requests deleted once done',
+        );
+
+        // The CLI's drop, asked of the member that does not run the rule: forwarded (exit 0), and
+        // the owner drops the dead letter.
+        const cliDir = scope.tempDir('ledgerbot-fleet-cli-');
+        const config = writeBotConfig(ledger, cliDir, {
+          stateDir: join(cliDir, 'state'),
+          postgres: { url, schema: 'fleet' },
+          rules,
+        });
+        writeFileSync(config, `http: { port: ${other.port} }\n`, { flag: 'a' });
+        const dropped = await cli(['dead-letters', 'drop', id, '--config', config]);
+        expect({ code: dropped.code, err: dropped.err }).toEqual({ code: 0, err: '' });
+        expect(dropped.out).toBe(
+          `the drop of ${id} was forwarded via the running bot at http://127.0.0.1:${other.port} to the rule's owner (${statuses[ownerAt]!.instanceId}), which carries it out at its next round\n`,
+        );
+        await waitFor(
+          async () => (await fetch(`http://127.0.0.1:${other.port}/dead-letters/${id}`)).status,
+          (status) => status === 404,
+          15_000,
+          'the dead letter dropped by its owner',
         );
         expect(await waitForEffects(ledger, expectedEffects(plan), 30_000)).toMatchObject({
           duplicates: [],

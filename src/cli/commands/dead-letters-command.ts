@@ -16,6 +16,7 @@ import { openConfigQueries } from '../compose/open-config-queries.js';
 import { openConfigStoreForWriting } from '../compose/open-store-for-writing.js';
 import {
   expectStatus,
+  forwardedTo,
   isNotFound,
   OpsApiError,
   opsClientFor,
@@ -24,17 +25,23 @@ import {
 import { readConfig } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
 import { formatDeadLetter, formatDeadLetterTable } from '../present/dead-letter-text.js';
+import { formatForwarded } from '../present/forwarded-text.js';
 
 /** Where the dead letters are worked on: the running bot, or its store. */
 type Target = {
   readonly where: string;
   list(limit: number, ruleId: string | undefined): Promise<DeadLetterView[]>;
   show(commandId: string): Promise<DeadLetterView | undefined>;
-  /** False when there is no such dead letter. */
-  retry(commandId: string): Promise<boolean>;
-  drop(commandId: string): Promise<boolean>;
+  /**
+   * False when there is no such dead letter; on a fleet member that does not run its rule, the
+   * owner it was forwarded to.
+   */
+  retry(commandId: string): Promise<boolean | Forwarded>;
+  drop(commandId: string): Promise<boolean | Forwarded>;
   close(): Promise<void> | void;
 };
+
+type Forwarded = { readonly owner: string | null };
 
 const ACTIONS = ['list', 'show', 'retry', 'drop'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -138,7 +145,12 @@ async function perform(
       return 0;
     }
     case 'retry': {
-      if (!(await target.retry(id))) return missing();
+      const done = await target.retry(id);
+      if (done === false) return missing();
+      if (done !== true) {
+        io.out(formatForwarded(`the retry of ${id} was`, done.owner, target.where));
+        return 0;
+      }
       io.out(
         target.where.startsWith('store')
           ? `requeued ${id} in the store: the bot resubmits it under the same commandId when it starts\n`
@@ -147,7 +159,12 @@ async function perform(
       return 0;
     }
     case 'drop': {
-      if (!(await target.drop(id))) return missing();
+      const done = await target.drop(id);
+      if (done === false) return missing();
+      if (done !== true) {
+        io.out(formatForwarded(`the drop of ${id} was`, done.owner, target.where));
+        return 0;
+      }
       io.out(`dropped ${id} for good (${target.where})\n`);
       return 0;
     }
@@ -176,6 +193,15 @@ function apiTarget(client: OpsClient): Target {
     const r = await client.request(method, p);
     return isNotFound(r) ? undefined : expectStatus(r, ok, method, p);
   };
+  /** A write: false for no such dead letter, or the owner a fleet member forwarded it to. */
+  const write = async (method: string, p: string, ok: number): Promise<boolean | Forwarded> => {
+    const r = await client.request(method, p);
+    if (isNotFound(r)) return false;
+    const forwarded = forwardedTo(r);
+    if (forwarded !== undefined) return forwarded;
+    expectStatus(r, ok, method, p);
+    return true;
+  };
   return {
     where: `via the running bot at ${client.baseUrl}`,
     list: async (limit, ruleId) => {
@@ -189,8 +215,8 @@ function apiTarget(client: OpsClient): Target {
         { deadLetter?: DeadLetterView } | undefined;
       return body?.deadLetter;
     },
-    retry: async (id) => (await call('POST', `${path(id)}/retry`, 202)) !== undefined,
-    drop: async (id) => (await call('DELETE', path(id), 200)) !== undefined,
+    retry: (id) => write('POST', `${path(id)}/retry`, 202),
+    drop: (id) => write('DELETE', path(id), 200),
     close: () => undefined,
   };
 }

@@ -1,7 +1,8 @@
 import type { CliCommand } from '../cli-command.js';
 import { configOption } from '../cli-options.js';
 import { defineCommand } from '../define-command.js';
-import { callOps, requireOpsClient } from '../ops-client.js';
+import { expectStatus, forwardedTo, requireOpsClient } from '../ops-client.js';
+import { formatForwarded } from '../present/forwarded-text.js';
 import { readConfig } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
 
@@ -38,8 +39,9 @@ function ruleCommand(action: Action): CliCommand {
       ...configOption('; needs an http section'),
     },
     positionals: true,
-    footer: `Exit status: 0 ${action === 'pause' ? 'paused' : 'resumed'}, 1 when the bot is not reachable or refuses (unknown rule, a rule
-disabled in its file), 2 for usage and config errors (no http section).`,
+    footer: `Exit status: 0 ${action === 'pause' ? 'paused' : 'resumed'} (on a fleet member that does not run the rule: forwarded to its
+owner), 1 when the bot is not reachable or refuses (unknown rule, a rule disabled in its file), 2
+for usage and config errors (no http section).`,
     run: async ({ values, positionals }, io) => {
       const [ruleId, ...extra] = positionals;
       if (ruleId === undefined || ruleId.trim() === '') {
@@ -48,12 +50,21 @@ disabled in its file), 2 for usage and config errors (no http section).`,
       if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
       const config = await readConfig(values.config);
       const client = requireOpsClient(config, action);
-      const body = (await callOps(
-        client,
-        'POST',
-        `/rules/${encodeURIComponent(ruleId)}/${action}`,
-        200,
-      )) as RuleBody | null;
+      const path = `/rules/${encodeURIComponent(ruleId)}/${action}`;
+      const response = await client.request('POST', path);
+      // A fleet member that does not run the rule: recorded fleet-wide, and posted to its owner.
+      const forwarded = forwardedTo(response);
+      if (forwarded !== undefined) {
+        io.out(
+          formatForwarded(
+            `${action} of rule ${ruleId}`,
+            forwarded.owner,
+            `by the fleet member at ${client.baseUrl}`,
+          ),
+        );
+        return 0;
+      }
+      const body = expectStatus(response, 200, 'POST', path) as RuleBody | null;
       const rule = body?.rule;
       const state = rule?.state ?? 'unknown';
       io.out(

@@ -3,8 +3,10 @@ import type { ManualSlotOutcome } from '../../runtime/ops/manual-slot.js';
 import { isTerminal, type IntentState } from '../../store/store.js';
 import type { CliIo } from '../cli-io.js';
 import { formatSlotIntent } from '../present/slot-intent-text.js';
+import { formatForwarded } from '../present/forwarded-text.js';
 import {
   expectStatus,
+  forwardedTo,
   isNotFound,
   isStatus,
   OpsApiError,
@@ -42,12 +44,17 @@ export async function runSlotViaBot(
     if (err instanceof OpsApiError && err.failure === 'unreachable') return undefined;
     throw err;
   }
-  if (isStatus(response, 202)) {
-    // A fleet member that does not run the rule posted the slot to the rule's owner.
-    const f = (response.body as { forwarded?: { at?: string; owner?: string | null } } | null)
-      ?.forwarded;
+  const forwarded = forwardedTo(response);
+  if (forwarded !== undefined) {
     io.out(
-      `forwarded by the fleet member at ${client.baseUrl} to the rule's owner (${f?.owner ?? 'none right now; whoever takes the rule'}), which runs the slot at its next round; its intents are not awaited here (see \`ledgerbot dead-letters list\` or GET /intents?ruleId=${encodeURIComponent(ruleId)})\n`,
+      formatForwarded(
+        'the slot run was',
+        forwarded.owner,
+        `by the fleet member at ${client.baseUrl}`,
+      ),
+    );
+    io.out(
+      `its outcomes are not awaited here: GET /intents?ruleId=${encodeURIComponent(ruleId)} lists its intents\n`,
     );
     return 0;
   }
