@@ -73,6 +73,15 @@ export type BotOptions = {
    * @default none
    */
   readonly pausedAtStart?: readonly string[];
+  /**
+   * Asked right before each submission is sent, once its attempt is journalled: false holds it
+   * unsent, and the intent is attempted again after `submission.completionTimeoutMs`, as when no
+   * completion comes. A fleet member answers whether it still holds the rule's lease by its own
+   * clock, so a member woken from a pause does not send an intent of a rule another member may
+   * own by then.
+   * @default always true
+   */
+  readonly maySubmit?: (ruleId: string) => boolean;
   readonly submission?: BotSubmissionOptions;
   /**
    * How long `stop()` waits for submissions already out, in ms.

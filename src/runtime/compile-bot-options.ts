@@ -38,6 +38,7 @@ export function compileBotOptions(options: BotOptions): CompiledBotOptions {
     start: options.start ?? { kind: DEFAULTS.start },
     resetCheckpoint: options.resetCheckpoint ?? false,
     pausedAtStart: options.pausedAtStart ?? [],
+    maySubmit: options.maySubmit ?? (() => true),
     submission: {
       maxInFlight: submission.maxInFlight ?? DEFAULTS.submission.maxInFlight,
       completionTimeoutMs:

@@ -52,6 +52,7 @@ export function journalSide(d: JournalSideDeps): JournalSide {
     logger,
     metrics,
     rateLimiter: (ruleId, payload) => d.rateLimits.bucket(ruleId, payload.rateLimit),
+    maySubmit: o.maySubmit,
     onIntent: d.onIntent,
   });
   const pipeline = new JournalPipeline({

@@ -22,18 +22,23 @@ export type SendAttemptDeps = {
   readonly signal: AbortSignal;
   /** Whether the tracker stopped starting attempts (drain or close). */
   readonly closing: () => boolean;
+  /** See BotOptions.maySubmit: false holds the journalled attempt unsent. */
+  readonly maySubmit?: (ruleId: string) => boolean;
 };
 
 /**
  * - `sent`: the participant accepted the submission; its completion decides;
  * - `failed`: the participant (or the transport) refused it with `error`;
  *   (`seq`: the intent's seq of the attempt, to tell whether it moved on since)
+ * - `held`: journalled, but not sent: `maySubmit` said no (a fleet member's lease of the rule
+ *   may have run out); the tracker waits as for a completion, then tries again;
  * - `give-up`: the intent's bounds are spent before the attempt;
  * - `stopped`: nothing more to do here: the tracker is closing, the intent moved on meanwhile
  *   (a completion settled it), or the journal refused the attempt (the intent was dropped).
  */
 export type AttemptOutcome =
   | { readonly kind: 'sent'; readonly seq: number }
+  | { readonly kind: 'held'; readonly seq: number }
   | { readonly kind: 'failed'; readonly error: unknown; readonly seq: number }
   | { readonly kind: 'give-up'; readonly reason: GiveUpReason }
   | { readonly kind: 'stopped' };
@@ -71,6 +76,8 @@ export async function sendAttempt(d: SendAttemptDeps, t: TrackedIntent): Promise
     return stopped;
   }
   if (stale()) return stopped;
+  // Asked after the commit, so a process paused during it asks once it wakes, just before sending.
+  if (d.maySubmit?.(t.record.ruleId) === false) return { kind: 'held', seq };
   const body = buildSubmission(t.record.payload, {
     commandId: t.commandId,
     userId: t.record.userId,

@@ -53,6 +53,8 @@ export type TrackerOptions = {
   readonly metrics: BotMetrics;
   /** The token bucket of a rule (one per rule id, shared by all its intents). */
   readonly rateLimiter: (ruleId: string, payload: SubmissionPayload) => TokenBucket;
+  /** See BotOptions.maySubmit. */
+  readonly maySubmit?: (ruleId: string) => boolean;
   readonly onIntent?: (event: IntentEvent) => void;
 };
 
@@ -211,6 +213,13 @@ export class SubmissionTracker {
     if ('seq' in outcome && this.#stale(t, outcome.seq)) return;
     switch (outcome.kind) {
       case 'sent':
+        this.#await(t);
+        return;
+      case 'held':
+        this.#o.logger.warn(
+          { ...intentFields(t.record), submissionId: t.submissionId },
+          'submission held: this member may no longer hold the lease of the rule',
+        );
         this.#await(t);
         return;
       case 'failed':

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsCommands } from '../../src/ledger/wire/wire-types.js';
 import type { SubmissionPayload } from '../../src/runtime/submission-payload.js';
+import { LeaseBook } from '../../src/store/pg/lease-book.js';
 import { apiError } from './fake-ledger.js';
 import {
   completionOf,
@@ -80,6 +81,34 @@ describe('SubmissionTracker', () => {
     await f.clock.advance(0);
     expect(f.ledger.submits).toHaveLength(1);
     expect(last(f).commandId).toBe('lb-accept-41');
+  });
+
+  it("holds a journalled attempt unsent while maySubmit says no (a fleet member's lease past its time by its own clock), and sends it a completion timeout later once it says yes", async () => {
+    const hold = { ruleId: 'accept', generation: 1 };
+    const lease: { book?: LeaseBook } = {};
+    f = trackerFixture({
+      completionTimeoutMs: 5_000,
+      maySubmit: (ruleId) => lease.book?.isValid({ ...hold, ruleId }) === true,
+    });
+    const book = new LeaseBook(f.clock, 3_000);
+    lease.book = book;
+    // Renewed last by a request sent 3 s ago: a member that was paused since.
+    book.acquired([hold], f.clock.now() - 3_000);
+    await f.track(newIntent(41));
+    await f.clock.advance(0);
+    expect(f.ledger.submits).toEqual([]);
+    expect(f.intent('lb-accept-41')).toMatchObject({ state: 'submitted', attempts: 1 });
+    await f.clock.advance(4_999);
+    expect(f.ledger.submits).toEqual([]);
+    // The keeper's round renewed the lease: the next attempt goes out, under a new submissionId.
+    book.renewed([hold], f.clock.now());
+    await f.clock.advance(1);
+    expect(f.ledger.submits).toHaveLength(1);
+    expect(f.intent('lb-accept-41')).toMatchObject({
+      state: 'submitted',
+      attempts: 2,
+      submissionId: last(f).submissionId,
+    });
   });
 
   it('treats DUPLICATE_COMMAND as success, synchronous or in the completion', async () => {

@@ -90,6 +90,7 @@ export function trackerFixture(
     start?: number;
     groupCommit?: SqliteStoreOptions['groupCommit'];
     logger?: Logger;
+    maySubmit?: (ruleId: string) => boolean;
   } = {},
 ): TrackerFixture {
   const clock = new FakeClock(options.start ?? Date.UTC(2026, 0, 5, 9));
@@ -125,6 +126,7 @@ export function trackerFixture(
       }
       return b;
     },
+    ...(options.maySubmit === undefined ? {} : { maySubmit: options.maySubmit }),
     onIntent: (e) => events.push(e),
   });
   return {

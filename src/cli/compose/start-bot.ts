@@ -72,6 +72,8 @@ export type FleetBotHooks = {
   readonly ops: OpsFleet;
   /** The rules paused fleet-wide: the bot starts with them paused (`BotOptions.pausedAtStart`). */
   readonly pausedAtStart?: readonly string[];
+  /** Whether the member still holds the rule's lease by its own clock (`BotOptions.maySubmit`). */
+  readonly maySubmit?: (ruleId: string) => boolean;
 };
 
 /** The bot's rules until the participant's check compiles them (see `checkRulesOffline`). */
@@ -190,6 +192,7 @@ export async function startBot(
       ...(options.fleet?.pausedAtStart === undefined
         ? {}
         : { pausedAtStart: options.fleet.pausedAtStart }),
+      ...(options.fleet?.maySubmit === undefined ? {} : { maySubmit: options.fleet.maySubmit }),
     });
     // Every reload (SIGHUP, the file watch, POST /rules/reload) is recorded for GET /reload.
     const reloads = new ReloadHistory(systemClock);

@@ -210,6 +210,9 @@ export async function startFleetMember(
         select,
         origins,
         pausedAtStart,
+        // The lease the rule's state was loaded under, still held and within its time by this
+        // member's clock: a member woken from a pause sends nothing of a rule it may have lost.
+        maySubmit: (ruleId) => keeper.isValid({ ruleId, generation: generations.get(ruleId) ?? 0 }),
         store: {
           rules: [...rules],
           fence: leaseFence(keeper),
