@@ -19,6 +19,9 @@ export type CompiledBotOptions = Filled<
   readonly schedule: BotScheduleOptions & { readonly drive: boolean };
 };
 
+/** `maySubmit`'s default: one function, so two compiled options without it compare equal. */
+const alwaysSubmit = (): boolean => true;
+
 /**
  * Fills every option `createBot` leaves out from `DEFAULTS` (src/core/defaults.ts), the table
  * `ledgerbot run` reads too, so a library user who leaves an option out and a config file with
@@ -38,7 +41,7 @@ export function compileBotOptions(options: BotOptions): CompiledBotOptions {
     start: options.start ?? { kind: DEFAULTS.start },
     resetCheckpoint: options.resetCheckpoint ?? false,
     pausedAtStart: options.pausedAtStart ?? [],
-    maySubmit: options.maySubmit ?? (() => true),
+    maySubmit: options.maySubmit ?? alwaysSubmit,
     submission: {
       maxInFlight: submission.maxInFlight ?? DEFAULTS.submission.maxInFlight,
       completionTimeoutMs:
