@@ -22,6 +22,7 @@ import { recordRuleOrigins } from '../../store/pg/rule-origins.js';
 import { runPgMigrations } from '../../store/pg/run-pg-migrations.js';
 import { StoreError } from '../../store/store-error.js';
 import { UsageError } from '../usage-error.js';
+import { RemovedRules } from './removed-rules.js';
 import { startBot, type RunningBot, type StartBotOptions } from './start-bot.js';
 
 /** A running fleet member (`run` with `fleet:` in the config). */
@@ -86,6 +87,16 @@ export async function startFleetMember(
   let known: RuleSet = { rules: [], warnings: [] };
   let startingSet: RuleSet = known;
   let starting = true;
+  /** Set once the first bot runs: a rule without a checkpoint row later is new (ledger end). */
+  let joined = false;
+  const removed = new RemovedRules({
+    pool,
+    schema: pgConfig.schema,
+    url: pgConfig.url,
+    me: instanceId,
+    leaseMs: fleet.leasePeriodMs,
+    log,
+  });
   let running: RunningBot | undefined;
   let chain: Promise<void> = Promise.resolve();
   let closed = false;
@@ -138,7 +149,9 @@ export async function startFleetMember(
       startingIds = set.rules.map((r) => r.id);
       startingSet = set;
     } else {
-      ruleIds = set.rules.map((r) => r.id);
+      const ids = set.rules.map((r) => r.id);
+      removed.changed(ruleIds, ids);
+      ruleIds = ids;
       known = set;
       keeper.setRules(ruleIds);
     }
@@ -151,6 +164,8 @@ export async function startFleetMember(
    * as a single bot's reload): its `rule:<id>` checkpoint row is recorded then, before this
    * member is ready and before it asks for the rule's lease. Without the row, the owner's bot
    * would begin at the ledger end of whenever it took the rule, skipping what came before.
+   * Once this member runs, a rule without a row when its bot restarts is as new as a reloaded
+   * one (its files changed, or it was forgotten: `RemovedRules`): it begins at the ledger end.
    */
   const origins = async (
     ledger: LedgerClient,
@@ -158,12 +173,14 @@ export async function startFleetMember(
     ids: readonly string[] = startingIds,
   ): Promise<void> => {
     if (ids.length === 0) return;
+    await removed.settled();
     const end = await ledger.ledgerEnd(
       options.signal === undefined ? {} : { signal: options.signal },
     );
-    const offset = when === 'start' ? startOffsetOf(config.start, undefined, end).offset : end;
+    const first = when === 'start' && !joined;
+    const offset = first ? startOffsetOf(config.start, undefined, end).offset : end;
     const recorded = await recordRuleOrigins(pool, pgConfig.schema, ids, offset, {
-      takeDefault: when === 'start',
+      takeDefault: first,
     });
     if (recorded.length > 0) {
       log.info({ rules: recorded, offset, when }, 'rules new to the fleet begin here');
@@ -187,12 +204,15 @@ export async function startFleetMember(
         heartbeatAt: new Date(m.heartbeatAt).toISOString(),
         rules: rows.filter((l) => l.owner === m.instanceId && !l.expired).length,
       })),
-      owners: rows.map((l) => ({
-        ruleId: l.ruleId,
-        owner: l.expired ? null : l.owner,
-        generation: l.generation,
-        expired: l.expired,
-      })),
+      // A free lease of a rule this member does not have is a removed rule's (reloaded away).
+      owners: rows
+        .filter((l) => !l.expired || ruleIds.includes(l.ruleId))
+        .map((l) => ({
+          ruleId: l.ruleId,
+          owner: l.expired ? null : l.owner,
+          generation: l.generation,
+          expired: l.expired,
+        })),
     };
   };
 
@@ -223,6 +243,8 @@ export async function startFleetMember(
       },
     });
     starting = false;
+    joined = true;
+    removed.changed(ruleIds, startingIds);
     ruleIds = startingIds;
     known = startingSet;
     keeper.setRules(ruleIds);
@@ -268,6 +290,8 @@ export async function startFleetMember(
       () => {
         const bot = running;
         const mine = bot?.bot.state === 'running' ? [...owned] : [];
+        // Only while one bot runs: `owned` is then every rule a commit of this member writes.
+        if (bot?.bot.state === 'running') void removed.forget(owned);
         void requests
           .take(mine, instanceId)
           .then(async (taken) => {

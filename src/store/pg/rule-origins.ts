@@ -35,3 +35,40 @@ export async function recordRuleOrigins(
   const recorded = new Set(rows.map((r) => r.owner));
   return ruleIds.filter((id) => recorded.has(ruleCheckpointOwner(id)));
 }
+
+/**
+ * Forgets rules a reload removed from the fleet: deletes the `rule:<id>` checkpoint row of each
+ * of `ruleIds` that no other live member has in its rules (`lb_fleet_members.rule_ids`) and
+ * whose lease nobody holds (a row is written only under a held lease: the fence), so a rule
+ * added back later begins where it is added (`recordRuleOrigins`), as on a single bot, instead
+ * of replaying from where it stopped. Returns those forgotten (row deleted, or none there); the
+ * others are still run or known elsewhere: ask again later. The lease rows stay: a lease's
+ * generation only grows, which the fence relies on.
+ */
+export async function forgetRules(
+  pool: pg.Pool | pg.ClientBase,
+  schema: string,
+  ruleIds: readonly string[],
+  options: { readonly me: string; readonly leaseMs: number },
+): Promise<string[]> {
+  if (ruleIds.length === 0) return [];
+  const s = quoteIdentifier(schema);
+  const { rows } = await pool.query<{ rule_id: string }>(
+    `WITH gone AS (
+       SELECT r.rule_id, r.owner FROM unnest($1::text[], $2::text[]) AS r(rule_id, owner)
+        WHERE NOT EXISTS (
+                SELECT 1 FROM ${s}.lb_fleet_members m
+                 WHERE m.instance_id <> $3
+                   AND m.heartbeat_at > now() - $4 * interval '1 millisecond'
+                   AND r.rule_id = ANY(m.rule_ids))
+          AND NOT EXISTS (
+                SELECT 1 FROM ${s}.lb_fleet_leases l
+                 WHERE l.rule_id = r.rule_id AND l.owner IS NOT NULL AND l.expires_at > now())
+     ), deleted AS (
+       DELETE FROM ${s}.lb_checkpoints c USING gone WHERE c.owner = gone.owner
+     )
+     SELECT rule_id FROM gone`,
+    [[...ruleIds], ruleIds.map(ruleCheckpointOwner), options.me, options.leaseMs],
+  );
+  return rows.map((r) => r.rule_id);
+}
