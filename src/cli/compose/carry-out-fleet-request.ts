@@ -19,8 +19,8 @@ const TRY_LATER = new Set(['NOT_RUNNING', 'RULE_RESUMING']);
  * pause or resume is the running bot's state plus `lb_fleet_rule_control` (written when the
  * operator asked), so it is done once applied. A slot run (`run-slot`) goes through the bot's
  * manual-slot runner, as on the member asked, and is durable once its intents and its slot
- * record are committed; claimed `again`, a slot the rule's record shows completed is not run a
- * second time (run again, it would read a newer snapshot of the contracts).
+ * record are committed; claimed `again`, a slot the rule's record shows as its last completed is
+ * not run a second time (run again, it would read a newer snapshot of the contracts).
  */
 export async function carryOutFleetRequest(
   target: Pick<RunningBot, 'bot' | 'store' | 'runSlot'>,
@@ -47,7 +47,9 @@ export async function carryOutFleetRequest(
       const rule = bot.rules.rules.find((r) => r.id === request.ruleId);
       const slot = rule === undefined ? undefined : slotToRun(rule, request.at);
       const completed = store.getSlotRecord(request.ruleId)?.lastCompletedSlot;
-      if (claimed.again && slot !== undefined && completed !== undefined && completed >= slot) {
+      // That very slot: the record keeps only the latest completed, so an older slot asked for
+      // is run again (the same commandIds; it may also act on contracts that came since).
+      if (claimed.again && slot !== undefined && completed === slot) {
         log.info(
           { ...request, slot: new Date(slot).toISOString() },
           'fleet request already carried out: the slot is completed',
