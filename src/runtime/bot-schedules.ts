@@ -46,6 +46,8 @@ export type BotSchedulesDeps = {
   readonly random: Random;
   readonly logger: Logger;
   readonly options?: BotScheduleOptions;
+  /** Whether a rule is paused: it fires no slot then (see ScheduleDriverOptions.paused). */
+  readonly paused?: (ruleId: string) => boolean;
 };
 
 /**
@@ -83,6 +85,7 @@ function botSchedules(deps: BotSchedulesDeps): ScheduleDriver | undefined {
     logger,
     ...(options.onTimeMs === undefined ? {} : { onTimeMs: options.onTimeMs }),
     ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
+    ...(deps.paused === undefined ? {} : { paused: deps.paused }),
     runSlot: (rule, slot, signal) =>
       runSlot(rule, slot, {
         source,
@@ -126,6 +129,11 @@ export class SwappableSchedules {
 
   start(): void {
     this.#driver?.start();
+  }
+
+  /** A paused rule may fire again (see ScheduleDriver.resumed). */
+  resumed(ruleId: string): void {
+    this.#driver?.resumed(ruleId);
   }
 
   /** Waits for a swap under way, then stops the driver. */

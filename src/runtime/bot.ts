@@ -171,6 +171,8 @@ class TriggerBot implements Bot {
       // A shadow bot runs no slots (`run-slot --dry-run` shows what one would do).
       drive: o.schedule.drive && !o.shadow,
       options: o.schedule,
+      // Resuming counts as active: the slots missed while paused go to the misfire policy then.
+      paused: (id) => this.#book.pauseOf(id)?.resuming === false,
       live: () => this.#state === 'running' || this.#state === 'starting',
     });
     this.done = new Promise((resolve) => (this.#resolveDone = resolve));
@@ -213,7 +215,9 @@ class TriggerBot implements Bot {
   }
 
   resumeRule(ruleId: string): RuleStatus {
-    return this.#control.resume(ruleId);
+    const status = this.#control.resume(ruleId);
+    this.#schedules.resumed(ruleId);
+    return status;
   }
 
   reloadRules(ruleSet: RuleSet): RuleSetDiff {

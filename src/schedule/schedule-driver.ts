@@ -27,6 +27,11 @@ export type ScheduleDriverOptions = {
   readonly onTimeMs?: number;
   /** After a failed slot, try again this much later (default 30 s). */
   readonly retryDelayMs?: number;
+  /**
+   * Whether the rule is paused (asked at every wake and before every slot): a paused rule fires
+   * no slot. Call `resumed` when it may fire again. Default: never paused.
+   */
+  readonly paused?: (ruleId: string) => boolean;
 };
 
 /** Counters per rule, for metrics and `ledgerbot schedule`. */
@@ -75,6 +80,9 @@ type RuleState = {
  * - `jitter` delays each slot by a random time below it (injected Random).
  * - A failed slot is logged and counted; the driver tries again after `retryDelayMs`, under the
  *   misfire policy, and the store keeps an interrupted slot in progress for the next start.
+ * - A paused rule (`paused`) fires no slot: a slot that comes due, or whose jitter ends, while
+ *   it is paused does not run, and a slot already running finishes. At `resumed` the slots
+ *   missed meanwhile are handled by the misfire policy, as after downtime.
  *
  * Lifecycle: the constructor does nothing; `start()` watches; `stop()` is idempotent, stops
  * watching, aborts running slots and waits for them.
@@ -147,8 +155,28 @@ export class ScheduleDriver {
     }
   }
 
+  /**
+   * The rule is no longer paused: its slots missed while it was (since its last completed or
+   * passed-over slot) are handled by the misfire policy now, as after downtime.
+   */
+  resumed(ruleId: string): void {
+    const state = this.#states.find((s) => s.rule.id === ruleId);
+    if (state === undefined) return;
+    state.force = true;
+    this.#wake(state);
+  }
+
+  #paused(state: RuleState): boolean {
+    return this.#options.paused?.(state.rule.id) === true;
+  }
+
   #wake(state: RuleState): void {
     if (this.#state !== 'started') return;
+    // Nothing moves while paused: the slots that come due now are missed, not passed over.
+    if (this.#paused(state)) {
+      state.force = true;
+      return;
+    }
     const now = this.#options.clock.now();
     if (state.running !== null) {
       if (state.nextDue !== undefined && now >= state.nextDue) this.#skipOverlap(state, now);
@@ -215,7 +243,7 @@ export class ScheduleDriver {
     state.nextDue = nextSlots(state.trigger.cronSpec, state.trigger.timezone, state.upTo, 1)[0];
   }
 
-  /** Runs one slot; false if it failed (a retry is then armed). */
+  /** Runs one slot; false if it failed (a retry is then armed) or the rule is paused. */
   async #run(state: RuleState, slot: number, jitter: boolean): Promise<boolean> {
     const { clock, logger, random } = this.#options;
     const signal = this.#abort.signal;
@@ -223,6 +251,13 @@ export class ScheduleDriver {
     try {
       const jitterMs = state.trigger.jitterMs;
       if (jitter && jitterMs > 0) await clock.sleep(Math.floor(random.next() * jitterMs), signal);
+      if (this.#paused(state)) {
+        // Left for `resumed`, which hands it to the misfire policy with the others missed.
+        unpassSlot(state, slot);
+        state.force = true;
+        logger.info({ ruleId, slot: iso(slot) }, 'schedule slot not run: the rule is paused');
+        return false;
+      }
       const started = clock.now();
       const result = await this.#options.runSlot(state.rule, slot, signal);
       state.stats.slotsRun++;
@@ -248,7 +283,7 @@ export class ScheduleDriver {
       if (error instanceof AbortError || signal.aborted) return false;
       state.stats.slotsFailed++;
       // Consider the slot again on the retry (under the misfire policy).
-      if (state.upTo !== undefined && state.upTo >= slot) state.upTo = slot - 1;
+      unpassSlot(state, slot);
       logger.error({ ruleId, slot: iso(slot), err: error }, 'schedule slot failed');
       state.force = true;
       state.retry = clock.setTimeout(() => {
@@ -258,6 +293,11 @@ export class ScheduleDriver {
       return false;
     }
   }
+}
+
+/** The driver has not passed `slot` and those after it: a later cycle considers them again. */
+function unpassSlot(state: RuleState, slot: number): void {
+  if (state.upTo !== undefined && state.upTo >= slot) state.upTo = slot - 1;
 }
 
 function iso(ms: number): string {

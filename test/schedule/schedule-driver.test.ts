@@ -37,6 +37,8 @@ class Harness {
   /** How long each run takes, on the fake clock. */
   runMs = 0;
   failNext = 0;
+  /** The rules the driver is told are paused. */
+  readonly paused = new Set<string>();
   random: Random = { next: () => 0.5, uuid: () => '00000000-0000-4000-8000-000000000000' };
   driver: ScheduleDriver;
 
@@ -63,6 +65,7 @@ class Harness {
       logger,
       journal: { getSlotRecord: (id) => this.records.get(id) },
       retryDelayMs: 10_000,
+      paused: (id) => this.paused.has(id),
       runSlot: async (rule, slot, signal): Promise<SlotRunResult> => {
         this.runs.push({ slot, at: this.clock.now() });
         this.records.set(rule.id, { ...this.records.get(rule.id), inProgressSlot: slot });
@@ -215,5 +218,97 @@ rules:
     await h.driver.stop();
     expect(h.driver.stats()[0]).toMatchObject({ running: false, slotsFailed: 0, slotsRun: 0 });
     await h.driver.stop(); // idempotent
+  });
+
+  describe('a paused rule', () => {
+    const every10 = (catchUp: string) =>
+      scheduleRule(`{ cron: "*/10 * * * *", catchUp: ${catchUp}, maxCatchUp: 2 }`);
+
+    it('fires no slot across its due times; resumed, the missed slots go to the catch-up policy', async () => {
+      const expected: Record<string, string[]> = {
+        // Resumed at 09:05:30: 09:00 is 5.5 minutes old, missed rather than on time.
+        none: [],
+        last: ['2026-01-05T09:00:00.000Z'],
+        all: ['2026-01-05T08:50:00.000Z', '2026-01-05T09:00:00.000Z'],
+      };
+      for (const policy of ['none', 'last', 'all']) {
+        const h = new Harness([every10(policy)]);
+        h.driver.start();
+        await h.clock.advance(10 * MINUTE); // 08:10:30
+        expect(h.slots(), policy).toEqual(['2026-01-05T08:10:00.000Z']);
+        h.paused.add('tick');
+        await h.clock.advance(55 * MINUTE); // 09:05:30: 08:20 … 09:00 came due while paused
+        expect(h.slots(), policy).toEqual(['2026-01-05T08:10:00.000Z']);
+        h.paused.delete('tick');
+        h.driver.resumed('tick');
+        await h.clock.advance(0);
+        expect(h.slots().slice(1), policy).toEqual(expected[policy]);
+        expect(h.driver.stats()[0]!.skippedMisfire, policy).toBe(5 - expected[policy]!.length);
+        // Then on schedule again.
+        await h.clock.advance(5 * MINUTE);
+        expect(h.slots().at(-1), policy).toBe('2026-01-05T09:10:00.000Z');
+        expect(h.runs.at(-1)!.at - h.runs.at(-1)!.slot, policy).toBe(0);
+        await h.driver.stop();
+      }
+    });
+
+    it('resumed within the on-time window, runs the slot that came due while paused at once', async () => {
+      const h = new Harness([every10('none')]);
+      h.paused.add('tick');
+      h.driver.start();
+      await h.clock.advance(10 * MINUTE); // 08:10:30: 08:10 came due while paused
+      expect(h.runs).toEqual([]);
+      h.paused.delete('tick');
+      h.driver.resumed('tick');
+      await h.clock.advance(0);
+      expect(h.slots()).toEqual(['2026-01-05T08:10:00.000Z']);
+      expect(h.driver.stats()[0]).toMatchObject({ slotsRun: 1, skippedMisfire: 0 });
+      await h.driver.stop();
+    });
+
+    it('paused before the driver starts, fires nothing until resumed', async () => {
+      const h = new Harness([scheduleRule('{ cron: "* * * * *" }')]);
+      h.records.set('tick', { lastCompletedSlot: Date.parse('2026-01-05T07:00:00Z') });
+      h.paused.add('tick');
+      h.driver.start();
+      await h.clock.advance(30 * MINUTE);
+      expect(h.runs).toEqual([]);
+      expect(h.driver.stats()[0]).toMatchObject({ slotsRun: 0, skippedMisfire: 0 });
+      h.paused.delete('tick');
+      h.driver.resumed('tick');
+      await h.clock.advance(0);
+      // catchUp last: the latest of the 90 slots since the last completed one.
+      expect(h.slots()).toEqual(['2026-01-05T08:30:00.000Z']);
+      expect(h.driver.stats()[0]!.skippedMisfire).toBe(89);
+      await h.driver.stop();
+    });
+
+    it('lets a running slot finish, and runs no slot whose jitter ends while paused', async () => {
+      const h = new Harness([scheduleRule('{ cron: "* * * * *", jitter: 20s }')]);
+      h.random = { next: () => 0.5, uuid: () => '' }; // 10 s of jitter
+      h.runMs = 30_000;
+      h.driver.start();
+      await h.clock.advance(MINUTE); // 08:01:30: the 08:01 slot runs from 08:01:10 to 08:01:40
+      expect(h.driver.stats()[0]!.running).toBe(true);
+      h.paused.add('tick');
+      await h.clock.advance(MINUTE); // 08:02:30: 08:01 done at 08:01:40, 08:02 not run
+      expect(h.records.get('tick')).toEqual({
+        lastCompletedSlot: Date.parse('2026-01-05T08:01:00Z'),
+      });
+      expect(h.slots()).toEqual(['2026-01-05T08:01:00.000Z']);
+      // Resumed at 08:02:30: the missed 08:02 is waiting out its jitter when paused again.
+      h.paused.delete('tick');
+      h.driver.resumed('tick');
+      await h.clock.advance(5_000);
+      h.paused.add('tick');
+      await h.clock.advance(2 * MINUTE);
+      expect(h.slots()).toEqual(['2026-01-05T08:01:00.000Z']);
+      expect(h.logs.some((l) => l.msg === 'schedule slot not run: the rule is paused')).toBe(true);
+      h.paused.delete('tick');
+      h.driver.resumed('tick');
+      await h.clock.advance(15_000);
+      expect(h.slots()).toEqual(['2026-01-05T08:01:00.000Z', '2026-01-05T08:04:00.000Z']);
+      await h.driver.stop();
+    });
   });
 });

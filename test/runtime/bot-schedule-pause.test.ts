@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { BotOptions } from '../../src/runtime/bot.js';
+import { clockSlotScheduler, type SlotScheduler } from '../../src/schedule/slot-scheduler.js';
+import { botFixture, rules, type BotFixture } from './bot-fixture.js';
+
+// A paused schedule rule fires no slot (issue 18): on a single bot (pauseRule) and when the bot
+// starts it paused (BotOptions.pausedAtStart, a fleet member's rule paused fleet-wide). Resumed,
+// the slots it missed go to its catch-up policy, as after downtime.
+
+const NOTE = `version: 1
+rules:
+  - id: note
+    schedule: { cron: '* * * * *', timezone: UTC }
+    then:
+      - create: { template: '#invoices:Invoice:Note', createArguments: { owner: '\${{ parties.payer }}' } }
+        actAs: [payer]
+`;
+const MINUTE = 60_000;
+
+let f: BotFixture | undefined;
+afterEach(async () => {
+  await f?.cleanup();
+  f = undefined;
+});
+
+/** A bot over the note rule whose schedule is woken by the fixture's fake clock. */
+function noteBot(more: Partial<BotOptions> = {}): BotFixture {
+  const scheduler: SlotScheduler = {
+    watch: (trigger, wake) => clockSlotScheduler(f!.clock).watch(trigger, wake),
+  };
+  f = botFixture({ rules: rules(NOTE), schedule: { scheduler }, ...more });
+  return f;
+}
+
+/** How many slots had their intent submitted (one per slot; resubmissions keep the commandId). */
+function slotsRun(fx: BotFixture): number {
+  return new Set(fx.ledger.submits.map((s) => s.commandId)).size;
+}
+
+describe('the bot, unit: a paused schedule rule', () => {
+  it('fires no slot while paused; resumed, runs the latest missed slot (catchUp: last)', async () => {
+    const fx = noteBot();
+    await fx.bot.start(); // 09:00:00
+    await fx.clock.advance(MINUTE);
+    await fx.settle();
+    expect(slotsRun(fx)).toBe(1); // 09:01
+    expect(fx.bot.pauseRule('note').state).toBe('paused');
+    await fx.clock.advance(5 * MINUTE + 30_000); // 09:06:30: 09:02 … 09:06 came due
+    await fx.settle();
+    expect(slotsRun(fx)).toBe(1);
+    expect(fx.bot.schedules?.stats()[0]).toMatchObject({ slotsRun: 1, skippedMisfire: 0 });
+    fx.bot.resumeRule('note');
+    await fx.settle();
+    expect(slotsRun(fx)).toBe(2);
+    expect(fx.bot.schedules?.stats()[0]).toMatchObject({
+      slotsRun: 2,
+      skippedMisfire: 4,
+      lastSlot: Date.parse('2026-01-05T09:06:00Z'),
+    });
+    await fx.clock.advance(MINUTE);
+    await fx.settle();
+    expect(slotsRun(fx)).toBe(3); // 09:07, on schedule again
+  });
+
+  it('started with the rule paused (pausedAtStart), fires nothing until it is resumed', async () => {
+    const fx = noteBot({ pausedAtStart: ['note'] });
+    await fx.bot.start();
+    expect(fx.bot.ruleStatus()[0]?.state).toBe('paused');
+    await fx.clock.advance(3 * MINUTE);
+    await fx.settle();
+    expect(slotsRun(fx)).toBe(0);
+    fx.bot.resumeRule('note');
+    await fx.settle();
+    expect(slotsRun(fx)).toBe(1);
+    expect(fx.bot.schedules?.stats()[0]).toMatchObject({
+      slotsRun: 1,
+      skippedMisfire: 2,
+      lastSlot: Date.parse('2026-01-05T09:03:00Z'),
+    });
+  });
+});
