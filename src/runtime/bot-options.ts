@@ -74,6 +74,14 @@ export type BotOptions = {
    */
   readonly pausedAtStart?: readonly string[];
   /**
+   * Each rule's own checkpoint, read as the bot starts (a fleet member's `rule:<id>` rows: its
+   * store's checkpoint is the lowest of them). The bot begins at its store's checkpoint, and a
+   * rule does not evaluate the events at or below its own, so a rule whose history begins
+   * further on (new to the fleet, or added back by a reload) acts on nothing before it.
+   * @default none: every rule from the store's checkpoint
+   */
+  readonly ruleCheckpoints?: () => Promise<ReadonlyMap<string, number>>;
+  /**
    * Asked right before each submission is sent, once its attempt is journalled: false holds it
    * unsent, and the intent is attempted again after `submission.completionTimeoutMs`, as when no
    * completion comes. A fleet member answers whether it still holds the rule's lease by its own

@@ -135,7 +135,7 @@ class TriggerBot implements Bot {
       journal,
       signal,
       liveRules: () => this.#book.liveRules(),
-      index: () => this.#book.index,
+      index: (offset) => this.#book.indexAt(offset),
       ingest,
       checkpoint: this.#checkpoint,
     });
@@ -144,7 +144,7 @@ class TriggerBot implements Bot {
       signal,
       events,
       plan: () => this.#book.plan,
-      index: () => this.#book.index,
+      index: (offset) => this.#book.indexAt(offset),
       ingest,
       checkpoint: this.#checkpoint,
       recover: (from, err) => recovery.recover(from, err),
@@ -282,6 +282,8 @@ class TriggerBot implements Bot {
       const ledgerEnd = await this.#o.ledger.ledgerEnd({ signal: this.#intake.signal });
       const { start, resetCheckpoint } = this.#o;
       const begin = this.#checkpoint.begin(start, ledgerEnd, resetCheckpoint);
+      // A rule whose own checkpoint is further on than `begin` does not evaluate the events up to it.
+      this.#book.setFloors(await this.#o.ruleCheckpoints());
       // Before the stream opens: a rule paused elsewhere (a fleet) sees none of its events here.
       this.#control.pauseAtStart(this.#o.pausedAtStart, begin);
       const open = this.#pipeline.openIntents();

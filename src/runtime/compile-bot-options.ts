@@ -21,6 +21,8 @@ export type CompiledBotOptions = Filled<
 
 /** `maySubmit`'s default: one function, so two compiled options without it compare equal. */
 const alwaysSubmit = (): boolean => true;
+/** `ruleCheckpoints`'s default, one function for the same reason. */
+const noRuleCheckpoints = (): Promise<ReadonlyMap<string, number>> => Promise.resolve(new Map());
 
 /**
  * Fills every option `createBot` leaves out from `DEFAULTS` (src/core/defaults.ts), the table
@@ -42,6 +44,7 @@ export function compileBotOptions(options: BotOptions): CompiledBotOptions {
     resetCheckpoint: options.resetCheckpoint ?? false,
     pausedAtStart: options.pausedAtStart ?? [],
     maySubmit: options.maySubmit ?? alwaysSubmit,
+    ruleCheckpoints: options.ruleCheckpoints ?? noRuleCheckpoints,
     submission: {
       maxInFlight: submission.maxInFlight ?? DEFAULTS.submission.maxInFlight,
       completionTimeoutMs:

@@ -156,7 +156,8 @@ export type PruneRecoveryDeps = RetryTiming & {
   readonly metrics: BotMetrics;
   /** The rules the live stream evaluates (paused ones stay paused). */
   readonly liveRules: () => readonly CompiledRule[];
-  readonly index: () => RuleIndex;
+  /** See UpdateFollowerDeps.index. */
+  readonly index: (offset: number) => RuleIndex;
   readonly ingest: TransactionIngest;
   readonly checkpoint: Checkpoint;
 };
@@ -221,7 +222,7 @@ export class PruneRecovery {
           seen.get(ruleId) ?? this.#d.journal.hasEventIntent(ruleId, offset, nodeId);
         const tx = recoveredTransaction(created, synchronizerId);
         const recorded = await this.#d.ingest.ingest(tx, tx.offset, {
-          index: this.#d.index(),
+          index: this.#d.index(tx.offset),
           live: false,
           rekey: (intents, t) => rekeyRecovered(intents, t, counts, known),
         });

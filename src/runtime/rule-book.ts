@@ -29,13 +29,22 @@ export type PauseState = {
   resuming: boolean;
 };
 
+/** The index for the offsets in (`above`, `upTo`]: the rules whose own checkpoint is below them. */
+type FlooredIndex = { readonly above: number; readonly upTo: number; readonly index: RuleIndex };
+
 /**
  * The rules in effect and what follows from them: the subscription plan, the index the live
- * stream is evaluated with (every rule but the paused ones), and the pauses.
+ * stream is evaluated with (every rule but the paused ones), the pauses, and each rule's own
+ * checkpoint while the stream is below it.
  */
 export class RuleBook {
   readonly #parties: Readonly<Record<string, string>>;
   readonly #paused = new Map<string, PauseState>();
+  /** Rule id → its own checkpoint: events at or below it are not the rule's to evaluate. */
+  readonly #floors = new Map<string, number>();
+  /** The highest of `#floors`; undefined once the stream is past every one (or there are none). */
+  #highestFloor: number | undefined;
+  #floored: FlooredIndex | undefined;
   #rules: RuleSet;
   #plan: SubscriptionPlan;
   #index: RuleIndex;
@@ -59,6 +68,56 @@ export class RuleBook {
   /** The live stream's index: every rule but the paused ones (a resuming one is back in). */
   get index(): RuleIndex {
     return this.#index;
+  }
+
+  /**
+   * Each rule's own checkpoint (a fleet member's `rule:<id>` rows), when the bot begins lower,
+   * at the lowest of them: an event at or below a rule's own is not evaluated for that rule.
+   */
+  setFloors(floors: ReadonlyMap<string, number>): void {
+    this.#floors.clear();
+    let highest: number | undefined;
+    for (const [id, offset] of floors) {
+      this.#floors.set(id, offset);
+      highest = Math.max(highest ?? offset, offset);
+    }
+    this.#highestFloor = highest;
+    this.#floored = undefined;
+  }
+
+  /** The rule's own checkpoint while the stream has not passed every one, else undefined. */
+  floorOf(ruleId: string): number | undefined {
+    return this.#highestFloor === undefined ? undefined : this.#floors.get(ruleId);
+  }
+
+  /**
+   * The index to evaluate the event at `offset` with: `index`, but without the rules whose own
+   * checkpoint is at or above `offset`. One comparison once the stream is past every floor
+   * (the floors are dropped then); below, an index per stretch between two floors, cached.
+   */
+  indexAt(offset: number): RuleIndex {
+    const highest = this.#highestFloor;
+    if (highest === undefined) return this.#index;
+    if (offset > highest) {
+      this.#floors.clear();
+      this.#highestFloor = undefined;
+      this.#floored = undefined;
+      return this.#index;
+    }
+    const cached = this.#floored;
+    if (cached !== undefined && offset > cached.above && offset <= cached.upTo) return cached.index;
+    let above = Number.NEGATIVE_INFINITY;
+    let upTo = highest;
+    for (const floor of this.#floors.values()) {
+      if (floor < offset) above = Math.max(above, floor);
+      else upTo = Math.min(upTo, floor);
+    }
+    const rules = this.liveRules().filter((r) => {
+      const floor = this.#floors.get(r.id);
+      return floor === undefined || floor < offset;
+    });
+    this.#floored = { above, upTo, index: indexRules(rules) };
+    return this.#floored.index;
   }
 
   find(ruleId: string): CompiledRule | undefined {
@@ -146,5 +205,6 @@ export class RuleBook {
 
   #reindex(): void {
     this.#index = indexRules(this.liveRules());
+    this.#floored = undefined;
   }
 }

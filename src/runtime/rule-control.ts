@@ -49,7 +49,9 @@ export class RuleControl {
     }
     if (p === undefined) {
       const { checkpoint } = this.#d;
-      const offset = checkpoint.evaluatedThrough ?? checkpoint.stored() ?? 0;
+      // Not below the rule's own checkpoint: a resume must not replay the events before it.
+      const evaluated = checkpoint.evaluatedThrough ?? checkpoint.stored() ?? 0;
+      const offset = Math.max(evaluated, book.floorOf(ruleId) ?? evaluated);
       book.pause(ruleId, { since: this.#d.clock.now(), offset, resuming: false });
       this.#d.logger.info({ ruleId, offset }, 'rule paused');
     }
@@ -58,15 +60,17 @@ export class RuleControl {
 
   /**
    * Pauses `ruleIds` as the bot starts, before its updates stream opens, at `offset` (where the
-   * stream begins): none of their events is evaluated until a resume replays (offset, …]. Rules
-   * the bot does not run, or runs disabled, are left out; returns the ids paused.
+   * stream begins; a rule whose own checkpoint is further on, at that): none of their events is
+   * evaluated until a resume replays (offset, …]. Rules the bot does not run, or runs disabled,
+   * are left out; returns the ids paused.
    */
   pauseAtStart(ruleIds: readonly string[], offset: number): string[] {
     const { book } = this.#d;
     const paused: string[] = [];
     for (const ruleId of ruleIds) {
       if (book.find(ruleId)?.enabled !== true || book.pauseOf(ruleId) !== undefined) continue;
-      book.pause(ruleId, { since: this.#d.clock.now(), offset, resuming: false });
+      const at = Math.max(offset, book.floorOf(ruleId) ?? offset);
+      book.pause(ruleId, { since: this.#d.clock.now(), offset: at, resuming: false });
       paused.push(ruleId);
     }
     if (paused.length > 0)

@@ -71,7 +71,8 @@ export type UpdateFollowerDeps = FollowerDeps & {
   /** The subscription in effect (a reload swaps it). */
   readonly plan: () => SubscriptionPlan;
   /** The rules the live stream is evaluated with. */
-  readonly index: () => RuleIndex;
+  /** The rules to evaluate the transaction at an offset with (see RuleBook.indexAt). */
+  readonly index: (offset: number) => RuleIndex;
   readonly ingest: TransactionIngest;
   readonly checkpoint: Checkpoint;
   /** The stream was refused as pruned: recover, and return where to resume. */
@@ -125,7 +126,7 @@ export class UpdateFollower {
     checkpoint.evaluatedThrough = element.offset;
     if (element.kind === 'transaction') {
       await this.#d.ingest.ingest(element.transaction, element.offset, {
-        index: this.#d.index(),
+        index: this.#d.index(element.offset),
         live: true,
       });
     } else {

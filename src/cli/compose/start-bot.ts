@@ -74,6 +74,8 @@ export type FleetBotHooks = {
   readonly pausedAtStart?: readonly string[];
   /** Whether the member still holds the rule's lease by its own clock (`BotOptions.maySubmit`). */
   readonly maySubmit?: (ruleId: string) => boolean;
+  /** Each rule's own checkpoint row, read as the bot starts (`BotOptions.ruleCheckpoints`). */
+  readonly ruleCheckpoints?: () => Promise<ReadonlyMap<string, number>>;
 };
 
 /** The bot's rules until the participant's check compiles them (see `checkRulesOffline`). */
@@ -193,6 +195,9 @@ export async function startBot(
         ? {}
         : { pausedAtStart: options.fleet.pausedAtStart }),
       ...(options.fleet?.maySubmit === undefined ? {} : { maySubmit: options.fleet.maySubmit }),
+      ...(options.fleet?.ruleCheckpoints === undefined
+        ? {}
+        : { ruleCheckpoints: options.fleet.ruleCheckpoints }),
     });
     // Every reload (SIGHUP, the file watch, POST /rules/reload) is recorded for GET /reload.
     const reloads = new ReloadHistory(systemClock);

@@ -18,7 +18,7 @@ import { leaseFence } from '../../store/pg/lease-fence.js';
 import { LeaseKeeper } from '../../store/pg/lease-keeper.js';
 import { LeaseStore } from '../../store/pg/lease-store.js';
 import { maskPgUrl, withoutPassword } from '../../store/pg/mask-pg-url.js';
-import { recordRuleOrigins } from '../../store/pg/rule-origins.js';
+import { readRuleCheckpoints, recordRuleOrigins } from '../../store/pg/rule-origins.js';
 import { runPgMigrations } from '../../store/pg/run-pg-migrations.js';
 import { StoreError } from '../../store/store-error.js';
 import { UsageError } from '../usage-error.js';
@@ -49,7 +49,8 @@ export type FleetMember = {
  * state: their open intents (re-driven under the same command ids: the ledger's deduplication
  * turns away an effect the old owner already submitted), their event intents above the lowest
  * of their checkpoints (a rule re-reading events it had acted on finds its intents recorded),
- * their dead letters and slot records. The stream resumes from that lowest checkpoint. A
+ * their dead letters and slot records. The stream resumes from that lowest checkpoint, and each
+ * rule evaluates only the events after its own (`BotOptions.ruleCheckpoints`). A
  * restart is the bot's own crash-recovery path, so a take-over is exactly as safe as a restart;
  * its cost (a second or so, the compiled rules are cached) is paid only when ownership moves.
  *
@@ -233,6 +234,9 @@ export async function startFleetMember(
         // The lease the rule's state was loaded under, still held and within its time by this
         // member's clock: a member woken from a pause sends nothing of a rule it may have lost.
         maySubmit: (ruleId) => keeper.isValid({ ruleId, generation: generations.get(ruleId) ?? 0 }),
+        // Read once the rows of rules new here are recorded (`origins`): the bot begins at the
+        // lowest, and each rule evaluates only the events after its own.
+        ruleCheckpoints: () => readRuleCheckpoints(pool, pgConfig.schema, [...rules]),
         store: {
           rules: [...rules],
           fence: leaseFence(keeper),

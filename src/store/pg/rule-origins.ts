@@ -72,3 +72,25 @@ export async function forgetRules(
   );
   return rows.map((r) => r.rule_id);
 }
+
+/**
+ * Each rule's own checkpoint: its `rule:<id>` row's resume offset, or for a rule without a row
+ * the single bot's ('default'), as the store loads them. A rule with neither is left out.
+ */
+export async function readRuleCheckpoints(
+  pool: pg.Pool | pg.ClientBase,
+  schema: string,
+  ruleIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (ruleIds.length === 0) return new Map();
+  const s = quoteIdentifier(schema);
+  const { rows } = await pool.query<{ rule_id: string; resume_offset: string | number }>(
+    `SELECT o.rule_id, coalesce(r.resume_offset, d.resume_offset) AS resume_offset
+       FROM unnest($1::text[], $2::text[]) AS o(rule_id, owner)
+       LEFT JOIN ${s}.lb_checkpoints r ON r.owner = o.owner
+       LEFT JOIN ${s}.lb_checkpoints d ON d.owner = 'default'
+      WHERE coalesce(r.resume_offset, d.resume_offset) IS NOT NULL`,
+    [[...ruleIds], ruleIds.map(ruleCheckpointOwner)],
+  );
+  return new Map(rows.map((r) => [r.rule_id, Number(r.resume_offset)]));
+}
