@@ -1,38 +1,11 @@
 import type pg from 'pg';
 import type { Clock } from '../../core/clock.js';
 import { DEFAULTS } from '../../core/defaults.js';
-import { attemptsOf } from '../attempt-log.js';
-import { JournalBatches, type CommitScheduler } from '../journal-batches.js';
-import {
-  assertOffset,
-  changeEntry,
-  purgeEntry,
-  recordEntries,
-  requeueEntry,
-} from '../journal-changes.js';
-import { JournalCheckpoint } from '../journal-checkpoint.js';
-import type { JournalEntry } from '../journal-entry.js';
+import type { CommitScheduler } from '../journal-batches.js';
 import type { JournalQueries } from '../journal-queries.js';
-import { JournalMemory } from '../journal-memory.js';
-import {
-  byJustifyingOffset,
-  countByState,
-  listDeadLetters,
-  listIntents,
-} from '../journal-reads.js';
-import { JournalSlots } from '../journal-slots.js';
-import {
-  type AttemptRecord,
-  type DeadLetter,
-  type IntentChange,
-  type IntentQuery,
-  type IntentRecord,
-  type IntentState,
-  type NewIntent,
-  type RecordIntentsResult,
-  type SlotRecord,
-  type Store,
-} from '../store.js';
+import { listIntents } from '../journal-reads.js';
+import { JournalStore, MEMORY_ONLY } from '../journal-store.js';
+import type { IntentQuery, IntentRecord, Store } from '../store.js';
 import { StoreError } from '../store-error.js';
 import type { CommitFence, LeaseHold } from './commit-fence.js';
 import type { JournalContents, JournalTransfer } from '../journal-transfer.js';
@@ -69,12 +42,13 @@ export type PgStoreInit = {
 };
 
 /**
- * The PostgreSQL Store. The same contract as the SQLite store, and the same parts: memory is the
- * truth between commits (JournalMemory, JournalCheckpoint, JournalSlots), a batch changes only
- * memory with an undo per change, and the batches of one event-loop turn form a group that
- * commits in ONE statement (PgJournalWriter), commits one at a time and in order; `sync()`
- * resolves on that COMMIT. A failed commit undoes memory back to the last commit and the store
- * refuses every later write (STORE_COMMIT_FAILED): the bot stops and replays from the checkpoint.
+ * The PostgreSQL Store. The same contract as the SQLite store, and the same core
+ * (JournalStore): memory is the truth between commits (JournalMemory, JournalCheckpoint,
+ * JournalSlots), a batch changes only memory with an undo per change, and the batches of one
+ * event-loop turn form a group that commits in ONE statement (PgJournalWriter), commits one at a
+ * time and in order; `sync()` resolves on that COMMIT. A failed commit undoes memory back to the
+ * last commit and the store refuses every later write (STORE_COMMIT_FAILED): the bot stops and
+ * replays from the checkpoint.
  *
  * Rows: one `lb_intents` row per intent, upserted when it changes (its facts only with the first
  * write, the changing columns after), its dead letter in the same row. SQLite appends a log row
@@ -87,9 +61,8 @@ export type PgStoreInit = {
  * only (`queries()` reads the database), and `hasEventIntent` at or below the checkpoint
  * throws: ask `hasEventIntentAsync`.
  */
-export class PgStore implements Store, JournalTransfer {
+export class PgStore extends JournalStore implements Store, JournalTransfer {
   readonly #pool: pg.Pool;
-  readonly #clock: Clock;
   readonly #writer: PgJournalWriter;
   readonly #queries: PgJournalQueries;
   readonly #holdsFor: PgStoreInit['holdsFor'];
@@ -98,12 +71,7 @@ export class PgStore implements Store, JournalTransfer {
   readonly #owner: string;
   readonly #where: string;
   readonly #schema: string;
-  readonly #batches: JournalBatches;
-  readonly #mem: JournalMemory;
-  readonly #checkpoint: JournalCheckpoint;
-  readonly #slots: JournalSlots;
   readonly #bound: PgMemoryBound;
-  #closed = false;
   #ended: Promise<void> | undefined;
 
   /** Opens the store on a migrated schema: loads what memory holds (see the class comment). */
@@ -114,8 +82,12 @@ export class PgStore implements Store, JournalTransfer {
   }
 
   private constructor(init: PgStoreInit) {
+    super({
+      clock: init.clock,
+      scheduleCommit: init.scheduleCommit ?? ((commit) => setImmediate(commit)),
+      folded: MEMORY_ONLY,
+    });
     this.#pool = init.pool;
-    this.#clock = init.clock;
     this.#holdsFor = init.holdsFor;
     this.#rules = init.rules;
     this.#onClose = init.onClose;
@@ -124,15 +96,7 @@ export class PgStore implements Store, JournalTransfer {
     this.#schema = init.schema;
     this.#writer = new PgJournalWriter(init.pool, init.schema, this.#owner, init.fence, init.rules);
     this.#queries = new PgJournalQueries(init.pool, init.schema);
-    this.#batches = new JournalBatches(
-      { settle: () => this.#checkpoint.settle(), write: () => this.#write() },
-      init.scheduleCommit ?? ((commit) => setImmediate(commit)),
-    );
-    const onUndo = (undo: () => void): void => this.#batches.onUndo(undo);
-    this.#mem = new JournalMemory(onUndo);
-    this.#checkpoint = new JournalCheckpoint(this.#mem, onUndo);
-    this.#slots = new JournalSlots(onUndo);
-    this.#bound = new PgMemoryBound(this.#mem, this.#slots);
+    this.#bound = new PgMemoryBound(this.mem, this.slots);
   }
 
   /** The operator's reads, from the database (committed rows, every instance's). */
@@ -140,79 +104,10 @@ export class PgStore implements Store, JournalTransfer {
     return this.#queries;
   }
 
-  batch<T>(fn: () => T): T {
-    this.#assertOpen();
-    return this.#batches.batch(fn);
-  }
-
-  sync(): Promise<void> {
-    return this.#batches.sync();
-  }
-
-  flush(): void {
-    this.#batches.flush();
-  }
-
-  // ---- checkpoint ----
-
-  checkpoint(): number | undefined {
-    this.#assertOpen();
-    if (this.#batches.unsettledGroup) this.batch(() => this.#checkpoint.settle());
-    return this.#checkpoint.resume ?? undefined;
-  }
-
-  advanceCheckpoint(processedOffset: number): void {
-    assertOffset(processedOffset, 'processedOffset');
-    this.batch(() => {
-      this.#checkpoint.advance(processedOffset);
-      this.#batches.markUnsettled();
-    });
-  }
-
-  resetCheckpoint(offset: number): void {
-    assertOffset(offset, 'offset');
-    this.batch(() => this.#checkpoint.reset(offset));
-  }
-
-  // ---- intents ----
-
-  recordIntents(intents: readonly NewIntent[]): RecordIntentsResult {
-    return this.batch(() => {
-      const mem = this.#mem;
-      const result = recordEntries(mem, intents, this.#clock.now(), (id) => mem.get(id));
-      if (result.inserted.length > 0) this.#batches.markUnsettled();
-      return result;
-    });
-  }
-
-  transition(commandId: string, change: IntentChange): IntentRecord {
-    return this.batch(() => {
-      const now = this.#clock.now();
-      const record = changeEntry(this.#mem, this.#mem.get(commandId), commandId, change, now);
-      this.#batches.markUnsettled();
-      return record;
-    });
-  }
-
-  getIntent(commandId: string): IntentRecord | undefined {
-    const e = this.#live(commandId);
-    return e?.record;
-  }
-
-  getAttempts(commandId: string): AttemptRecord[] | undefined {
-    const e = this.#live(commandId);
-    return e === undefined ? undefined : attemptsOf(e.row.attempt_log);
-  }
-
-  getRecordedEvent(commandId: string): unknown {
-    const text = this.#live(commandId)?.row.event ?? null;
-    return text === null ? undefined : (JSON.parse(text) as unknown);
-  }
-
   hasEventIntent(ruleId: string, offset: number, nodeId: number): boolean {
-    this.#assertOpen();
-    if (this.#mem.hasEvent(ruleId, offset, nodeId)) return true;
-    const resume = this.#checkpoint.resume;
+    this.assertOpen();
+    if (this.mem.hasEvent(ruleId, offset, nodeId)) return true;
+    const resume = this.journalCheckpoint.resume;
     if (resume === null || offset > resume) return false;
     throw new StoreError(
       'STORE_BAD_ARGUMENT',
@@ -222,77 +117,16 @@ export class PgStore implements Store, JournalTransfer {
 
   /** `hasEventIntent` for any offset: memory, then the database's committed rows. */
   async hasEventIntentAsync(ruleId: string, offset: number, nodeId: number): Promise<boolean> {
-    this.#assertOpen();
-    if (this.#mem.hasEvent(ruleId, offset, nodeId)) return true;
+    this.assertOpen();
+    if (this.mem.hasEvent(ruleId, offset, nodeId)) return true;
     const ids = await this.#queries.eventIntentIds(ruleId, offset, nodeId);
-    return ids.some((id) => this.#mem.get(id)?.deleted !== true);
-  }
-
-  openIntents(options: { readonly limit?: number } = {}): IntentRecord[] {
-    this.#assertOpen();
-    const open = this.#mem.openRecords().sort(byJustifyingOffset);
-    const limit = options.limit ?? -1;
-    return limit < 0 ? open : open.slice(0, limit);
+    return ids.some((id) => this.mem.get(id)?.deleted !== true);
   }
 
   /** The intents memory holds (see the class comment); `queries()` lists the database's. */
   listIntents(query: IntentQuery = {}): IntentRecord[] {
-    this.#assertOpen();
-    return listIntents(this.#mem, undefined, query, query.limit ?? DEFAULTS.store.listLimit);
-  }
-
-  /** The counts of the intents memory holds; `queries()` counts the database's. */
-  countByState(): Record<IntentState, number> {
-    this.#assertOpen();
-    return countByState(this.#mem, []);
-  }
-
-  // ---- dead letters (all of them are in memory) ----
-
-  listDeadLetters(
-    options: { readonly limit?: number; readonly ruleId?: string } = {},
-  ): DeadLetter[] {
-    this.#assertOpen();
-    const limit = options.limit ?? DEFAULTS.store.listLimit;
-    return listDeadLetters(this.#mem, () => [], options.ruleId, limit);
-  }
-
-  getDeadLetter(commandId: string): DeadLetter | undefined {
-    return this.#live(commandId)?.deadLetter?.value;
-  }
-
-  requeueDeadLetter(commandId: string, options: { readonly deadline?: number } = {}): IntentRecord {
-    return this.batch(() => {
-      const current = this.#mem.get(commandId);
-      const now = this.#clock.now();
-      const record = requeueEntry(this.#mem, current, commandId, now, options.deadline);
-      this.#batches.markUnsettled();
-      return record;
-    });
-  }
-
-  purgeDeadLetter(commandId: string): boolean {
-    return this.batch(() => purgeEntry(this.#mem, this.#mem.get(commandId), commandId));
-  }
-
-  // ---- slots ----
-
-  getSlotRecord(ruleId: string): SlotRecord | undefined {
-    this.#assertOpen();
-    return this.#slots.get(ruleId);
-  }
-
-  listSlotRecords(): SlotRecord[] {
-    this.#assertOpen();
-    return this.#slots.list();
-  }
-
-  beginSlot(ruleId: string, slot: number, snapshotOffset?: number): SlotRecord {
-    return this.batch(() => this.#slots.begin(ruleId, slot, this.#clock.now(), snapshotOffset));
-  }
-
-  completeSlot(ruleId: string, slot: number): SlotRecord {
-    return this.batch(() => this.#slots.complete(ruleId, slot));
+    this.assertOpen();
+    return listIntents(this.mem, undefined, query, query.limit ?? DEFAULTS.store.listLimit);
   }
 
   // ---- housekeeping ----
@@ -303,15 +137,15 @@ export class PgStore implements Store, JournalTransfer {
    * at once with 0 (the count is not known synchronously); `compactAsync` tells it.
    */
   compact(olderThanMs: number): number {
-    this.#assertOpen();
+    this.assertOpen();
     void this.compactAsync(olderThanMs).catch(() => undefined);
     return 0;
   }
 
   /** `compact`, resolving with the number of intents deleted. */
   async compactAsync(olderThanMs: number): Promise<number> {
-    this.#assertOpen();
-    const cutoff = this.#clock.now() - olderThanMs;
+    this.assertOpen();
+    const cutoff = this.clock.now() - olderThanMs;
     return this.#writer.compact(cutoff, this.#bound.committedResume ?? -1);
   }
 
@@ -319,14 +153,14 @@ export class PgStore implements Store, JournalTransfer {
 
   /** The journal as committed, in one snapshot (what this store has not committed is not in it). */
   exportJournal(): Promise<JournalContents> {
-    this.#assertOpen();
+    this.assertOpen();
     return exportPgJournal(this.#pool, this.#schema, this.#owner);
   }
 
   /** See JournalTransfer; memory is loaded again from what it wrote. */
   async importJournal(journal: JournalContents): Promise<void> {
-    this.#assertOpen();
-    if (!this.#batches.idle) {
+    this.assertOpen();
+    if (!this.batches.idle) {
       throw new StoreError(
         'STORE_BAD_ARGUMENT',
         'a journal is imported into a store without uncommitted changes: await sync() first',
@@ -334,15 +168,15 @@ export class PgStore implements Store, JournalTransfer {
     }
     const target = { schema: this.#schema, owner: this.#owner, where: this.#where };
     await importPgJournal(this.#pool, this.#writer, target, journal);
-    this.#mem.clear();
+    this.mem.clear();
     await this.#load(this.#owner, this.#where);
   }
 
   /** Commits what is left, then ends the pool (see `ended`). Idempotent. */
   close(): void {
-    if (this.#closed) return;
-    this.#batches.commitGroup();
-    this.#closed = true;
+    if (this.closed) return;
+    this.batches.commitGroup();
+    this.closed = true;
     const onClose = this.#onClose;
     this.#ended = this.#writer
       .settled()
@@ -356,18 +190,11 @@ export class PgStore implements Store, JournalTransfer {
     await this.#ended;
   }
 
-  /** The live entry: undefined when memory does not hold it (or it was purged). */
-  #live(commandId: string): JournalEntry | undefined {
-    this.#assertOpen();
-    const e = this.#mem.get(commandId);
-    return e === undefined || e.deleted ? undefined : e;
-  }
-
   /** Takes the group's changes from memory and commits them (see JournalBatches.write). */
-  #write(): Promise<void> | undefined {
-    const mem = this.#mem;
-    const slots = this.#slots;
-    const checkpoint = this.#checkpoint;
+  protected writeGroup(): Promise<void> | undefined {
+    const mem = this.mem;
+    const slots = this.slots;
+    const checkpoint = this.journalCheckpoint;
     const collected = collectPgCommit(mem, slots, checkpoint, this.#rules, this.#holdsFor);
     if (collected === undefined) return undefined;
     const { commit, sent } = collected;
@@ -376,22 +203,18 @@ export class PgStore implements Store, JournalTransfer {
     slots.written();
     checkpoint.written();
     return done.then(() =>
-      this.#bound.commitIn(sent, commit.checkpoint?.resume, commit.slots.length > 0, !this.#closed),
+      this.#bound.commitIn(sent, commit.checkpoint?.resume, commit.slots.length > 0, !this.closed),
     );
   }
 
   async #load(owner: string, where: string): Promise<void> {
     const loaded = await loadPgJournal(this.#pool, this.#schema, owner, where, this.#rules);
-    this.#checkpoint.load(loaded.resume, loaded.processed);
+    this.journalCheckpoint.load(loaded.resume, loaded.processed);
     this.#bound.committedResume = loaded.resume;
-    this.#slots.load(loaded.slots);
+    this.slots.load(loaded.slots);
     for (const entry of loaded.entries) {
-      this.#mem.load(entry.row.command_id, entry, false);
+      this.mem.load(entry.row.command_id, entry, false);
       this.#bound.committed(entry);
     }
-  }
-
-  #assertOpen(): void {
-    if (this.#closed) throw new StoreError('STORE_CLOSED', 'the store is closed');
   }
 }
