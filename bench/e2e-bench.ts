@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { JsTransaction } from '../src/ledger/wire/wire-types.js';
 import { spawnBot, waitFor, writeBotConfig, type LogLine } from './bot-child.js';
 import { pgBinDir, startPgServer, type PgServer } from './pg-server.js';
+import { commandCpu, cpuSample, type CommandCpu, type CpuSample } from './command-cpu.js';
 import { profileSummary, type ProfileSummary } from './cpu-profile-summary.js';
 import { fleetRun, type TakeOver } from './e2e-fleet.js';
 import {
@@ -60,6 +61,8 @@ export type E2eRun = {
   readonly wallSeconds: number;
   /** Seconds from the first submission to the last completion. */
   readonly submitSeconds: number;
+  /** CPU time per command (see `CommandCpu`); absent for fleet-3, without /proc, in older results. */
+  readonly cpu?: CommandCpu;
 };
 
 export type E2eResult = {
@@ -156,6 +159,8 @@ async function botRun(
     const intents = new Map<string, IntentTimes>();
     let succeeded = 0;
     let failed = 0;
+    let cpuFrom: CpuSample | undefined;
+    let cpuTo: CpuSample | undefined;
     const bot = spawnBot(config, {
       nodeArgs,
       // At info the bot logs one line per finished intent, and every failure.
@@ -174,6 +179,8 @@ async function botRun(
           succeeded: at,
         });
         succeeded++;
+        if (succeeded === 1) cpuFrom = cpuSample(bot.child.pid, l.child.pid);
+        if (succeeded === n) cpuTo = cpuSample(bot.child.pid, l.child.pid);
       },
     });
     try {
@@ -184,13 +191,15 @@ async function botRun(
       const all = [...intents.values()];
       const first = Math.min(...all.map((t) => t.submitted));
       const last = Math.max(...all.map((t) => t.succeeded));
-      const run: E2eRun = {
+      let run: E2eRun = {
         client: pg === undefined ? 'bot' : 'bot-pg',
         round,
         n,
         wallSeconds,
         submitSeconds: (last - first) / 1000,
       };
+      const cpu = commandCpu(cpuFrom, cpuTo, n - 1);
+      if (cpu !== undefined) run = { ...run, cpu };
       if (paced === undefined) return { run };
 
       const pacedBegin = await ledgerEnd(l.url);

@@ -1,5 +1,6 @@
 import { eventFormat, transactionFormat, updateFormat } from '../src/ledger/filters.js';
 import type { JsTransaction } from '../src/ledger/wire/wire-types.js';
+import { commandCpu, cpuSample, type CpuSample } from './command-cpu.js';
 import type { E2eResult, E2eRun } from './e2e-bench.js';
 import {
   bounded,
@@ -103,6 +104,7 @@ export async function rawRun(
     );
     let firstSubmit = 0;
     let lastCompletion = 0;
+    let cpuFrom: CpuSample | undefined;
     let taken = 0;
     let target = n;
     // Paced phase: ms from the transaction's recordTime to the submission and to the completion.
@@ -118,7 +120,10 @@ export async function rawRun(
         if (++taken === target) wakeAll();
         const commandId = `raw-${item.cid}`;
         const completed = new Promise<void>((r) => waiting.set(commandId, r));
-        firstSubmit ||= performance.now();
+        if (firstSubmit === 0) {
+          firstSubmit = performance.now();
+          cpuFrom = cpuSample(process.pid, l.child.pid);
+        }
         const submittedAt = Date.now();
         await submitAsync(l, cancelInvoice(l, item.cid, commandId));
         await completed;
@@ -134,7 +139,9 @@ export async function rawRun(
     const workers = (timed: boolean): Promise<void>[] =>
       Array.from({ length: inFlight }, () => worker(timed));
     await Promise.all(workers(false));
+    const cpu = commandCpu(cpuFrom, cpuSample(process.pid, l.child.pid), n);
     const run: E2eRun = {
+      ...(cpu === undefined ? {} : { cpu }),
       client: 'raw',
       round,
       n,

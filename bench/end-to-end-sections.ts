@@ -1,6 +1,6 @@
 import { benchSection } from './bench-support.js';
 import type { ProfileSummary } from './cpu-profile-summary.js';
-import type { E2eResult, Latency } from './e2e-bench.js';
+import type { E2eResult, E2eRun, Latency } from './e2e-bench.js';
 import { FLEET_LEASE_MS } from './e2e-fleet.js';
 import type { IngestRow, IngestStep } from './ingest-bench.js';
 import {
@@ -155,15 +155,16 @@ export function e2eSection(r: E2eResult, inFlight: number, c: SectionContext): s
     'Rates: N / (first submission → last completion); "start → done": N / (bot spawned or raw streams opened → last',
     "completion), which adds the bot's start-up. Bot times come from its log lines (`time`, milliseconds). Runs alternate (the order rotates each round).",
     '',
-    '| client | round | N | start → done s | first submit → last completion s | commands/s |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| client | round | N | start → done s | first submit → last completion s | commands/s | CPU µs/command: client (main thread) | sandbox |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...r.runs.map(
       (x) =>
-        `| ${x.client} | ${x.round + 1} | ${int(x.n)} | ${x.wallSeconds.toFixed(2)} | ${x.submitSeconds.toFixed(2)} | ${int(rate(x))} |`,
+        `| ${x.client} | ${x.round + 1} | ${int(x.n)} | ${x.wallSeconds.toFixed(2)} | ${x.submitSeconds.toFixed(2)} | ${int(rate(x))} | ${x.cpu === undefined ? '—' : `${int(x.cpu.client)} (${int(x.cpu.clientMain)})`} | ${x.cpu === undefined ? '—' : int(x.cpu.sandbox)} |`,
     ),
     '',
     `Median commands/s: bot ${int(botRate)}, raw ${int(rawRate)}: **bot at ${pct(ratio)} of raw** (start → done: ${pct(botWall / rawWall)}).`,
     `Target: bot ≥ 80% of the raw client's throughput: ${verdict(ratio >= 0.8)}.`,
+    ...cpuLines(bot, raw),
     ...(pgRuns.length === 0
       ? []
       : [
@@ -243,6 +244,35 @@ export function e2eSection(r: E2eResult, inFlight: number, c: SectionContext): s
           r.profile.top,
         )),
   ]);
+}
+
+/**
+ * The CPU per command of the bot and the raw client (medians of their runs), and what the bot's
+ * main thread alone allows: its event loop does the work of every command, so 10⁶ / its µs per
+ * command is the most it can do with a core to itself.
+ */
+function cpuLines(bot: readonly E2eRun[], raw: readonly E2eRun[]): string[] {
+  const of = (runs: readonly E2eRun[]) => {
+    const cpus = runs.flatMap((x) => (x.cpu === undefined ? [] : [x.cpu]));
+    return cpus.length === 0
+      ? undefined
+      : {
+          client: median(cpus.map((c) => c.client)),
+          main: median(cpus.map((c) => c.clientMain)),
+          sandbox: median(cpus.map((c) => c.sandbox)),
+        };
+  };
+  const b = of(bot);
+  const w = of(raw);
+  if (b === undefined || w === undefined) return [];
+  return [
+    '',
+    `CPU per command (medians; /proc, over the backlog's commands): the bot ${int(b.client)} µs, ${int(b.main)} µs of it on its main thread`,
+    `(the rest: the garbage collector's and the compiler's threads), its sandbox ${int(b.sandbox)} µs; the raw client ${int(w.client)} µs`,
+    `(the bench process; main thread ${int(w.main)} µs), its sandbox ${int(w.sandbox)} µs. The bot's event loop alone allows at most`,
+    `${int(1e6 / b.main)} commands/s with a core to itself, ${pct(1e6 / b.main / median(raw.map((x) => x.n / x.submitSeconds)))} of the raw client's median; the two cores are shared by the bot, its`,
+    'sandbox and (for raw) the bench process.',
+  ];
 }
 
 const INGEST_MISSED: readonly string[] = [

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchRules } from './bench-rules.js';
 import { spawnBot, waitFor, writeBotConfig } from './bot-child.js';
+import { cpuMsOf } from './cpu-ms-of.js';
 import { profileSummary, type ProfileSummary } from './cpu-profile-summary.js';
 import { startInvoiceLedger } from './invoice-ledger.js';
 
@@ -44,19 +45,6 @@ type Start = {
   readonly startingMs: number;
   readonly cpuMs: number | undefined;
 };
-
-/** utime + stime of a process, in ms (clock ticks of 10 ms); undefined without /proc. */
-function cpuMsOf(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces, inside parentheses).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
 
 async function nodeFloor(): Promise<number> {
   const started = performance.now();
