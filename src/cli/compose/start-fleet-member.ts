@@ -1,27 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import pg from 'pg';
 import type { Logger as PinoLogger } from 'pino';
 import { systemClock } from '../../core/clock.js';
-import { DEFAULTS } from '../../core/defaults.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
-import type { BotConfig, FleetConfig, PostgresConfig } from '../../runtime/config/bot-config.js';
+import type { BotConfig } from '../../runtime/config/bot-config.js';
 import type { LedgerClient } from '../../ledger/ledger-client.js';
 import type { OpsFleet } from '../../runtime/ops/ops-fleet.js';
 import { startOffsetOf } from '../../runtime/start-offset.js';
 import type { ReloadOutcome } from '../../runtime/ops/reload-history.js';
 import type { LeaseHold } from '../../store/pg/commit-fence.js';
-import { FLEET_PG_MIGRATIONS } from '../../store/pg/fleet-pg-migrations.js';
 import { FleetRequests, type FleetRequest } from '../../store/pg/fleet-requests.js';
 import { carryOutFleetRequest } from './carry-out-fleet-request.js';
 import { leaseFence } from '../../store/pg/lease-fence.js';
 import { LeaseKeeper } from '../../store/pg/lease-keeper.js';
 import { LeaseStore } from '../../store/pg/lease-store.js';
-import { maskPgUrl, withoutPassword } from '../../store/pg/mask-pg-url.js';
+import { withoutPassword } from '../../store/pg/mask-pg-url.js';
 import { readRuleCheckpoints, recordRuleOrigins } from '../../store/pg/rule-origins.js';
-import { runPgMigrations } from '../../store/pg/run-pg-migrations.js';
 import { StoreError } from '../../store/store-error.js';
 import { UsageError } from '../usage-error.js';
+import { fleetStatus } from './fleet-status.js';
+import { openFleetPool, refuseOtherFleet } from './open-fleet-pool.js';
 import { RemovedRules } from './removed-rules.js';
 import { startBot, type RunningBot, type StartBotOptions } from './start-bot.js';
 
@@ -74,7 +72,7 @@ export async function startFleetMember(
   }
   const log = logger.child({ component: 'fleet' });
   const instanceId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  const pool = await openLeasePool(pgConfig, fleet);
+  const pool = await openFleetPool(pgConfig, fleet);
   const leases = new LeaseStore(pool, pgConfig.schema, fleet.leasePeriodMs);
   const requests = new FleetRequests(pool, pgConfig.schema, fleet.leasePeriodMs);
   const me = { instanceId, name: fleet.name };
@@ -188,34 +186,8 @@ export async function startFleetMember(
     }
   };
 
-  const status = async (): Promise<Record<string, unknown>> => {
-    const [members, rows] = await Promise.all([leases.members(), leases.leases()]);
-    const held = new Set(owned);
-    return {
-      name: fleet.name,
-      instanceId,
-      leasePeriodMs: fleet.leasePeriodMs,
-      running: [...held].sort(),
-      members: members.map((m) => ({
-        instanceId: m.instanceId,
-        name: m.name,
-        live: m.live,
-        self: m.instanceId === instanceId,
-        startedAt: new Date(m.startedAt).toISOString(),
-        heartbeatAt: new Date(m.heartbeatAt).toISOString(),
-        rules: rows.filter((l) => l.owner === m.instanceId && !l.expired).length,
-      })),
-      // A free lease of a rule this member does not have is a removed rule's (reloaded away).
-      owners: rows
-        .filter((l) => !l.expired || ruleIds.includes(l.ruleId))
-        .map((l) => ({
-          ruleId: l.ruleId,
-          owner: l.expired ? null : l.owner,
-          generation: l.generation,
-          expired: l.expired,
-        })),
-    };
-  };
+  const status = (): Promise<Record<string, unknown>> =>
+    fleetStatus(leases, { fleet, instanceId, running: owned, ruleIds });
 
   const startOne = async (rules: ReadonlySet<string>): Promise<void> => {
     owned = rules;
@@ -426,48 +398,4 @@ function isFenced(err: unknown): boolean {
     if (e instanceof StoreError && e.code === 'STORE_FENCED') return true;
   }
   return false;
-}
-
-/** The leases' own small pool, with the fleet's tables made or upgraded. */
-async function openLeasePool(pgConfig: PostgresConfig, fleet: FleetConfig): Promise<pg.Pool> {
-  const pool = new pg.Pool({
-    connectionString: pgConfig.url,
-    max: 2,
-    connectionTimeoutMillis: DEFAULTS.postgres.connectTimeoutMs,
-    // A round must not wait for a connection longer than a lease lasts.
-    statement_timeout: fleet.leasePeriodMs,
-    application_name: 'ledgerbot-fleet',
-  });
-  pool.on('error', () => undefined);
-  try {
-    const client = await pool.connect();
-    try {
-      await runPgMigrations(client, pgConfig.schema, [FLEET_PG_MIGRATIONS]);
-    } finally {
-      client.release();
-    }
-    return pool;
-  } catch (err) {
-    await pool.end().catch(() => undefined);
-    if (err instanceof StoreError) throw err;
-    throw new StoreError(
-      'STORE_OPEN_FAILED',
-      `cannot open the fleet's tables at ${maskPgUrl(pgConfig.url)} (schema ${pgConfig.schema}): ${withoutPassword((err as Error).message, pgConfig.url)}`,
-      { cause: err },
-    );
-  }
-}
-
-/** A schema's leases are one fleet's: another fleet's live member there is a config mistake. */
-async function refuseOtherFleet(
-  leases: LeaseStore,
-  fleet: FleetConfig,
-  pgConfig: PostgresConfig,
-): Promise<void> {
-  const other = (await leases.members()).find((m) => m.live && m.name !== fleet.name);
-  if (other !== undefined) {
-    throw new UsageError(
-      `schema ${pgConfig.schema} is used by fleet "${other.name}" (member ${other.instanceId}), not "${fleet.name}": a schema holds one fleet; give this fleet its own state.postgres.schema, or the same fleet.name`,
-    );
-  }
 }
