@@ -158,6 +158,10 @@ export class JournalPipeline implements IntentPipeline {
     options: { processed?: number; eventMs?: number; signal?: AbortSignal },
   ): Promise<RecordedCounts> {
     const { store, metrics, checkpoint } = this.#d;
+    // A PostgreSQL journal reads first what memory may have dropped (a completed slot run
+    // again, an event below the checkpoint), so those are found and not sent again.
+    const lookUp = store.lookUpIntents?.(entries);
+    if (lookUp !== undefined) await lookUp;
     const recorded = store.batch(() => {
       const r = store.recordIntents(entries);
       if (options.processed !== undefined) checkpoint.advanceInBatch(options.processed);

@@ -81,6 +81,10 @@ class DecodingStore<P> implements Store<P> {
     };
   }
 
+  lookUpIntents(intents: readonly NewIntent<P>[]): Promise<void> | undefined {
+    return this.#store.lookUpIntents?.(intents);
+  }
+
   transition(commandId: string, change: IntentChange): IntentRecord<P> {
     return this.#record(this.#store.transition(commandId, change));
   }

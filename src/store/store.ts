@@ -78,6 +78,14 @@ export interface Store<P = unknown> {
    * replay after a restart, or a re-run slot) is left as it is and reported in `existing`.
    */
   recordIntents(intents: readonly NewIntent<P>[]): RecordIntentsResult<P>;
+  /**
+   * For a store whose memory does not hold its whole journal (PostgreSQL): reads those of
+   * `intents` that it may have recorded and dropped from memory (a completed slot run again, an
+   * event below the checkpoint), so that a `recordIntents` of them right after finds them and
+   * leaves them as they are. Undefined when none needs reading. The runtime awaits it before
+   * each `recordIntents`; a store without it finds every recorded intent synchronously.
+   */
+  lookUpIntents?(intents: readonly NewIntent<P>[]): Promise<void> | undefined;
   /** Applies one state change; throws IllegalStateError if the table forbids it. */
   transition(commandId: string, change: IntentChange): IntentRecord<P>;
   getIntent(commandId: string): IntentRecord<P> | undefined;

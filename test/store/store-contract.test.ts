@@ -4,7 +4,13 @@ import { IllegalStateError } from '../../src/core/illegal-state-error.js';
 import { openSqliteStore } from '../../src/store/open-sqlite-store.js';
 import { openPgStore } from '../../src/store/pg/open-pg-store.js';
 import type { PgStore } from '../../src/store/pg/pg-store.js';
-import type { IntentChange, IntentState, Store } from '../../src/store/store.js';
+import type {
+  IntentChange,
+  IntentState,
+  NewIntent,
+  RecordIntentsResult,
+  Store,
+} from '../../src/store/store.js';
 import { pgSkipReason, startPgServer, type PgServer } from '../support/pg-server.js';
 import { tempDir } from '../support/temp-dir.js';
 import { eventIntent } from './store-fixtures.js';
@@ -223,6 +229,59 @@ for (const kind of KINDS) {
           expect(store.openIntents().map((i) => i.commandId)).toEqual(['lb-rule-3-0']);
           store.advanceCheckpoint(105);
           expect(store.checkpoint()).toBe(105);
+        });
+      });
+
+      // What the runtime does before each recording: look up (a store that needs to), then
+      // record in one batch.
+      async function recordAgain(intent: NewIntent): Promise<RecordIntentsResult> {
+        const lookUp = store.lookUpIntents?.([intent]);
+        if (lookUp !== undefined) await lookUp;
+        return store.batch(() => store.recordIntents([intent]));
+      }
+
+      describe('an intent recorded again after its commit', () => {
+        const SLOT = 1_700_000_000_000;
+        const slotIntent = eventIntent(4, 0, {
+          commandId: 'lb-sched-again',
+          trigger: { kind: 'slot', slot: SLOT, contractId: '00ab' },
+        });
+
+        it('of a completed slot run again is found and left as it is', async () => {
+          store.beginSlot('rule', SLOT, 4);
+          store.recordIntents([slotIntent]);
+          finish('lb-sched-again');
+          store.completeSlot('rule', SLOT);
+          await store.sync();
+          store.beginSlot('rule', SLOT, 4);
+          const again = await recordAgain(slotIntent);
+          expect(again.inserted).toEqual([]);
+          expect(again.existing.map((r) => [r.commandId, r.state])).toEqual([
+            ['lb-sched-again', 'succeeded'],
+          ]);
+          store.completeSlot('rule', SLOT);
+          await store.sync();
+          expect(store.openIntents()).toEqual([]);
+        });
+
+        it('of an event at or below the checkpoint (a replay, a recovery) is found and left as it is', async () => {
+          store.batch(() => {
+            store.recordIntents([eventIntent(5)]);
+            store.advanceCheckpoint(5);
+          });
+          finish('lb-rule-5-0', 'duplicate');
+          store.advanceCheckpoint(9);
+          await store.sync();
+          // Set back, as after pruning: the intent is above the checkpoint again.
+          store.resetCheckpoint(3);
+          await store.sync();
+          const again = await recordAgain(eventIntent(5));
+          expect(again.inserted).toEqual([]);
+          expect(again.existing.map((r) => [r.commandId, r.state])).toEqual([
+            ['lb-rule-5-0', 'duplicate'],
+          ]);
+          await store.sync();
+          expect(store.openIntents()).toEqual([]);
         });
       });
     },

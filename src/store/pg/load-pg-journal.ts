@@ -64,21 +64,24 @@ export async function loadPgJournal(
                 AND sl.in_progress_slot IS DISTINCT FROM i.trigger_slot)))`,
     [rules ?? null, resume ?? -1],
   );
-  const entries = intents.rows.map((row) => {
-    try {
-      return entryOfPgRow(row);
-    } catch (err) {
-      throw new StoreError(
-        'STORE_CORRUPT',
-        `the PostgreSQL state store ${where} has an unreadable intent row (${row.command_id}): ${(err as Error).message}; restore the database from a backup`,
-        { cause: err },
-      );
-    }
-  });
+  const entries = intents.rows.map((row) => readPgRow(row, where));
   return {
     resume,
     processed: cp.rows[0]?.processed_offset ?? null,
     slots: slots.rows.map(toSlot),
     entries,
   };
+}
+
+/** The row's entry; throws STORE_CORRUPT, naming the intent, for a row it cannot read. */
+export function readPgRow(row: PgIntentRow, where: string): JournalEntry {
+  try {
+    return entryOfPgRow(row);
+  } catch (err) {
+    throw new StoreError(
+      'STORE_CORRUPT',
+      `the PostgreSQL state store ${where} has an unreadable intent row (${row.command_id}): ${(err as Error).message}; restore the database from a backup`,
+      { cause: err },
+    );
+  }
 }

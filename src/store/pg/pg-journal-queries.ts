@@ -119,6 +119,15 @@ export class PgJournalQueries implements JournalQueries {
     return rows.map((r) => r.command_id);
   }
 
+  /** The rows of those of `commandIds` the journal has (for PgStore.lookUpIntents). */
+  async intentRows(commandIds: readonly string[]): Promise<PgIntentRow[]> {
+    const { rows } = await this.#pool.query<PgIntentRow>(
+      `SELECT * FROM ${this.#s}.lb_intents WHERE command_id = ANY($1::text[])`,
+      [commandIds],
+    );
+    return rows;
+  }
+
   async #row(commandId: string): Promise<PgIntentRow | undefined> {
     const { rows } = await this.#pool.query<PgIntentRow>(
       `SELECT * FROM ${this.#s}.lb_intents WHERE command_id = $1`,

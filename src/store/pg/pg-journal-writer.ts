@@ -107,6 +107,14 @@ export class PgJournalWriter {
   }
 
   async #run(commit: PgCommit, values: unknown[]): Promise<void> {
+    try {
+      await this.#runOnce(commit, values);
+    } catch (err) {
+      throw refusedRewrite(err);
+    }
+  }
+
+  async #runOnce(commit: PgCommit, values: unknown[]): Promise<void> {
     const query = { name: 'lb_group_commit', text: this.#sql, values };
     const fence = this.#fence;
     if (fence === undefined) {
@@ -165,7 +173,9 @@ function commitSql(schema: string): string {
   const param = (type: string): string => `$${++n}::${type}`;
   const intents = `${schema}.lb_intents`;
   const all = PG_INTENT_COLUMNS.map(([c]) => c);
-  const insertArrays = PG_INTENT_COLUMNS.map(([, t]) => param(`${t}[]`)).join(', ');
+  const insertParams = PG_INTENT_COLUMNS.map(([, t]) => param(`${t}[]`));
+  const insertArrays = insertParams.join(', ');
+  const insertIds = insertParams[all.indexOf('command_id')]!;
   const updateArrays = UPDATE_COLUMNS.map((c) => param(`${TYPE_OF.get(c)!}[]`)).join(', ');
   const deletes = param('text[]');
   const slotArrays = SLOT_COLUMNS.map(([, t]) => param(`${t}[]`)).join(', ');
@@ -185,6 +195,12 @@ function commitSql(schema: string): string {
         .filter((c) => c !== 'command_id')
         .map((c) => `${c} = EXCLUDED.${c}`)
         .join(', ')}
+    WHERE ${intents}.state NOT IN ('succeeded', 'duplicate', 'rejected')
+    RETURNING command_id
+  ),
+  refused AS MATERIALIZED (
+    SELECT id FROM unnest(${insertIds}) AS n (id)
+    WHERE NOT EXISTS (SELECT 1 FROM ins WHERE ins.command_id = n.id)
   ),
   upd AS (
     UPDATE ${intents} AS t SET
@@ -211,7 +227,29 @@ function commitSql(schema: string): string {
       resume_offset = ${keepAhead('resume_offset')},
       processed_offset = ${keepAhead('processed_offset')}
   )
-SELECT 1`;
+SELECT ('${REFUSED} ' || id)::bigint FROM refused`;
+}
+
+/**
+ * The guard of a new intent's write (see `commitSql`): an insert that meets a finished row
+ * (`succeeded`, `duplicate`, `rejected`) leaves it as it is, and the statement then fails on
+ * purpose, with this text and the intent's id in PostgreSQL's error (a cast of them to a number,
+ * made only for the rows `refused` yields, which is materialized so the cast is not evaluated
+ * before its filter: plain SQL has no RAISE), so nothing of the commit is written and nothing of it is sent. The
+ * store records such an intent only when `lookUpIntents` was skipped: a defect, not a state.
+ */
+const REFUSED = 'ledgerbot-refused-rewrite-of-finished-intent';
+
+/** The guard's failure as a plain error naming the intent, else `err` as it is. */
+function refusedRewrite(err: unknown): unknown {
+  const message = err instanceof Error ? err.message : '';
+  const at = message.indexOf(REFUSED);
+  if (at < 0) return err;
+  const id = message.slice(at + REFUSED.length + 1).replace(/"$/, '');
+  return new Error(
+    `the commit would have replaced the finished intent ${id} with a new record of it, so it was refused and nothing of it written`,
+    { cause: err },
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 import { isOpenEntry, type JournalEntry } from '../journal-entry.js';
 import type { JournalMemory } from '../journal-memory.js';
 import type { JournalSlots } from '../journal-slots.js';
-import { isTerminal } from '../store.js';
+import { isTerminal, type NewIntent } from '../store.js';
 
 /**
  * What the PostgreSQL store's memory holds (the synchronous reads the hot path makes are
@@ -26,6 +26,8 @@ export class PgMemoryBound {
   /** Finished (or purged) entries whose last change is committed, until they can go. */
   readonly #held = new Map<string, JournalEntry>();
   #resume: number | null = null;
+  /** The highest committed checkpoint so far: memory may lack event intents at or below it. */
+  #eventFloor: number | null = null;
   /** The checkpoint or a slot moved since the last sweep: held entries may go now. */
   #moved = false;
 
@@ -38,6 +40,10 @@ export class PgMemoryBound {
   set committedResume(resume: number | null) {
     if (resume !== this.#resume) this.#moved = true;
     this.#resume = resume;
+    // A reset may move the checkpoint back; what memory dropped below the old one stays dropped.
+    if (resume !== null && (this.#eventFloor === null || resume > this.#eventFloor)) {
+      this.#eventFloor = resume;
+    }
   }
 
   /** A commit wrote slot records: a completed slot may free its intents. */
@@ -47,6 +53,19 @@ export class PgMemoryBound {
 
   get committedResume(): number | null {
     return this.#resume;
+  }
+
+  /**
+   * Whether the journal may hold this intent while memory does not: an event intent at or below
+   * the highest checkpoint committed since open (not loaded, or dropped), a slot intent of a slot
+   * at or before its rule's last completed one. Above those, memory holds every intent recorded.
+   */
+  mayLack(intent: Pick<NewIntent, 'ruleId' | 'trigger' | 'offset'>): boolean {
+    if (intent.trigger.kind === 'slot') {
+      const last = this.#slots.get(intent.ruleId)?.lastCompletedSlot;
+      return last !== undefined && intent.trigger.slot <= last;
+    }
+    return this.#eventFloor !== null && intent.offset <= this.#eventFloor;
   }
 
   /** A commit is in: what it made final may leave memory (`sweep`: not after close). */

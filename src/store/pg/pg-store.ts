@@ -5,12 +5,14 @@ import type { CommitScheduler } from '../journal-batches.js';
 import type { JournalQueries } from '../journal-queries.js';
 import { listIntents } from '../journal-reads.js';
 import { JournalStore, MEMORY_ONLY } from '../journal-store.js';
-import type { IntentQuery, IntentRecord, Store } from '../store.js';
+import type { KnownEntry } from '../journal-changes.js';
+import type { JournalEntry } from '../journal-entry.js';
+import type { IntentQuery, IntentRecord, NewIntent, RecordIntentsResult, Store } from '../store.js';
 import { StoreError } from '../store-error.js';
 import type { CommitFence, LeaseHold } from './commit-fence.js';
 import type { JournalContents, JournalTransfer } from '../journal-transfer.js';
 import { collectPgCommit } from './collect-pg-commit.js';
-import { loadPgJournal } from './load-pg-journal.js';
+import { loadPgJournal, readPgRow } from './load-pg-journal.js';
 import { exportPgJournal, importPgJournal } from './pg-journal-transfer.js';
 import { PgMemoryBound } from './pg-memory-bound.js';
 import { PgJournalQueries } from './pg-journal-queries.js';
@@ -59,7 +61,10 @@ export type PgStoreInit = {
  * Memory holds what the hot path's synchronous reads need, not the journal (PgMemoryBound).
  * Reads of what it dropped: `getIntent` and the other synchronous operator reads see memory
  * only (`queries()` reads the database), and `hasEventIntent` at or below the checkpoint
- * throws: ask `hasEventIntentAsync`.
+ * throws: ask `hasEventIntentAsync`. `recordIntents` of an intent memory dropped (a completed
+ * slot run again, an event below the checkpoint) finds it only after `lookUpIntents`, which the
+ * runtime awaits before each recording; the writer refuses a commit that would overwrite a
+ * finished row with a new intent, should one be recorded without it.
  */
 export class PgStore extends JournalStore implements Store, JournalTransfer {
   readonly #pool: pg.Pool;
@@ -72,6 +77,8 @@ export class PgStore extends JournalStore implements Store, JournalTransfer {
   readonly #where: string;
   readonly #schema: string;
   readonly #bound: PgMemoryBound;
+  /** Rows `lookUpIntents` found for the next `recordIntents` (memory lacked them). */
+  readonly #lookedUp = new Map<string, JournalEntry>();
   #ended: Promise<void> | undefined;
 
   /** Opens the store on a migrated schema: loads what memory holds (see the class comment). */
@@ -121,6 +128,32 @@ export class PgStore extends JournalStore implements Store, JournalTransfer {
     if (this.mem.hasEvent(ruleId, offset, nodeId)) return true;
     const ids = await this.#queries.eventIntentIds(ruleId, offset, nodeId);
     return ids.some((id) => this.mem.get(id)?.deleted !== true);
+  }
+
+  /**
+   * Reads from the database those of `intents` memory may have dropped (PgMemoryBound.mayLack),
+   * so that the next `recordIntents` of them finds the ones recorded and leaves them as they are,
+   * as the SQLite store does from its folded rows. Undefined when memory holds all of them (a
+   * live event above the checkpoint, a new slot): no round trip.
+   */
+  lookUpIntents(intents: readonly NewIntent[]): Promise<void> | undefined {
+    this.assertOpen();
+    const ids = intents
+      .filter((i) => this.mem.get(i.commandId) === undefined && this.#bound.mayLack(i))
+      .map((i) => i.commandId);
+    return ids.length === 0 ? undefined : this.#lookUp(ids);
+  }
+
+  override recordIntents(intents: readonly NewIntent[]): RecordIntentsResult {
+    try {
+      return super.recordIntents(intents);
+    } finally {
+      for (const i of intents) this.#lookedUp.delete(i.commandId);
+    }
+  }
+
+  protected override knownOf(): KnownEntry {
+    return (id) => this.mem.get(id) ?? this.#lookedUp.get(id);
   }
 
   /** The intents memory holds (see the class comment); `queries()` lists the database's. */
@@ -205,6 +238,12 @@ export class PgStore extends JournalStore implements Store, JournalTransfer {
     return done.then(() =>
       this.#bound.commitIn(sent, commit.checkpoint?.resume, commit.slots.length > 0, !this.closed),
     );
+  }
+
+  async #lookUp(commandIds: readonly string[]): Promise<void> {
+    for (const row of await this.#queries.intentRows(commandIds)) {
+      this.#lookedUp.set(row.command_id, readPgRow(row, this.#where));
+    }
   }
 
   async #load(owner: string, where: string): Promise<void> {

@@ -351,6 +351,26 @@ describe.skipIf(skipReason !== undefined)(
       expect(rows).toEqual([{ state: 'pending', attempts: 1, next_attempt_at: '5' }]);
     });
 
+    it('refuses a commit that would write a new record over a finished row: nothing of it is written', async () => {
+      store.batch(() => {
+        store.recordIntents([eventIntent(1)]);
+        store.advanceCheckpoint(1);
+      });
+      finish('lb-rule-1-0');
+      store.advanceCheckpoint(2);
+      await store.sync();
+      expect(store.getIntent('lb-rule-1-0')).toBeUndefined();
+      // Recorded without lookUpIntents (which the runtime always awaits first): memory takes it
+      // for new, and its commit would reset the finished row, with the intent of offset 3 beside.
+      store.batch(() => store.recordIntents([eventIntent(1), eventIntent(3)]));
+      const failed = store.sync();
+      await expect(failed).rejects.toMatchObject({ code: 'STORE_COMMIT_FAILED' });
+      await expect(failed).rejects.toThrow(
+        'the commit would have replaced the finished intent lb-rule-1-0 with a new record of it, so it was refused and nothing of it written',
+      );
+      expect(await committed()).toEqual({ 'lb-rule-1-0': 'succeeded' });
+    });
+
     it('runs the fence at the start of each commit: a fenced commit fails the store (STORE_COMMIT_FAILED)', async () => {
       let fenced = false;
       const seen: string[][] = [];
