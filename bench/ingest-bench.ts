@@ -45,10 +45,20 @@ export type IngestRow = {
 
 /**
  * The evaluation steps of issue 16, each measurable alone: literal folding, the conversion memo
- * and conditions run as closures (CelTuning), and the rule guards of the index and its groups,
- * which need the guards (IndexTuning).
+ * and conditions run as closures (CelTuning), and the rule guards of the index, its groups and
+ * its threshold guards, which need the guards (IndexTuning); all of them, and all but the
+ * thresholds (the bot before them, side by side).
  */
-export type IngestStep = 'baseline' | 'fold' | 'memo' | 'closures' | 'index' | 'groups' | 'all';
+export type IngestStep =
+  | 'baseline'
+  | 'fold'
+  | 'memo'
+  | 'closures'
+  | 'index'
+  | 'groups'
+  | 'thresholds'
+  | 'allButThresholds'
+  | 'all';
 
 export type IngestStepRow = {
   readonly step: IngestStep;
@@ -66,8 +76,10 @@ const STEPS: readonly { step: IngestStep; cel: CelTuning; index: IndexTuning }[]
   { step: 'fold', cel: { ...NONE, foldLiterals: true }, index: { guards: false } },
   { step: 'memo', cel: { ...NONE, memoizeConversions: true }, index: { guards: false } },
   { step: 'closures', cel: { ...NONE, closures: true }, index: { guards: false } },
-  { step: 'index', cel: NONE, index: { guards: true, groups: false } },
-  { step: 'groups', cel: NONE, index: { guards: true, groups: true } },
+  { step: 'index', cel: NONE, index: { guards: true, groups: false, thresholds: false } },
+  { step: 'groups', cel: NONE, index: { guards: true, groups: true, thresholds: false } },
+  { step: 'thresholds', cel: NONE, index: { guards: true, groups: true, thresholds: true } },
+  { step: 'allButThresholds', cel: {}, index: { thresholds: false } },
   { step: 'all', cel: {}, index: {} },
 ];
 

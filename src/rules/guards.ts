@@ -1,6 +1,7 @@
 import { parseDamlDate } from './cel/daml-time-text.js';
 import { isPlainRecord } from './field-reads.js';
 import type { RuleGuard } from './rule-index.js';
+import { thresholdRejects, type ThresholdReads } from './threshold-guards.js';
 
 /**
  * What the guards read of one event: the text at each guarded field by its readId (null: not
@@ -11,6 +12,8 @@ export type GuardReads = {
   readonly texts: (string | null | undefined)[];
   dates: Map<string, boolean> | undefined;
   readonly verdicts: (boolean | undefined)[];
+  /** Made when the event reaches its first threshold guard. */
+  thresholds: ThresholdReads | undefined;
 };
 
 /** Whether a guard shows the rule's first condition false (see guardRejects). */
@@ -45,9 +48,12 @@ function guardRejects(
   parties: Readonly<Record<string, string>>,
   reads: GuardReads,
 ): boolean {
+  const expected = guard.expected;
+  if (expected.kind === 'threshold') {
+    return thresholdRejects(expected, event, (reads.thresholds ??= { values: [], cuts: [] }));
+  }
   const text = readText(reads, guard.readId, guard.fields, event);
   if (text === null) return false;
-  const expected = guard.expected;
   switch (expected.kind) {
     case 'text':
       return !expected.values.includes(text);
@@ -101,5 +107,5 @@ export function textAt(value: unknown, fields: readonly string[]): string | null
 }
 
 export function newGuardReads(): GuardReads {
-  return { texts: [], dates: undefined, verdicts: [] };
+  return { texts: [], dates: undefined, verdicts: [], thresholds: undefined };
 }

@@ -72,6 +72,7 @@ function familyOf(guard: RuleGuard): Family | null {
     case 'party':
       return { kind: 'party', alias: expected.alias };
     case 'contains':
+    case 'threshold':
       return null;
   }
 }

@@ -1,6 +1,11 @@
 import type { LeadingEquality } from './cel/leading-equalities.js';
 import type { CompiledRule, RuleSet } from './compiled-rule.js';
 import { NOT_AS_ON_THE_WIRE } from './event-variable.js';
+import {
+  mayHaveThresholds,
+  type ThresholdExpectation,
+  type ThresholdTable,
+} from './threshold-guards.js';
 
 /**
  * An equality (or a startsWith/endsWith/contains test) the rule's first `when` condition hinges
@@ -17,7 +22,8 @@ export type RuleGuard = {
   /** The same for the guards of an index that read the same fields: the per-event read's slot. */
   readonly readId: number;
   readonly fields: readonly string[];
-  readonly expected: LeadingEquality['expected'];
+  /** Or a comparison with a literal, decided per event with the rules it shares it with. */
+  readonly expected: LeadingEquality['expected'] | ThresholdExpectation;
   /** The field reads the same text on the wire event as in the CEL variable (NOT_AS_ON_THE_WIRE). */
   readonly onWire: boolean;
 };
@@ -45,6 +51,12 @@ export type IndexTuning = {
    * field the same way with one lookup per event (rule-index-groups.ts). Needs guards.
    */
   readonly groups?: boolean;
+  /**
+   * Skip rules whose first condition compares a subexpression over `event` with a literal that
+   * the event's value fails, found by one binary search per event (threshold-guards.ts). Needs
+   * guards.
+   */
+  readonly thresholds?: boolean;
 };
 
 /**
@@ -86,11 +98,21 @@ export function indexRules(
   const withGuards = tuning?.guards ?? true;
   const list: readonly CompiledRule[] = 'rules' in rules ? rules.rules : rules;
   const guardIds: GuardIds = { verdicts: new Map(), reads: new Map() };
+  const thresholds: ThresholdTable | undefined =
+    withGuards && (tuning?.thresholds ?? true) ? { rules: list, checks: undefined } : undefined;
   const indexed = list.map((rule, order) => ({
     rule,
     order,
     variable: ruleVariable(rule),
-    guards: withGuards ? guardsOf(rule, guardIds) : NO_GUARDS,
+    guards: withGuards
+      ? guardsOf(
+          rule,
+          guardIds,
+          thresholds !== undefined && mayHaveThresholds(rule)
+            ? { kind: 'threshold', table: thresholds, order }
+            : undefined,
+        )
+      : NO_GUARDS,
   }));
   const byTrigger = new Map<string, IndexedRule[]>();
   const byInterface = new Map<string, IndexedRule[]>();
@@ -120,6 +142,7 @@ export function indexRules(
 }
 
 const NO_GUARDS: readonly RuleGuard[] = Object.freeze([]);
+const NO_FIELDS: readonly string[] = Object.freeze([]);
 
 /**
  * The guards of an event rule's first condition. Only the first: a later condition runs only
@@ -129,10 +152,14 @@ const NO_GUARDS: readonly RuleGuard[] = Object.freeze([]);
 /** Guard ids given so far: by field and expectation (RuleGuard.id), by field (readId). */
 type GuardIds = { readonly verdicts: Map<string, number>; readonly reads: Map<string, number> };
 
-function guardsOf(rule: CompiledRule, ids: GuardIds): readonly RuleGuard[] {
+function guardsOf(
+  rule: CompiledRule,
+  ids: GuardIds,
+  thresholds: ThresholdExpectation | undefined,
+): readonly RuleGuard[] {
   const first = rule.when[0];
   if (rule.trigger.kind === 'schedule' || first === undefined) return NO_GUARDS;
-  const guards = first.program.equalities
+  const equalities: RuleGuard[] = first.program.equalities
     .filter((e) => e.variable === 'event' && e.fields.length > 0 && e.fields[0] !== 'view')
     .map((e) => {
       const key = e.fields.join('.');
@@ -142,6 +169,21 @@ function guardsOf(rule: CompiledRule, ids: GuardIds): readonly RuleGuard[] {
       const onWire = !NOT_AS_ON_THE_WIRE.has(e.fields[0]!);
       return Object.freeze({ id, key, readId, fields: e.fields, expected: e.expected, onWire });
     });
+  // After the equalities: those read the wire event, the thresholds its CEL variable.
+  const guards =
+    thresholds === undefined
+      ? equalities
+      : [
+          ...equalities,
+          Object.freeze({
+            id: idOf(ids.verdicts, `thresholds of rule ${thresholds.order}`),
+            key: '',
+            readId: -1,
+            fields: NO_FIELDS,
+            expected: thresholds,
+            onWire: false,
+          }),
+        ];
   return guards.length === 0 ? NO_GUARDS : Object.freeze(guards);
 }
 

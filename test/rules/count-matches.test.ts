@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { benchRules } from '../../bench/bench-rules.js';
 import type { Event } from '../../src/ledger/wire/wire-types.js';
 import { evaluate } from '../../src/rules/evaluate.js';
+import { firstConditionFalse } from '../../src/rules/fire-rule.js';
 import { indexRules } from '../../src/rules/rule-index.js';
 import { randomEvents } from './random-events.js';
 import { CONTEXT, created, input, PKG_V2, rules } from './rule-fixtures.js';
@@ -55,6 +56,28 @@ describe('evaluate with countMatch', () => {
     }
     expect(counted).toBeGreaterThan(2_000);
     expect(fired).toBeGreaterThan(50);
+  });
+
+  it('gives the same with and without the threshold guards, counted or explained', () => {
+    const without = indexRules(ruleSet, { thresholds: false });
+    const counts = (i: typeof index, event: Event): [string, boolean][] => {
+      const out: [string, boolean][] = [];
+      evaluate(i, input(event), CONTEXT, { countMatch: (id, f) => out.push([id, f]) });
+      return out;
+    };
+    let skipped = 0;
+    for (const event of randomEvents(13, 600)) {
+      const a = evaluate(index, input(event), CONTEXT);
+      const b = evaluate(without, input(event), CONTEXT);
+      expect(a).toEqual(b);
+      expect(counts(index, event)).toEqual(counts(without, event));
+      // A rule a threshold skipped is explained as its first condition false, unevaluated.
+      skipped += a.explanations.filter((x, i) => {
+        const skip = firstConditionFalse(ruleSet.rules.find((r) => r.id === x.ruleId)!);
+        return x === skip && b.explanations[i] !== skip;
+      }).length;
+    }
+    expect(skipped).toBeGreaterThan(100);
   });
 
   it('is ignored when every rule is explained', () => {

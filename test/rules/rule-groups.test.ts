@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { evaluate, settleMatchCounts } from '../../src/rules/evaluate.js';
-import { indexRules, triggerIndexKey } from '../../src/rules/rule-index.js';
+import { evaluate, settleMatchCounts, type EvaluationContext } from '../../src/rules/evaluate.js';
+import { firstConditionFalse } from '../../src/rules/fire-rule.js';
+import { indexRules, triggerIndexKey, type RuleIndex } from '../../src/rules/rule-index.js';
 import { visitPlanOf } from '../../src/rules/rule-index-groups.js';
+import { checksOf } from '../../src/rules/threshold-guards.js';
 import { BotMetrics } from '../../src/runtime/bot-metrics.js';
 import { CONTEXT, PARTIES, created, input, rules } from './rule-fixtures.js';
 
 /**
  * Rules grouped by their guards (rule-index-groups.ts): one lookup per event decides a group, and
- * the match counters read as if each rule had been counted on its own.
+ * the match counters read as if each rule had been counted on its own. With them, the threshold
+ * guards (threshold-guards.ts): one value and one binary search per event decide the rules that
+ * compare one subexpression with a literal.
  */
 
 const TESTS: readonly (readonly [string, string])[] = [
@@ -29,6 +33,18 @@ const TESTS: readonly (readonly [string, string])[] = [
   ['payer-is-payer-too', 'parties.payer == event.createArgument.payer'],
   ['payer-is-auditor', 'event.createArgument.payer == parties.auditor'],
   ['payer-is-auditor-too', 'event.createArgument.payer == parties.auditor'],
+  ['over-100', 'decimal(event.createArgument.amount) > decimal("100")'],
+  ['from-5000', 'decimal(event.createArgument.amount) >= decimal("5000")'],
+  ['from-100', 'decimal(event.createArgument.amount) >= decimal("100.0")'],
+  ['double-over-9000', 'decimal(event.createArgument.amount) * 2 > decimal("9000")'],
+  ['double-over-100', 'decimal(event.createArgument.amount) * 2 > decimal("100")'],
+  ['under-5000', 'decimal("5000") > decimal(event.createArgument.amount)'],
+  ['up-to-10', 'decimal(event.createArgument.amount) <= 10'],
+  ['below-100', 'decimal(event.createArgument.amount) < decimal("100")'],
+  [
+    'payer-over-50',
+    'event.createArgument.payer == parties.payer && decimal(event.createArgument.amount) * 2 > decimal("50")',
+  ],
 ];
 
 /** Each test for both parties, with a second condition that fires, fails or errs by amount. */
@@ -52,7 +68,7 @@ const CURRENCIES: unknown[] = ['USD', 'EUR', 'CHF', 'GBP', '', null, 5, { code: 
 const REFERENCES: unknown[] = ['INV-17', 'INV-27', 'INV-1', 'X-17', 'X', '', 17, undefined];
 const DUES: unknown[] = ['2025-03-01', '2025-03-02', '2025-02-30', 'soon', 20250301, undefined];
 const PAYERS: unknown[] = [PARTIES.payer, PARTIES.auditor, PARTIES.issuer, 7, undefined];
-const AMOUNTS: unknown[] = ['10', '5000', 'lots'];
+const AMOUNTS: unknown[] = ['10', '5000', 'lots', '100', '4500', '50.00', '-3', 7, undefined];
 const WITNESSES: string[][] = [
   [PARTIES.payer],
   [PARTIES.issuer],
@@ -81,6 +97,27 @@ function events(): ReturnType<typeof input>[] {
   return out;
 }
 
+const WITHOUT_THRESHOLDS = indexRules(RULE_SET, { thresholds: false });
+const BY_ID = new Map(RULE_SET.rules.map((r) => [r.id, r]));
+
+/**
+ * How many rules a threshold guard skipped on `event`: explained as their first condition false
+ * without evaluating it, where the index without thresholds evaluated them (to the same end).
+ */
+function thresholdsRejecting(
+  index: RuleIndex,
+  event: ReturnType<typeof input>,
+  context: EvaluationContext,
+): number {
+  const withThem = evaluate(index, event, context).explanations;
+  const without = evaluate(WITHOUT_THRESHOLDS, event, context).explanations;
+  expect(withThem).toEqual(without);
+  return withThem.filter((x, i) => {
+    const skip = firstConditionFalse(BY_ID.get(x.ruleId)!);
+    return x === skip && without[i] !== skip;
+  }).length;
+}
+
 describe('rule groups', () => {
   it('group the rules whose guards test one field the same way, per party', () => {
     const index = indexRules(RULE_SET);
@@ -95,14 +132,51 @@ describe('rule groups', () => {
       ['ends-7', 'ends-1'],
       ['ends-17', 'ends-27'],
       ['due-1', 'due-2'],
-      ['payer-is-payer', 'payer-is-payer-too'],
+      ['payer-is-payer', 'payer-is-payer-too', 'payer-over-50'],
       ['payer-is-auditor', 'payer-is-auditor-too'],
     ]);
     // The same for the issuer's rules: a group is of one party.
     expect(plan.groups).toHaveLength(14);
-    // x-1 (another prefix length) and has-17 (contains) are asked one by one.
+    // x-1 (another prefix length), has-17 (contains) and the thresholds are asked one by one.
     const single = plan.items.filter((i) => i.rule !== null).map((i) => i.rule!.entry.rule.id);
-    expect(single).toEqual(['x-1-payer', 'has-17-payer', 'x-1-issuer', 'has-17-issuer']);
+    const alone = [
+      'x-1',
+      'has-17',
+      'over-100',
+      'from-5000',
+      'from-100',
+      'double-over-9000',
+      'double-over-100',
+      'under-5000',
+      'up-to-10',
+      'below-100',
+    ];
+    expect(single).toEqual([
+      ...alone.map((id) => `${id}-payer`),
+      ...alone.map((id) => `${id}-issuer`),
+    ]);
+    // Thresholds of one subexpression compared the same way share a family, sorted.
+    const families = new Map<string, string[]>();
+    for (const { entry } of plan.items.flatMap((i) => (i.rule === null ? [] : [i.rule]))) {
+      for (const guard of entry.guards) {
+        const expected = guard.expected;
+        if (expected.kind !== 'threshold' || !entry.rule.id.endsWith('-payer')) continue;
+        for (const { family, rank } of checksOf(expected)) {
+          const key = `${family.op} ${family.literals.map(String).join(' ')}`;
+          families.set(key, [...(families.get(key) ?? []), `${entry.rule.id}@${rank}`]);
+        }
+      }
+    }
+    expect(Object.fromEntries(families)).toEqual({
+      '> 100': ['over-100-payer@0'],
+      '>= 100 5000': ['from-5000-payer@1', 'from-100-payer@0'],
+      // With the 50 of payer-over-50 (in the payer group): the family is the index's.
+      '> 50 100 9000': ['double-over-9000-payer@2', 'double-over-100-payer@1'],
+      // Written with the literal on the left: compared in that order.
+      '< 5000': ['under-5000-payer@0'],
+      '<= 10': ['up-to-10-payer@0'],
+      '< 100': ['below-100-payer@0'],
+    });
   });
 
   it('give the intents, errors and counters of the rules evaluated one by one', () => {
@@ -118,6 +192,7 @@ describe('rule groups', () => {
       { ...CONTEXT, parties: { payer: PARTIES.payer, issuer: PARTIES.issuer } },
     ];
     let hits = 0;
+    let skipped = 0;
     events().forEach((event, i) => {
       const context = contexts[i % 2]!;
       const counts = inGroups.matchCountsFor(grouped);
@@ -142,8 +217,10 @@ describe('rule groups', () => {
       // A group's count reaches its rules' counters when read.
       hits += counts.matched.reduce((x, y) => x + y, 0) - matched;
       expect(counts.total - before).toBe(calls);
+      skipped += thresholdsRejecting(grouped, event, context);
     });
     expect(hits).toBeGreaterThan(1000);
+    expect(skipped).toBeGreaterThan(1000);
     const snapshot = (m: BotMetrics): string => JSON.stringify(m.snapshot().rules);
     expect(snapshot(inGroups)).toBe(snapshot(byCall));
     expect(snapshot(oneByOne)).toBe(snapshot(byCall));

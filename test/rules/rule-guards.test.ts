@@ -2,6 +2,7 @@ import { Environment } from '@marcbachmann/cel-js';
 import { describe, expect, it } from 'vitest';
 import { CelEnvironment } from '../../src/rules/cel/cel-environment.js';
 import { leadingEqualities } from '../../src/rules/cel/leading-equalities.js';
+import { leadingThresholds } from '../../src/rules/cel/leading-thresholds.js';
 import type { RuleSet } from '../../src/rules/compiled-rule.js';
 import { evaluate } from '../../src/rules/evaluate.js';
 import { firstConditionFalse } from '../../src/rules/fire-rule.js';
@@ -130,16 +131,19 @@ describe('rule guards (leading equalities of the first condition)', () => {
     expect(
       of('event.a.endsWith("x") && event.b.startsWith(event.a) && parties.p.contains("x")'),
     ).toEqual([{ variable: 'event', fields: ['a'], expected: { kind: 'endsWith', text: 'x' } }]);
+    // The comparisons with a literal (threshold-guards.ts) have a test of their own.
+    const equalitiesOf = (r: (typeof INDEX.rules)[number]) =>
+      r.guards.filter((g) => g.expected.kind !== 'threshold');
     const guards = Object.fromEntries(
       INDEX.rules.map((r) => [
         r.rule.id,
-        r.guards.map(({ id: _id, readId: _readId, onWire: _onWire, ...guard }) => guard),
+        equalitiesOf(r).map(({ id: _id, readId: _readId, onWire: _onWire, ...guard }) => guard),
       ]),
     );
     // Guards of the same fields share the slot of their per-event read, and only they.
     const readIds = new Map<string, number>();
-    for (const { guards: ofRule } of INDEX.rules) {
-      for (const g of ofRule) {
+    for (const rule of INDEX.rules) {
+      for (const g of equalitiesOf(rule)) {
         expect(g.readId).toBe(readIds.get(g.key) ?? g.readId);
         readIds.set(g.key, g.readId);
       }
@@ -223,9 +227,54 @@ describe('rule guards (leading equalities of the first condition)', () => {
     });
   });
 
+  it('finds the comparisons of an event-only subexpression with a literal in the && chain only', () => {
+    const env = new Environment()
+      .registerVariable('event', 'dyn')
+      .registerVariable('parties', 'dyn')
+      .registerVariable('rule', 'dyn');
+    const of = (source: string) =>
+      leadingThresholds(env.parse(source).ast).map((t) => [
+        t.key,
+        t.op,
+        t.flipped,
+        t.literal.type,
+        t.literal.value instanceof Date ? t.literal.value.toISOString() : String(t.literal.value),
+      ]);
+    expect(of('decimal(event.a) * 2 > decimal("10") && event.b == "x"')).toEqual([
+      ['(decimal(event."a")*2n)', '>', false, 'decimal', '10'],
+    ]);
+    // The literal on the left: the comparison turned round, and done in the written order.
+    expect(of('10 >= event.n && (event.m < 3 && true)')).toEqual([
+      ['event."n"', '<=', true, 'int', '10'],
+      ['event."m"', '<', false, 'int', '3'],
+    ]);
+    expect(of('date(event.d) <= date("2026-01-31")')).toEqual([
+      ['date(event."d")', '<=', false, 'timestamp', '2026-01-31T00:00:00.000Z'],
+    ]);
+    for (const none of [
+      'event.a > 1 || event.b > 2',
+      '!(event.a > 1)',
+      'event.a > parties.x',
+      'parties.x > 1',
+      'rule.revision > 1',
+      'decimal(event.a) * rule.revision > 1',
+      'event.view.amount > 1',
+      'event.a > 2.5',
+      'event.a > "x"',
+      'event.a > event.b',
+      'event["a"] > 1',
+      'event.a == 1',
+      'decimal(event.a) > decimal("x")',
+    ]) {
+      expect(of(none), none).toEqual([]);
+    }
+  });
+
   it('gives equal guards one id, so an event asks each once', () => {
-    const ids = INDEX.rules.flatMap((r) => r.guards.map((g) => g.id));
-    // Every guard of RULES differs from the others.
+    const ids = INDEX.rules.flatMap((r) =>
+      r.guards.filter((g) => g.expected.kind !== 'threshold').map((g) => g.id),
+    );
+    // Every equality of RULES differs from the others.
     expect(new Set(ids).size).toBe(ids.length);
     const twice = indexRules(
       loadRules(

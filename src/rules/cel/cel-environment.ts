@@ -19,6 +19,7 @@ import {
   type FoldedFunction,
 } from './literal-calls.js';
 import { leadingEqualities } from './leading-equalities.js';
+import { leadingThresholds, mayCompare, type LeadingThreshold } from './leading-thresholds.js';
 import { readPathsAndNumberOperands } from './read-paths.js';
 import { checkStoredProgram, type StoredProgram } from './stored-program.js';
 import { isAstNode, visitAst } from './visit-ast.js';
@@ -190,6 +191,7 @@ export class CelEnvironment {
       closure !== null,
       () => closure,
       () => parsed,
+      () => (mayCompare(source) ? leadingThresholds(parsed.ast) : []),
     );
   }
 
@@ -223,6 +225,17 @@ export class CelEnvironment {
     const stored = checkStoredProgram(json);
     const { closure: encoded, ...rest } = stored;
     const made: Made = { ...rest, variables: [...stored.variables], encoded };
+    // The thresholds (leading-thresholds.ts) from the stored closure form, at the first ask, so
+    // a warm start skips the same rules as a cold one.
+    const thresholdsOf = (): readonly LeadingThreshold[] => {
+      if (encoded === null || !mayCompare(stored.source)) return [];
+      try {
+        return leadingThresholds(decodeClosureForm(encoded));
+      } catch (error) {
+        if (error instanceof MalformedClosureForm) return [];
+        throw error;
+      }
+    };
     // The closures too are made at the first evaluation: a start does not pay for programs its
     // events never reach. A form that does not decode leaves the program to cel-js.
     const closureOf = (): Closure | null => {
@@ -240,17 +253,23 @@ export class CelEnvironment {
       stored.maxComprehensionDepth === null
         ? {}
         : { maxComprehensionDepth: stored.maxComprehensionDepth };
-    return this.#program(made, encoded !== null && this.#tuning.closures, closureOf, () => {
-      try {
-        parsed ??= this.#parse(stored.source, stored.variables, options);
-      } catch (error) {
-        if (error instanceof CelCompileError) {
-          throw new CelEvaluationError(stored.source, error.message, { cause: error });
+    return this.#program(
+      made,
+      encoded !== null && this.#tuning.closures,
+      closureOf,
+      () => {
+        try {
+          parsed ??= this.#parse(stored.source, stored.variables, options);
+        } catch (error) {
+          if (error instanceof CelCompileError) {
+            throw new CelEvaluationError(stored.source, error.message, { cause: error });
+          }
+          throw error;
         }
-        throw error;
-      }
-      return parsed;
-    });
+        return parsed;
+      },
+      thresholdsOf,
+    );
   }
 
   #closureOf(form: unknown): Closure | null {
@@ -298,9 +317,11 @@ export class CelEnvironment {
     hasClosure: boolean,
     closureOf: () => Closure | null,
     parsedOf: () => ParseResult,
+    thresholdsOf: () => readonly LeadingThreshold[],
   ): CelProgram {
     const source = made.source;
     let closure: Closure | null | undefined;
+    let thresholds: readonly LeadingThreshold[] | undefined;
     const program: CelProgram = {
       source,
       reads: Object.freeze(made.reads),
@@ -310,6 +331,7 @@ export class CelEnvironment {
       equalities: Object.freeze(made.equalities),
       result: made.result,
       closure: hasClosure,
+      thresholds: () => (thresholds ??= Object.freeze(thresholdsOf())),
       evaluate(values: Readonly<Record<string, unknown>>): unknown {
         if (closure === undefined) closure = closureOf();
         if (closure !== null) {

@@ -1,4 +1,5 @@
 import type { LeadingEquality } from './leading-equalities.js';
+import type { LeadingThreshold } from './leading-thresholds.js';
 import type { Comparison, Guard, NumberOperand, Operand, ReadPath } from './read-paths.js';
 
 /**
@@ -18,6 +19,12 @@ export interface CelProgram {
   readonly guards: readonly Guard[];
   /** The equalities of its top-level `&&` chain with text known before evaluation. */
   readonly equalities: readonly LeadingEquality[];
+  /**
+   * The comparisons of its top-level `&&` chain of a subexpression over `event` with a literal,
+   * made when first asked (the index asks for the first `when` condition of event rules only).
+   * Absent: none known.
+   */
+  readonly thresholds?: () => readonly LeadingThreshold[];
   /** Its own type where known: a field path, a literal's or a function's type. */
   readonly result: Operand;
   /** Whether closures (compile-closure.ts) evaluate it where they can, before cel-js. */

@@ -180,7 +180,7 @@ function closureOf(raw: unknown, options: ClosureOptions, depth: number): Closur
 }
 
 /** The literal a folded node stands for: `alt` in the closure form, `meta.alternate` in cel-js. */
-function alternateOf(node: Node): Node | undefined {
+export function alternateOf(node: Node): Node | undefined {
   return node.alt ?? (node as { readonly meta?: { readonly alternate?: Node } }).meta?.alternate;
 }
 

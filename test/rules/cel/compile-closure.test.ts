@@ -12,6 +12,11 @@ import { BAIL, compileClosure } from '../../../src/rules/cel/compile-closure.js'
 import { ConversionMemo } from '../../../src/rules/cel/conversion-memo.js';
 import { MEMO_KEY } from '../../../src/rules/cel/literal-calls.js';
 import { EVERY_ITEM } from '../../../src/rules/cel/read-paths.js';
+import {
+  checksReject,
+  thresholdChecks,
+  thresholdFamilyKey,
+} from '../../../src/rules/threshold-guards.js';
 
 /**
  * Conditions evaluated by closures (compile-closure.ts) must give exactly what cel-js gives:
@@ -242,6 +247,54 @@ describe('CEL conditions through closures', () => {
     expect(decided).toBeGreaterThan(compared / 2);
     // Some 100,000 evaluations: room for a machine busy with the whole suite.
   }, 60_000);
+
+  it('are false in cel-js whenever a threshold of theirs rejects the event (threshold-guards.ts)', () => {
+    const withThresholds = compiled.flatMap((c) => {
+      const found = c.fast.thresholds!();
+      if (found.length === 0) return [];
+      // A warm start finds the same thresholds in the stored form.
+      const restored = c.restored.thresholds!();
+      expect(restored.map(thresholdFamilyKey), c.source).toEqual(found.map(thresholdFamilyKey));
+      expect(
+        restored.map((t) => t.literal),
+        c.source,
+      ).toEqual(found.map((t) => t.literal));
+      const [checks] = thresholdChecks([
+        found.map((threshold) => ({ threshold, family: thresholdFamilyKey(threshold) })),
+      ]);
+      return [{ ...c, checks: checks! }];
+    });
+    // The bench's amount windows and doubled amounts, the examples' thresholds, the edge cases.
+    expect(withThresholds.length).toBeGreaterThan(20);
+    const next = generator(23);
+    let rejected = 0;
+    let undecided = 0;
+    for (let round = 0; round < 300; round++) {
+      const event = eventFor(
+        withThresholds.map((c) => c.fast),
+        'event',
+        next,
+      ) as Readonly<Record<string, unknown>>;
+      const values = {
+        event,
+        contract: {},
+        parties: PARTIES,
+        rule: { id: 'r', revision: 1n, description: '', labels: {} },
+        now: new Date(Date.UTC(2026, 0, 10, 12)),
+        today: new Date(Date.UTC(2026, 0, 10)),
+      };
+      for (const c of withThresholds) {
+        const reads = { values: [], cuts: [] };
+        if (checksReject(c.checks, event, reads)) {
+          rejected += 1;
+          expect(outcome(c.slow, values), c.source).toBe('boolean false');
+        } else if (reads.cuts.some((cut) => cut === -1)) undecided += 1;
+      }
+    }
+    expect(rejected).toBeGreaterThan(1_000);
+    // Amounts that are no decimal, missing fields, other types: left to the evaluation.
+    expect(undecided).toBeGreaterThan(100);
+  });
 });
 
 describe('compileClosure', () => {
