@@ -98,7 +98,7 @@ function ingestSteps(rows: readonly IngestRow[]): string[] {
     'over the event alone with a literal (`decimal(event.createArgument.amount) * 2 > decimal("3809")`, `>=`, `<`, `<=`;',
     "decimals, ints, dates and timestamps) is not evaluated when the event's value fails it: the rules comparing one",
     'subexpression the same way share one computation of it per event and one binary search over their literals, sorted',
-    'when the index is built. The variants must agree on every intent and match (the bench checks it).',
+    'once (at the first event that asks). The variants must agree on every intent and match (the bench checks it).',
     'Under every row, also "none": the lookups and comparisons made cheaper per event, and the match counters kept in',
     'place without an explanation per rule, over the rules whose trigger the event matches (see the reading below).',
     '',
