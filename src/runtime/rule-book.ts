@@ -9,7 +9,8 @@ export type RuleStatus = {
   readonly revision: number;
   readonly trigger: 'created' | 'exercised' | 'archived' | 'schedule';
   /**
-   * `paused`: its events wait (the checkpoint holds at `pausedAtOffset`); `resuming`: the events
+   * `paused`: its events wait (the checkpoint holds at `pausedAtOffset`; a schedule rule's slots
+   * wait, and it holds nothing); `resuming`: the events
    * that arrived while it was paused are being evaluated; `disabled`: `enabled: false`.
    */
   readonly state: 'active' | 'paused' | 'resuming' | 'disabled';
@@ -128,10 +129,17 @@ export class RuleBook {
     return this.#paused.get(ruleId);
   }
 
-  /** Where the checkpoint holds: the offset of the earliest pause (resuming ones included). */
+  /**
+   * Where the checkpoint holds: the offset of the earliest pause (resuming ones included). A
+   * schedule rule's pause holds nothing: it reads no events (a `forEach` queries the ledger at
+   * the slot), so holding would only make a restart, or a fleet's checkpoint rows, go back for it.
+   */
   heldAt(): number | undefined {
     let held: number | undefined;
-    for (const p of this.#paused.values()) held = Math.min(held ?? p.offset, p.offset);
+    for (const [id, p] of this.#paused) {
+      if (this.find(id)?.trigger.kind === 'schedule') continue;
+      held = Math.min(held ?? p.offset, p.offset);
+    }
     return held;
   }
 

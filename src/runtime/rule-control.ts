@@ -83,6 +83,13 @@ export class RuleControl {
     const rule = this.#controllable(ruleId);
     const p = book.pauseOf(ruleId);
     if (p === undefined || p.resuming) return book.statusOf(rule);
+    if (rule.trigger.kind === 'schedule') {
+      // No events waited for it (see RuleBook.heldAt): active again at once, nothing to replay.
+      book.end(rule.id, p);
+      this.#d.logger.info({ ruleId }, 'rule active again');
+      this.#d.events.emit('resumed', rule.id);
+      return book.statusOf(rule);
+    }
     const to = this.#d.checkpoint.evaluatedThrough ?? p.offset;
     // From here on the live stream evaluates the rule again; the replay covers (p.offset, to].
     book.startResuming(p);

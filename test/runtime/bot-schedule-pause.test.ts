@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BotOptions } from '../../src/runtime/bot.js';
 import { clockSlotScheduler, type SlotScheduler } from '../../src/schedule/slot-scheduler.js';
-import { botFixture, rules, type BotFixture } from './bot-fixture.js';
+import { ACCEPT_RULES, botFixture, checkpointAt, rules, type BotFixture } from './bot-fixture.js';
 
 // A paused schedule rule fires no slot (issue 18): on a single bot (pauseRule) and when the bot
 // starts it paused (BotOptions.pausedAtStart, a fleet member's rule paused fleet-wide). Resumed,
@@ -77,5 +77,29 @@ describe('the bot, unit: a paused schedule rule', () => {
       skippedMisfire: 2,
       lastSlot: Date.parse('2026-01-05T09:03:00Z'),
     });
+  });
+
+  it('holds no checkpoint (it reads no events) and, resumed, is active at once with nothing to replay', async () => {
+    const scheduler: SlotScheduler = {
+      watch: (trigger, wake) => clockSlotScheduler(f!.clock).watch(trigger, wake),
+    };
+    const both = `${ACCEPT_RULES}${NOTE.slice(NOTE.indexOf('  - id: note'))}`;
+    const fx = (f = botFixture({ rules: rules(both), schedule: { scheduler } }));
+    fx.ledger.end = 10;
+    await fx.bot.start();
+    expect(fx.bot.pauseRule('note')).toMatchObject({ state: 'paused', pausedAtOffset: 10 });
+    fx.ledger.updateQueue.push(checkpointAt(12));
+    await fx.settle();
+    // The stream goes on, and the checkpoint with it: a restart (or a fleet's
+    // rows) does not go back to where the schedule rule was paused.
+    expect(fx.bot.checkpoint()).toBe(12);
+    const resumed: string[] = [];
+    fx.bot.events.on('resumed', (id) => resumed.push(id));
+    const streams = fx.ledger.updateStreams.length;
+    expect(fx.bot.resumeRule('note').state).toBe('active');
+    await fx.settle();
+    expect(resumed).toEqual(['note']);
+    expect(fx.ledger.updateStreams.length).toBe(streams); // no replay stream
+    expect(fx.bot.checkpoint()).toBe(12);
   });
 });
