@@ -13,15 +13,10 @@ import {
   rules,
   SETTLE_RULE,
   type BotFixture,
+  REMIND_RULES,
+  choices,
 } from './bot-fixture.js';
 import { completionOf } from './tracker-fixture.js';
-
-const REMIND = `${ACCEPT_RULES}  - id: remind
-    on: { created: '#invoices:Invoice:Invoice', party: payer }
-    then:
-      - exercise: { template: '#invoices:Invoice:Invoice', contractId: '\${{ event.contractId }}', choice: Remind }
-        actAs: [payer]
-`;
 
 let f: BotFixture | undefined;
 afterEach(async () => {
@@ -29,17 +24,9 @@ afterEach(async () => {
   f = undefined;
 });
 
-/** The choices of the submissions so far. */
-function choices(fx: BotFixture): string[] {
-  return fx.ledger.submits.map((s) => {
-    const c = s.commands[0] as { ExerciseCommand?: { choice: string } };
-    return c.ExerciseCommand?.choice ?? '?';
-  });
-}
-
 describe('the bot, unit: rule control, reload, shadow, dead letters, stop', () => {
   it('pause holds the checkpoint and skips the rule; resume replays its paused events, then releases the hold', async () => {
-    f = botFixture({ rules: rules(REMIND) });
+    f = botFixture({ rules: rules(REMIND_RULES) });
     f.ledger.end = 10;
     await f.bot.start();
     expect(f.bot.pauseRule('remind')).toMatchObject({ state: 'paused', pausedAtOffset: 10 });

@@ -53,6 +53,22 @@ export const SETTLE_RULE = `  - id: settle
         actAs: [issuer]
 `;
 
+/** The accept rule and a `remind` rule (Remind on every invoice the payer sees). */
+export const REMIND_RULES = `${ACCEPT_RULES}  - id: remind
+    on: { created: '#invoices:Invoice:Invoice', party: payer }
+    then:
+      - exercise: { template: '#invoices:Invoice:Invoice', contractId: '\${{ event.contractId }}', choice: Remind }
+        actAs: [payer]
+`;
+
+/** The choices of the fixture ledger's submissions so far, in order. */
+export function choices(fx: BotFixture): string[] {
+  return fx.ledger.submits.map((s) => {
+    const c = s.commands[0] as { ExerciseCommand?: { choice: string } };
+    return c.ExerciseCommand?.choice ?? '?';
+  });
+}
+
 export function rules(text = ACCEPT_RULES): RuleSet {
   return loadRulesOrThrow([{ path: 'rules.yaml', text }], { parties: PARTIES });
 }

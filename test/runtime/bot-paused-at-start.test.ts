@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bot } from '../../src/runtime/bot.js';
 import {
-  ACCEPT_RULES,
   botFixture,
   checkpointAt,
   invoiceCreated,
   recordingLogger,
   rules,
   type BotFixture,
+  REMIND_RULES,
+  choices,
 } from './bot-fixture.js';
 import { completionOf } from './tracker-fixture.js';
 
@@ -15,25 +16,11 @@ import { completionOf } from './tracker-fixture.js';
 // new owner of a paused rule (a take-over, a rebalance, a restart) evaluates none of the events
 // that came during the pause until the rule is resumed.
 
-const REMIND = `${ACCEPT_RULES}  - id: remind
-    on: { created: '#invoices:Invoice:Invoice', party: payer }
-    then:
-      - exercise: { template: '#invoices:Invoice:Invoice', contractId: '\${{ event.contractId }}', choice: Remind }
-        actAs: [payer]
-`;
-
 let f: BotFixture | undefined;
 afterEach(async () => {
   await f?.cleanup();
   f = undefined;
 });
-
-function choices(fx: BotFixture): string[] {
-  return fx.ledger.submits.map((s) => {
-    const c = s.commands[0] as { ExerciseCommand?: { choice: string } };
-    return c.ExerciseCommand?.choice ?? '?';
-  });
-}
 
 function complete(fx: BotFixture, index: number, offset: number): void {
   fx.ledger.completionQueue.push({
@@ -51,7 +38,7 @@ async function stop(fx: BotFixture, bot: Bot): Promise<void> {
 
 describe('the bot, unit: rules paused at start', () => {
   it('pauses them at its stored checkpoint before the stream opens, holds it across a restart, and a resume replays the paused events', async () => {
-    f = botFixture({ rules: rules(REMIND), closeStore: false });
+    f = botFixture({ rules: rules(REMIND_RULES), closeStore: false });
     f.ledger.end = 7;
     await f.bot.start(); // the first run stores its checkpoint at the ledger end, 7
     await stop(f, f.bot);
@@ -107,7 +94,7 @@ describe('the bot, unit: rules paused at start', () => {
   });
 
   it('does not pause a rule disabled in its file: nothing holds the checkpoint', async () => {
-    const text = `${REMIND}    enabled: false\n`;
+    const text = `${REMIND_RULES}    enabled: false\n`;
     f = botFixture({ rules: rules(text), pausedAtStart: ['remind'] });
     f.ledger.end = 3;
     await f.bot.start();

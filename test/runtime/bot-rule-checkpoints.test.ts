@@ -1,24 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bot } from '../../src/runtime/bot.js';
 import {
-  ACCEPT_RULES,
   botFixture,
   checkpointAt,
   invoiceCreated,
   rules,
   type BotFixture,
+  REMIND_RULES,
 } from './bot-fixture.js';
 
 // BotOptions.ruleCheckpoints: a fleet member's bot begins at the lowest checkpoint of its rules,
 // and each rule evaluates only the events after its own (issue 18): a rule whose history begins
 // further on (new to the fleet, or added back by a reload) acts on nothing before it.
-
-const REMIND = `${ACCEPT_RULES}  - id: remind
-    on: { created: '#invoices:Invoice:Invoice', party: payer }
-    then:
-      - exercise: { template: '#invoices:Invoice:Invoice', contractId: '\${{ event.contractId }}', choice: Remind }
-        actAs: [payer]
-`;
 
 let f: BotFixture | undefined;
 afterEach(async () => {
@@ -50,7 +43,7 @@ async function storedAt4(fx: BotFixture): Promise<void> {
 
 describe('the bot, unit: each rule from its own checkpoint', () => {
   it('begins at the stored checkpoint; a rule whose own is further on skips the events up to it', async () => {
-    f = botFixture({ rules: rules(REMIND), closeStore: false });
+    f = botFixture({ rules: rules(REMIND_RULES), closeStore: false });
     await storedAt4(f);
     f.ledger.end = 12;
     const bot = f.restart({
@@ -75,7 +68,7 @@ describe('the bot, unit: each rule from its own checkpoint', () => {
   });
 
   it('pauses a rule at its own checkpoint, so a resume does not replay the events before it', async () => {
-    f = botFixture({ rules: rules(REMIND), closeStore: false });
+    f = botFixture({ rules: rules(REMIND_RULES), closeStore: false });
     await storedAt4(f);
     f.ledger.end = 12;
     const bot = f.restart({
