@@ -226,13 +226,16 @@ export async function startFleetMember(
     keeper.setRules(ruleIds);
     running = bot;
     log.info({ rules: [...rules].sort() }, 'running the rules this member owns');
-    // Paused or resumed fleet-wide while the bot started: carried out now, not a round later
-    // when the forwarded request is claimed (then a no-op: pause and resume are idempotent).
+    // Paused or resumed fleet-wide while the bot started, or a pause the start did not apply:
+    // made true of the running bot now, not a round later when the forwarded request is claimed
+    // (then a no-op: pause and resume are idempotent). Compared with the bot's own state, not
+    // with what was read before the start, so nothing paused fleet-wide runs active here.
     const pausedNow = new Set(await requests.paused([...rules]));
+    const states = new Map(bot.bot.ruleStatus().map((r) => [r.id, r.state]));
     for (const id of rules) {
-      if (pausedNow.has(id) !== pausedAtStart.includes(id)) {
-        apply(bot, { kind: pausedNow.has(id) ? 'pause' : 'resume', ruleId: id });
-      }
+      const state = states.get(id);
+      if (pausedNow.has(id) && state === 'active') apply(bot, { kind: 'pause', ruleId: id });
+      if (!pausedNow.has(id) && state === 'paused') apply(bot, { kind: 'resume', ruleId: id });
     }
     void bot.bot.done.then(() => botEnded(bot));
   };
