@@ -114,9 +114,12 @@ describeWithPg('a fleet-wide pause', (server) => {
             fleet: await fleetOf(survivor.port),
             rule: await ruleOf(survivor.port),
           }),
-          (s) => s.fleet?.running.includes(ACCEPT) === true && s.rule !== undefined,
+          // While its bot starts (before its stream opens) /status can show the rule active: the
+          // pause is applied where the bot learns its start offset. Paused it must become; that
+          // it acted on nothing meanwhile is asserted below.
+          (s) => s.fleet?.running.includes(ACCEPT) === true && s.rule?.state === 'paused',
           30_000,
-          'the survivor running the accept rule',
+          'the survivor running the accept rule, paused',
         );
         expect((taken.fleet as FleetStatus).running.sort()).toEqual([...FIXTURE_RULES].sort());
         expect(taken.rule?.state).toBe('paused');
