@@ -144,28 +144,21 @@ async function perform(
       );
       return 0;
     }
-    case 'retry': {
-      const done = await target.retry(id);
-      if (done === false) return missing();
-      if (done !== true) {
-        io.out(formatForwarded(`the retry of ${id} was`, done.owner, target.where));
-        return 0;
-      }
-      io.out(
-        target.where.startsWith('store')
-          ? `requeued ${id} in the store: the bot resubmits it under the same commandId when it starts\n`
-          : `requeued ${id}: the running bot resubmits it under the same commandId now\n`,
-      );
-      return 0;
-    }
+    case 'retry':
     case 'drop': {
-      const done = await target.drop(id);
+      const done = await (action === 'retry' ? target.retry(id) : target.drop(id));
       if (done === false) return missing();
       if (done !== true) {
-        io.out(formatForwarded(`the drop of ${id} was`, done.owner, target.where));
-        return 0;
+        io.out(formatForwarded(`the ${action} of ${id} was`, done.owner, target.where));
+      } else if (action === 'drop') {
+        io.out(`dropped ${id} for good (${target.where})\n`);
+      } else {
+        io.out(
+          target.where.startsWith('store')
+            ? `requeued ${id} in the store: the bot resubmits it under the same commandId when it starts\n`
+            : `requeued ${id}: the running bot resubmits it under the same commandId now\n`,
+        );
       }
-      io.out(`dropped ${id} for good (${target.where})\n`);
       return 0;
     }
   }
