@@ -93,7 +93,19 @@ describe('formatStatus', () => {
         ],
       },
     });
-    expect(text).toContain('fleet invoices: this member h-1-aa runs accept');
+    expect(text).toContain('fleet invoices: this member h-1-aa runs accept\n');
+    const starting = formatStatus({
+      state: 'running',
+      fleet: {
+        name: 'invoices',
+        instanceId: 'h-1-aa',
+        running: [],
+        starting: ['accept', 'settle'],
+      },
+    });
+    expect(starting).toContain(
+      'fleet invoices: this member h-1-aa runs no rule; its bot is starting accept, settle\n',
+    );
     expect(text).toMatch(/^h-1-aa \(this one\) +yes +1 +T1$/m);
     expect(text).toMatch(/^h-2-bb +no +0 +T0$/m);
     expect(text).toMatch(/^accept +h-1-aa +3$/m);

@@ -5,8 +5,10 @@ import type { LeaseStore } from '../../store/pg/lease-store.js';
 export type FleetStatusSelf = {
   readonly fleet: FleetConfig;
   readonly instanceId: string;
-  /** The rules this member's bot runs now. */
+  /** The rules this member's bot runs now (empty while that bot starts). */
   readonly running: ReadonlySet<string>;
+  /** The rules of this member's bot while it starts (empty once it runs). */
+  readonly starting: ReadonlySet<string>;
   /** Every rule of this member's rule files. */
   readonly ruleIds: readonly string[];
 };
@@ -22,6 +24,7 @@ export async function fleetStatus(
     instanceId: self.instanceId,
     leasePeriodMs: self.fleet.leasePeriodMs,
     running: [...self.running].sort(),
+    starting: [...self.starting].sort(),
     members: members.map((m) => ({
       instanceId: m.instanceId,
       name: m.name,

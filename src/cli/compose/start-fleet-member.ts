@@ -186,8 +186,19 @@ export async function startFleetMember(
     }
   };
 
-  const status = (): Promise<Record<string, unknown>> =>
-    fleetStatus(leases, { fleet, instanceId, running: owned, ruleIds });
+  // A rule is running once its bot is: while the bot starts, an action on the rule is refused
+  // by the bot or forwarded, so a client that waits for `running` can act on it at once.
+  const status = (): Promise<Record<string, unknown>> => {
+    const runs = running !== undefined && running.bot.state === 'running';
+    const none = new Set<string>();
+    return fleetStatus(leases, {
+      fleet,
+      instanceId,
+      running: runs ? owned : none,
+      starting: running === undefined ? owned : none,
+      ruleIds,
+    });
+  };
 
   const startOne = async (rules: ReadonlySet<string>): Promise<void> => {
     owned = rules;

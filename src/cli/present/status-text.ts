@@ -24,6 +24,7 @@ type StatusFleet = {
   readonly name?: string;
   readonly instanceId?: string;
   readonly running?: readonly string[];
+  readonly starting?: readonly string[];
   readonly members?: readonly {
     readonly instanceId: string;
     readonly live?: boolean;
@@ -148,8 +149,10 @@ function formatFleet(f: StatusFleet): string[] {
       o.generation === undefined ? '-' : String(o.generation),
     ]),
   );
+  const starting =
+    (f.starting ?? []).length === 0 ? '' : `; its bot is starting ${f.starting!.join(', ')}`;
   return [
-    `fleet ${f.name ?? '-'}: this member ${f.instanceId ?? '-'} runs ${(f.running ?? []).join(', ') || 'no rule'}\n`,
+    `fleet ${f.name ?? '-'}: this member ${f.instanceId ?? '-'} runs ${(f.running ?? []).join(', ') || 'no rule'}${starting}\n`,
     members,
     owners,
   ];

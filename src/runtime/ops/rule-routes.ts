@@ -55,7 +55,10 @@ export function ruleRoutes(deps: RuleRoutesDeps): Route[] {
       auth: true,
       handle: async ([id, action]) => {
         const fleet = deps.fleet;
-        if (fleet !== undefined && !bot.rules.rules.some((r) => r.id === id)) {
+        // A bot still starting cannot act yet: as for another member's rule, the action is
+        // recorded for the fleet and posted, and this member carries it out once its bot runs.
+        const here = bot.rules.rules.some((r) => r.id === id);
+        if (fleet !== undefined && (!here || bot.state !== 'running')) {
           const request = { kind: action as 'pause' | 'resume', ruleId: id! };
           const sent = await fleet.forward(request);
           if (sent === undefined) throw notFound(`no rule with id "${id}" in the fleet`);
