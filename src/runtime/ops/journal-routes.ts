@@ -35,13 +35,20 @@ export type JournalRoutesDeps = {
  */
 export function journalRoutes(deps: JournalRoutesDeps): Route[] {
   const { bot, store, queries, clock, log } = deps;
+  /**
+   * On a fleet member, an action this bot cannot carry out now is posted to the rule's owner:
+   * another member, or this one once its bot, still starting, runs (as a pause: rule-routes.ts).
+   */
+  const actsHere = (held: boolean): boolean => held && bot.state === 'running';
   /** A dead letter this member does not hold (another member's rule): posted to its owner. */
   const forwarded = async (
     commandId: string,
     kind: 'retry' | 'drop',
   ): Promise<{ status: number; body: Record<string, unknown> } | undefined> => {
     const fleet = deps.fleet;
-    if (fleet === undefined || store.getDeadLetter(commandId) !== undefined) return undefined;
+    if (fleet === undefined || actsHere(store.getDeadLetter(commandId) !== undefined)) {
+      return undefined;
+    }
     const d = await queries.getDeadLetter(commandId);
     if (d === undefined) return undefined;
     const request = { kind, ruleId: d.intent.ruleId, commandId };
@@ -59,7 +66,9 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
     at: number,
   ): Promise<{ status: number; body: Record<string, unknown> } | undefined> => {
     const fleet = deps.fleet;
-    if (fleet === undefined || bot.rules.rules.some((r) => r.id === ruleId)) return undefined;
+    if (fleet === undefined || actsHere(bot.rules.rules.some((r) => r.id === ruleId))) {
+      return undefined;
+    }
     const rule = fleet.rule(ruleId);
     if (rule === undefined) return undefined;
     const slot = slotToRun(rule, at); // an event rule, or no slot: refused here, not by the owner

@@ -1,12 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FleetRequest } from '../../../src/store/pg/fleet-requests.js';
 import type { OpsFleet } from '../../../src/runtime/ops/ops-fleet.js';
+import { journalRoutes } from '../../../src/runtime/ops/journal-routes.js';
 import { ReloadHistory } from '../../../src/runtime/ops/reload-history.js';
 import { ruleRoutes } from '../../../src/runtime/ops/rule-routes.js';
 import type { RuleRows } from '../../../src/runtime/ops/rule-rows.js';
-import { botFixture, type BotFixture } from '../bot-fixture.js';
+import { storeQueries } from '../../../src/store/store-queries.js';
+import { botFixture, recordingLogger, rules, type BotFixture } from '../bot-fixture.js';
 
-// A fleet member's pause and resume: carried out here once the bot runs the rule; posted for
+// A fleet member's actions on a rule (pause, resume, run-slot): carried out here once the bot runs the rule; posted for
 // the owner (and recorded fleet-wide) when another member runs it or this member's bot is still
 // starting, where the bot itself would refuse (503 NOT_RUNNING) an action the fleet can keep.
 
@@ -16,7 +18,19 @@ afterEach(async () => {
   f = undefined;
 });
 
-function recordingFleet(owner: string): OpsFleet & {
+const NOTE = `version: 1
+rules:
+  - id: note
+    schedule: { cron: '* * * * *', timezone: UTC }
+    then:
+      - create: { template: '#invoices:Invoice:Note', createArguments: { owner: '\${{ parties.payer }}' } }
+        actAs: [payer]
+`;
+
+function recordingFleet(
+  owner: string,
+  fx?: BotFixture,
+): OpsFleet & {
   posted: FleetRequest[];
   paused: [string, boolean][];
 } {
@@ -30,7 +44,7 @@ function recordingFleet(owner: string): OpsFleet & {
       posted.push(request);
       return Promise.resolve(request.ruleId === 'no-such-rule' ? undefined : { owner });
     },
-    rule: () => undefined,
+    rule: (ruleId) => fx?.bot.rules.rules.find((r) => r.id === ruleId),
     setPaused: (ruleId, p) => {
       paused.push([ruleId, p]);
       return Promise.resolve();
@@ -84,5 +98,36 @@ describe('the ops API on a fleet member: pause and resume', () => {
     const handle = pauseRoute(f, fleet);
     await expect(handle('no-such-rule', 'pause')).rejects.toMatchObject({ status: 404 });
     expect(fleet.paused).toEqual([]);
+  });
+
+  it('posts a run-slot of its own schedule rule while its bot starts, and runs none here', async () => {
+    f = botFixture({ rules: rules(NOTE) });
+    const fx = f;
+    const fleet = recordingFleet('member-a', fx);
+    let ranHere = 0;
+    const route = journalRoutes({
+      bot: fx.bot,
+      store: fx.store,
+      queries: storeQueries(fx.store),
+      clock: fx.clock,
+      log: recordingLogger(),
+      runSlot: () => {
+        ranHere += 1;
+        return Promise.reject(new Error('not here'));
+      },
+      fleet,
+    }).find((r) => r.method === 'POST' && r.pattern.test('/rules/x/run-slot'))!;
+    const at = '2026-01-05T09:00:30.000Z';
+    const answer = await route.handle(
+      ['note'],
+      new URL(`http://h/rules/note/run-slot?at=${at}`),
+      {} as never,
+    );
+    expect(answer).toEqual({
+      status: 202,
+      body: { forwarded: { kind: 'run-slot', ruleId: 'note', at, owner: 'member-a' } },
+    });
+    expect(fleet.posted).toEqual([{ kind: 'run-slot', ruleId: 'note', at: Date.parse(at) }]);
+    expect(ranHere).toBe(0);
   });
 });
