@@ -2,7 +2,7 @@ import { silentLogger, type Logger } from '../../core/logger.js';
 import type { CelEnvironment } from '../../rules/cel/cel-environment.js';
 import type { CelProgramCache } from '../../rules/cel-program-cache.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
-import { loadRules, type RuleFile } from '../../rules/load-rules.js';
+import { loadRules } from '../../rules/load-rules.js';
 import { formatRuleProblem, type RuleProblem } from '../../rules/rule-problem.js';
 import type { RuleSourceCache } from '../../rules/rule-source-cache.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
@@ -13,7 +13,6 @@ import { BotCatalogue } from './bot-catalogue.js';
 import type { CompiledRulesFile } from './compiled-rules-file.js';
 import { configRuleParties } from './config-rule-parties.js';
 import { ruleInputsKey } from './rule-inputs-key.js';
-import type { LoadedCatalogue } from './package-catalogue-reader.js';
 
 export type LoadConfigRulesOptions = {
   /**
@@ -41,14 +40,6 @@ export type LoadConfigRulesOptions = {
    * environment).
    */
   readonly compiled?: CompiledRulesFile;
-  /**
-   * The rule files and the offline packages, already read by the caller (`checkRulesOffline`),
-   * who reads them to know whether these inputs passed before; they are not read again.
-   */
-  readonly offline?: {
-    readonly files: readonly RuleFile[];
-    readonly loaded: LoadedCatalogue | undefined;
-  };
 };
 
 /**
@@ -64,13 +55,13 @@ export async function loadConfigRules(
 ): Promise<RuleSet> {
   const onWarning = options.onWarning ?? (() => undefined);
   const onIdle = options.onIdle ?? (() => undefined);
-  const files = options.offline?.files ?? (await readRuleFiles(config.rules));
+  const files = await readRuleFiles(config.rules);
   if (files.length === 0) {
     throw new UsageError(`${noRuleFilesMessage(config.rules)} (\`rules:\` of ${config.file})`);
   }
   const parties = configRuleParties(config);
   const catalogue = options.catalogue ?? new BotCatalogue(config, silentLogger);
-  const loaded = options.offline === undefined ? await catalogue.read() : options.offline.loaded;
+  const loaded = await catalogue.read();
   const packages = loaded?.catalogue;
   const cel = options.programs?.environment ?? options.cel;
   const compiled =

@@ -7,11 +7,11 @@ import { configRuleParties } from './config-rule-parties.js';
 import type { LoadedCatalogue } from './package-catalogue-reader.js';
 
 /**
- * The key of everything a rule load of `run` reads besides the code: what `rule-check.json`
- * (offline-rule-check.ts) and `compiled-rules.json` (compiled-rules-file.ts) are valid for.
+ * The key of everything a rule load of `run` reads besides the code: what `compiled-rules.json`
+ * (compiled-rules-file.ts) is valid for.
  */
 
-/** Everything the offline check reads: a change to any of them changes the key. */
+/** Everything a rule load reads: a change to any of them changes the key. */
 export type RuleInputs = {
   readonly version: string;
   readonly files: readonly RuleFile[];

@@ -26,7 +26,7 @@ import { openBotStore, type FleetStoreOptions } from './open-bot-store.js';
 import { botOptionsOf, type BotRunFlags } from './bot-options-of-config.js';
 import { BotCatalogue } from './bot-catalogue.js';
 import { loadConfigRules, ruleNoteLoggers } from './load-config-rules.js';
-import { checkRulesOffline } from './offline-rule-check.js';
+import { OfflineRuleCheck } from './offline-rule-check.js';
 import { openConfigLedger } from './open-config-ledger.js';
 import { ruleReloader } from './rule-reloader.js';
 import { UsageError } from '../usage-error.js';
@@ -78,7 +78,7 @@ export type FleetBotHooks = {
   readonly ruleCheckpoints?: () => Promise<ReadonlyMap<string, number>>;
 };
 
-/** The bot's rules until the participant's check compiles them (see `checkRulesOffline`). */
+/** The bot's rules until the participant's check compiles them (see `OfflineRuleCheck`). */
 const NO_RULES: RuleSet = { rules: [], warnings: [] };
 
 /**
@@ -119,11 +119,12 @@ export async function startBot(
     }
   };
   try {
-    // Rules first: a mistake in them (or in a package file) exits 2 before anything is started.
-    // Checked against the config's package files and models here; against the participant's
-    // packages too once it answers (below), before the bot starts. A rule on an interface only
-    // the participant's packages know passes the first check (reading `event.view` is then a
-    // warning); the second decides, and logs the warnings that are left.
+    // A mistake in the rules (or in a package file) exits 2 before the bot starts. Embedded,
+    // they are checked first, against the models. With a participant, against its packages
+    // once it answers, and against the config's package files and models alone while it does
+    // not (OfflineRuleCheck). A rule on an interface only the participant's packages know
+    // passes that check (reading `event.view` is then a warning); the participant's decides,
+    // and logs the warnings that are left.
     const notes = ruleNoteLoggers(config, logger);
     const catalogue = new BotCatalogue(config, logger);
     // Shared by the loads below and every reload: the second load (and a reload of unchanged
@@ -141,9 +142,8 @@ export async function startBot(
       }),
     };
     // The rules as last compiled, taken when these inputs are those they were compiled from.
-    // Not given to the offline check: at a cold start it would write a set the participant's
-    // load below replaces at once. A set compiled now is written at the stop, or a while after
-    // the start (see COMPILED_RULES_WRITE_DELAY_MS), not while the start waits.
+    // A set compiled now is written at the stop, or a while after the start (see
+    // COMPILED_RULES_WRITE_DELAY_MS), not while the start waits.
     const compiled = new CompiledRulesFile({
       stateDir: config.state.dir,
       version: ledgerbotVersion(),
@@ -152,19 +152,33 @@ export async function startBot(
       writeDelayMs: COMPILED_RULES_WRITE_DELAY_MS,
     });
     cleanups.push(() => compiled.flush());
-    // With a participant, the offline check is skipped when the state directory records that
-    // these same inputs passed it before: the participant's check below decides (an error still
-    // exits 2 before the bot starts), and the bot is created with no rule until then.
-    const ruleSet =
+    // With a participant, the bot is created with no rule: the participant's check below
+    // compiles them (an error exits 2 before the bot starts). The offline check, against the
+    // config's packages only, runs while the participant cannot be asked (OfflineRuleCheck).
+    // It is not given `compiled`: the participant's load replaces its set at once.
+    const offline =
       config.ledger.endpoint.kind === 'url'
-        ? ((await checkRulesOffline(config, {
-            catalogue,
-            ...shared,
-            version: ledgerbotVersion(),
-            logger: logger.child({ component: 'rule-check' }),
-            readOnly: shadow,
-          })) ?? NO_RULES)
-        : await loadConfigRules(config, { catalogue, ...shared, compiled, ...notes });
+        ? new OfflineRuleCheck(
+            () => loadConfigRules(config, { catalogue, ...shared }),
+            logger.child({ component: 'rule-check' }),
+          )
+        : undefined;
+    const ruleSet =
+      offline === undefined
+        ? await loadConfigRules(config, { catalogue, ...shared, compiled, ...notes })
+        : NO_RULES;
+    let waitingFor: string | undefined;
+    // The waits below end when the offline check fails (its error is the start's).
+    const started = new AbortController();
+    cleanups.push(() => started.abort());
+    const signal =
+      options.signal === undefined
+        ? started.signal
+        : AbortSignal.any([options.signal, started.signal]);
+    const waiting = (reason: string | undefined): void => {
+      waitingFor = reason;
+      if (reason !== undefined) offline?.start();
+    };
     const ledger = await openConfigLedger(config, logger, {
       packageFiles: catalogue.packageFiles,
     });
@@ -228,7 +242,6 @@ export async function startBot(
       packageNameOf: catalogue.packageNameOf,
       journal: store,
     });
-    let waitingFor: string | undefined;
     let ops: OpsServer | undefined;
     if (config.http !== undefined) {
       ops = await startOpsServer({
@@ -253,7 +266,7 @@ export async function startBot(
       const server = ops;
       cleanups.push(() => server.close());
     }
-    await awaitParticipant({
+    const participant = awaitParticipant({
       ledger: client,
       userId: config.ledger.userId,
       checkUser: config.ledger.auth.type !== 'none',
@@ -261,26 +274,36 @@ export async function startBot(
       ...(config.ledger.startTimeoutMs === undefined
         ? {}
         : { timeoutMs: config.ledger.startTimeoutMs }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      onWaiting: (reason) => (waitingFor = reason),
+      signal,
+      onWaiting: waiting,
       logger,
     });
+    try {
+      await (offline === undefined ? participant : offline.race(participant));
+    } catch (err) {
+      // Refused, or not answering in time: a mistake in the rules is said first (exit 2).
+      if (offline !== undefined && !(err instanceof UsageError)) await offline.run();
+      throw err;
+    }
+    // Not alongside the participant's load: the check reads the config's packages only.
+    if (offline?.started === true) await offline.run();
     catalogue.connect(client);
     if (catalogue.connected) {
-      // The participant's packages: the rules are checked again (an error exits 2), and the
-      // bot starts with them compiled against every package (an interface is known as one).
-      // A transient failure to read them is waited out like the participant itself.
-      const rules = await retryPackagesRead(
+      // The participant's packages: the rules are checked (an error exits 2), and the bot
+      // starts with them compiled against every package (an interface is known as one). A
+      // transient failure to read them is waited out like the participant itself.
+      const read = retryPackagesRead(
         () => loadConfigRules(config, { catalogue, ...shared, compiled, ...notes }),
         {
           ...(config.ledger.startTimeoutMs === undefined
             ? {}
             : { timeoutMs: config.ledger.startTimeoutMs }),
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          signal,
           onWaiting: (reason) => (waitingFor = reason),
           logger: logger.child({ component: 'packages' }),
         },
       );
+      const rules = await read;
       bot.reloadRules(select(rules));
     }
     if (fleet !== undefined) {
