@@ -21,6 +21,7 @@ import { UsageError } from '../usage-error.js';
 import { fleetStatus } from './fleet-status.js';
 import { openFleetPool, refuseOtherFleet } from './open-fleet-pool.js';
 import { RemovedRules } from './removed-rules.js';
+import { FleetRequestRounds } from './fleet-request-rounds.js';
 import { startBot, type RunningBot, type StartBotOptions } from './start-bot.js';
 
 /** A running fleet member (`run` with `fleet:` in the config). */
@@ -268,44 +269,15 @@ export async function startFleetMember(
     void carryOutFleetRequest(bot, { request, again: false }, log);
   };
 
-  /**
-   * Every round (a third of the lease period): the requests for the rules running here, claimed,
-   * carried out one after the other, and deleted once their effects are durable. A request not
-   * done keeps its claim: the next round takes it again (rounds never overlap), or, if this
-   * member dies or loses the rule, the rule's next owner once the claim is a lease period old.
-   */
-  let poll: ReturnType<typeof systemClock.setTimeout> | undefined;
-  const takeRequests = (): void => {
-    poll = systemClock.setTimeout(
-      () => {
-        const bot = running;
-        const mine = bot?.bot.state === 'running' ? [...owned] : [];
-        // Only while one bot runs: `owned` is then every rule a commit of this member writes.
-        if (bot?.bot.state === 'running') void removed.forget(owned);
-        void requests
-          .take(mine, instanceId)
-          .then(async (taken) => {
-            const done: string[] = [];
-            for (const c of taken) {
-              if (bot !== undefined && (await carryOutFleetRequest(bot, c, log))) {
-                done.push(c.id);
-              }
-            }
-            await requests.done(done);
-          })
-          .catch((err: unknown) =>
-            log.warn(
-              { error: withoutPassword((err as Error).message, pgConfig.url) },
-              'reading the fleet requests failed; the next round tries again',
-            ),
-          )
-          .finally(() => {
-            if (!leaving) takeRequests();
-          });
-      },
-      Math.max(100, Math.floor(fleet.leasePeriodMs / 3)),
-    );
-  };
+  const rounds = new FleetRequestRounds({
+    requests,
+    removed,
+    instanceId,
+    leasePeriodMs: fleet.leasePeriodMs,
+    url: pgConfig.url,
+    log,
+    current: () => (running === undefined ? undefined : { bot: running, rules: owned }),
+  });
 
   const botEnded = (bot: RunningBot): void => {
     if (closed || bot !== running) return; // stopped on purpose
@@ -365,7 +337,7 @@ export async function startFleetMember(
     throw err;
   }
   keeper.start();
-  takeRequests();
+  rounds.start();
   log.info(
     { instanceId, fleet: fleet.name, leasePeriodMs: fleet.leasePeriodMs, rules: ruleIds.length },
     'joined the fleet',
@@ -384,7 +356,7 @@ export async function startFleetMember(
     close: async () => {
       if (closed) return;
       leaving = true;
-      if (poll !== undefined) systemClock.clearTimeout(poll);
+      rounds.stop();
       // The keeper's last `releasing` stops the bot with its writes committed, then it releases.
       await keeper
         .stop()
