@@ -1,11 +1,11 @@
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { FLEET_PG_MIGRATIONS } from '../../src/store/pg/fleet-pg-migrations.js';
 import { runPgMigrations } from '../../src/store/pg/run-pg-migrations.js';
 import { cli } from '../support/cli-capture.js';
-import { pgSkipReason, startPgServer, type PgServer } from '../support/pg-server.js';
+import { describeWithPg } from '../support/describe-with-pg.js';
 import { withScope, type TestScope } from '../support/test-scope.js';
 import { ROOT } from '../integration/harness.js';
 
@@ -41,37 +41,26 @@ it('run with fleet but no state.postgres exits 2 naming the field', () =>
     expect(r.err).toContain('`fleet` needs `state.postgres`');
   }));
 
-const skipReason = pgSkipReason();
-
-describe.skipIf(skipReason !== undefined)(
-  `run with fleet on PostgreSQL${skipReason === undefined ? '' : ` (skipped: ${skipReason})`}`,
-  () => {
-    let server: PgServer;
-    beforeAll(async () => {
-      server = await startPgServer();
-    }, 120_000);
-    afterAll(() => server?.close());
-
-    it("exits 2 when another fleet's live member uses the schema", () =>
-      withScope(async (scope) => {
-        const url = await server.freshDatabase();
-        const db = new pg.Client({ connectionString: url });
-        await db.connect();
-        scope.defer(db, () => db.end());
-        await runPgMigrations(db, 'shared', [FLEET_PG_MIGRATIONS]);
-        await db.query(
-          `INSERT INTO shared.lb_fleet_members (instance_id, name, rules_hash, rule_ids)
+describeWithPg('run with fleet on PostgreSQL', (server) => {
+  it("exits 2 when another fleet's live member uses the schema", () =>
+    withScope(async (scope) => {
+      const url = await server().freshDatabase();
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      scope.defer(db, () => db.end());
+      await runPgMigrations(db, 'shared', [FLEET_PG_MIGRATIONS]);
+      await db.query(
+        `INSERT INTO shared.lb_fleet_members (instance_id, name, rules_hash, rule_ids)
            VALUES ('host-1-abc', 'payments', 'h', '{}')`,
-        );
-        const config = writeConfig(scope, [
-          `state: { postgres: { url: '${url}', schema: shared } }`,
-          'fleet: { name: invoices, leasePeriod: 10s }',
-        ]);
-        const r = await cli(['run', '--config', config]);
-        expect(r.code).toBe(2);
-        expect(r.err).toContain(
-          'schema shared is used by fleet "payments" (member host-1-abc), not "invoices"',
-        );
-      }));
-  },
-);
+      );
+      const config = writeConfig(scope, [
+        `state: { postgres: { url: '${url}', schema: shared } }`,
+        'fleet: { name: invoices, leasePeriod: 10s }',
+      ]);
+      const r = await cli(['run', '--config', config]);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(
+        'schema shared is used by fleet "payments" (member host-1-abc), not "invoices"',
+      );
+    }));
+});
