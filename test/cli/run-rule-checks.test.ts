@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,15 +6,16 @@ import { readConfig } from '../../src/cli/compose/read-config.js';
 import { startBot } from '../../src/cli/compose/start-bot.js';
 import { ruleInputsKeyOf, type RuleInputs } from '../../src/cli/compose/rule-inputs-key.js';
 import { UsageError } from '../../src/cli/usage-error.js';
+import { SQLITE_STORE_FILE } from '../../src/store/open-sqlite-store.js';
 import { RuntimeError } from '../../src/runtime/runtime-error.js';
 import { freePort, startTestLedger, type TestLedger } from '../integration/harness.js';
 import { recordingLogger } from '../runtime/bot-fixture.js';
 import { TestScope } from '../support/test-scope.js';
 
-// `run` against a participant checks the rules against the participant's packages, once it
-// answers: they are compiled once. While the participant cannot be asked (not answering: the
-// start waits; refusing the bot), they are checked against the config's packages alone, so a
-// mistake in them still ends the start at once with exit 2 (a UsageError), located.
+// `run` against a participant checks the rules before it opens its store: against the
+// participant's packages when it answers at once (they are compiled once), else against the
+// config's packages alone (it does not answer: the start then waits; it refuses the bot), so a
+// mistake in them ends the start at once with exit 2 (a UsageError), located, nothing written.
 
 let scope: TestScope;
 let dir: string;
@@ -71,6 +72,9 @@ async function startWith(configFile: string, ledger?: TestLedger) {
 const offlineChecked = (logger: ReturnType<typeof recordingLogger>): boolean =>
   logger.lines.some((l) => l.msg === OFFLINE_CHECK);
 
+/** Whether the start opened (so created) its SQLite store. */
+const storeOpened = (): boolean => existsSync(join(dir, 'state', SQLITE_STORE_FILE));
+
 describe('run: the rule checks against a participant', () => {
   it('compiles the rules once, against the participant, when it answers at once', async () => {
     const ledger = scope.own(await startTestLedger(15));
@@ -92,6 +96,7 @@ describe('run: the rule checks against a participant', () => {
     const { started } = await startWith(writeConfig(ledger.url), ledger);
     await expect(started).rejects.toThrow(UsageError);
     await expect(started).rejects.toThrow(/rules\.yaml:4:\d+/);
+    expect(storeOpened()).toBe(false);
   });
 
   it('ends at once with the rule mistake while the participant does not answer', async () => {
@@ -101,9 +106,7 @@ describe('run: the rule checks against a participant', () => {
     await expect(started).rejects.toThrow(UsageError);
     await expect(started).rejects.toThrow(/rules\.yaml:4:\d+.*nobody/s);
     expect(offlineChecked(logger)).toBe(true);
-    expect(logger.lines.some((l) => l.msg === 'the participant does not answer; retrying')).toBe(
-      true,
-    );
+    expect(storeOpened()).toBe(false);
   });
 
   it('waits for the participant with rules that pass the offline check, and gives up at startTimeout', async () => {
@@ -128,6 +131,7 @@ describe('run: the rule checks against a participant', () => {
     const wrong = await startWith(writeConfig(url));
     await expect(wrong.started).rejects.toThrow(UsageError);
     await expect(wrong.started).rejects.toThrow(/rules\.yaml:4:\d+/);
+    expect(storeOpened()).toBe(false);
 
     // With the rules right, the refusal is the error.
     writeFileSync(join(dir, 'rules.yaml'), rules());

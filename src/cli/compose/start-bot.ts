@@ -26,7 +26,7 @@ import { openBotStore, type FleetStoreOptions } from './open-bot-store.js';
 import { botOptionsOf, type BotRunFlags } from './bot-options-of-config.js';
 import { BotCatalogue } from './bot-catalogue.js';
 import { loadConfigRules, ruleNoteLoggers } from './load-config-rules.js';
-import { OfflineRuleCheck } from './offline-rule-check.js';
+import { firstRuleCheck } from './first-rule-check.js';
 import { openConfigLedger } from './open-config-ledger.js';
 import { ruleReloader } from './rule-reloader.js';
 import { UsageError } from '../usage-error.js';
@@ -78,9 +78,6 @@ export type FleetBotHooks = {
   readonly ruleCheckpoints?: () => Promise<ReadonlyMap<string, number>>;
 };
 
-/** The bot's rules until the participant's check compiles them (see `OfflineRuleCheck`). */
-const NO_RULES: RuleSet = { rules: [], warnings: [] };
-
 /**
  * How long after a start (or a reload) the rules it compiled are written to the state directory,
  * unless the bot stops first (then they are written at the stop). Encoding 1,000 rules takes the
@@ -119,12 +116,12 @@ export async function startBot(
     }
   };
   try {
-    // A mistake in the rules (or in a package file) exits 2 before the bot starts. Embedded,
-    // they are checked first, against the models. With a participant, against its packages
-    // once it answers, and against the config's package files and models alone while it does
-    // not (OfflineRuleCheck). A rule on an interface only the participant's packages know
-    // passes that check (reading `event.view` is then a warning); the participant's decides,
-    // and logs the warnings that are left.
+    // A mistake in the rules (or in a package file) exits 2 before the store is opened.
+    // Embedded, they are checked first, against the models. With a participant, against its
+    // packages when it answers at once, else against the config's package files and models
+    // alone, then against its packages once it answers (firstRuleCheck). A rule on an
+    // interface only the participant's packages know passes the config's check (reading
+    // `event.view` is then a warning); the participant's decides, and logs the warnings left.
     const notes = ruleNoteLoggers(config, logger);
     const catalogue = new BotCatalogue(config, logger);
     // Shared by the loads below and every reload: the second load (and a reload of unchanged
@@ -152,38 +149,25 @@ export async function startBot(
       writeDelayMs: COMPILED_RULES_WRITE_DELAY_MS,
     });
     cleanups.push(() => compiled.flush());
-    // With a participant, the bot is created with no rule: the participant's check below
-    // compiles them (an error exits 2 before the bot starts). The offline check, against the
-    // config's packages only, runs while the participant cannot be asked (OfflineRuleCheck).
-    // It is not given `compiled`: the participant's load replaces its set at once.
-    const offline =
-      config.ledger.endpoint.kind === 'url'
-        ? new OfflineRuleCheck(
-            () => loadConfigRules(config, { catalogue, ...shared }),
-            logger.child({ component: 'rule-check' }),
-          )
-        : undefined;
-    const ruleSet =
-      offline === undefined
-        ? await loadConfigRules(config, { catalogue, ...shared, compiled, ...notes })
-        : NO_RULES;
+    const load = { ...shared, compiled, ...notes };
+    const url = config.ledger.endpoint.kind === 'url';
+    const embeddedRules = url ? undefined : await loadConfigRules(config, { ...load, catalogue });
     let waitingFor: string | undefined;
-    // The waits below end when the offline check fails (its error is the start's).
-    const started = new AbortController();
-    cleanups.push(() => started.abort());
-    const signal =
-      options.signal === undefined
-        ? started.signal
-        : AbortSignal.any([options.signal, started.signal]);
-    const waiting = (reason: string | undefined): void => {
-      waitingFor = reason;
-      if (reason !== undefined) offline?.start();
-    };
     const ledger = await openConfigLedger(config, logger, {
       packageFiles: catalogue.packageFiles,
     });
     cleanups.push(() => ledger.close());
     const { client, parties, sandbox } = ledger;
+    const first =
+      embeddedRules === undefined
+        ? await firstRuleCheck(config, client, {
+            catalogue,
+            load,
+            logger: logger.child({ component: 'rule-check' }),
+            ...(options.signal === undefined ? {} : { signal: options.signal }),
+          })
+        : { ruleSet: embeddedRules, participant: false };
+    const ruleSet = first.ruleSet;
     // A shadow bot writes nothing, so it need not lock the state out from operator tools.
     const journal = await openBotStore(config, {
       shadow,
@@ -266,44 +250,31 @@ export async function startBot(
       const server = ops;
       cleanups.push(() => server.close());
     }
-    const participant = awaitParticipant({
-      ledger: client,
-      userId: config.ledger.userId,
-      checkUser: config.ledger.auth.type !== 'none',
-      url: client.connection.url,
-      ...(config.ledger.startTimeoutMs === undefined
-        ? {}
-        : { timeoutMs: config.ledger.startTimeoutMs }),
-      signal,
-      onWaiting: waiting,
-      logger,
-    });
-    try {
-      await (offline === undefined ? participant : offline.race(participant));
-    } catch (err) {
-      // Refused, or not answering in time: a mistake in the rules is said first (exit 2).
-      if (offline !== undefined && !(err instanceof UsageError)) await offline.run();
-      throw err;
-    }
-    // Not alongside the participant's load: the check reads the config's packages only.
-    if (offline?.started === true) await offline.run();
-    catalogue.connect(client);
-    if (catalogue.connected) {
-      // The participant's packages: the rules are checked (an error exits 2), and the bot
-      // starts with them compiled against every package (an interface is known as one). A
-      // transient failure to read them is waited out like the participant itself.
-      const read = retryPackagesRead(
-        () => loadConfigRules(config, { catalogue, ...shared, compiled, ...notes }),
-        {
-          ...(config.ledger.startTimeoutMs === undefined
-            ? {}
-            : { timeoutMs: config.ledger.startTimeoutMs }),
-          signal,
-          onWaiting: (reason) => (waitingFor = reason),
-          logger: logger.child({ component: 'packages' }),
-        },
-      );
-      const rules = await read;
+    if (url && !first.participant) {
+      await awaitParticipant({
+        ledger: client,
+        userId: config.ledger.userId,
+        checkUser: config.ledger.auth.type !== 'none',
+        url: client.connection.url,
+        ...(config.ledger.startTimeoutMs === undefined
+          ? {}
+          : { timeoutMs: config.ledger.startTimeoutMs }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        onWaiting: (reason) => (waitingFor = reason),
+        logger,
+      });
+      catalogue.connect(client);
+      // The participant's packages: the rules are checked again (an error exits 2), and the
+      // bot starts with them compiled against every package (an interface is known as one).
+      // A transient failure to read them is waited out like the participant itself.
+      const rules = await retryPackagesRead(() => loadConfigRules(config, { ...load, catalogue }), {
+        ...(config.ledger.startTimeoutMs === undefined
+          ? {}
+          : { timeoutMs: config.ledger.startTimeoutMs }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        onWaiting: (reason) => (waitingFor = reason),
+        logger: logger.child({ component: 'packages' }),
+      });
       bot.reloadRules(select(rules));
     }
     if (fleet !== undefined) {
