@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SQLITE_STORE_FILE } from '../src/store/open-sqlite-store.js';
 import type { ChaosLedger } from './chaos-ledger.js';
 
 /**
@@ -23,7 +24,11 @@ export type BadInputCase = {
   /** The error text, with the temporary directory shortened to `…/`. */
   readonly error: string;
   readonly secretEchoed: boolean;
-  /** The state directory exists afterwards (the bot got as far as opening its store). */
+  /**
+   * The store's file exists afterwards (the bot got as far as opening its store). The state
+   * directory alone does not count: the participant's package cache may be written there by
+   * the rule check, which reads the participant's packages when it answers.
+   */
   readonly storeOpened: boolean;
   readonly ms: number;
 };
@@ -158,7 +163,7 @@ export async function runBadInput(l: ChaosLedger, dir: string): Promise<BadInput
       exitCode: r.code,
       error: shorten(r.output, dir),
       secretEchoed: r.output.includes(SECRET) || r.output.includes('hunter2'),
-      storeOpened: existsSync(join(caseDir, 'state')),
+      storeOpened: existsSync(join(caseDir, 'state', SQLITE_STORE_FILE)),
       ms: r.ms,
     };
   };

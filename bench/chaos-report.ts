@@ -344,7 +344,7 @@ export function renderReliability(r: ChaosResult): {
     '',
     '## Bad input',
     '',
-    'The hostile rule files of `test/fixtures/rules/hostile/` and hostile bot configs (the cases of `test/runtime/config/load-bot-config.test.ts`, as files), each run as the daemon. Each must exit 2 with a located error, show no secret, open no store and submit nothing.',
+    'The hostile rule files of `test/fixtures/rules/hostile/` and hostile bot configs (the cases of `test/runtime/config/load-bot-config.test.ts`, as files), each run as the daemon. Each must exit 2 with a located error, show no secret, open no store (no `ledgerbot.sqlite` in its state directory; the package cache the rule check may fill from the participant is not the store) and submit nothing.',
     '',
     ...badInputRows(r.badInput),
     '',
