@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -9,9 +8,5 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
-    // Vitest's default is one worker fewer than the cores: one on a two-core machine. Most test
-    // files spend their time waiting on the processes they start (sandboxes, bots, PostgreSQL,
-    // Chromium), so two workers there took the suite from 624 s to 337 s, every test passing.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
