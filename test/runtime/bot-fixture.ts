@@ -62,6 +62,16 @@ export const REMIND_RULES = `${ACCEPT_RULES}  - id: remind
 `;
 
 /** The choices of the fixture ledger's submissions so far, in order. */
+/** One schedule rule: every minute, the payer creates a Note. */
+export const NOTE_RULES = `version: 1
+rules:
+  - id: note
+    schedule: { cron: '* * * * *', timezone: UTC }
+    then:
+      - create: { template: '#invoices:Invoice:Note', createArguments: { owner: '\${{ parties.payer }}' } }
+        actAs: [payer]
+`;
+
 export function choices(fx: BotFixture): string[] {
   return fx.ledger.submits.map((s) => {
     const c = s.commands[0] as { ExerciseCommand?: { choice: string } };

@@ -1,20 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BotOptions } from '../../src/runtime/bot.js';
 import { clockSlotScheduler, type SlotScheduler } from '../../src/schedule/slot-scheduler.js';
-import { ACCEPT_RULES, botFixture, checkpointAt, rules, type BotFixture } from './bot-fixture.js';
+import {
+  ACCEPT_RULES,
+  botFixture,
+  checkpointAt,
+  NOTE_RULES,
+  rules,
+  type BotFixture,
+} from './bot-fixture.js';
 
 // A paused schedule rule fires no slot (issue 18): on a single bot (pauseRule) and when the bot
 // starts it paused (BotOptions.pausedAtStart, a fleet member's rule paused fleet-wide). Resumed,
 // the slots it missed go to its catch-up policy, as after downtime.
 
-const NOTE = `version: 1
-rules:
-  - id: note
-    schedule: { cron: '* * * * *', timezone: UTC }
-    then:
-      - create: { template: '#invoices:Invoice:Note', createArguments: { owner: '\${{ parties.payer }}' } }
-        actAs: [payer]
-`;
 const MINUTE = 60_000;
 
 let f: BotFixture | undefined;
@@ -28,7 +27,7 @@ function noteBot(more: Partial<BotOptions> = {}): BotFixture {
   const scheduler: SlotScheduler = {
     watch: (trigger, wake) => clockSlotScheduler(f!.clock).watch(trigger, wake),
   };
-  f = botFixture({ rules: rules(NOTE), schedule: { scheduler }, ...more });
+  f = botFixture({ rules: rules(NOTE_RULES), schedule: { scheduler }, ...more });
   return f;
 }
 
@@ -83,7 +82,7 @@ describe('the bot, unit: a paused schedule rule', () => {
     const scheduler: SlotScheduler = {
       watch: (trigger, wake) => clockSlotScheduler(f!.clock).watch(trigger, wake),
     };
-    const both = `${ACCEPT_RULES}${NOTE.slice(NOTE.indexOf('  - id: note'))}`;
+    const both = `${ACCEPT_RULES}${NOTE_RULES.slice(NOTE_RULES.indexOf('  - id: note'))}`;
     const fx = (f = botFixture({ rules: rules(both), schedule: { scheduler } }));
     fx.ledger.end = 10;
     await fx.bot.start();

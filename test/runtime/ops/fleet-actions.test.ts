@@ -6,26 +6,18 @@ import { ReloadHistory } from '../../../src/runtime/ops/reload-history.js';
 import { ruleRoutes } from '../../../src/runtime/ops/rule-routes.js';
 import type { RuleRows } from '../../../src/runtime/ops/rule-rows.js';
 import { storeQueries } from '../../../src/store/store-queries.js';
-import { botFixture, recordingLogger, rules, type BotFixture } from '../bot-fixture.js';
+import { botFixture, NOTE_RULES, recordingLogger, rules, type BotFixture } from '../bot-fixture.js';
 
-// A fleet member's actions on a rule (pause, resume, run-slot): carried out here once the bot runs the rule; posted for
-// the owner (and recorded fleet-wide) when another member runs it or this member's bot is still
-// starting, where the bot itself would refuse (503 NOT_RUNNING) an action the fleet can keep.
+// A fleet member's actions on a rule (pause, resume, run-slot): carried out here once the bot
+// runs the rule; posted for the owner (and recorded fleet-wide) when another member runs it or
+// this member's bot is still starting, where the bot itself would refuse (503 NOT_RUNNING) an
+// action the fleet can keep.
 
 let f: BotFixture | undefined;
 afterEach(async () => {
   await f?.cleanup();
   f = undefined;
 });
-
-const NOTE = `version: 1
-rules:
-  - id: note
-    schedule: { cron: '* * * * *', timezone: UTC }
-    then:
-      - create: { template: '#invoices:Invoice:Note', createArguments: { owner: '\${{ parties.payer }}' } }
-        actAs: [payer]
-`;
 
 function recordingFleet(
   owner: string,
@@ -101,7 +93,7 @@ describe('the ops API on a fleet member: pause and resume', () => {
   });
 
   it('posts a run-slot of its own schedule rule while its bot starts, and runs none here', async () => {
-    f = botFixture({ rules: rules(NOTE) });
+    f = botFixture({ rules: rules(NOTE_RULES) });
     const fx = f;
     const fleet = recordingFleet('member-a', fx);
     let ranHere = 0;
