@@ -7,7 +7,7 @@ import type { Bot } from '../bot.js';
 import { deadLetterView } from '../intent-view.js';
 import { SlotRequestError, slotToRun, type ManualSlotOutcome } from './manual-slot.js';
 import { HttpProblem, iso, notFound, type Route } from './ops-http.js';
-import { forwardedAnswer, type OpsFleet } from './ops-fleet.js';
+import { actsHere, forwardedAnswer, type OpsFleet } from './ops-fleet.js';
 
 const MAX_LIST = 1000;
 
@@ -35,18 +35,13 @@ export type JournalRoutesDeps = {
  */
 export function journalRoutes(deps: JournalRoutesDeps): Route[] {
   const { bot, store, queries, clock, log } = deps;
-  /**
-   * On a fleet member, an action this bot cannot carry out now is posted to the rule's owner:
-   * another member, or this one once its bot, still starting, runs (as a pause: rule-routes.ts).
-   */
-  const actsHere = (held: boolean): boolean => held && bot.state === 'running';
   /** A dead letter this member does not hold (another member's rule): posted to its owner. */
   const forwarded = async (
     commandId: string,
     kind: 'retry' | 'drop',
   ): Promise<{ status: number; body: Record<string, unknown> } | undefined> => {
     const fleet = deps.fleet;
-    if (fleet === undefined || actsHere(store.getDeadLetter(commandId) !== undefined)) {
+    if (fleet === undefined || actsHere(bot, store.getDeadLetter(commandId) !== undefined)) {
       return undefined;
     }
     const d = await queries.getDeadLetter(commandId);
@@ -66,7 +61,13 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
     at: number,
   ): Promise<{ status: number; body: Record<string, unknown> } | undefined> => {
     const fleet = deps.fleet;
-    if (fleet === undefined || actsHere(bot.rules.rules.some((r) => r.id === ruleId))) {
+    if (
+      fleet === undefined ||
+      actsHere(
+        bot,
+        bot.rules.rules.some((r) => r.id === ruleId),
+      )
+    ) {
       return undefined;
     }
     const rule = fleet.rule(ruleId);

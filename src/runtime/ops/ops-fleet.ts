@@ -1,4 +1,5 @@
 import type { CompiledRule } from '../../rules/compiled-rule.js';
+import type { Bot } from '../bot.js';
 import type { FleetRequest } from '../../store/pg/fleet-requests.js';
 
 /** What a fleet member gives its ops server (`/status`'s `fleet`, the fleet-wide operations). */
@@ -24,4 +25,13 @@ export function forwardedAnswer(
 ): { status: number; body: Record<string, unknown> } {
   const at = 'at' in request ? { at: new Date(request.at).toISOString() } : {};
   return { status: 202, body: { forwarded: { ...request, ...at, owner } } };
+}
+
+/**
+ * Whether this member's bot carries out an action on something it holds (its rule, a dead letter
+ * of its store) now. Otherwise a fleet member posts the action for the rule's owner: another
+ * member, or this one once its bot, still starting, runs.
+ */
+export function actsHere(bot: Bot, held: boolean): boolean {
+  return held && bot.state === 'running';
 }

@@ -1,5 +1,5 @@
 import type { Bot } from '../bot.js';
-import { forwardedAnswer, type OpsFleet } from './ops-fleet.js';
+import { actsHere, forwardedAnswer, type OpsFleet } from './ops-fleet.js';
 import { iso, notFound, type Route } from './ops-http.js';
 import type { ReloadHistory, ReloadOutcome } from './reload-history.js';
 import type { RuleRows } from './rule-rows.js';
@@ -55,10 +55,15 @@ export function ruleRoutes(deps: RuleRoutesDeps): Route[] {
       auth: true,
       handle: async ([id, action]) => {
         const fleet = deps.fleet;
-        // A bot still starting cannot act yet: as for another member's rule, the action is
-        // recorded for the fleet and posted, and this member carries it out once its bot runs.
-        const here = bot.rules.rules.some((r) => r.id === id);
-        if (fleet !== undefined && (!here || bot.state !== 'running')) {
+        // Recorded for the fleet and posted when this bot cannot act now (another member's
+        // rule, or a bot still starting): the rule's owner carries it out.
+        if (
+          fleet !== undefined &&
+          !actsHere(
+            bot,
+            bot.rules.rules.some((r) => r.id === id),
+          )
+        ) {
           const request = { kind: action as 'pause' | 'resume', ruleId: id! };
           const sent = await fleet.forward(request);
           if (sent === undefined) throw notFound(`no rule with id "${id}" in the fleet`);
