@@ -1,6 +1,7 @@
-import { DEFAULT_SOURCE_LIMITS, parseYamlSource, schemaChecker } from '../core/source/index.js';
-import { isPlainJson, restoreYamlLocator, snapshotYaml } from '../core/source/yaml-snapshot.js';
-import type { YamlLocator, YamlPath } from '../core/yaml-locator.js';
+import { DEFAULT_SOURCE_LIMITS } from '../core/source/index.js';
+import { restoreYamlLocator } from '../core/source/yaml-snapshot.js';
+import type { YamlLocator } from '../core/yaml-locator.js';
+import { checkedRuleSourceOf, checkRuleText, type RuleFile } from './check-rule-text.js';
 import { CelEnvironment } from './cel/cel-environment.js';
 import type { CelProgramCache } from './cel-program-cache.js';
 import type { CompiledRule, RetryOptions, RuleSet, SourcePos } from './compiled-rule.js';
@@ -8,21 +9,12 @@ import { isRecord } from './is-record.js';
 import type { PackageCatalogue } from '../daml-lf/package-catalogue.js';
 import { compileRule } from './rule-compiler.js';
 import { RuleError } from './rule-error.js';
-import { RULE_FILE_WORDING } from './rule-file-wording.js';
-import type { RuleProblem, RuleProblemCode } from './rule-problem.js';
+import type { RuleProblem } from './rule-problem.js';
 import { RuleScope, type RuleFileContext } from './rule-scope.js';
-import { validate as validateRuleFile } from './generated/rules-validator.js';
-import { RULE_FILE_AJV_OPTIONS, RULES_SCHEMA } from './rules-schema.js';
-import {
-  ruleSourceKey,
-  type CheckedRuleSource,
-  type RuleSourceCache,
-} from './rule-source-cache.js';
-import { misplacedTemplates } from './template-placement.js';
+import { ruleSourceKey, type RuleSourceCache } from './rule-source-cache.js';
 import { deepFreeze } from '../core/deep-freeze.js';
 
-/** One rule file's contents; `path` is only used in messages. */
-export type RuleFile = { readonly path: string; readonly text: string };
+export type { RuleFile };
 
 export type LoadRulesOptions = {
   /**
@@ -63,12 +55,6 @@ export type LoadRulesResult = {
 
 /** More than this many problems in one file are summarised in one last problem. */
 const MAX_PROBLEMS_PER_FILE = 200;
-
-const checkRuleFile = schemaChecker(RULES_SCHEMA, {
-  ajv: RULE_FILE_AJV_OPTIONS,
-  compiled: validateRuleFile,
-  ...RULE_FILE_WORDING,
-});
 
 /**
  * Parses, validates and compiles rule files (language version 1). Pure: takes the files' text,
@@ -148,72 +134,17 @@ function loadFile(file: RuleFile, ctx: FileContext): FileRules {
   const key = cache === undefined ? '' : ruleSourceKey(file, ctx.maxFileBytes);
   const cached = cache === undefined ? undefined : restoreChecked(file, cache, key);
   if (cached !== undefined) return compileRules(cached.value, cached.at, new Set(), ctx);
-  const parsed = parseYamlSource(file.path, file.text, {
-    noun: 'rule file',
-    limits: { maxBytes: ctx.maxFileBytes },
-    tooLargeAdvice: 'split it into several files in the rules directory',
-  });
-  const report = (pos: SourcePos, code: RuleProblemCode, message: string, hint?: string): void => {
-    ctx.problems.push({
-      file: pos.file,
-      line: pos.line,
-      col: pos.col,
-      code,
-      severity: 'error',
-      message,
-      ...(hint === undefined ? {} : { hint }),
-    });
-  };
-  if (!parsed.ok) {
-    for (const p of parsed.problems) report(p, p.code, p.message, p.hint);
-    return [];
+  const checked = checkRuleText(file, ctx.maxFileBytes);
+  ctx.problems.push(...checked.problems);
+  if (!checked.compile) return [];
+  const entry = cache === undefined ? undefined : checkedRuleSourceOf(checked);
+  if (cache !== undefined && entry !== undefined) {
+    cache.set(key, entry);
+    // The next load of this file (`run`'s second load at a cold start) takes this locator
+    // instead of restoring one from the snapshot just taken: they answer alike.
+    keptLocators(cache).set(file.path, { key, at: checked.at });
   }
-  const { doc, at, value: raw } = parsed.source;
-  const badRules = new Set<number>();
-  const forbidden = misplacedTemplates(doc.contents);
-  const forbiddenPaths = new Set(forbidden.map(({ path }) => path.join('/')));
-  const unknownKeys: string[] = [];
-  const check = checkRuleFile(raw, at);
-  const aboutValue = (p: SourcePos & { path: YamlPath }): boolean => {
-    const value = at.pos(p.path);
-    return value.line === p.line && value.col === p.col;
-  };
-  for (const p of check.problems) {
-    // "${{ }}" where it is not allowed is the real mistake; a pattern error on it is noise.
-    if (forbiddenPaths.has(p.path.join('/')) && aboutValue(p)) continue;
-    if (p.code === 'UNKNOWN_KEY') unknownKeys.push(`${p.path.join('/')}/`);
-    report(p, p.code, p.message, p.hint);
-    if (p.path.length === 0 || p.code === 'UNSUPPORTED_VERSION') return [];
-  }
-  for (const path of check.errorPaths) {
-    if (path[0] === 'rules' && typeof path[1] === 'number') badRules.add(path[1]);
-  }
-  for (const { path, node } of forbidden) {
-    // Under a misspelled key: the unknown key is reported, and is the thing to fix first.
-    if (unknownKeys.some((k) => `${path.join('/')}/`.startsWith(k))) continue;
-    const value = String((node as { value: unknown }).value);
-    const field = [...path].reverse().find((p) => typeof p === 'string') ?? '';
-    report(
-      at.valuePos(path, value.indexOf('${{')),
-      'TEMPLATE_NOT_ALLOWED',
-      `"\${{ }}" is not allowed in \`${String(field)}\``,
-      field === 'when'
-        ? '`when` is already an expression: write it without "${{ }}", e.g. `when: event.createArgument.amount > 0`'
-        : '"${{ }}" works only in action arguments (createArguments, choiceArgument, contractId, contractKey), workflowId and disclosedContracts',
-    );
-    if (path[0] === 'rules' && typeof path[1] === 'number') badRules.add(path[1]);
-  }
-  if (cache !== undefined && ctx.problems.length === 0 && isPlainJson(raw)) {
-    const yaml = snapshotYaml(parsed.source);
-    // Stored as JSON text: compiling must not see (or freeze) the value a later load gets.
-    if (yaml !== null) {
-      cache.set(key, JSON.parse(JSON.stringify({ value: raw, yaml })) as CheckedRuleSource);
-      // The next load of this file (`run`'s second load at a cold start) takes this locator
-      // instead of restoring one from the snapshot just taken: they answer alike.
-      keptLocators(cache).set(file.path, { key, at });
-    }
-  }
-  return compileRules(raw, at, badRules, ctx);
+  return compileRules(checked.raw, checked.at, checked.badRules, ctx);
 }
 
 /** A cached checked file, restored; undefined when absent or malformed (then it is parsed). */
