@@ -1,7 +1,7 @@
 import { DEFAULTS } from '../core/defaults.js';
 import { formatDuration } from '../core/duration.js';
 import { isRecord } from './is-record.js';
-import type { RuleOptions } from './compiled-rule.js';
+import type { RuleOptions } from './rule-options.js';
 import type { RuleScope } from './rule-scope.js';
 
 /**

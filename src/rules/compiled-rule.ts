@@ -1,6 +1,7 @@
 import type { CelProgram } from './cel/cel-program.js';
 import type { FieldTrie } from './field-reads.js';
 import type { RuleProblem } from './rule-problem.js';
+import type { RuleOptions } from './rule-options.js';
 
 /**
  * The compiled, frozen form of rule files (language version 1). `loadRules` produces it once at
@@ -297,57 +298,6 @@ export type CreateAndExerciseAction = ActionCommon & {
 
 export type CompiledAction =
   CreateAction | ExerciseAction | ExerciseByKeyAction | CreateAndExerciseAction;
-
-/**
- * Retry policy of the rule's submissions (durations in ms). A field the rule leaves out comes
- * from the config's `submission.retry`, else from DEFAULTS.retry (core/defaults.ts).
- */
-export type RetryOptions = {
-  /**
-   * Attempts in total, including the first.
-   * @default 10 (DEFAULTS.retry.maxAttempts)
-   */
-  readonly maxAttempts: number;
-  /**
-   * Delay before the first retry.
-   * @default 1s (DEFAULTS.retry.initialDelayMs)
-   */
-  readonly initialDelayMs: number;
-  /**
-   * Cap of the exponential backoff.
-   * @default 1m (DEFAULTS.retry.maxDelayMs)
-   */
-  readonly maxDelayMs: number;
-  /**
-   * Give up (dead-letter) this long after the intent was recorded.
-   * @default 1h (DEFAULTS.retry.deadlineMs)
-   */
-  readonly deadlineMs: number;
-};
-
-/** Token bucket for the rule's submissions. */
-export type RateLimitOptions = {
-  /**
-   * Sustained submissions per second.
-   * @default 10 (DEFAULTS.rule.rateLimit.perSecond)
-   */
-  readonly perSecond: number;
-  /**
-   * Bucket size.
-   * @default 20 (DEFAULTS.rule.rateLimit.burst)
-   */
-  readonly burst: number;
-};
-
-export type RuleOptions = {
-  readonly retry: RetryOptions;
-  readonly rateLimit: RateLimitOptions;
-  /**
-   * Submissions of this rule in flight at once.
-   * @default 4 (DEFAULTS.rule.concurrency)
-   */
-  readonly concurrency: number;
-};
 
 /** One compiled rule. */
 export type CompiledRule = {

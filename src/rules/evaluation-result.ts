@@ -1,6 +1,7 @@
 import type { TriggerKey } from '../core/trigger-key.js';
 import type { Command, DisclosedContract } from '../ledger/wire/wire-types.js';
-import type { RuleOptions, SourcePos } from './compiled-rule.js';
+import type { SourcePos } from './compiled-rule.js';
+import type { RuleOptions } from './rule-options.js';
 
 /**
  * One command a rule wants submitted: everything the runtime needs except the per-attempt ids

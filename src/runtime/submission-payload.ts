@@ -1,4 +1,4 @@
-import type { RateLimitOptions, RetryOptions } from '../rules/compiled-rule.js';
+import type { RateLimitOptions, RetryOptions } from '../rules/rule-options.js';
 import type { Intent } from '../rules/evaluation-result.js';
 import type {
   Command,

@@ -1,6 +1,6 @@
 import { throwIfAborted } from '../core/abort-error.js';
 import type { Clock } from '../core/clock.js';
-import type { RateLimitOptions } from '../rules/compiled-rule.js';
+import type { RateLimitOptions } from '../rules/rule-options.js';
 
 /**
  * A token bucket on the injected clock: `burst` tokens, refilled at `perSecond`. `take` waits

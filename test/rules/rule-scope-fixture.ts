@@ -1,6 +1,6 @@
 import { parseYamlSource, schemaChecker } from '../../src/core/source/index.js';
 import { CelEnvironment } from '../../src/rules/cel/cel-environment.js';
-import type { RetryOptions } from '../../src/rules/compiled-rule.js';
+import type { RetryOptions } from '../../src/rules/rule-options.js';
 import type { PackageCatalogue } from '../../src/daml-lf/package-catalogue.js';
 import type { RuleProblem } from '../../src/rules/rule-problem.js';
 import { RuleScope } from '../../src/rules/rule-scope.js';

@@ -1,5 +1,5 @@
 import type { AuthConfig } from '../../ledger/auth/create-auth-provider.js';
-import type { RetryOptions } from '../../rules/compiled-rule.js';
+import type { RetryOptions } from '../../rules/rule-options.js';
 
 /**
  * The validated, defaulted and frozen `bot.config.yaml` (see `loadBotConfig`). Durations are in
