@@ -11,28 +11,18 @@ import type { Bot } from './bot-api.js';
 import type { BotEventMap, BotEvents, BotState } from './bot-events.js';
 import { BotMetrics } from './bot-metrics.js';
 import type { BotOptions } from './bot-options.js';
-import { SwappableSchedules } from './bot-schedules.js';
-import { Checkpoint } from './checkpoint.js';
+import { botParts, type BotParts } from './bot-parts.js';
 import { runCleanupSteps, type CleanupStep } from './cleanup-steps.js';
 import { compileBotOptions, type CompiledBotOptions } from './compile-bot-options.js';
 import { completionsStart } from './completions-start.js';
 import { errorFields } from './error-record.js';
-import type { IntentPipeline } from './intent-pipeline.js';
-import { journalSide, type JournalSide } from './journal-side.js';
-import { PruneRecovery } from './prune-recovery.js';
 import { RecentIntents, type IntentSummary } from './recent-intents.js';
-import { RuleBook, type RuleStatus } from './rule-book.js';
-import { RuleControl } from './rule-control.js';
+import type { RuleStatus } from './rule-book.js';
 import { reloadRules } from './rule-reload.js';
 import type { RuleSetDiff } from './rule-set-diff.js';
 import { RuntimeError } from './runtime-error.js';
-import { ShadowPipeline } from './shadow-pipeline.js';
-import { decodedJournal } from './submission-payload.js';
 import type { IntentEvent } from './submission-tracker.js';
 import type { SubscriptionPlan } from './subscription-plan.js';
-import { RateLimits } from './token-bucket.js';
-import { TransactionIngest } from './transaction-ingest.js';
-import { UpdateFollower } from './update-follower.js';
 
 export type { Bot } from './bot-api.js';
 export type { BotEventMap, BotState } from './bot-events.js';
@@ -46,9 +36,9 @@ export function createBot(options: BotOptions): Bot {
 }
 
 /**
- * Composition and lifecycle only: the parts are the rule book, the checkpoint, the intent
- * pipeline (journal or shadow), the update and completion followers, rule control and the
- * schedules; `stop()` runs an ordered list of isolated cleanup steps.
+ * Lifecycle only: the parts are the rule book, the checkpoint, the intent pipeline (journal or
+ * shadow), the update and completion followers, rule control and the schedules, built and
+ * connected by `botParts`; `stop()` runs an ordered list of isolated cleanup steps.
  */
 class TriggerBot implements Bot {
   readonly metrics = new BotMetrics();
@@ -58,16 +48,8 @@ class TriggerBot implements Bot {
 
   readonly #o: CompiledBotOptions;
   readonly #log: Logger;
-  readonly #book: RuleBook;
-  readonly #checkpoint: Checkpoint;
+  readonly #parts: BotParts;
   readonly #recent = new RecentIntents();
-  readonly #rateLimits: RateLimits;
-  readonly #pipeline: IntentPipeline;
-  /** The submission side; undefined for a shadow bot, which submits and writes nothing. */
-  readonly #journal: JournalSide | undefined;
-  readonly #updates: UpdateFollower;
-  readonly #control: RuleControl;
-  readonly #schedules: SwappableSchedules;
   /** Aborts intake: the updates stream, replays and waits for admission. */
   readonly #intake = new AbortController();
   /** Aborts the completions stream, after the drain. */
@@ -84,96 +66,17 @@ class TriggerBot implements Bot {
   constructor(o: CompiledBotOptions) {
     this.#o = o;
     this.shadow = o.shadow;
-    const logger = o.logger.child({ component: 'runtime' });
-    this.#log = logger;
-    const { metrics, events } = this;
-    const signal = this.#intake.signal;
-    this.#book = new RuleBook(o.rules, o.parties);
-    // Wrapped once: behind this, a payload is a field read (checked as its row was read).
-    const journal = decodedJournal(o.store);
-    this.#checkpoint = new Checkpoint({
-      store: journal,
-      writes: !o.shadow,
-      logger,
-      heldAt: () => this.#book.heldAt(),
-    });
-    this.#rateLimits = new RateLimits(o.clock, (id) => this.#book.find(id)?.options.rateLimit);
-    const { clock, random, ledger, parties, restartBackoff, streamBackoff } = o;
-    const follower = { ledger, clock, random, restartBackoff, streamBackoff, logger, metrics };
-    if (o.shadow) {
-      this.#pipeline = new ShadowPipeline({ metrics, logger, events });
-    } else {
-      this.#journal = journalSide({
-        options: o,
-        journal,
-        clock,
-        logger,
-        metrics,
-        checkpoint: this.#checkpoint,
-        rateLimits: this.#rateLimits,
-        intake: signal,
-        completionsStop: this.#completionsAbort.signal,
-        onIntent: (event) => this.#onIntent(event),
-        assertRunning: (action) => this.#assertRunning(action),
-      });
-      this.#pipeline = this.#journal.pipeline;
-    }
-    const pipeline = this.#pipeline;
-    const { packageNameOf } = o;
-    const ingest = new TransactionIngest({
-      parties,
-      packageNameOf,
-      clock,
-      metrics,
-      logger,
-      events,
-      pipeline,
-    });
-    const recovery = new PruneRecovery({
-      ...follower,
-      parties,
-      journal,
-      signal,
-      liveRules: () => this.#book.liveRules(),
-      index: (offset) => this.#book.indexAt(offset),
-      ingest,
-      checkpoint: this.#checkpoint,
-    });
-    this.#updates = new UpdateFollower({
-      ...follower,
-      signal,
-      events,
-      plan: () => this.#book.plan,
-      index: (offset) => this.#book.indexAt(offset),
-      ingest,
-      checkpoint: this.#checkpoint,
-      recover: (from, err) => recovery.recover(from, err),
-    });
-    this.#control = new RuleControl({
-      ...follower,
-      parties,
-      book: this.#book,
-      checkpoint: this.#checkpoint,
+    this.#log = o.logger.child({ component: 'runtime' });
+    this.#parts = botParts(o, {
+      metrics: this.metrics,
+      events: this.events,
+      logger: this.#log,
+      intake: this.#intake.signal,
+      completionsStop: this.#completionsAbort.signal,
       state: () => this.#state,
-      ingest,
-      signal,
-      events,
+      onIntent: (event) => this.#onIntent(event),
+      assertRunning: (action) => this.#assertRunning(action),
       fail: (err) => void this.#fail(err),
-    });
-    this.#schedules = new SwappableSchedules({
-      ...follower,
-      parties,
-      packageNameOf,
-      journal,
-      sink: pipeline,
-      logger: o.logger,
-      rules: o.rules,
-      // A shadow bot runs no slots (`run-slot --dry-run` shows what one would do).
-      drive: o.schedule.drive && !o.shadow,
-      options: o.schedule,
-      // Resuming counts as active: the slots missed while paused go to the misfire policy then.
-      paused: (id) => this.#book.pauseOf(id)?.resuming === false,
-      live: () => this.#state === 'running' || this.#state === 'starting',
     });
     this.done = new Promise((resolve) => (this.#resolveDone = resolve));
   }
@@ -187,15 +90,15 @@ class TriggerBot implements Bot {
   }
 
   get plan(): SubscriptionPlan {
-    return this.#book.plan;
+    return this.#parts.book.plan;
   }
 
   get rules(): RuleSet {
-    return this.#book.rules;
+    return this.#parts.book.rules;
   }
 
   get schedules(): ScheduleDriver | undefined {
-    return this.#schedules.driver;
+    return this.#parts.schedules.driver;
   }
 
   get startedAt(): number | undefined {
@@ -203,32 +106,32 @@ class TriggerBot implements Bot {
   }
 
   submitIntents(intents: readonly Intent[], context: SlotSubmitContext): Promise<void> {
-    return this.#pipeline.submitIntents(intents, context);
+    return this.#parts.pipeline.submitIntents(intents, context);
   }
 
   ruleStatus(): RuleStatus[] {
-    return this.#book.status();
+    return this.#parts.book.status();
   }
 
   pauseRule(ruleId: string): RuleStatus {
-    return this.#control.pause(ruleId);
+    return this.#parts.control.pause(ruleId);
   }
 
   resumeRule(ruleId: string): RuleStatus {
-    const status = this.#control.resume(ruleId);
-    this.#schedules.resumed(ruleId);
+    const status = this.#parts.control.resume(ruleId);
+    this.#parts.schedules.resumed(ruleId);
     return status;
   }
 
   reloadRules(ruleSet: RuleSet): RuleSetDiff {
     return reloadRules(ruleSet, {
-      book: this.#book,
+      book: this.#parts.book,
       state: () => this.#state,
-      checkpoint: this.#checkpoint,
-      updates: this.#updates,
-      completions: this.#journal?.completions,
-      schedules: this.#schedules,
-      rateLimits: this.#rateLimits,
+      checkpoint: this.#parts.checkpoint,
+      updates: this.#parts.updates,
+      completions: this.#parts.journal?.completions,
+      schedules: this.#parts.schedules,
+      rateLimits: this.#parts.rateLimits,
       metrics: this.metrics,
       logger: this.#log,
       events: this.events,
@@ -236,7 +139,7 @@ class TriggerBot implements Bot {
   }
 
   retryDeadLetter(commandId: string): IntentRecord {
-    return this.#pipeline.retryDeadLetter(commandId);
+    return this.#parts.pipeline.retryDeadLetter(commandId);
   }
 
   recentIntents(): IntentSummary[] {
@@ -244,11 +147,11 @@ class TriggerBot implements Bot {
   }
 
   checkpoint(): number | undefined {
-    return this.#checkpoint.stored();
+    return this.#parts.checkpoint.stored();
   }
 
   processedOffset(): number | undefined {
-    return this.#checkpoint.lastProcessed ?? this.#checkpoint.evaluatedThrough;
+    return this.#parts.checkpoint.lastProcessed ?? this.#parts.checkpoint.evaluatedThrough;
   }
 
   #onIntent(event: IntentEvent): void {
@@ -281,13 +184,13 @@ class TriggerBot implements Bot {
     try {
       const ledgerEnd = await this.#o.ledger.ledgerEnd({ signal: this.#intake.signal });
       const { start, resetCheckpoint } = this.#o;
-      const begin = this.#checkpoint.begin(start, ledgerEnd, resetCheckpoint);
+      const begin = this.#parts.checkpoint.begin(start, ledgerEnd, resetCheckpoint);
       // A rule whose own checkpoint is further on than `begin` does not evaluate the events up to it.
-      this.#book.setFloors(await this.#o.ruleCheckpoints());
+      this.#parts.book.setFloors(await this.#o.ruleCheckpoints());
       // Before the stream opens: a rule paused elsewhere (a fleet) sees none of its events here.
-      this.#control.pauseAtStart(this.#o.pausedAtStart, begin);
-      const open = this.#pipeline.openIntents();
-      const plan = this.#book.plan;
+      this.#parts.control.pauseAtStart(this.#o.pausedAtStart, begin);
+      const open = this.#parts.pipeline.openIntents();
+      const plan = this.#parts.book.plan;
       const completions = completionsStart(ledgerEnd, open, plan.actAsParties);
       this.#log.info(
         {
@@ -297,12 +200,12 @@ class TriggerBot implements Bot {
           openIntents: open.length,
           shape: plan.shape,
           readParties: plan.readParties,
-          rules: this.#book.rules.rules.length,
+          rules: this.#parts.book.rules.rules.length,
           ...(this.shadow ? { shadow: true, note: 'nothing is submitted or stored' } : {}),
         },
         'bot starting',
       );
-      const journal = this.#journal;
+      const journal = this.#parts.journal;
       if (journal !== undefined) {
         this.#completionsTask = this.#guard(
           journal.completions.run(completions.begin, completions.parties),
@@ -311,7 +214,7 @@ class TriggerBot implements Bot {
       this.#ingestTask = this.#guard(this.#followUpdates(begin));
       journal?.compactor.start();
       if (this.#state === 'starting') this.#setState('running');
-      this.#schedules.start();
+      this.#parts.schedules.start();
     } catch (err) {
       if (this.#state === 'starting' || this.#state === 'stopping') {
         await this.#fail(err);
@@ -322,8 +225,8 @@ class TriggerBot implements Bot {
 
   /** The journal's open intents first (from earlier runs), then the updates stream. */
   async #followUpdates(begin: number): Promise<void> {
-    await this.#pipeline.resumeOpen();
-    await this.#updates.run(begin);
+    await this.#parts.pipeline.resumeOpen();
+    await this.#parts.updates.run(begin);
   }
 
   stop(): Promise<void> {
@@ -343,14 +246,14 @@ class TriggerBot implements Bot {
     await this.#starting?.catch(() => undefined);
     // #start may have failed meanwhile.
     if ((this.#state as BotState) === 'failed') return;
-    const journal = this.#journal;
+    const journal = this.#parts.journal;
     await runCleanupSteps(
       [
         // Slots first: a running slot still records its intents through the pipeline.
-        { name: 'schedules', run: () => this.#schedules.stop() },
+        { name: 'schedules', run: () => this.#parts.schedules.stop() },
         { name: 'intake', run: () => this.#intake.abort(new AbortError('the bot is stopping')) },
         { name: 'updates', run: () => this.#ingestTask },
-        { name: 'replays', run: () => this.#control.settled() },
+        { name: 'replays', run: () => this.#parts.control.settled() },
         { name: 'drain', run: () => journal?.tracker.drain(this.#o.stopGraceMs) },
         {
           name: 'completions',
@@ -361,7 +264,7 @@ class TriggerBot implements Bot {
         },
         { name: 'tracker', run: () => journal?.tracker.close() },
         { name: 'compactor', run: () => journal?.compactor.stop() },
-        { name: 'checkpoint', run: () => this.#checkpoint.save() },
+        { name: 'checkpoint', run: () => this.#parts.checkpoint.save() },
         this.#closeStore,
       ],
       this.#log,
@@ -374,11 +277,11 @@ class TriggerBot implements Bot {
     if (this.#state === 'failed' || this.#state === 'stopped') return;
     this.#error = err;
     this.#log.error({ ...errorFields(err) }, 'bot failed');
-    const journal = this.#journal;
+    const journal = this.#parts.journal;
     // The tasks are not awaited: one of them is the caller. Each ends at its aborted signal.
     await runCleanupSteps(
       [
-        { name: 'schedules', run: () => void this.#schedules.stop().catch(() => undefined) },
+        { name: 'schedules', run: () => void this.#parts.schedules.stop().catch(() => undefined) },
         { name: 'intake', run: () => this.#intake.abort(new AbortError('the bot failed')) },
         {
           name: 'completions',
@@ -388,7 +291,7 @@ class TriggerBot implements Bot {
         { name: 'compactor', run: () => journal?.compactor.stop() },
         { name: 'state', run: () => this.#setState('failed') },
         { name: 'settle', run: () => Promise.resolve() },
-        { name: 'checkpoint', run: () => this.#checkpoint.save() },
+        { name: 'checkpoint', run: () => this.#parts.checkpoint.save() },
         this.#closeStore,
       ],
       this.#log,
