@@ -34,11 +34,7 @@ import type { TokenBucket } from './token-bucket.js';
 import { trackedIntent, type TrackedIntent } from './tracked-intent.js';
 import { isInternalSubmitError } from './unreadable-values.js';
 
-export { classifyForSubmission } from './classify-for-submission.js';
-export { intentFields, logIntent } from './intent-log.js';
 export type { IntentEvent } from './in-flight-intents.js';
-export type { GiveUpReason } from './retry-schedule.js';
-export { SUBMIT_REQUEST } from './match-completion.js';
 
 export type TrackerOptions = {
   /** What an attempt sends, and what a contention re-check reads. */
