@@ -133,7 +133,10 @@ export function overviewScreen(): Screen & { update(status: Status): void } {
   };
 }
 
-/** A fleet member's card: its fleet, the rules it runs, the members and the rules nobody holds. */
+/**
+ * A fleet member's card: its fleet, the rules it runs (and those its bot is still starting), the
+ * members and the rules nobody holds.
+ */
 function fleetCard(f: NonNullable<Status['fleet']>): HTMLElement {
   const live = (f.members ?? []).filter((m) => m.live === true).length;
   const unowned = (f.owners ?? []).filter((o) => o.owner === null || o.owner === undefined);
@@ -145,6 +148,9 @@ function fleetCard(f: NonNullable<Status['fleet']>): HTMLElement {
     facts([
       ['This member', f.instanceId ?? '–'],
       ['Runs', (f.running ?? []).join(', ') || 'no rule'],
+      ...(f.starting === undefined || f.starting.length === 0
+        ? []
+        : [['Starting', f.starting.join(', ')] as const]),
       ['Rules', count(f.owners?.length)],
       ['Not held', unowned.length === 0 ? 'none' : unowned.map((o) => o.ruleId).join(', ')],
     ]),

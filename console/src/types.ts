@@ -45,6 +45,8 @@ export type Status = {
     readonly name?: string;
     readonly instanceId?: string;
     readonly running?: readonly string[];
+    /** This member's rules whose bot is still starting (not in `running` yet). */
+    readonly starting?: readonly string[];
     readonly members?: readonly { readonly instanceId: string; readonly live?: boolean }[];
     readonly owners?: readonly { readonly ruleId: string; readonly owner?: string | null }[];
     readonly error?: string;

@@ -19,6 +19,7 @@ export type Member = { bot: ChildBot; port: number };
 export type FleetStatus = {
   instanceId: string;
   running: string[];
+  starting?: string[];
   members: { instanceId: string; live: boolean; rules: number }[];
   owners: { ruleId: string; owner: string | null; generation: number }[];
 };
