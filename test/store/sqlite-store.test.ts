@@ -420,6 +420,20 @@ describe('dead letters', () => {
     reopen();
     expect(store.getDeadLetter('lb-rule-1-0')?.error).toEqual({ code: 'X' });
   });
+
+  it('a dead letter purged and recorded again in one write is the new intent after a reopen', () => {
+    store.recordIntents([eventIntent(1)]);
+    store.transition('lb-rule-1-0', { to: 'dead-lettered', error: { code: 'X' } });
+    reopen();
+    store.batch(() => {
+      expect(store.purgeDeadLetter('lb-rule-1-0')).toBe(true);
+      store.recordIntents([eventIntent(1)]);
+    });
+    reopen();
+    expect(store.getIntent('lb-rule-1-0')).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(store.getDeadLetter('lb-rule-1-0')).toBeUndefined();
+    expect(store.listDeadLetters()).toEqual([]);
+  });
 });
 
 describe('compaction', () => {

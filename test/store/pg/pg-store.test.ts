@@ -218,6 +218,25 @@ describeWithPg('the PostgreSQL store', (server) => {
     expect(await store.queries().listDeadLetters()).toEqual([]);
   });
 
+  it('writes a dead letter purged and recorded again in one commit as the new intent', async () => {
+    clock.set(5_000);
+    store.recordIntents([eventIntent(1, 0, { event: { e: 1 } })]);
+    store.transition('lb-rule-1-0', { to: 'dead-lettered', error: { code: 'BAD' } });
+    await store.sync();
+    await reopen();
+    clock.set(6_000);
+    // One group: the purge leaves the folded row to delete; the new record replaces it in memory.
+    expect(store.purgeDeadLetter('lb-rule-1-0')).toBe(true);
+    store.recordIntents([eventIntent(1, 0, { event: { e: 2 } })]);
+    await store.sync();
+    expect(await committed()).toEqual({ 'lb-rule-1-0': 'pending' });
+    expect(await store.queries().listDeadLetters()).toEqual([]);
+    await reopen();
+    expect(store.getIntent('lb-rule-1-0')).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(store.getDeadLetter('lb-rule-1-0')).toBeUndefined();
+    expect(store.listDeadLetters()).toEqual([]);
+  });
+
   it('keeps schedule slots and slot intents until their slot completes', async () => {
     store.beginSlot('daily', 60_000, 17);
     store.recordIntents([
