@@ -1,4 +1,5 @@
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent } from './undici-agent.js';
 import { throwIfAborted } from '../core/abort-error.js';
 import { IllegalStateError } from '../core/illegal-state-error.js';
 import { readAnswer, readBytesAnswer } from './http-answer.js';

@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { AbortError, throwIfAborted } from '../../core/abort-error.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
@@ -151,6 +151,8 @@ export class OAuth2ClientCredentialsAuth implements AuthProvider {
     let status: number;
     let text: string;
     try {
+      // Loaded here, by a bot with OAuth2 only: undici's index is large (see undici-agent.ts).
+      const { request } = await import('undici');
       const res = await request(o.tokenUrl, {
         method: 'POST',
         headers,
