@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { PG_TYPES } from '../src/store/pg/open-pg-store.js';
+import { pgTypes } from '../src/store/pg/load-pg.js';
 import { quoteIdentifier } from '../src/store/pg/quote-identifier.js';
 import type { ChaosBot } from './chaos-bots.js';
 
@@ -17,7 +17,7 @@ export function fleetConfigLine(): string {
 
 /** The shared journal's intents not terminal (pending or submitted). */
 export async function openIntents(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url, types: PG_TYPES });
+  const client = new pg.Client({ connectionString: url, types: pgTypes(pg) });
   client.on('error', () => undefined);
   await client.connect();
   try {
@@ -51,7 +51,7 @@ export async function ruleOwnership(
     const s = await b.fleetStatus();
     if (s !== undefined) live.set(s.instanceId, { replica: b.name, running: s.running });
   }
-  const client = new pg.Client({ connectionString: url, types: PG_TYPES });
+  const client = new pg.Client({ connectionString: url, types: pgTypes(pg) });
   client.on('error', () => undefined);
   await client.connect();
   let leases: { rule_id: string; owner: string | null }[];

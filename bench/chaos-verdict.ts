@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { openSqliteStore } from '../src/store/open-sqlite-store.js';
-import { PG_TYPES } from '../src/store/pg/open-pg-store.js';
+import { pgTypes } from '../src/store/pg/load-pg.js';
 import { PgJournalQueries } from '../src/store/pg/pg-journal-queries.js';
 import { quoteIdentifier } from '../src/store/pg/quote-identifier.js';
 import {
@@ -157,7 +157,7 @@ export function readSqliteJournal(stateDir: string): JournalContents {
  * opened, so nothing is migrated or locked. The checkpoint is the single bot's row (`default`).
  */
 export async function readPgJournal(url: string, schema: string): Promise<JournalContents> {
-  const pool = new pg.Pool({ connectionString: url, max: 2, types: PG_TYPES });
+  const pool = new pg.Pool({ connectionString: url, max: 2, types: pgTypes(pg) });
   try {
     const q = new PgJournalQueries(pool, schema);
     const { rows } = await pool.query<{ resume_offset: number | null }>(

@@ -8,7 +8,8 @@ import { TestScope } from '../support/test-scope.js';
 
 // What `ledgerbot run` loads before it reads its config: its own command and what a bot against
 // a participant needs, not the other commands, the sandbox, the sandbox's model loader,
-// pino-pretty or ajv's compiler (start-up is a benchmarked target). The child lists every module
+// pino-pretty, ajv's compiler, the PostgreSQL driver or undici's index (start-up is a
+// benchmarked target). The child lists every module
 // it loaded (ES modules through a load hook, CommonJS ones from require.cache) when it exits.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -89,6 +90,12 @@ describe('ledgerbot run: module loading', () => {
     expect(dep('jose/')).toBe(false);
     expect(dep('yauzl/')).toBe(false);
     expect(dep('ajv/dist/compile/')).toBe(false);
+    // A bot on SQLite loads no PostgreSQL driver, and undici's Agent without undici's index.
+    expect(dep('pg/')).toBe(false);
+    expect(dep('undici/lib/dispatcher/agent.js')).toBe(true);
+    expect(dep('undici/index.js')).toBe(false);
+    expect(dep('undici/lib/mock/')).toBe(false);
+    expect(dep('undici/lib/web/websocket/')).toBe(false);
   });
 
   it('runs run from the bundle only while it is at least as new as tsc output', () => {

@@ -1,7 +1,8 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { DEFAULTS } from '../../core/defaults.js';
 import type { FleetConfig, PostgresConfig } from '../../runtime/config/bot-config.js';
 import { FLEET_PG_MIGRATIONS } from '../../store/pg/fleet-pg-migrations.js';
+import { loadPg } from '../../store/pg/load-pg.js';
 import type { LeaseStore } from '../../store/pg/lease-store.js';
 import { maskPgUrl, withoutPassword } from '../../store/pg/mask-pg-url.js';
 import { runPgMigrations } from '../../store/pg/run-pg-migrations.js';
@@ -13,7 +14,8 @@ export async function openFleetPool(
   pgConfig: PostgresConfig,
   fleet: FleetConfig,
 ): Promise<pg.Pool> {
-  const pool = new pg.Pool({
+  const { Pool } = await loadPg();
+  const pool = new Pool({
     connectionString: pgConfig.url,
     max: 2,
     connectionTimeoutMillis: DEFAULTS.postgres.connectTimeoutMs,

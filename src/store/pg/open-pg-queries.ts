@@ -1,8 +1,7 @@
-import pg from 'pg';
 import { DEFAULTS } from '../../core/defaults.js';
 import { StoreError } from '../store-error.js';
 import { maskPgUrl, withoutPassword } from './mask-pg-url.js';
-import { PG_TYPES } from './open-pg-store.js';
+import { loadPg, pgTypes } from './load-pg.js';
 import type { JournalContents } from '../journal-transfer.js';
 import { PgJournalQueries } from './pg-journal-queries.js';
 import { exportPgJournal } from './pg-journal-transfer.js';
@@ -30,11 +29,12 @@ export async function openPgQueries(options: {
 }): Promise<PgQueriesHandle | undefined> {
   const schema = checkSchemaName(options.schema);
   const where = `${maskPgUrl(options.url)} (schema ${schema})`;
+  const pg = await loadPg();
   const pool = new pg.Pool({
     connectionString: options.url,
     max: 2,
     connectionTimeoutMillis: DEFAULTS.postgres.connectTimeoutMs,
-    types: PG_TYPES,
+    types: pgTypes(pg),
     application_name: 'ledgerbot-cli',
   });
   pool.on('error', () => undefined);

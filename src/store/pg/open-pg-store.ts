@@ -1,9 +1,10 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { StoreError } from '../store-error.js';
 import type { CommitFence, LeaseHold } from './commit-fence.js';
 import { JOURNAL_PG_MIGRATIONS } from './journal-pg-migrations.js';
+import { loadPg, pgTypes, type Pg } from './load-pg.js';
 import { maskPgUrl, withoutPassword } from './mask-pg-url.js';
 import type { PgMigrationComponent } from './pg-migration.js';
 import { PgStore } from './pg-store.js';
@@ -43,16 +44,6 @@ export type PgStoreOptions = {
   readonly rules?: readonly string[];
 };
 
-const INT8_OID = 20;
-
-/** int8 (counts, offsets, epoch ms) as a number: every value the journal stores is a safe integer. */
-export const PG_TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
-    oid === INT8_OID
-      ? (value: string) => Number(value)
-      : (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
-};
-
 /**
  * Opens the PostgreSQL store: connects, brings the schema up to date (see `runPgMigrations`:
  * instances starting together migrate once), and loads the journal's memory. Every failure is
@@ -62,11 +53,12 @@ export const PG_TYPES = {
 export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   const schema = checkSchemaName(options.schema ?? DEFAULTS.postgres.schema);
   const where = `${maskPgUrl(options.url)} (schema ${schema})`;
+  const pg = await loadPg();
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? DEFAULTS.postgres.poolSize,
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULTS.postgres.connectTimeoutMs,
-    types: PG_TYPES,
+    types: pgTypes(pg),
     application_name: 'ledgerbot',
   });
   // An idle connection's failure (the server restarted) must not crash the process: the next
@@ -81,7 +73,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
       client.release();
     }
     if (options.exclusive === true || options.exclusive === 'shared') {
-      lock = await writerLock(options, schema, where);
+      lock = await writerLock(pg, options, schema, where);
     }
     const held = lock;
     const windowMs = options.groupCommitWindowMs ?? 0;
@@ -115,6 +107,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
  * that does nothing else until the store closes (a lost connection loses the lock with it).
  */
 async function writerLock(
+  pg: Pg,
   options: PgStoreOptions,
   schema: string,
   where: string,

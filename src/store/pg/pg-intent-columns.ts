@@ -3,7 +3,7 @@ import type { JournalEntry } from '../journal-entry.js';
 import { entryOfRow } from '../journal-entry.js';
 import type { IntentRow } from '../sqlite-rows.js';
 
-/** A row of `lb_intents` as the store reads it (bigint parsed to number, see `PG_TYPES`). */
+/** A row of `lb_intents` as the store reads it (bigint parsed to number, see `pgTypes`). */
 export type PgIntentRow = IntentRow & {
   in_doubt: number;
   attempt_log: string | null;
