@@ -64,6 +64,14 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   // An idle connection's failure (the server restarted) must not crash the process: the next
   // query on the pool fails, or reconnects.
   pool.on('error', () => undefined);
+  // Each run of the group commit (a statement prepared once per connection) is planned with its
+  // values. After five runs PostgreSQL would settle on one plan for any values, made from the
+  // statistics of the moment, when the journal is nearly empty: that plan read lb_intents in
+  // full at every commit (test/store/pg/pg-commit-plans.test.ts). Queued before any query of the
+  // connection; a server that does not know the setting (before 12) keeps its default.
+  pool.on('connect', (client) => {
+    void client.query('SET plan_cache_mode = force_custom_plan').catch(() => undefined);
+  });
   let lock: pg.Client | undefined;
   try {
     const client = await pool.connect();
