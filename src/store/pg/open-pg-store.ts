@@ -4,7 +4,7 @@ import { DEFAULTS } from '../../core/defaults.js';
 import { StoreError } from '../store-error.js';
 import type { CommitFence, LeaseHold } from './commit-fence.js';
 import { JOURNAL_PG_MIGRATIONS } from './journal-pg-migrations.js';
-import { loadPg, pgTypes, type Pg } from './load-pg.js';
+import { loadPg, pgTypes, withStartupOption, type Pg } from './load-pg.js';
 import { maskPgUrl, withoutPassword } from './mask-pg-url.js';
 import type { PgMigrationComponent } from './pg-migration.js';
 import { PgStore } from './pg-store.js';
@@ -44,6 +44,9 @@ export type PgStoreOptions = {
   readonly rules?: readonly string[];
 };
 
+/** What the store's connections set as they start (see `openPgStore`). */
+export const PLAN_OPTION = '-c plan_cache_mode=force_custom_plan';
+
 /**
  * Opens the PostgreSQL store: connects, brings the schema up to date (see `runPgMigrations`:
  * instances starting together migrate once), and loads the journal's memory. Every failure is
@@ -55,7 +58,12 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   const where = `${maskPgUrl(options.url)} (schema ${schema})`;
   const pg = await loadPg();
   const pool = new pg.Pool({
-    connectionString: options.url,
+    // Each run of the group commit (a statement prepared once per connection) is planned with its
+    // values. After five runs PostgreSQL would settle on one plan for any values, made from the
+    // statistics of the moment, when the journal is nearly empty: that plan read lb_intents in
+    // full at every commit (test/store/pg/pg-commit-plans.test.ts). Set at connection start
+    // (libpq's `options`, after any the URL gives), so no query of the connection runs before it.
+    ...withStartupOption(options.url, PLAN_OPTION),
     max: options.poolSize ?? DEFAULTS.postgres.poolSize,
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULTS.postgres.connectTimeoutMs,
     types: pgTypes(pg),
@@ -64,14 +72,6 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   // An idle connection's failure (the server restarted) must not crash the process: the next
   // query on the pool fails, or reconnects.
   pool.on('error', () => undefined);
-  // Each run of the group commit (a statement prepared once per connection) is planned with its
-  // values. After five runs PostgreSQL would settle on one plan for any values, made from the
-  // statistics of the moment, when the journal is nearly empty: that plan read lb_intents in
-  // full at every commit (test/store/pg/pg-commit-plans.test.ts). Queued before any query of the
-  // connection; a server that does not know the setting (before 12) keeps its default.
-  pool.on('connect', (client) => {
-    void client.query('SET plan_cache_mode = force_custom_plan').catch(() => undefined);
-  });
   let lock: pg.Client | undefined;
   try {
     const client = await pool.connect();

@@ -9,7 +9,8 @@
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import { FakeClock } from '../../../src/core/fake-clock.js';
-import { openPgStore } from '../../../src/store/pg/open-pg-store.js';
+import { withStartupOption } from '../../../src/store/pg/load-pg.js';
+import { openPgStore, PLAN_OPTION } from '../../../src/store/pg/open-pg-store.js';
 import type { PgStore } from '../../../src/store/pg/pg-store.js';
 import { describeWithPg } from '../../support/describe-with-pg.js';
 import { eventIntent } from '../store-fixtures.js';
@@ -67,4 +68,27 @@ describeWithPg('the PostgreSQL group commit', (server) => {
       await reader.end();
     }
   }, 60_000);
+
+  it('keeps the options the URL gives beside its own', async () => {
+    const url = await server().freshDatabase();
+    // A statement timeout of 1 ms: the schema's migration cannot finish under it.
+    const timeout = encodeURIComponent('-c statement_timeout=1');
+    await expect(
+      openPgStore({ url: `${url}?options=${timeout}`, schema: 'lbopts', clock: new FakeClock() }),
+    ).rejects.toThrow(/statement timeout/);
+    const store = await openPgStore({ url, schema: 'lbopts', clock: new FakeClock() });
+    await store.closeAsync();
+    // Both settings, as the store's connections make them (pg takes the URL's options only).
+    const withUrlOptions = `${url}?options=${encodeURIComponent('-c statement_timeout=4321')}`;
+    const client = new pg.Client(withStartupOption(withUrlOptions, PLAN_OPTION));
+    await client.connect();
+    try {
+      const setting = async (name: string): Promise<unknown> =>
+        (await client.query<Record<string, unknown>>(`SHOW ${name}`)).rows[0]?.[name];
+      expect(await setting('statement_timeout')).toBe('4321ms');
+      expect(await setting('plan_cache_mode')).toBe('force_custom_plan');
+    } finally {
+      await client.end();
+    }
+  });
 });
