@@ -61,7 +61,6 @@ export const REMIND_RULES = `${ACCEPT_RULES}  - id: remind
         actAs: [payer]
 `;
 
-/** The choices of the fixture ledger's submissions so far, in order. */
 /** One schedule rule: every minute, the payer creates a Note. */
 export const NOTE_RULES = `version: 1
 rules:
@@ -72,6 +71,7 @@ rules:
         actAs: [payer]
 `;
 
+/** The choices of the fixture ledger's submissions so far, in order. */
 export function choices(fx: BotFixture): string[] {
   return fx.ledger.submits.map((s) => {
     const c = s.commands[0] as { ExerciseCommand?: { choice: string } };

@@ -7,7 +7,7 @@ import type { Bot } from '../bot.js';
 import { deadLetterView } from '../intent-view.js';
 import { SlotRequestError, slotToRun, type ManualSlotOutcome } from './manual-slot.js';
 import { HttpProblem, iso, notFound, type Route } from './ops-http.js';
-import { actsHere, forwardedAnswer, type OpsFleet } from './ops-fleet.js';
+import { actsHere, actsOnRule, forwardedAnswer, type OpsFleet } from './ops-fleet.js';
 
 const MAX_LIST = 1000;
 
@@ -61,15 +61,7 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
     at: number,
   ): Promise<{ status: number; body: Record<string, unknown> } | undefined> => {
     const fleet = deps.fleet;
-    if (
-      fleet === undefined ||
-      actsHere(
-        bot,
-        bot.rules.rules.some((r) => r.id === ruleId),
-      )
-    ) {
-      return undefined;
-    }
+    if (fleet === undefined || actsOnRule(bot, ruleId)) return undefined;
     const rule = fleet.rule(ruleId);
     if (rule === undefined) return undefined;
     const slot = slotToRun(rule, at); // an event rule, or no slot: refused here, not by the owner

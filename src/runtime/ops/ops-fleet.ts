@@ -35,3 +35,11 @@ export function forwardedAnswer(
 export function actsHere(bot: Bot, held: boolean): boolean {
   return held && bot.state === 'running';
 }
+
+/** `actsHere` for an action on a rule: held when this bot runs the rule. */
+export function actsOnRule(bot: Bot, ruleId: string): boolean {
+  return actsHere(
+    bot,
+    bot.rules.rules.some((r) => r.id === ruleId),
+  );
+}

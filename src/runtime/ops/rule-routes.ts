@@ -1,5 +1,5 @@
 import type { Bot } from '../bot.js';
-import { actsHere, forwardedAnswer, type OpsFleet } from './ops-fleet.js';
+import { actsOnRule, forwardedAnswer, type OpsFleet } from './ops-fleet.js';
 import { iso, notFound, type Route } from './ops-http.js';
 import type { ReloadHistory, ReloadOutcome } from './reload-history.js';
 import type { RuleRows } from './rule-rows.js';
@@ -57,13 +57,7 @@ export function ruleRoutes(deps: RuleRoutesDeps): Route[] {
         const fleet = deps.fleet;
         // Recorded for the fleet and posted when this bot cannot act now (another member's
         // rule, or a bot still starting): the rule's owner carries it out.
-        if (
-          fleet !== undefined &&
-          !actsHere(
-            bot,
-            bot.rules.rules.some((r) => r.id === id),
-          )
-        ) {
+        if (fleet !== undefined && !actsOnRule(bot, id!)) {
           const request = { kind: action as 'pause' | 'resume', ruleId: id! };
           const sent = await fleet.forward(request);
           if (sent === undefined) throw notFound(`no rule with id "${id}" in the fleet`);
