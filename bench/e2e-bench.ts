@@ -9,6 +9,7 @@ import { profileSummary, type ProfileSummary } from './cpu-profile-summary.js';
 import { fleetRun, type TakeOver } from './e2e-fleet.js';
 import {
   createPaced,
+  halfOf,
   invoiceFormat,
   percentiles,
   rawRun,
@@ -63,6 +64,12 @@ export type E2eRun = {
   readonly submitSeconds: number;
   /** CPU time per command (see `CommandCpu`); absent for fleet-3, without /proc, in older results. */
   readonly cpu?: CommandCpu;
+  /**
+   * The second half of the commands alone (from the ⌈N/2⌉-th completion to the last): its seconds
+   * and CPU per command, once the client's code is compiled and its caches are warm. Absent for
+   * fleet-3 and in older results.
+   */
+  readonly secondHalf?: { readonly seconds: number; readonly cpu?: CommandCpu };
 };
 
 export type E2eResult = {
@@ -160,6 +167,7 @@ async function botRun(
     let succeeded = 0;
     let failed = 0;
     let cpuFrom: CpuSample | undefined;
+    let cpuHalf: CpuSample | undefined;
     let cpuTo: CpuSample | undefined;
     const bot = spawnBot(config, {
       nodeArgs,
@@ -180,6 +188,7 @@ async function botRun(
         });
         succeeded++;
         if (succeeded === 1) cpuFrom = cpuSample(bot.child.pid, l.child.pid);
+        if (succeeded === halfOf(n)) cpuHalf = cpuSample(bot.child.pid, l.child.pid);
         if (succeeded === n) cpuTo = cpuSample(bot.child.pid, l.child.pid);
       },
     });
@@ -191,12 +200,18 @@ async function botRun(
       const all = [...intents.values()];
       const first = Math.min(...all.map((t) => t.submitted));
       const last = Math.max(...all.map((t) => t.succeeded));
+      const half = all.map((t) => t.succeeded).sort((a, b) => a - b)[halfOf(n) - 1]!;
+      const halfCpu = commandCpu(cpuHalf, cpuTo, n - halfOf(n));
       let run: E2eRun = {
         client: pg === undefined ? 'bot' : 'bot-pg',
         round,
         n,
         wallSeconds,
         submitSeconds: (last - first) / 1000,
+        secondHalf: {
+          seconds: (last - half) / 1000,
+          ...(halfCpu === undefined ? {} : { cpu: halfCpu }),
+        },
       };
       const cpu = commandCpu(cpuFrom, cpuTo, n - 1);
       if (cpu !== undefined) run = { ...run, cpu };

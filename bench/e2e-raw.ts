@@ -51,6 +51,11 @@ export function percentiles(xs: readonly number[]): Latency {
   return { p50: at(0.5), p99: at(0.99), max: s[s.length - 1] ?? NaN };
 }
 
+/** The completion after which a run's second half begins (see `E2eRun.secondHalf`). */
+export function halfOf(n: number): number {
+  return Math.ceil(n / 2);
+}
+
 export async function rawRun(
   round: number,
   n: number,
@@ -105,6 +110,9 @@ export async function rawRun(
     let firstSubmit = 0;
     let lastCompletion = 0;
     let cpuFrom: CpuSample | undefined;
+    let cpuHalf: CpuSample | undefined;
+    let halfAt = 0;
+    let finished = 0;
     let taken = 0;
     let target = n;
     // Paced phase: ms from the transaction's recordTime to the submission and to the completion.
@@ -133,13 +141,19 @@ export async function rawRun(
           toCompletion.push(Date.now() - item.recordMs);
         } else {
           lastCompletion = performance.now();
+          if (++finished === halfOf(n)) {
+            halfAt = lastCompletion;
+            cpuHalf = cpuSample(process.pid, l.child.pid);
+          }
         }
       }
     };
     const workers = (timed: boolean): Promise<void>[] =>
       Array.from({ length: inFlight }, () => worker(timed));
     await Promise.all(workers(false));
-    const cpu = commandCpu(cpuFrom, cpuSample(process.pid, l.child.pid), n);
+    const cpuTo = cpuSample(process.pid, l.child.pid);
+    const cpu = commandCpu(cpuFrom, cpuTo, n);
+    const halfCpu = commandCpu(cpuHalf, cpuTo, n - halfOf(n));
     const run: E2eRun = {
       ...(cpu === undefined ? {} : { cpu }),
       client: 'raw',
@@ -147,6 +161,10 @@ export async function rawRun(
       n,
       wallSeconds: (lastCompletion - started) / 1000,
       submitSeconds: (lastCompletion - firstSubmit) / 1000,
+      secondHalf: {
+        seconds: (lastCompletion - halfAt) / 1000,
+        ...(halfCpu === undefined ? {} : { cpu: halfCpu }),
+      },
     };
     if (paced !== undefined) {
       target = n + paced.count;
