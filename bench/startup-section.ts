@@ -67,14 +67,14 @@ export function startupSection(r: StartupResult, c: SectionContext): string {
     ...(r.warmProfile === undefined
       ? []
       : profileBlock(
-          'Profile of one more warm start (`node --cpu-prof`, untimed, until /readyz answered 200)',
+          'Profile of one more warm start (`node --cpu-prof`, untimed, from the spawn until the bot exited on the SIGTERM sent once /readyz answered 200)',
           r.warmProfile.areas,
           r.warmProfile.top,
         )),
     ...(r.profile === undefined
       ? []
       : profileBlock(
-          'Profile of one more cold start (`node --cpu-prof`, untimed, until /readyz answered 200)',
+          'Profile of one more cold start (`node --cpu-prof`, untimed, from the spawn until the bot exited on the SIGTERM sent once /readyz answered 200: that stop writes the compiled rules, so `encodeRuleSet` and what it calls in `compiled-rule-codec.ts` come after /readyz)',
           r.profile.areas,
           r.profile.top,
         )),
