@@ -288,7 +288,7 @@ function secondHalfLines(bot: readonly E2eRun[], raw: readonly E2eRun[]): string
     `Second halves (from the ⌈N/2⌉-th completion to the last; not the target's measure): bot ${int(median(b))}, raw ${int(median(w))}`,
     `commands/s: bot at ${pct(median(b) / median(w))} of raw.${bc.length === 0 || allCpu.length === 0 ? '' : ` The bot's CPU per command in its second half: ${int(median(bc))} µs, against ${int(median(allCpu))} µs over all N.`}`,
     'Both run faster in their second halves, and what differs between them is not measured apart here: the bot is a',
-    'fresh process whose code V8 compiles while the backlog runs (about four in five of its optimised compilations after',
+    'fresh process whose code V8 compiles while the backlog runs (about three in four of its optimised compilations after',
     'start-up came in its first 4,000 commands, one run with `--trace-opt`), while the raw client runs in the bench',
     'process, warm from creating the invoices; and the raw client reads the whole backlog from the update stream in its',
     'first half (it reads without holding back), which the bot spreads over its run (at most 256 frames ahead).',
