@@ -66,7 +66,7 @@ export type E2eRun = {
   readonly cpu?: CommandCpu;
   /**
    * The second half of the commands alone (from the ⌈N/2⌉-th completion to the last): its seconds
-   * and CPU per command, once the client's code is compiled and its caches are warm. Absent for
+   * and CPU per command (see the section's note on what differs between the halves). Absent for
    * fleet-3 and in older results.
    */
   readonly secondHalf?: { readonly seconds: number; readonly cpu?: CommandCpu };

@@ -255,11 +255,6 @@ export function e2eSection(r: E2eResult, inFlight: number, c: SectionContext): s
   ]);
 }
 
-/**
- * The CPU per command of the bot and the raw client (medians of their runs), and what the bot's
- * main thread alone allows: its event loop does the work of every command, so 10⁶ / its µs per
- * command is the most it can do with a core to itself.
- */
 function cpuCell(cpu: CommandCpu | undefined): string {
   return cpu === undefined ? '—' : `${int(cpu.client)} (${int(cpu.clientMain)})`;
 }
@@ -295,6 +290,11 @@ function secondHalfLines(bot: readonly E2eRun[], raw: readonly E2eRun[]): string
   ];
 }
 
+/**
+ * The CPU per command of the bot and the raw client (medians of their runs), and what the bot's
+ * main thread alone allows: its event loop does the work of every command, so 10⁶ / its µs per
+ * command is the most it can do with a core to itself.
+ */
 function cpuLines(bot: readonly E2eRun[], raw: readonly E2eRun[]): string[] {
   const of = (runs: readonly E2eRun[]) => {
     const cpus = runs.flatMap((x) => (x.cpu === undefined ? [] : [x.cpu]));
