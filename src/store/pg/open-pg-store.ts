@@ -4,12 +4,13 @@ import { DEFAULTS } from '../../core/defaults.js';
 import { StoreError } from '../store-error.js';
 import type { CommitFence, LeaseHold } from './commit-fence.js';
 import { JOURNAL_PG_MIGRATIONS } from './journal-pg-migrations.js';
-import { loadPg, pgTypes, withStartupOption, type Pg } from './load-pg.js';
+import { loadPg, pgTypes, type Pg } from './load-pg.js';
 import { maskPgUrl, withoutPassword } from './mask-pg-url.js';
 import type { PgMigrationComponent } from './pg-migration.js';
 import { PgStore } from './pg-store.js';
 import { checkSchemaName } from './quote-identifier.js';
 import { runPgMigrations } from './run-pg-migrations.js';
+import { withStartupOption } from './with-startup-option.js';
 
 export type PgStoreOptions = {
   /** `postgres://user:password@host:port/database`; the password never reaches a message. */

@@ -9,8 +9,8 @@
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import { FakeClock } from '../../../src/core/fake-clock.js';
-import { withStartupOption } from '../../../src/store/pg/load-pg.js';
 import { openPgStore, PLAN_OPTION } from '../../../src/store/pg/open-pg-store.js';
+import { withStartupOption } from '../../../src/store/pg/with-startup-option.js';
 import type { PgStore } from '../../../src/store/pg/pg-store.js';
 import { describeWithPg } from '../../support/describe-with-pg.js';
 import { eventIntent } from '../store-fixtures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withStartupOption } from '../../../src/store/pg/load-pg.js';
+import { withStartupOption } from '../../../src/store/pg/with-startup-option.js';
 
 describe('withStartupOption', () => {
   it('passes the option beside a URL that has none', () => {
