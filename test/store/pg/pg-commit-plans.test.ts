@@ -73,9 +73,17 @@ describeWithPg('the PostgreSQL group commit', (server) => {
     const url = await server().freshDatabase();
     // A statement timeout of 1 ms: the schema's migration cannot finish under it.
     const timeout = encodeURIComponent('-c statement_timeout=1');
-    await expect(
-      openPgStore({ url: `${url}?options=${timeout}`, schema: 'lbopts', clock: new FakeClock() }),
-    ).rejects.toThrow(/statement timeout/);
+    const refused = openPgStore({
+      url: `${url}?options=${timeout}`,
+      schema: 'lbopts',
+      clock: new FakeClock(),
+    });
+    await expect(refused).rejects.toThrow(/statement timeout/);
+    // The user's own setting fails the open as a wrong password does: the code, the database.
+    await expect(refused).rejects.toMatchObject({
+      code: 'STORE_OPEN_FAILED',
+      message: expect.stringContaining('cannot open the PostgreSQL state store at') as unknown,
+    });
     const store = await openPgStore({ url, schema: 'lbopts', clock: new FakeClock() });
     await store.closeAsync();
     // Both settings, as the store's connections make them (pg takes the URL's options only).
