@@ -9,6 +9,7 @@ import type { JournalTransfer } from './journal-transfer.js';
 import type { Store } from './store.js';
 import { StoreError } from './store-error.js';
 import { acquireStoreLock, type StoreLock } from './store-lock.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 
 /** The file name inside a state directory. */
 export const SQLITE_STORE_FILE = 'ledgerbot.sqlite';
@@ -44,6 +45,12 @@ export type SqliteStoreOptions = (
    * intent state change to a commit per turn. Default false.
    */
   readonly groupCommit?: boolean | { readonly windowMs: number };
+  /**
+   * WAL checkpoints on a thread of their own (see WalCheckpointer) instead of inside the commit
+   * that crosses SQLite's 1,000 pages, where their fsyncs block the event loop. The bot turns it
+   * on. Default false.
+   */
+  readonly checkpointThread?: boolean | { readonly onFailure: (reason: string) => void };
   /**
    * Log rows after which a commit folds the journal's log into its compact form.
    * @default FOLD_AFTER_LOG_ROWS (500)
@@ -94,10 +101,22 @@ export function openSqliteStore(options: SqliteStoreOptions): Store & JournalTra
     migrate(db, options.migrations ?? SQLITE_MIGRATIONS, clock);
     const held = lock;
     const scheduleCommit = groupCommitScheduler(options.groupCommit);
+    const thread = options.checkpointThread;
+    const checkpointer =
+      thread === undefined || thread === false
+        ? undefined
+        : new WalCheckpointer({
+            db,
+            path,
+            clock,
+            busyTimeoutMs: options.busyTimeoutMs ?? DEFAULTS.store.busyTimeoutMs,
+            ...(thread === true ? {} : { onFailure: thread.onFailure }),
+          });
     return SqliteStore.open({
       db,
       clock,
       path,
+      ...(checkpointer === undefined ? {} : { checkpointer }),
       ...(scheduleCommit === undefined ? {} : { scheduleCommit }),
       ...(options.foldAfterLogRows === undefined
         ? {}

@@ -18,6 +18,7 @@ import {
 } from './sqlite-statements.js';
 import type { IntentQuery, IntentRecord, NewIntent, Store } from './store.js';
 import { StoreError } from './store-error.js';
+import type { WalCheckpointer } from './wal-checkpointer.js';
 
 type Db = BetterSqlite3.Database;
 
@@ -35,6 +36,8 @@ export type SqliteStoreInit = {
   readonly foldAfterLogRows?: number;
   /** Runs once the database is closed (the writer's lock goes). */
   readonly onClose?: () => void;
+  /** Checkpoints on a thread of its own; undefined: SQLite's, inside the commits. */
+  readonly checkpointer?: WalCheckpointer;
 };
 
 /**
@@ -57,6 +60,7 @@ export class SqliteStore extends JournalStore implements Store, JournalTransfer 
   readonly #path: string;
   readonly #readonly: boolean;
   readonly #onClose: (() => void) | undefined;
+  readonly #checkpointer: WalCheckpointer | undefined;
   readonly #s: SqliteStatements;
   readonly #parts: SchemaParts;
   readonly #file: JournalFile;
@@ -85,6 +89,7 @@ export class SqliteStore extends JournalStore implements Store, JournalTransfer 
     this.#path = init.path;
     this.#readonly = init.readonly === true;
     this.#onClose = init.onClose;
+    this.#checkpointer = init.checkpointer;
     this.#parts = parts;
     this.#s = statements;
     this.#file = new JournalFile({
@@ -102,6 +107,7 @@ export class SqliteStore extends JournalStore implements Store, JournalTransfer 
 
   protected writeGroup(): void {
     this.#file.write(false);
+    this.#checkpointer?.afterCommit();
   }
 
   protected override assertWritable(): void {
@@ -188,6 +194,8 @@ export class SqliteStore extends JournalStore implements Store, JournalTransfer 
       }
     } finally {
       this.closed = true;
+      // Its connection first: the writer's close, the last one, checkpoints and removes the WAL.
+      this.#checkpointer?.close();
       this.#db.close();
       this.#onClose?.();
     }

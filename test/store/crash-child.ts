@@ -10,10 +10,12 @@ const target = process.argv[2]!;
 const readyAfter = Number(process.argv[3] ?? 50);
 // How long the journal's log may grow before a commit folds it (SQLite).
 const foldAfterLogRows = Number(process.argv[4] ?? FOLD_AFTER_LOG_ROWS);
+// 'thread': the WAL checkpoints on their own thread, as the bot runs them (SQLite).
+const checkpointThread = process.argv[5] === 'thread';
 const pg = target.startsWith('postgres');
 const store: Store = pg
   ? await openPgStore({ url: target })
-  : openSqliteStore({ dir: target, foldAfterLogRows });
+  : openSqliteStore({ dir: target, foldAfterLogRows, checkpointThread });
 const started = Date.now();
 
 // Like the runtime after a restart: replayed events find their intents already recorded, and
@@ -54,6 +56,9 @@ for (
   // The PostgreSQL store commits a turn's batches when the turn ends: let it, every few events
   // (so the kill lands among commits in flight too).
   if (pg && offset % 3 === 0) await store.sync();
+  // The checkpoint thread's answers come on the event loop: let them, so the kill lands among
+  // checkpoints too.
+  if (checkpointThread && offset % 3 === 0) await new Promise((r) => setImmediate(r));
   if (offset === readyAfter) {
     if (pg) await store.sync();
     process.stdout.write('ready\n');

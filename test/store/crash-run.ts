@@ -16,6 +16,7 @@ export async function runAndKill(
   readyAfter: number,
   extraMs: number,
   foldAfterLogRows = 1_000_000_000,
+  checkpointThread = false,
 ): Promise<void> {
   const child = spawn(
     process.execPath,
@@ -26,6 +27,7 @@ export async function runAndKill(
       target,
       String(readyAfter),
       String(foldAfterLogRows),
+      ...(checkpointThread ? ['thread'] : []),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

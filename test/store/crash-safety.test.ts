@@ -67,3 +67,12 @@ it('a process SIGKILLed between log writes and a fold leaves a consistent store,
   const second = checkInvariants();
   expect(second.events).toBeGreaterThanOrEqual(first.events + 20);
 });
+
+it('a process SIGKILLed while its WAL checkpoints run on their own thread leaves a consistent store', async () => {
+  await runAndKill(dir, 200, 300, 40, true);
+  const first = checkInvariants();
+  expect(first.events).toBeGreaterThanOrEqual(200);
+  await runAndKill(dir, first.events + 100, 200, 40, true);
+  const second = checkInvariants();
+  expect(second.events).toBeGreaterThanOrEqual(first.events + 100);
+});
