@@ -28,7 +28,12 @@ export type BotStore = {
  */
 export async function openBotStore(
   config: BotConfig,
-  options: { readonly shadow: boolean; readonly fleet?: FleetStoreOptions },
+  options: {
+    readonly shadow: boolean;
+    readonly fleet?: FleetStoreOptions;
+    /** Told if the SQLite store's checkpoint thread is given up (see WalCheckpointer). */
+    readonly onCheckpointThreadFailure?: (reason: string) => void;
+  },
 ): Promise<BotStore> {
   const pg = config.state.postgres;
   if (pg !== undefined && !options.shadow) {
@@ -55,6 +60,7 @@ export async function openBotStore(
     dir: config.state.dir,
     exclusive: !options.shadow,
     groupCommit: true,
+    checkpointThread: { onFailure: options.onCheckpointThreadFailure ?? (() => undefined) },
   });
   // The SQLite store answers the operator's reads itself.
   return { store, queries: storeQueries(store), close: () => store.close() };

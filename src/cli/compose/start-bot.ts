@@ -172,6 +172,11 @@ export async function startBot(
     const journal = await openBotStore(config, {
       shadow,
       ...(options.fleet === undefined ? {} : { fleet: options.fleet.store }),
+      onCheckpointThreadFailure: (reason) =>
+        logger.warn(
+          { component: 'store', reason },
+          'the state store checkpoints inside its commits again: its checkpoint thread failed',
+        ),
     });
     cleanups.push(() => journal.close());
     const { store, queries } = journal;
