@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -57,6 +58,16 @@ function unbundled(profile: Profile): Profile {
     return { ...node, callFrame: { ...f, url, lineNumber: entry.originalLine } };
   });
   return { ...profile, nodes };
+}
+
+/**
+ * The main thread's profile among those `node --cpu-prof` wrote into `dir` (one per thread:
+ * `CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile`, the main thread's id 0; the bot also
+ * runs its store's checkpoint thread), or undefined.
+ */
+export function mainThreadProfile(dir: string): string | undefined {
+  const file = readdirSync(dir).find((f) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(f));
+  return file === undefined ? undefined : join(dir, file);
 }
 
 export function topSelfTime(source: string | Profile, top = 15): SelfTime[] {

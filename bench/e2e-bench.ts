@@ -1,11 +1,11 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JsTransaction } from '../src/ledger/wire/wire-types.js';
 import { spawnBot, waitFor, writeBotConfig, type LogLine } from './bot-child.js';
 import { pgBinDir, startPgServer, type PgServer } from './pg-server.js';
 import { commandCpu, cpuSample, type CommandCpu, type CpuSample } from './command-cpu.js';
-import { profileSummary, type ProfileSummary } from './cpu-profile-summary.js';
+import { mainThreadProfile, profileSummary, type ProfileSummary } from './cpu-profile-summary.js';
 import { fleetRun, type TakeOver } from './e2e-fleet.js';
 import {
   createPaced,
@@ -325,8 +325,8 @@ export async function runE2eBench(options: {
     const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-prof-'));
     try {
       await botRun(99, options.profileN, undefined, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
-      const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-      if (file !== undefined) profile = profileSummary(join(dir, file));
+      const file = mainThreadProfile(dir);
+      if (file !== undefined) profile = profileSummary(file);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

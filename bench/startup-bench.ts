@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchRules } from './bench-rules.js';
 import { spawnBot, waitFor, writeBotConfig } from './bot-child.js';
 import { cpuMsOf } from './cpu-ms-of.js';
-import { profileSummary, type ProfileSummary } from './cpu-profile-summary.js';
+import { mainThreadProfile, profileSummary, type ProfileSummary } from './cpu-profile-summary.js';
 import { startInvoiceLedger } from './invoice-ledger.js';
 
 /**
@@ -128,8 +128,8 @@ export async function runStartupBench(options: {
 async function profiled(configFile: string, dir: string): Promise<ProfileSummary | undefined> {
   mkdirSync(dir, { recursive: true });
   await startOnce(configFile, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
-  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-  return file === undefined ? undefined : profileSummary(join(dir, file));
+  const file = mainThreadProfile(dir);
+  return file === undefined ? undefined : profileSummary(file);
 }
 
 /** Spawns the bot on `configFile`, waits for /readyz 200, stops it: the times it took. */

@@ -1,5 +1,13 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { selfTimeByArea, topSelfTime, type Profile } from '../../bench/cpu-profile-summary.js';
+import {
+  mainThreadProfile,
+  selfTimeByArea,
+  topSelfTime,
+  type Profile,
+} from '../../bench/cpu-profile-summary.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 9 });
 
@@ -25,4 +33,19 @@ it('sums the self time of each sample, leaving out the time before the first one
     ['ledgerbot rules/', 2],
     ['native dispatch', 0],
   ]);
+});
+
+it("picks the main thread's profile among those node --cpu-prof wrote, one per thread", () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    expect(mainThreadProfile(dir)).toBeUndefined();
+    // A worker's (thread id 1) first, as a directory may list it.
+    for (const name of ['CPU.20261127.110113.17233.1.002.cpuprofile', 'notes.txt'])
+      writeFileSync(join(dir, name), '{}');
+    expect(mainThreadProfile(dir)).toBeUndefined();
+    writeFileSync(join(dir, 'CPU.20261127.110113.17233.0.001.cpuprofile'), '{}');
+    expect(mainThreadProfile(dir)).toBe(join(dir, 'CPU.20261127.110113.17233.0.001.cpuprofile'));
+  } finally {
+    cleanup();
+  }
 });
