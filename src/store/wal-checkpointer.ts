@@ -101,6 +101,15 @@ export class WalCheckpointer {
   /** After each commit of the writer: asks the thread for a checkpoint when one is due. */
   afterCommit(): void {
     if (this.#failed !== undefined) return;
+    // Never throws: it runs after a commit, and a throw there would read as a failed commit.
+    try {
+      this.#afterCommit();
+    } catch (err) {
+      this.#fail(`the checkpoints failed: ${(err as Error).message}`);
+    }
+  }
+
+  #afterCommit(): void {
     if (this.#inlineDue) {
       this.#inlineDue = false;
       this.#inlines++;
@@ -173,9 +182,12 @@ export class WalCheckpointer {
     const worker = this.#worker;
     this.#worker = undefined;
     if (worker !== undefined) void worker.terminate();
-    // The writer may be closed already (a thread that failed while the store closed).
-    if (this.#db.open) this.#db.pragma(`wal_autocheckpoint = ${INLINE_AUTOCHECKPOINT_PAGES}`);
-    this.#onFailure?.(reason);
+    try {
+      // The writer may be closed already (a thread that failed while the store closed).
+      if (this.#db.open) this.#db.pragma(`wal_autocheckpoint = ${INLINE_AUTOCHECKPOINT_PAGES}`);
+    } finally {
+      this.#onFailure?.(reason);
+    }
   }
 }
 

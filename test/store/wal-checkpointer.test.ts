@@ -141,6 +141,27 @@ it('goes back to SQLite’s checkpoints when the thread cannot open the store', 
   expect(c.checkpoints).toBe(0);
 });
 
+it('never throws after a commit: a checkpoint that fails gives the thread up instead', async () => {
+  const told: string[] = [];
+  const c = new WalCheckpointer({
+    db,
+    path,
+    clock,
+    busyTimeoutMs: 1000,
+    inlineAtFrames: 1,
+    onFailure: (reason) => told.push(reason),
+  });
+  insert(10);
+  c.afterCommit();
+  await until(() => c.checkpoints === 1, 'the first checkpoint');
+  // The writer's own checkpoint is due now; one that throws must not reach the commit.
+  db.close();
+  expect(() => c.afterCommit()).not.toThrow();
+  expect(c.failure).toMatch(/the checkpoints failed: .*not open/);
+  expect(told).toEqual([c.failure]);
+  c.close();
+});
+
 it('a store with the thread closes it first, so that its own close removes the WAL; the data stays', async () => {
   db.close();
   const store = openSqliteStore({ dir, groupCommit: true, checkpointThread: true });
