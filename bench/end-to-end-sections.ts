@@ -312,7 +312,7 @@ function cpuLines(bot: readonly E2eRun[], raw: readonly E2eRun[]): string[] {
   return [
     '',
     `CPU per command (medians; /proc, over the backlog's commands): the bot ${int(b.client)} µs, ${int(b.main)} µs of it on its main thread`,
-    `(the rest: the garbage collector's and the compiler's threads), its sandbox ${int(b.sandbox)} µs; the raw client ${int(w.client)} µs`,
+    `(the rest: the garbage collector's, the compiler's and the store's checkpoint threads), its sandbox ${int(b.sandbox)} µs; the raw client ${int(w.client)} µs`,
     `(the bench process; main thread ${int(w.main)} µs), its sandbox ${int(w.sandbox)} µs. The bot's event loop alone allows at most`,
     `${int(1e6 / b.main)} commands/s with a core to itself, ${pct(1e6 / b.main / median(raw.map((x) => x.n / x.submitSeconds)))} of the raw client's median; the two cores are shared by the bot, its`,
     'sandbox and (for raw) the bench process.',
