@@ -185,9 +185,11 @@ export class WalCheckpointer {
     try {
       // The writer may be closed already (a thread that failed while the store closed).
       if (this.#db.open) this.#db.pragma(`wal_autocheckpoint = ${INLINE_AUTOCHECKPOINT_PAGES}`);
-    } finally {
-      this.#onFailure?.(reason);
+    } catch {
+      // A connection that cannot take a pragma fails its next commit, which ends the bot: this
+      // runs after a commit or in the thread's event, where a throw would do worse.
     }
+    this.#onFailure?.(reason);
   }
 }
 
