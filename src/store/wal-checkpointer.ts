@@ -25,8 +25,11 @@ export type WalCheckpointerOptions = {
   readonly onFailure?: (reason: string) => void;
 };
 
-type CheckpointAnswer =
-  { readonly log: number; readonly checkpointed: number } | { readonly error: string };
+/** The WAL's frames when a checkpoint began, or why it failed. */
+type CheckpointAnswer = { readonly log: number } | { readonly error: string };
+
+/** The running thread, and the flag it sets to 1 once its connection is closed (see `close`). */
+type Thread = { readonly worker: Worker; readonly closed: Int32Array };
 
 /**
  * Runs the SQLite store's WAL checkpoints on a thread of its own, with its own connection, so
@@ -55,9 +58,7 @@ export class WalCheckpointer {
   readonly #inlineAtFrames: number;
   readonly #closeTimeoutMs: number;
   readonly #onFailure: ((reason: string) => void) | undefined;
-  #worker: Worker | undefined;
-  /** Set to 1 by the thread once its connection is closed (see `close`). */
-  #closed: Int32Array | undefined;
+  #thread: Thread | undefined;
   #inFlight = false;
   #lastAskedAt = Number.NEGATIVE_INFINITY;
   #inlineDue = false;
@@ -120,7 +121,7 @@ export class WalCheckpointer {
     if (now - this.#lastAskedAt < this.#intervalMs) return;
     this.#lastAskedAt = now;
     this.#inFlight = true;
-    (this.#worker ?? this.#start()).postMessage('checkpoint');
+    (this.#thread ?? this.#start()).worker.postMessage('checkpoint');
   }
 
   /**
@@ -128,18 +129,15 @@ export class WalCheckpointer {
    * connection, so that the writer's close is the last one and checkpoints and removes the WAL.
    */
   close(): void {
-    const worker = this.#worker;
-    const closed = this.#closed;
-    if (worker === undefined || closed === undefined) return;
-    this.#worker = undefined;
-    if (this.#failed === undefined) {
-      worker.postMessage('close');
-      Atomics.wait(closed, 0, 0, this.#closeTimeoutMs);
-    }
-    void worker.terminate();
+    const thread = this.#thread;
+    if (thread === undefined) return;
+    this.#thread = undefined;
+    thread.worker.postMessage('close');
+    Atomics.wait(thread.closed, 0, 0, this.#closeTimeoutMs);
+    void thread.worker.terminate();
   }
 
-  #start(): Worker {
+  #start(): Thread {
     const closed = new Int32Array(new SharedArrayBuffer(4));
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
@@ -155,13 +153,14 @@ export class WalCheckpointer {
     worker.on('message', (answer: CheckpointAnswer) => this.#answered(answer));
     worker.on('error', (err: Error) => this.#fail(err.message));
     worker.on('exit', (code) => {
-      if (this.#worker === worker) this.#fail(`the checkpoint thread exited (code ${code})`);
+      if (this.#thread?.worker === worker) {
+        this.#fail(`the checkpoint thread exited (code ${code})`);
+      }
     });
-    this.#worker = worker;
-    this.#closed = closed;
+    this.#thread = { worker, closed };
     // From now on the thread checkpoints; the writer's commits no longer do.
     this.#db.pragma('wal_autocheckpoint = 0');
-    return worker;
+    return this.#thread;
   }
 
   #answered(answer: CheckpointAnswer): void {
@@ -179,9 +178,9 @@ export class WalCheckpointer {
     if (this.#failed !== undefined) return;
     this.#failed = reason;
     this.#inFlight = false;
-    const worker = this.#worker;
-    this.#worker = undefined;
-    if (worker !== undefined) void worker.terminate();
+    const thread = this.#thread;
+    this.#thread = undefined;
+    if (thread !== undefined) void thread.worker.terminate();
     try {
       // The writer may be closed already (a thread that failed while the store closed).
       if (this.#db.open) this.#db.pragma(`wal_autocheckpoint = ${INLINE_AUTOCHECKPOINT_PAGES}`);
@@ -219,7 +218,7 @@ const { parentPort, workerData } = require('node:worker_threads');
     }
     try {
       const [result] = db.pragma('wal_checkpoint(PASSIVE)');
-      parentPort.postMessage({ log: result.log, checkpointed: result.checkpointed });
+      parentPort.postMessage({ log: result.log });
     } catch (err) {
       parentPort.postMessage({ error: 'a checkpoint failed: ' + err.message });
     }

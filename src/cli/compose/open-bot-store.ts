@@ -32,7 +32,7 @@ export async function openBotStore(
     readonly shadow: boolean;
     readonly fleet?: FleetStoreOptions;
     /** Told if the SQLite store's checkpoint thread is given up (see WalCheckpointer). */
-    readonly onCheckpointThreadFailure?: (reason: string) => void;
+    readonly onCheckpointThreadFailure: (reason: string) => void;
   },
 ): Promise<BotStore> {
   const pg = config.state.postgres;
@@ -60,7 +60,7 @@ export async function openBotStore(
     dir: config.state.dir,
     exclusive: !options.shadow,
     groupCommit: true,
-    checkpointThread: { onFailure: options.onCheckpointThreadFailure ?? (() => undefined) },
+    checkpointThread: { onFailure: options.onCheckpointThreadFailure },
   });
   // The SQLite store answers the operator's reads itself.
   return { store, queries: storeQueries(store), close: () => store.close() };
