@@ -98,7 +98,11 @@ export function evaluateCounted(
     if (plan.groups.every((g) => tally.announced[g.id] === true)) tally.ready[plan.id] = true;
   }
   const wire = event as unknown as Readonly<Record<string, unknown>>;
-  for (const item of plan.items) {
+  // Indexed loops in this file: an array `for…of` left unoptimised allocates an iterator result
+  // per step, and this runs for every rule of every event.
+  const items = plan.items;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
     if (!sees(run, item.aliasId)) continue;
     const group = item.group;
     if (group === null) {
@@ -108,19 +112,21 @@ export function evaluateCounted(
     const text = readText(run.reads, group.readId, group.fields, wire);
     const selected = text === null ? null : group.select(text, parties);
     if (selected === null) {
-      for (const member of group.members) visit(run, member);
+      const members = group.members;
+      for (let m = 0; m < members.length; m++) visit(run, members[m]!);
       continue;
     }
     countGroupHit(tally, group);
     counts.total += group.members.length;
-    for (const member of selected) visit(run, member);
+    for (let m = 0; m < selected.length; m++) visit(run, selected[m]!);
   }
   const fired = run.fired;
   if (fired !== undefined) {
     // Visited by group, not in load order: results come out in load order all the same.
     if (fired.length > 1) fired.sort((a, b) => a.order - b.order);
-    for (const { intents, error } of fired) {
-      for (const intent of intents) out.intents.push(intent);
+    for (let f = 0; f < fired.length; f++) {
+      const { intents, error } = fired[f]!;
+      for (let n = 0; n < intents.length; n++) out.intents.push(intents[n]!);
       if (error !== null) out.errors.push(error);
     }
   }
@@ -169,7 +175,7 @@ function visit(run: EventRun, { entry, guards, counted }: RuleVisit): void {
   const order = entry.order;
   if (
     guards.length > 0 &&
-    guardFails(guards, e.event, () => variableOf(run), e.parties, run.reads)
+    guardFails(guards, e.event, variableOf, run, e.parties, run.reads)
   ) {
     // A counted visit is already counted false (its group's hit).
     if (!counted) countInPlace(counts, order, true);
@@ -221,10 +227,11 @@ function whenOutcome(
   rule: CompiledRule,
   variables: Readonly<Record<string, unknown>>,
 ): typeof FALSE | typeof HELD | typeof FAILED {
-  for (const condition of rule.when) {
+  const when = rule.when;
+  for (let i = 0; i < when.length; i++) {
     let value: unknown;
     try {
-      value = condition.program.evaluate(variables);
+      value = when[i]!.program.evaluate(variables);
     } catch {
       return FAILED;
     }

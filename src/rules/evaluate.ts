@@ -239,6 +239,7 @@ function evaluateEach(
         guards,
         event,
         () => (eventVariable ??= eventVariableOf(event, input.transaction, plan.fieldReads)),
+        undefined,
         context.parties,
         (guardReads ??= newGuardReads()),
       )

@@ -73,7 +73,12 @@ export function eventFieldsOf(
   const source = event as unknown as Readonly<Record<string, unknown>>;
   const out = copyInKnownOrder(source) ?? copyKeyByKey(source);
   if (fieldReads !== null) {
-    for (const [root, trie] of fieldReads.children) {
+    // Indexed, not `for (const [root, trie] of …)`: destructuring a tuple runs the iterator
+    // protocol, objects for the collector on every event.
+    const children = fieldReads.children;
+    for (let i = 0; i < children.length; i++) {
+      const root = children[i]![0];
+      const trie = children[i]![1];
       if (Object.hasOwn(out, root)) out[root] = fillMissingFields(out[root], trie);
     }
   }

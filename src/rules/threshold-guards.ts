@@ -170,7 +170,8 @@ export function checksReject(
   event: Readonly<Record<string, unknown>>,
   reads: ThresholdReads,
 ): boolean {
-  for (const { family, rank } of checks) {
+  for (let i = 0; i < checks.length; i++) {
+    const { family, rank } = checks[i]!;
     let cut = reads.cuts[family.id];
     if (cut === undefined) {
       cut = cutOf(family, event, reads);

@@ -232,7 +232,8 @@ function pathClosure(variable: string, fields: readonly string[]): Closure {
   }
   return (values) => {
     let at = values[variable];
-    for (const field of fields) {
+    for (let i = 0; i < fields.length; i++) {
+      const field = fields[i]!;
       if (!isPlainObject(at) || !Object.hasOwn(at, field)) return BAIL;
       at = at[field];
     }
