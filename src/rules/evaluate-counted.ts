@@ -2,7 +2,7 @@ import type { CompiledRule } from './compiled-rule.js';
 import type { Intent, RuleEvaluationError } from './evaluation-result.js';
 import { celVariablesOf, eventVariableOf, type TransactionInfo } from './event-variable.js';
 import { fireRule, renderActions } from './fire-rule.js';
-import { guardFails, newGuardReads, readText, type GuardReads } from './guards.js';
+import { emptiedGuardReads, guardFails, readText, type GuardReads } from './guards.js';
 import type { AnyEvent, EventPlan } from './match-event.js';
 import { witnessedBy } from './match-event.js';
 import type { IndexedRule, RuleIndex } from './rule-index.js';
@@ -85,7 +85,7 @@ export function evaluateCounted(
     aliases: plan.aliases,
     known: 0,
     seen: 0,
-    reads: newGuardReads(),
+    reads: emptiedGuardReads(e.index),
     eventVariable: undefined,
     variables: undefined,
     fired: undefined,

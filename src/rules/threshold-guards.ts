@@ -62,7 +62,12 @@ export function mayHaveThresholds(rule: CompiledRule): boolean {
 }
 
 /** The per-event reads of the threshold guards: values by valueId, cuts by family id. */
-export type ThresholdReads = { readonly values: unknown[]; readonly cuts: number[] };
+export type ThresholdReads = {
+  readonly values: unknown[];
+  readonly cuts: (number | undefined)[];
+  /** The subexpressions' variables (`{ event }`), one object for the event's families. */
+  readonly input: { event: unknown };
+};
 
 /** A family's cut when the event decides nothing (the rules are evaluated). */
 const UNDECIDED = -1;
@@ -196,7 +201,8 @@ function cutOf(
   let x = reads.values[family.valueId];
   if (x === undefined) {
     try {
-      x = family.subject({ event });
+      reads.input.event = event;
+      x = family.subject(reads.input);
     } catch {
       x = BAIL;
     }

@@ -284,7 +284,7 @@ describe('CEL conditions through closures', () => {
         today: new Date(Date.UTC(2026, 0, 10)),
       };
       for (const c of withThresholds) {
-        const reads = { values: [], cuts: [] };
+        const reads = { values: [], cuts: [], input: { event: undefined } };
         if (checksReject(c.checks, event, reads)) {
           rejected += 1;
           expect(outcome(c.slow, values), c.source).toBe('boolean false');
