@@ -173,10 +173,7 @@ function variableOf(run: EventRun): Readonly<Record<string, unknown>> {
 function visit(run: EventRun, { entry, guards, counted }: RuleVisit): void {
   const { counts, e } = run;
   const order = entry.order;
-  if (
-    guards.length > 0 &&
-    guardFails(guards, e.event, variableOf, run, e.parties, run.reads)
-  ) {
+  if (guards.length > 0 && guardFails(guards, e.event, variableOf, run, e.parties, run.reads)) {
     // A counted visit is already counted false (its group's hit).
     if (!counted) countInPlace(counts, order, true);
     return;
