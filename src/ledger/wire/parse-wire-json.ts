@@ -34,13 +34,17 @@ function dropNulls(value: unknown): unknown {
   if (Array.isArray(value)) {
     // Positions matter in arrays (tuples such as error resources): nulls stay, elements decode.
     const items = value as unknown[];
-    for (let i = 0; i < items.length; i++) items[i] = dropNulls(items[i]);
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (item !== null && typeof item === 'object') items[i] = dropNulls(item);
+    }
     return items;
   }
   const obj = value as Record<string, unknown>;
   let hasNull = false;
-  const keys = Object.keys(obj);
-  for (const key of keys) {
+  // `for…in`, not Object.keys: JSON.parse makes plain objects with nothing enumerable inherited,
+  // and for…in walks them without allocating the array of keys (about 2 KB per command).
+  for (const key in obj) {
     const child = obj[key];
     if (child === null) {
       if (!DAML_VALUE_FIELDS.has(key) || ABSENT_WHEN_NULL.has(key)) hasNull = true;
@@ -51,7 +55,7 @@ function dropNulls(value: unknown): unknown {
   if (!hasNull) return obj;
   // A rebuilt object keeps a fast shape; `delete` would turn it into a dictionary.
   const out: Record<string, unknown> = {};
-  for (const key of keys) {
+  for (const key in obj) {
     const child = obj[key];
     if (child === null && (!DAML_VALUE_FIELDS.has(key) || ABSENT_WHEN_NULL.has(key))) continue;
     // A "__proto__" key is data here, as JSON.parse made it; plain assignment would set the prototype.
