@@ -2,6 +2,7 @@ import { Session } from 'node:inspector';
 import { silentLogger } from '../src/core/logger.js';
 import { isJsCantonError } from '../src/ledger/js-canton-error.js';
 import { decodeUpdate } from '../src/ledger/ws/update-stream.js';
+import { parseWireJson } from '../src/ledger/wire/parse-wire-json.js';
 import { CelEnvironment, type CelTuning } from '../src/rules/cel/cel-environment.js';
 import { loadRules } from '../src/rules/load-rules.js';
 import { indexRules, type IndexTuning, type RuleIndex } from '../src/rules/rule-index.js';
@@ -17,7 +18,8 @@ import type { Recording } from './recorded-frames.js';
  * Ingest vs the limit: the recorded update frames (text, as the websocket delivers them) cycled
  * to `events` events with increasing offsets (and update ids that differ per cycle), through
  *  - parse only: `JSON.parse` of each frame (the floor no consumer can beat), and
- *  - the bot's ingest path: `JSON.parse`, the Canton-error check of the websocket reader,
+ *  - the bot's ingest path: `parseWireJson` (the websocket reader's parse: `JSON.parse`, and the
+ *    nulls Canton sends for absent fields dropped), the Canton-error check of the reader,
  *    `decodeUpdate` (src/ledger/ws/update-stream.ts), `evaluateUpdate` (the bot's own
  *    evaluation of one update: the 100 bench rules through their `RuleIndex`, the counters in
  *    `BotMetrics`) and `journalEntriesOf` (the journal entry: commandId, payload, trigger) for
@@ -98,7 +100,7 @@ function pipeline(
   c: Counters,
 ): void {
   for (const text of texts) {
-    const value: unknown = JSON.parse(text);
+    const value: unknown = parseWireJson(text);
     if (isJsCantonError(value)) throw new Error('a recorded frame is a Canton error');
     const element = decodeUpdate(value, silentLogger);
     if (element === undefined || element.kind !== 'transaction') continue;
