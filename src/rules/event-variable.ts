@@ -142,60 +142,132 @@ const EXERCISED_FIELDS: readonly string[] = [
   'interfaceId',
 ];
 
-/** Whether the enumerable keys of `source` are `fields`, in this order. */
-function hasFields(source: Readonly<Record<string, unknown>>, fields: readonly string[]): boolean {
+const ARCHIVED_FIELDS: readonly string[] = [
+  'offset',
+  'nodeId',
+  'contractId',
+  'templateId',
+  'witnessParties',
+  'packageName',
+  'implementedInterfaces',
+];
+
+/**
+ * How many keys `source` has, when its enumerable keys are the first of `fields` in this order;
+ * -1 when they are not.
+ */
+function knownKeys(source: Readonly<Record<string, unknown>>, fields: readonly string[]): number {
   let i = 0;
   for (const key in source) {
-    if (fields[i] !== key) return false;
+    if (fields[i] !== key) return -1;
     i++;
   }
-  return i === fields.length;
+  return i;
 }
 
 /**
  * copyKeyByKey as one object literal, for the events whose fields come exactly as the JSON
  * Ledger API sends them (the same keys in the same order, so the copy is the same): a literal
  * is made in one step, where a store by a computed key per field takes V8's generic path.
- * Null for any other event.
+ * The last field of a created event (`contractKey`) and of an exercised one (`interfaceId`) is
+ * absent when Canton sends it as `null` (a template without a key, a choice of the template
+ * itself): parseWireJson drops those, so each has a literal without it too. Null for any other
+ * event.
  */
 function copyInKnownOrder(s: Readonly<Record<string, unknown>>): Record<string, unknown> | null {
-  if (typeof s.createArgument === 'object' && hasFields(s, CREATED_FIELDS)) {
-    return {
-      offset: intOf(s.offset),
-      nodeId: intOf(s.nodeId),
-      contractId: s.contractId,
-      templateId: s.templateId,
-      contractKeyHash: s.contractKeyHash,
-      createArgument: s.createArgument,
-      createdEventBlob: s.createdEventBlob,
-      interfaceViews: s.interfaceViews,
-      witnessParties: s.witnessParties,
-      signatories: s.signatories,
-      observers: s.observers,
-      createdAt: timestampOf(s.createdAt),
-      packageName: s.packageName,
-      representativePackageId: s.representativePackageId,
-      acsDelta: s.acsDelta,
-      contractKey: s.contractKey,
-    };
+  if (typeof s.createArgument === 'object') {
+    const keys = knownKeys(s, CREATED_FIELDS);
+    if (keys === CREATED_FIELDS.length) {
+      return {
+        offset: intOf(s.offset),
+        nodeId: intOf(s.nodeId),
+        contractId: s.contractId,
+        templateId: s.templateId,
+        contractKeyHash: s.contractKeyHash,
+        createArgument: s.createArgument,
+        createdEventBlob: s.createdEventBlob,
+        interfaceViews: s.interfaceViews,
+        witnessParties: s.witnessParties,
+        signatories: s.signatories,
+        observers: s.observers,
+        createdAt: timestampOf(s.createdAt),
+        packageName: s.packageName,
+        representativePackageId: s.representativePackageId,
+        acsDelta: s.acsDelta,
+        contractKey: s.contractKey,
+      };
+    }
+    if (keys === CREATED_FIELDS.length - 1) {
+      return {
+        offset: intOf(s.offset),
+        nodeId: intOf(s.nodeId),
+        contractId: s.contractId,
+        templateId: s.templateId,
+        contractKeyHash: s.contractKeyHash,
+        createArgument: s.createArgument,
+        createdEventBlob: s.createdEventBlob,
+        interfaceViews: s.interfaceViews,
+        witnessParties: s.witnessParties,
+        signatories: s.signatories,
+        observers: s.observers,
+        createdAt: timestampOf(s.createdAt),
+        packageName: s.packageName,
+        representativePackageId: s.representativePackageId,
+        acsDelta: s.acsDelta,
+      };
+    }
+    return null;
   }
-  if (typeof s.choice === 'string' && hasFields(s, EXERCISED_FIELDS)) {
+  if (typeof s.choice === 'string') {
+    const keys = knownKeys(s, EXERCISED_FIELDS);
+    if (keys === EXERCISED_FIELDS.length) {
+      return {
+        offset: intOf(s.offset),
+        nodeId: intOf(s.nodeId),
+        contractId: s.contractId,
+        templateId: s.templateId,
+        choice: s.choice,
+        choiceArgument: s.choiceArgument,
+        actingParties: s.actingParties,
+        consuming: s.consuming,
+        witnessParties: s.witnessParties,
+        lastDescendantNodeId: intOf(s.lastDescendantNodeId),
+        exerciseResult: s.exerciseResult,
+        packageName: s.packageName,
+        implementedInterfaces: s.implementedInterfaces,
+        acsDelta: s.acsDelta,
+        interfaceId: s.interfaceId,
+      };
+    }
+    if (keys === EXERCISED_FIELDS.length - 1) {
+      return {
+        offset: intOf(s.offset),
+        nodeId: intOf(s.nodeId),
+        contractId: s.contractId,
+        templateId: s.templateId,
+        choice: s.choice,
+        choiceArgument: s.choiceArgument,
+        actingParties: s.actingParties,
+        consuming: s.consuming,
+        witnessParties: s.witnessParties,
+        lastDescendantNodeId: intOf(s.lastDescendantNodeId),
+        exerciseResult: s.exerciseResult,
+        packageName: s.packageName,
+        implementedInterfaces: s.implementedInterfaces,
+        acsDelta: s.acsDelta,
+      };
+    }
+    return null;
+  }
+  if (knownKeys(s, ARCHIVED_FIELDS) === ARCHIVED_FIELDS.length) {
     return {
       offset: intOf(s.offset),
       nodeId: intOf(s.nodeId),
       contractId: s.contractId,
       templateId: s.templateId,
-      choice: s.choice,
-      choiceArgument: s.choiceArgument,
-      actingParties: s.actingParties,
-      consuming: s.consuming,
       witnessParties: s.witnessParties,
-      lastDescendantNodeId: intOf(s.lastDescendantNodeId),
-      exerciseResult: s.exerciseResult,
       packageName: s.packageName,
       implementedInterfaces: s.implementedInterfaces,
-      acsDelta: s.acsDelta,
-      interfaceId: s.interfaceId,
     };
   }
   return null;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventFieldsOf } from '../../src/rules/event-variable.js';
 import type { AnyEvent } from '../../src/rules/match-event.js';
-import { created, exercised } from './rule-fixtures.js';
+import { archived, created, exercised } from './rule-fixtures.js';
 
 /** The fields as the JSON Ledger API (and the sandbox) sends them, in its order. */
 const CREATED_ORDER = [
@@ -38,6 +38,16 @@ const EXERCISED_ORDER = [
   'implementedInterfaces',
   'acsDelta',
   'interfaceId',
+];
+
+const ARCHIVED_ORDER = [
+  'offset',
+  'nodeId',
+  'contractId',
+  'templateId',
+  'witnessParties',
+  'packageName',
+  'implementedInterfaces',
 ];
 
 function ordered(source: object, keys: readonly string[]): Record<string, unknown> {
@@ -78,6 +88,10 @@ describe('eventFieldsOf', () => {
     const { acsDelta: _acsDelta, ...rest } = x;
     return rest;
   };
+  /** The event as parseWireJson gives it when Canton sent its last field as `null`. */
+  const withoutLast = (x: Record<string, unknown>): Record<string, unknown> =>
+    Object.fromEntries(Object.entries(x).slice(0, -1));
+  const wireArchived = ordered({ ...archived(), implementedInterfaces: [] }, ARCHIVED_ORDER);
 
   it.each([
     ['a created event in the API order', wireCreated],
@@ -86,6 +100,11 @@ describe('eventFieldsOf', () => {
     ['an exercised event in another order', reversed(wireExercised)],
     ['a created event with a field this version does not know', extra(wireCreated)],
     ['an exercised event without a field', fewer(wireExercised)],
+    ['a created event of a template without a key (no contractKey)', withoutLast(wireCreated)],
+    ['an exercised event of a template choice (no interfaceId)', withoutLast(wireExercised)],
+    ['an archived event in the API order', wireArchived],
+    ['an archived event in another order', reversed(wireArchived)],
+    ['a created event without a field before its last', withoutLast(fewer(wireCreated))],
     ['the fixtures', created() as unknown as Record<string, unknown>],
   ])('copies %s field for field, in its order, typed', (_name, source) => {
     const fields = eventFieldsOf(source as unknown as AnyEvent);
