@@ -171,8 +171,9 @@ function knownKeys(source: Readonly<Record<string, unknown>>, fields: readonly s
  * is made in one step, where a store by a computed key per field takes V8's generic path.
  * The last field of a created event (`contractKey`) and of an exercised one (`interfaceId`) is
  * absent when Canton sends it as `null` (a template without a key, a choice of the template
- * itself): parseWireJson drops those, so each has a literal without it too. Null for any other
- * event.
+ * itself): parseWireJson drops those, so each has a literal without it too (one literal and a
+ * store of the last field when present made the ingest pipeline about 10% slower, 2026-11-27).
+ * Null for any other event.
  */
 function copyInKnownOrder(s: Readonly<Record<string, unknown>>): Record<string, unknown> | null {
   if (typeof s.createArgument === 'object') {
