@@ -75,3 +75,25 @@ export async function startMembers(
   }
   return members;
 }
+
+/**
+ * Runs `wait`; if it fails, the error also carries the member's last log lines other than
+ * per-intent ones (what its fleet did), so a rare failure can be read from the test's output.
+ */
+export async function explained<T>(member: Member, wait: Promise<T>): Promise<T> {
+  try {
+    return await wait;
+  } catch (err) {
+    const recent = member.bot.lines
+      .filter((l) => l.msg !== 'intent finished' && l.msg !== 'intent state changed')
+      .slice(-60)
+      .map((l) => {
+        const { level: _l, time: _t, pid: _p, hostname: _h, ...rest } = l;
+        return JSON.stringify(rest);
+      });
+    const tail = [...recent, ...member.bot.other.slice(-10)].join('\n');
+    throw new Error(`${(err as Error).message}\nthe member's recent log lines:\n${tail}`, {
+      cause: err,
+    });
+  }
+}

@@ -5,7 +5,7 @@ import { expect, it } from 'vitest';
 import { describeWithPg } from '../support/describe-with-pg.js';
 import { withScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
-import { fleetOf, startMember } from './fleet-members.js';
+import { explained, fleetOf, startMember } from './fleet-members.js';
 import {
   RULES_DIR,
   countContracts,
@@ -74,17 +74,23 @@ describeWithPg('a fleet reload', (server) => {
         const text = readFileSync(file, 'utf8');
         rmSync(file);
         await reload(member.port);
-        await waitFor(
-          checkpoints,
-          (rows) => !(`rule:${ACCEPT}` in rows),
-          30_000,
-          "the removed rule's checkpoint row forgotten",
+        await explained(
+          member,
+          waitFor(
+            checkpoints,
+            (rows) => !(`rule:${ACCEPT}` in rows),
+            30_000,
+            "the removed rule's checkpoint row forgotten",
+          ),
         );
-        const status = await waitFor(
-          () => fleetOf(member.port),
-          (s) => s?.running.length === 2,
-          30_000,
-          'the member running the two rules left',
+        const status = await explained(
+          member,
+          waitFor(
+            () => fleetOf(member.port),
+            (s) => s?.running.length === 2,
+            30_000,
+            'the member running the two rules left',
+          ),
         );
         // Its released lease is not shown as a rule without an owner.
         expect(status!.owners.map((o) => o.ruleId)).not.toContain(ACCEPT);
