@@ -120,13 +120,24 @@ async function runUntilStopped(
   };
   let running: Running | undefined;
   let reloadPending = false;
+  // A reload that throws (a fleet member between bots as it stops) is logged: a rejection left
+  // unhandled would end the daemon.
+  const reloadOf = (r: Running): void =>
+    void r
+      .reload()
+      .catch((err: unknown) =>
+        logger.error(
+          { error: err instanceof Error ? err.message : String(err) },
+          'the rules could not be reloaded; save the files again or send SIGHUP',
+        ),
+      );
   const reloadNow = (trigger: string): void => {
     logger.info({ trigger }, 'reloading the rules');
     if (running === undefined) {
       reloadPending = true;
       return;
     }
-    void running.reload();
+    reloadOf(running);
   };
   const onHup = (): void => reloadNow('SIGHUP');
   process.on('SIGHUP', onHup);
@@ -161,7 +172,7 @@ async function runUntilStopped(
     // Only now: while it starts, the bot compiles its rules, whose results it keeps, and V8's
     // own growth of the heap then spares it most of the full GCs the limit would make.
     limitHeapGrowth();
-    if (reloadPending) void running.reload();
+    if (reloadPending) reloadOf(running);
     await Promise.race([stopSignal, running.done]);
     await running.close();
     const failure = running.failure();

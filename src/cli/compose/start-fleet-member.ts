@@ -10,6 +10,7 @@ import { startOffsetOf } from '../../runtime/start-offset.js';
 import type { ReloadOutcome } from '../../runtime/ops/reload-history.js';
 import type { LeaseHold } from '../../store/pg/commit-fence.js';
 import { FleetRequests, type FleetRequest } from '../../store/pg/fleet-requests.js';
+import { afterRestarts } from './after-restarts.js';
 import { carryOutFleetRequest } from './carry-out-fleet-request.js';
 import { leaseFence } from '../../store/pg/lease-fence.js';
 import { LeaseKeeper } from '../../store/pg/lease-keeper.js';
@@ -129,10 +130,12 @@ export async function startFleetMember(
       releasing: async (holds) => {
         log.info({ rules: ids(holds) }, 'rules handed on');
         // Only the stop is awaited (the renewal of the other leases waits for this hook); the
-        // bot over the rules kept starts after.
+        // bot over the rules kept starts after. Both are queued now, so whoever waits on the
+        // chain after the stop (a reload) finds the start queued behind it.
         const without = new Set(ids(holds));
-        await restart(without, { stopOnly: true });
+        const stopped = restart(without, { stopOnly: true });
         void restart(without);
+        await stopped;
       },
       error: (err) =>
         log.warn(
@@ -349,7 +352,12 @@ export async function startFleetMember(
     done,
     failure: () => failure,
     reload: async () => {
-      const bot = running ?? (await chain.then(() => running));
+      // Between two bots (a hand-on stops one, then starts the next): the one started next.
+      const bot = await afterRestarts({
+        running: () => running,
+        chain: () => chain,
+        ended: () => leaving || closed || failure !== undefined,
+      });
       if (bot === undefined) throw new Error('the fleet member runs no bot');
       return bot.reload();
     },
