@@ -105,12 +105,17 @@ function copyKeyByKey(source: Readonly<Record<string, unknown>>): Record<string,
   return out;
 }
 
-/** The fields of a CreatedEvent and an ExercisedEvent in the order the JSON Ledger API sends them. */
+/**
+ * The fields of each event in the order Canton's JSON Ledger API sends them (the proto's, as the
+ * OpenAPI spec lists them). `contractKey` (a template without a key) and `interfaceId` (a choice
+ * of the template itself) come as `null`, which parseWireJson drops: each may be missing.
+ */
 const CREATED_FIELDS: readonly string[] = [
   'offset',
   'nodeId',
   'contractId',
   'templateId',
+  'contractKey',
   'contractKeyHash',
   'createArgument',
   'createdEventBlob',
@@ -122,13 +127,13 @@ const CREATED_FIELDS: readonly string[] = [
   'packageName',
   'representativePackageId',
   'acsDelta',
-  'contractKey',
 ];
 const EXERCISED_FIELDS: readonly string[] = [
   'offset',
   'nodeId',
   'contractId',
   'templateId',
+  'interfaceId',
   'choice',
   'choiceArgument',
   'actingParties',
@@ -139,9 +144,7 @@ const EXERCISED_FIELDS: readonly string[] = [
   'packageName',
   'implementedInterfaces',
   'acsDelta',
-  'interfaceId',
 ];
-
 const ARCHIVED_FIELDS: readonly string[] = [
   'offset',
   'nodeId',
@@ -152,38 +155,51 @@ const ARCHIVED_FIELDS: readonly string[] = [
   'implementedInterfaces',
 ];
 
+const OTHER = 0;
+const ALL = 1;
+const WITHOUT_OPTIONAL = 2;
+
 /**
- * How many keys `source` has, when its enumerable keys are the first of `fields` in this order;
- * -1 when they are not.
+ * Whether the enumerable keys of `source` are `fields` in this order (ALL), the same without
+ * `optional` (WITHOUT_OPTIONAL), or anything else (OTHER).
  */
-function knownKeys(source: Readonly<Record<string, unknown>>, fields: readonly string[]): number {
+function shapeOf(
+  source: Readonly<Record<string, unknown>>,
+  fields: readonly string[],
+  optional: string | null,
+): typeof OTHER | typeof ALL | typeof WITHOUT_OPTIONAL {
   let i = 0;
+  let skipped = false;
   for (const key in source) {
-    if (fields[i] !== key) return -1;
+    if (fields[i] === optional && key !== optional) {
+      skipped = true;
+      i++;
+    }
+    if (fields[i] !== key) return OTHER;
     i++;
   }
-  return i;
+  if (i !== fields.length) return OTHER;
+  return skipped ? WITHOUT_OPTIONAL : ALL;
 }
 
 /**
  * copyKeyByKey as one object literal, for the events whose fields come exactly as the JSON
  * Ledger API sends them (the same keys in the same order, so the copy is the same): a literal
  * is made in one step, where a store by a computed key per field takes V8's generic path.
- * The last field of a created event (`contractKey`) and of an exercised one (`interfaceId`) is
- * absent when Canton sends it as `null` (a template without a key, a choice of the template
- * itself): parseWireJson drops those, so each has a literal without it too (one literal and a
- * store of the last field when present made the ingest pipeline about 10% slower, 2026-11-27).
- * Null for any other event.
+ * Created and exercised events have a literal with their optional field and one without it
+ * (one literal and a store of the field when present made the ingest pipeline about 10%
+ * slower, 2026-11-27). Null for any other event.
  */
 function copyInKnownOrder(s: Readonly<Record<string, unknown>>): Record<string, unknown> | null {
   if (typeof s.createArgument === 'object') {
-    const keys = knownKeys(s, CREATED_FIELDS);
-    if (keys === CREATED_FIELDS.length) {
+    const shape = shapeOf(s, CREATED_FIELDS, 'contractKey');
+    if (shape === ALL) {
       return {
         offset: intOf(s.offset),
         nodeId: intOf(s.nodeId),
         contractId: s.contractId,
         templateId: s.templateId,
+        contractKey: s.contractKey,
         contractKeyHash: s.contractKeyHash,
         createArgument: s.createArgument,
         createdEventBlob: s.createdEventBlob,
@@ -195,10 +211,9 @@ function copyInKnownOrder(s: Readonly<Record<string, unknown>>): Record<string, 
         packageName: s.packageName,
         representativePackageId: s.representativePackageId,
         acsDelta: s.acsDelta,
-        contractKey: s.contractKey,
       };
     }
-    if (keys === CREATED_FIELDS.length - 1) {
+    if (shape === WITHOUT_OPTIONAL) {
       return {
         offset: intOf(s.offset),
         nodeId: intOf(s.nodeId),
@@ -220,13 +235,14 @@ function copyInKnownOrder(s: Readonly<Record<string, unknown>>): Record<string, 
     return null;
   }
   if (typeof s.choice === 'string') {
-    const keys = knownKeys(s, EXERCISED_FIELDS);
-    if (keys === EXERCISED_FIELDS.length) {
+    const shape = shapeOf(s, EXERCISED_FIELDS, 'interfaceId');
+    if (shape === ALL) {
       return {
         offset: intOf(s.offset),
         nodeId: intOf(s.nodeId),
         contractId: s.contractId,
         templateId: s.templateId,
+        interfaceId: s.interfaceId,
         choice: s.choice,
         choiceArgument: s.choiceArgument,
         actingParties: s.actingParties,
@@ -237,10 +253,9 @@ function copyInKnownOrder(s: Readonly<Record<string, unknown>>): Record<string, 
         packageName: s.packageName,
         implementedInterfaces: s.implementedInterfaces,
         acsDelta: s.acsDelta,
-        interfaceId: s.interfaceId,
       };
     }
-    if (keys === EXERCISED_FIELDS.length - 1) {
+    if (shape === WITHOUT_OPTIONAL) {
       return {
         offset: intOf(s.offset),
         nodeId: intOf(s.nodeId),
@@ -260,7 +275,7 @@ function copyInKnownOrder(s: Readonly<Record<string, unknown>>): Record<string, 
     }
     return null;
   }
-  if (knownKeys(s, ARCHIVED_FIELDS) === ARCHIVED_FIELDS.length) {
+  if (shapeOf(s, ARCHIVED_FIELDS, null) === ALL) {
     return {
       offset: intOf(s.offset),
       nodeId: intOf(s.nodeId),

@@ -3,12 +3,13 @@ import { eventFieldsOf } from '../../src/rules/event-variable.js';
 import type { AnyEvent } from '../../src/rules/match-event.js';
 import { archived, created, exercised } from './rule-fixtures.js';
 
-/** The fields as the JSON Ledger API (and the sandbox) sends them, in its order. */
+/** The fields as Canton's JSON Ledger API (and the sandbox) sends them, in the OpenAPI spec's order. */
 const CREATED_ORDER = [
   'offset',
   'nodeId',
   'contractId',
   'templateId',
+  'contractKey',
   'contractKeyHash',
   'createArgument',
   'createdEventBlob',
@@ -20,13 +21,13 @@ const CREATED_ORDER = [
   'packageName',
   'representativePackageId',
   'acsDelta',
-  'contractKey',
 ];
 const EXERCISED_ORDER = [
   'offset',
   'nodeId',
   'contractId',
   'templateId',
+  'interfaceId',
   'choice',
   'choiceArgument',
   'actingParties',
@@ -37,7 +38,6 @@ const EXERCISED_ORDER = [
   'packageName',
   'implementedInterfaces',
   'acsDelta',
-  'interfaceId',
 ];
 
 const ARCHIVED_ORDER = [
@@ -88,9 +88,9 @@ describe('eventFieldsOf', () => {
     const { acsDelta: _acsDelta, ...rest } = x;
     return rest;
   };
-  /** The event as parseWireJson gives it when Canton sent its last field as `null`. */
-  const withoutLast = (x: Record<string, unknown>): Record<string, unknown> =>
-    Object.fromEntries(Object.entries(x).slice(0, -1));
+  /** The event as parseWireJson gives it when Canton sent `field` as `null`. */
+  const without = (x: Record<string, unknown>, field: string): Record<string, unknown> =>
+    Object.fromEntries(Object.entries(x).filter(([k]) => k !== field));
   const wireArchived = ordered({ ...archived(), implementedInterfaces: [] }, ARCHIVED_ORDER);
 
   it.each([
@@ -100,11 +100,24 @@ describe('eventFieldsOf', () => {
     ['an exercised event in another order', reversed(wireExercised)],
     ['a created event with a field this version does not know', extra(wireCreated)],
     ['an exercised event without a field', fewer(wireExercised)],
-    ['a created event of a template without a key (no contractKey)', withoutLast(wireCreated)],
-    ['an exercised event of a template choice (no interfaceId)', withoutLast(wireExercised)],
+    [
+      'a created event of a template without a key (no contractKey)',
+      without(wireCreated, 'contractKey'),
+    ],
+    [
+      'an exercised event of a template choice (no interfaceId)',
+      without(wireExercised, 'interfaceId'),
+    ],
     ['an archived event in the API order', wireArchived],
     ['an archived event in another order', reversed(wireArchived)],
-    ['a created event without a field before its last', withoutLast(fewer(wireCreated))],
+    [
+      'a created event without its key and another field',
+      without(fewer(wireCreated), 'contractKey'),
+    ],
+    [
+      'a created event with its key last (another order)',
+      { ...without(wireCreated, 'contractKey'), contractKey: { k: 1 } },
+    ],
     ['the fixtures', created() as unknown as Record<string, unknown>],
   ])('copies %s field for field, in its order, typed', (_name, source) => {
     const fields = eventFieldsOf(source as unknown as AnyEvent);

@@ -24,23 +24,35 @@ function interfaceView(v: JsInterfaceView): WithNulls<JsInterfaceView, 'viewValu
   return { ...v, viewValue: v.viewValue ?? null };
 }
 
-/** CreatedEvent: `contractKey` (no key) and a failed view's `viewValue` are null. */
+/**
+ * CreatedEvent: `contractKey` (no key) and a failed view's `viewValue` are null. In Canton's field
+ * order (the proto's, as the OpenAPI spec lists them): the key right after the template id.
+ */
 export function createdEventWithNulls(e: CreatedEvent): WithNulls<CreatedEvent, 'contractKey'> {
+  const { offset, nodeId, contractId, templateId, contractKey, ...rest } = e;
   const views = e.interfaceViews;
   return {
-    ...e,
-    contractKey: e.contractKey ?? null,
+    offset,
+    nodeId,
+    contractId,
+    templateId,
+    contractKey: contractKey ?? null,
+    ...rest,
     ...(views === undefined || views.length === 0
       ? {}
       : { interfaceViews: views.map(interfaceView) }),
   };
 }
 
-/** ExercisedEvent: `interfaceId` is null unless the choice was exercised through an interface. */
+/**
+ * ExercisedEvent: `interfaceId` is null unless the choice was exercised through an interface. In
+ * Canton's field order: the interface right after the template id (see createdEventWithNulls).
+ */
 export function exercisedEventWithNulls(
   e: ExercisedEvent,
 ): WithNulls<ExercisedEvent, 'interfaceId'> {
-  return { ...e, interfaceId: e.interfaceId ?? null };
+  const { offset, nodeId, contractId, templateId, interfaceId, ...rest } = e;
+  return { offset, nodeId, contractId, templateId, interfaceId: interfaceId ?? null, ...rest };
 }
 
 function eventWithNulls(e: Event): unknown {

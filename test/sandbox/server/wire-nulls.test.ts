@@ -1,6 +1,10 @@
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/sandbox/start-sandbox.js';
+import {
+  createdEvent as cantonCreated,
+  exercisedEvent as cantonExercised,
+} from '../../ledger/canton-samples.js';
 import { specValidator } from '../../support/spec-validator.js';
 import {
   call,
@@ -157,6 +161,10 @@ describe('absent optionals are null on the wire', () => {
     expect(exercised).toHaveProperty('interfaceId', null);
     expect(exercised?.choice).toBe('Remind');
     expect(keyed?.contractKey).toEqual({ issuer: sb.parties.Alice, reference: 'INV-NULL-1' });
+    // In Canton's field order (canton-samples.ts, from its codecs): the key and the interface
+    // right after the template id.
+    expect(Object.keys(exercised!)).toEqual(Object.keys(cantonExercised));
+    expect(Object.keys(keyed!)).toEqual(Object.keys(cantonCreated));
     expect(frames.join('\n')).toContain('"interfaceId":null');
   });
 
@@ -172,6 +180,9 @@ describe('absent optionals are null on the wire', () => {
     expect(acceptor?.contractEntry.JsActiveContract.createdEvent).toHaveProperty(
       'contractKey',
       null,
+    );
+    expect(Object.keys(acceptor!.contractEntry.JsActiveContract.createdEvent)).toEqual(
+      Object.keys(cantonCreated),
     );
     const events = await raw('POST', '/v2/events/events-by-contract-id', {
       contractId: acceptorCid,
