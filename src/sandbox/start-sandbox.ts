@@ -90,6 +90,8 @@ const DEFAULT_LIMITS: SandboxLimits = {
   defaultPageSize: 100,
   maxPageSize: 1_000,
   idleTimeoutMs: 60_000,
+  // About 500 transactions of the usual size.
+  streamBufferBytes: 1 << 20,
 };
 
 /** A duration option in ms or as text ("7d", "60s"); "0" alone is accepted too. */

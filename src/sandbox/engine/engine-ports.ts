@@ -97,8 +97,11 @@ export interface LedgerReader {
     beginExclusive: number,
     endInclusive: number,
   ): readonly CommittedTransaction[];
-  /** Log entries (transactions and completions) with beginExclusive < offset <= endInclusive. */
-  entriesBetween(beginExclusive: number, endInclusive: number): readonly LogEntry[];
+  /**
+   * Log entries (transactions and completions) with beginExclusive < offset <= endInclusive,
+   * ascending; at most `limit` of them (the first ones).
+   */
+  entriesBetween(beginExclusive: number, endInclusive: number, limit?: number): readonly LogEntry[];
   transactionByOffset(offset: number): CommittedTransaction | undefined;
   transactionById(updateId: string): CommittedTransaction | undefined;
   /** Called synchronously after every appended log entry; returns an unsubscribe function. */

@@ -81,11 +81,15 @@ export class LedgerLog {
     return null;
   }
 
-  entriesBetween(beginExclusive: number, endInclusive: number): readonly LogEntry[] {
+  entriesBetween(
+    beginExclusive: number,
+    endInclusive: number,
+    limit = Number.POSITIVE_INFINITY,
+  ): readonly LogEntry[] {
     const out: LogEntry[] = [];
     for (let i = this.#lowerBound(beginExclusive); i < this.#entries.length; i++) {
       const e = this.#entries[i]!;
-      if (e.offset > endInclusive) break;
+      if (e.offset > endInclusive || out.length >= limit) break;
       out.push(e);
     }
     return out;

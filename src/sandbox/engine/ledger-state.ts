@@ -195,8 +195,12 @@ export class LedgerState extends IdentityRegistry implements LedgerEngine, Inter
     return this.#log.checkOffset(offset, field);
   }
 
-  entriesBetween(beginExclusive: number, endInclusive: number): readonly LogEntry[] {
-    return this.#log.entriesBetween(beginExclusive, endInclusive);
+  entriesBetween(
+    beginExclusive: number,
+    endInclusive: number,
+    limit?: number,
+  ): readonly LogEntry[] {
+    return this.#log.entriesBetween(beginExclusive, endInclusive, limit);
   }
 
   transactionsBetween(

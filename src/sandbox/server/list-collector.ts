@@ -2,7 +2,7 @@ import type { RouteResult } from './route-table.js';
 import { BodyDecodeError } from './request-parsing.js';
 import type { SandboxContext } from './sandbox-context.js';
 import { SandboxApiError } from './sandbox-api-error.js';
-import type { OpenedStream, StreamSink } from './stream-openers.js';
+import type { OpenedStream, StreamSink } from './paced-send.js';
 
 function queryInt(query: URLSearchParams, name: string): number | undefined {
   const v = query.get(name);
@@ -76,11 +76,22 @@ export function collectList(
       stream.cancel();
       return;
     }
-    if (!stream.openEnded || frames.length >= cap) {
-      finish();
-      return;
-    }
+    const opened = stream;
     signal.addEventListener('abort', finish, { once: true });
-    arm();
+    opened.sent.then(
+      () => {
+        if (done) return;
+        if (!opened.openEnded || frames.length >= cap) finish();
+        else arm();
+      },
+      (err: unknown) => {
+        if (done) return;
+        done = true;
+        if (timer !== undefined) ctx.clock.clearTimeout(timer);
+        opened.cancel();
+        signal.removeEventListener('abort', finish);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
   });
 }

@@ -21,9 +21,9 @@ import type { SandboxContext } from './sandbox-context.js';
 import type { Principal } from './sandbox-auth.js';
 import { SandboxApiError } from './sandbox-api-error.js';
 import {
-  activeContractFrames,
   authorizeEventFormat,
   checkOffset,
+  openActiveContracts,
   openCompletions,
   openUpdates,
 } from './stream-openers.js';
@@ -225,13 +225,9 @@ export function readRoutes(s: SandboxContext): Record<string, Handler> {
         openCompletions(s, 'v35', ctx.body, ctx.principal, sink),
       ),
     'POST /v2/state/active-contracts': (ctx) =>
-      collectList(s, ctx.query, abortOnClose(ctx), (sink) => {
-        for (const f of activeContractFrames(s, ctx.body, ctx.principal).frames) {
-          if (!sink.wantsMore()) break;
-          sink.send(f);
-        }
-        return { openEnded: false, cancel: () => undefined };
-      }),
+      collectList(s, ctx.query, abortOnClose(ctx), (sink) =>
+        openActiveContracts(s, ctx.body, ctx.principal, sink),
+      ),
     'POST /v2/state/active-contracts-page': activeContractsPage,
     'GET /v2/state/active-contracts-page': activeContractsPage,
     'POST /v2/updates/update-by-offset': transactionLookup(s, AS_UPDATE, byOffset(s)),

@@ -25,6 +25,11 @@ export type SandboxLimits = {
    * this long is closed, and so is an idle keep-alive connection. 0 turns it off.
    */
   readonly idleTimeoutMs: number;
+  /**
+   * Bytes a websocket may hold unsent before its stream stops sending its backlog until the
+   * client reads: TCP backpressure, as Canton's streams have.
+   */
+  readonly streamBufferBytes: number;
 };
 
 /** Everything the route handlers and stream openers share. */

@@ -14,20 +14,15 @@ import {
 import type { SandboxContext } from './sandbox-context.js';
 import type { Principal } from './sandbox-auth.js';
 import { fromEngineError } from './sandbox-api-error.js';
-import { completionFor, type FrameSink, type Subscription } from './stream-hub.js';
+import type { LogEntry } from '../engine/engine-types.js';
+import { pacedSend, type OpenedStream, type StreamSink } from './paced-send.js';
+import { completionFor, type Subscription } from './stream-hub.js';
 
-export type StreamSink = FrameSink & {
-  /** False once the sink has all it wants (a list at its limit): replay stops early. */
-  wantsMore(): boolean;
+const CLOSED: OpenedStream = {
+  openEnded: false,
+  sent: Promise.resolve(),
+  cancel: () => undefined,
 };
-
-export type OpenedStream = {
-  /** Bounded streams are complete when `open*` returns; open-ended ones stay subscribed. */
-  readonly openEnded: boolean;
-  cancel(): void;
-};
-
-const CLOSED: OpenedStream = { openEnded: false, cancel: () => undefined };
 
 /** Checks the read rights and the filters of an event format (throws the Canton errors). */
 export function authorizeEventFormat(
@@ -73,29 +68,80 @@ export function openUpdates(
   if (descending && end === undefined) {
     throw invalidArgument('descending_order requires end_inclusive to be set');
   }
-  const upTo = end ?? ctx.engine.ledgerEnd();
   const formatKey = format === undefined ? '' : JSON.stringify(format);
-  if (format !== undefined) {
-    const txs = ctx.engine.transactionsBetween(begin, upTo);
-    const ordered = descending ? [...txs].reverse() : txs;
-    for (const tx of ordered) {
+  if (descending) {
+    // Bounded, and read by lists of at most a few hundred elements: sent in one turn.
+    if (format === undefined) return CLOSED;
+    for (const tx of [...ctx.engine.transactionsBetween(begin, end ?? begin)].reverse()) {
       if (!sink.wantsMore()) break;
       const frame = ctx.hub.frameCache.frame(tx, format, formatKey);
-      if (frame === null) continue;
-      sink.send(frame);
+      if (frame !== null) sink.send(frame);
     }
+    return CLOSED;
   }
-  if (end !== undefined) return CLOSED;
-  const sub: Subscription = {
-    kind: 'updates',
-    format,
-    formatKey,
-    sink,
-    seen: upTo,
-    checkpointed: begin,
-    lastActivityMs: ctx.clock.now(),
+  return followLog(ctx, sink, begin, end, {
+    send: (entry) => {
+      if (format === undefined || entry.kind !== 'transaction') return;
+      const frame = ctx.hub.frameCache.frame(entry.transaction, format, formatKey);
+      if (frame !== null) sink.send(frame);
+    },
+    subscription: (seen) => ({
+      kind: 'updates',
+      format,
+      formatKey,
+      sink,
+      seen,
+      checkpointed: begin,
+      lastActivityMs: ctx.clock.now(),
+    }),
+  });
+}
+
+type LogFollower = {
+  /** Sends what the stream shows of one log entry, if anything. */
+  readonly send: (entry: LogEntry) => void;
+  /** The hub subscription that takes over once the backlog is sent, at the ledger end `seen`. */
+  readonly subscription: (seen: number) => Subscription;
+};
+
+/**
+ * Sends the log entries after `begin` (up to `end`, or to the ledger end as it moves) turn by
+ * turn; an open-ended stream then subscribes to the hub in the turn that reached the ledger end,
+ * so that no entry is sent twice or missed.
+ */
+function followLog(
+  ctx: SandboxContext,
+  sink: StreamSink,
+  begin: number,
+  end: number | undefined,
+  follower: LogFollower,
+): OpenedStream {
+  let next = begin;
+  let cancelled = false;
+  let unsubscribe: (() => void) | undefined;
+  const sent = pacedSend(sink, (max) => {
+    if (cancelled) return true;
+    const upTo = end ?? ctx.engine.ledgerEnd();
+    const entries = ctx.engine.entriesBetween(next, upTo, max);
+    for (const entry of entries) {
+      if (!sink.wantsMore()) return true;
+      follower.send(entry);
+      next = entry.offset;
+    }
+    if (entries.length === max) return false;
+    if (end === undefined && sink.wantsMore()) {
+      unsubscribe = ctx.hub.add(follower.subscription(upTo));
+    }
+    return true;
+  });
+  return {
+    openEnded: end === undefined,
+    sent,
+    cancel: () => {
+      cancelled = true;
+      unsubscribe?.();
+    },
   };
-  return { openEnded: true, cancel: ctx.hub.add(sub) };
 }
 
 /**
@@ -128,39 +174,51 @@ export function openCompletions(
   }
   const begin = optionalOffset(o, 'beginExclusive', 'begin_exclusive') ?? 0;
   checkOffset(ctx, begin, 'begin_exclusive');
-  const upTo = ctx.engine.ledgerEnd();
-  for (const entry of ctx.engine.entriesBetween(begin, upTo)) {
-    if (!sink.wantsMore()) break;
-    if (entry.kind !== 'completion') continue;
-    const c = completionFor(entry.completion, userId, parties);
-    if (c === undefined) continue;
-    sink.send(completionFrame(c));
-  }
-  const sub: Subscription = {
-    kind: 'completions',
-    userId,
-    parties,
-    sink,
-    seen: upTo,
-    checkpointed: begin,
-    lastActivityMs: ctx.clock.now(),
-  };
-  return { openEnded: true, cancel: ctx.hub.add(sub) };
+  return followLog(ctx, sink, begin, undefined, {
+    send: (entry) => {
+      if (entry.kind !== 'completion') return;
+      const c = completionFor(entry.completion, userId, parties);
+      if (c !== undefined) sink.send(completionFrame(c));
+    },
+    subscription: (seen) => ({
+      kind: 'completions',
+      userId,
+      parties,
+      sink,
+      seen,
+      checkpointed: begin,
+      lastActivityMs: ctx.clock.now(),
+    }),
+  });
 }
 
-/** The active contracts snapshot of a GetActiveContractsRequest, serialised. */
-export function activeContractFrames(
+/** `/v2/state/active-contracts` (websocket and list): the snapshot at `activeAtOffset`. */
+export function openActiveContracts(
   ctx: SandboxContext,
   body: unknown,
   principal: Principal,
-): { readonly offset: number; readonly format: EventFormat; readonly frames: string[] } {
+  sink: StreamSink,
+): OpenedStream {
   const o = asObject(body);
   const offset = optionalOffset(o, 'activeAtOffset', 'active_at_offset') ?? 0;
   const format = parseAcsEventFormat(o);
   authorizeEventFormat(ctx, principal, format);
   checkOffset(ctx, offset, 'active_at_offset');
-  const frames = ctx.engine
-    .activeContractsAt(offset, format)
-    .map((c) => JSON.stringify(activeContractWithNulls(c)));
-  return { offset, format, frames };
+  const contracts = ctx.engine.activeContractsAt(offset, format);
+  let next = 0;
+  let cancelled = false;
+  const sent = pacedSend(sink, (max) => {
+    const stop = Math.min(contracts.length, next + max);
+    while (!cancelled && next < stop && sink.wantsMore()) {
+      sink.send(JSON.stringify(activeContractWithNulls(contracts[next++]!)));
+    }
+    return cancelled || next >= contracts.length;
+  });
+  return {
+    openEnded: false,
+    sent,
+    cancel: () => {
+      cancelled = true;
+    },
+  };
 }

@@ -9,13 +9,8 @@ import { ASYNCAPI_CHANNELS } from './route-table.js';
 import type { SandboxContext } from './sandbox-context.js';
 import { bearerToken, websocketToken, type Principal } from './sandbox-auth.js';
 import { SandboxApiError } from './sandbox-api-error.js';
-import {
-  activeContractFrames,
-  openCompletions,
-  openUpdates,
-  type OpenedStream,
-  type StreamSink,
-} from './stream-openers.js';
+import type { OpenedStream, StreamSink } from './paced-send.js';
+import { openActiveContracts, openCompletions, openUpdates } from './stream-openers.js';
 
 const WS_CHANNELS: ReadonlySet<string> = new Set(ASYNCAPI_CHANNELS);
 /** The open-ended update and completion channels: what the stream faults act on. */
@@ -221,6 +216,20 @@ export class WebsocketStreams {
       },
       drop,
       wantsMore: () => !finished,
+      full: () => ws.bufferedAmount >= s.limits.streamBufferBytes,
+      whenReady: (go) => {
+        if (socket.destroyed) {
+          go();
+          return;
+        }
+        const once = (): void => {
+          socket.off('drain', once);
+          socket.off('close', once);
+          go();
+        };
+        socket.on('drain', once);
+        socket.on('close', once);
+      },
     };
     ws.once('message', (data: RawData) => {
       try {
@@ -233,12 +242,14 @@ export class WebsocketStreams {
         } catch (e) {
           throw new BodyDecodeError((e as Error).message);
         }
-        stream = this.#open(path, request, principal, sink);
-        if (finished) stream.cancel();
-        else if (!stream.openEnded) {
+        const opened = this.#open(path, request, principal, sink);
+        stream = opened;
+        if (finished) opened.cancel();
+        opened.sent.then(() => {
+          if (finished || opened.openEnded) return;
           finished = true;
           ws.close(1000);
-        }
+        }, fail);
       } catch (err) {
         fail(err);
       }
@@ -255,8 +266,7 @@ export class WebsocketStreams {
       case '/v2/commands/command-completions':
         return openCompletions(s, 'v35', request, principal, sink);
       case '/v2/state/active-contracts':
-        for (const frame of activeContractFrames(s, request, principal).frames) sink.send(frame);
-        return { openEnded: false, cancel: () => undefined };
+        return openActiveContracts(s, request, principal, sink);
       default:
         throw new SandboxApiError(
           'UNSUPPORTED_OPERATION',

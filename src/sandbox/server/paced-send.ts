@@ -1,0 +1,58 @@
+import type { FrameSink } from './stream-hub.js';
+
+export type StreamSink = FrameSink & {
+  /** False once the sink has all it wants (a list at its limit, a closed socket): sending stops. */
+  wantsMore(): boolean;
+  /**
+   * Backpressure: true while the sink holds as much as it should until its reader takes some
+   * (a websocket whose client reads slowly). Without it, the sink takes every frame at once.
+   */
+  readonly full?: () => boolean;
+  /** Calls `go` once the sink is no longer full (or is gone). */
+  readonly whenReady?: (go: () => void) => void;
+};
+
+export type OpenedStream = {
+  /** Bounded streams end once `sent` settles; open-ended ones then stay subscribed. */
+  readonly openEnded: boolean;
+  /**
+   * Settles once the stream has sent what it had when it opened: a bounded stream is complete,
+   * an open-ended one follows the ledger from then on. Rejects if the sending failed.
+   */
+  readonly sent: Promise<void>;
+  cancel(): void;
+};
+
+/**
+ * Frames per event-loop turn while a stream sends what it has. Canton streams a backlog page by
+ * page under backpressure; sending 20,000 transactions in one turn blocked the sandbox for about
+ * 300 ms (no submission served meanwhile) and queued every frame in memory at once.
+ */
+export const FRAMES_PER_TURN = 256;
+
+/**
+ * Sends a stream's backlog turn by turn: `pull(max)` sends at most `max` frames into the sink and
+ * says whether the backlog is done. The first turn runs at once, so a short backlog is sent, and
+ * an open-ended stream subscribed, within the call. Between turns the sandbox serves other work;
+ * a full sink (see `StreamSink.full`) is waited for.
+ */
+export function pacedSend(sink: StreamSink, pull: (max: number) => boolean): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const turn = (): void => {
+      try {
+        if (!sink.wantsMore() || pull(FRAMES_PER_TURN) || !sink.wantsMore()) {
+          resolve();
+          return;
+        }
+        if (sink.full?.() === true && sink.whenReady !== undefined) sink.whenReady(next);
+        else next();
+      } catch (err) {
+        reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    };
+    const next = (): void => {
+      setImmediate(turn);
+    };
+    turn();
+  });
+}

@@ -1,0 +1,266 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { Sandbox } from '../../../src/sandbox/start-sandbox.js';
+import { FRAMES_PER_TURN, type StreamSink } from '../../../src/sandbox/server/paced-send.js';
+import { SandboxAuth } from '../../../src/sandbox/server/sandbox-auth.js';
+import type { SandboxContext } from '../../../src/sandbox/server/sandbox-context.js';
+import { StreamHub } from '../../../src/sandbox/server/stream-hub.js';
+import {
+  openActiveContracts,
+  openCompletions,
+  openUpdates,
+} from '../../../src/sandbox/server/stream-openers.js';
+import {
+  commands,
+  invoiceArgs,
+  invoiceLedger,
+  type InvoiceLedger,
+} from '../engine/invoice-ledger.js';
+import { call, keylessCommands, startTestSandbox, wildcard } from './sandbox-fixture.js';
+
+/** More than two turns of frames. */
+const BACKLOG = 2 * FRAMES_PER_TURN + 10;
+
+const ANY = { kind: 'any', userId: undefined } as const;
+
+function create(l: InvoiceLedger, reference: string): void {
+  const r = l.engine.submit(
+    commands(
+      [l.issuer],
+      [
+        {
+          CreateCommand: {
+            templateId: '#invoices:Invoice:Invoice',
+            createArguments: invoiceArgs(l, { reference }),
+          },
+        },
+      ],
+    ),
+    { userId: 'tester' },
+  );
+  if (!r.ok) throw new Error(r.error.cause);
+}
+
+/** What the stream openers read of a sandbox: its engine, a hub over it, no auth. */
+function contextOf(l: InvoiceLedger): SandboxContext {
+  const hub = new StreamHub(l.engine, l.clock, 60_000);
+  hub.start();
+  const auth = new SandboxAuth({
+    mode: 'none',
+    participantId: 'sandbox',
+    users: { rightsOf: () => undefined },
+    clock: l.clock,
+  });
+  return { engine: l.engine, hub, auth, clock: l.clock } as unknown as SandboxContext;
+}
+
+function offsetsSink(): StreamSink & { offsets: number[] } {
+  const offsets: number[] = [];
+  return {
+    offsets,
+    send: (frame) => {
+      const f = JSON.parse(frame) as {
+        update?: { Transaction?: { value: { offset: number } } };
+        completionResponse?: { Completion?: { value: { offset: number } } };
+        contractEntry?: { JsActiveContract?: { createdEvent: { offset: number } } };
+      };
+      const offset =
+        f.update?.Transaction?.value.offset ??
+        f.completionResponse?.Completion?.value.offset ??
+        f.contractEntry?.JsActiveContract?.createdEvent.offset;
+      if (offset === undefined) throw new Error(`unexpected frame ${frame.slice(0, 200)}`);
+      offsets.push(offset);
+    },
+    drop: () => undefined,
+    wantsMore: () => true,
+  };
+}
+
+const range = (from: number, to: number): number[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+function updatesRequest(l: InvoiceLedger, extra: Record<string, unknown> = {}) {
+  return {
+    beginExclusive: 0,
+    updateFormat: {
+      includeTransactions: {
+        eventFormat: wildcardOf(l.issuer),
+        transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+      },
+    },
+    ...extra,
+  };
+}
+
+function wildcardOf(party: string) {
+  return {
+    filtersByParty: {
+      [party]: {
+        cumulative: [
+          { identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } },
+        ],
+      },
+    },
+    verbose: true,
+  };
+}
+
+describe('a stream with a backlog sends it turn by turn', () => {
+  it('an open-ended update stream: the backlog, then what was committed meanwhile, each once and in order', async () => {
+    const l = invoiceLedger();
+    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
+    const ctx = contextOf(l);
+    const sink = offsetsSink();
+    const opened = openUpdates(ctx, updatesRequest(l), ANY, sink);
+    // One turn went out within the call; the rest waits for later turns.
+    expect(sink.offsets).toEqual(range(1, FRAMES_PER_TURN));
+    // Committed between two turns of the backlog: sent after it, by the backlog's own reads.
+    create(l, 'meanwhile-1');
+    create(l, 'meanwhile-2');
+    await opened.sent;
+    // Committed after the backlog: sent by the live subscription.
+    create(l, 'live');
+    expect(opened.openEnded).toBe(true);
+    expect(sink.offsets).toEqual(range(1, BACKLOG + 3));
+    opened.cancel();
+    create(l, 'after-cancel');
+    expect(sink.offsets).toHaveLength(BACKLOG + 3);
+  });
+
+  it('a bounded update stream ends at its end offset, whatever is committed meanwhile', async () => {
+    const l = invoiceLedger();
+    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
+    const sink = offsetsSink();
+    const opened = openUpdates(
+      contextOf(l),
+      updatesRequest(l, { endInclusive: BACKLOG - 1 }),
+      ANY,
+      sink,
+    );
+    create(l, 'meanwhile');
+    await opened.sent;
+    expect(opened.openEnded).toBe(false);
+    expect(sink.offsets).toEqual(range(1, BACKLOG - 1));
+  });
+
+  it('a completion stream and an active-contracts snapshot are paced the same way', async () => {
+    const l = invoiceLedger();
+    const reject = (i: number) =>
+      l.engine.recordCompletion({
+        commandId: `rejected-${i}`,
+        status: { code: 3, message: 'rejected', details: [] },
+        updateId: '',
+        userId: 'tester',
+        actAs: [l.issuer],
+        submissionId: `s-${i}`,
+        deduplicationPeriod: { Empty: {} },
+        paidTrafficCost: 0,
+      });
+    for (let i = 0; i < BACKLOG; i++) reject(i);
+    const ctx = contextOf(l);
+    const completions = offsetsSink();
+    const c = openCompletions(
+      ctx,
+      'v35',
+      { userId: 'tester', parties: [l.issuer], beginExclusive: 0 },
+      ANY,
+      completions,
+    );
+    expect(completions.offsets).toHaveLength(FRAMES_PER_TURN);
+    await c.sent;
+    reject(BACKLOG);
+    expect(completions.offsets).toEqual(range(1, BACKLOG + 1));
+    c.cancel();
+
+    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
+
+    const snapshot = offsetsSink();
+    const a = openActiveContracts(
+      ctx,
+      { activeAtOffset: 2 * BACKLOG + 1, eventFormat: wildcardOf(l.issuer) },
+      ANY,
+      snapshot,
+    );
+    expect(snapshot.offsets).toHaveLength(FRAMES_PER_TURN);
+    await a.sent;
+    expect(snapshot.offsets).toEqual(range(BACKLOG + 2, 2 * BACKLOG + 1));
+  });
+});
+
+describe('websocket backpressure', () => {
+  let sb: Sandbox;
+
+  beforeAll(async () => {
+    // A send buffer smaller than one turn of frames: every turn waits for the socket to drain.
+    sb = await startTestSandbox({ limits: { streamBufferBytes: 4096 } });
+    for (let i = 0; i < BACKLOG; i += 32) {
+      await Promise.all(
+        range(i, Math.min(BACKLOG, i + 32) - 1).map(async () => {
+          const r = await call(sb, 'POST', '/v2/commands/submit-and-wait', keylessCommands(sb));
+          expect(r.status, r.text).toBe(200);
+        }),
+      );
+    }
+  });
+
+  afterAll(async () => {
+    await sb.stop();
+  });
+
+  function openStream(request: unknown, want: number) {
+    return new Promise<{ offsets: number[]; closeCode: number | undefined }>((resolve, reject) => {
+      const ws = new WebSocket(`${sb.url.replace('http', 'ws')}/v2/updates`, ['daml.ws.auth']);
+      const offsets: number[] = [];
+      const timer = setTimeout(() => {
+        ws.terminate();
+        reject(new Error(`stalled after ${offsets.length} frames`));
+      }, 10_000);
+      ws.on('open', () => ws.send(JSON.stringify(request)));
+      ws.on('message', (data: Buffer) => {
+        const f = JSON.parse(data.toString('utf8')) as {
+          update: { Transaction?: { value: { offset: number } } };
+        };
+        const offset = f.update.Transaction?.value.offset;
+        if (offset !== undefined) offsets.push(offset);
+        if (offsets.length === want) {
+          clearTimeout(timer);
+          resolve({ offsets, closeCode: undefined });
+          ws.close();
+        }
+      });
+      ws.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ offsets, closeCode: code });
+      });
+      ws.on('error', reject);
+    });
+  }
+
+  const request = (extra: Record<string, unknown> = {}) => ({
+    beginExclusive: 0,
+    updateFormat: {
+      includeTransactions: {
+        eventFormat: wildcard(sb.parties.Alice!),
+        transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+      },
+    },
+    ...extra,
+  });
+
+  it('sends the whole backlog, waiting for the socket between turns, then follows the ledger', async () => {
+    const stream = openStream(request(), BACKLOG + 1);
+    // The live one: committed once the stream has been asked for (before, during or after the
+    // backlog, it comes once and last).
+    await new Promise((r) => setTimeout(r, 20));
+    const live = await call(sb, 'POST', '/v2/commands/submit-and-wait', keylessCommands(sb));
+    expect(live.status, live.text).toBe(200);
+    const { offsets } = await stream;
+    expect(offsets).toEqual(range(1, BACKLOG + 1));
+  });
+
+  it('a bounded stream closes normally after its last frame', async () => {
+    const { offsets, closeCode } = await openStream(request({ endInclusive: BACKLOG }), -1);
+    expect(offsets).toEqual(range(1, BACKLOG));
+    expect(closeCode).toBe(1000);
+  });
+});
