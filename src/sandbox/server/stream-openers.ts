@@ -122,13 +122,17 @@ function followLog(
   const sent = pacedSend(sink, (max) => {
     if (cancelled) return true;
     const upTo = end ?? ctx.engine.ledgerEnd();
-    const entries = ctx.engine.entriesBetween(next, upTo, max);
-    for (const entry of entries) {
+    // One more than a turn sends, to see whether the turn would end inside an offset.
+    const entries = ctx.engine.entriesBetween(next, upTo, max + 1);
+    const full = entries.length > max;
+    const count = full ? wholeOffsets(entries, max) : entries.length;
+    for (let i = 0; i < count; i++) {
       if (!sink.wantsMore()) return true;
+      const entry = entries[i]!;
       follower.send(entry);
       next = entry.offset;
     }
-    if (entries.length === max) return false;
+    if (full) return false;
     if (end === undefined && sink.wantsMore()) {
       unsubscribe = ctx.hub.add(follower.subscription(upTo));
     }
@@ -190,6 +194,17 @@ export function openCompletions(
       lastActivityMs: ctx.clock.now(),
     }),
   });
+}
+
+/**
+ * How many of the first `max` entries a turn sends: a transaction and its completion share an
+ * offset and the next turn reads after the last offset sent, so a turn that would end between two
+ * entries of one offset leaves that offset's entries to the next turn.
+ */
+function wholeOffsets(entries: readonly LogEntry[], max: number): number {
+  let count = max;
+  while (count > 0 && entries[count]!.offset === entries[count - 1]!.offset) count--;
+  return count === 0 ? max : count;
 }
 
 /** `/v2/state/active-contracts` (websocket and list): the snapshot at `activeAtOffset`. */

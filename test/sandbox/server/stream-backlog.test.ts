@@ -76,6 +76,20 @@ function offsetsSink(): StreamSink & { offsets: number[] } {
   };
 }
 
+/** A rejected command's completion: an offset of its own. */
+function rejection(l: InvoiceLedger, i: number) {
+  return {
+    commandId: `command-${i}`,
+    status: { code: 3, message: 'rejected', details: [] },
+    updateId: '',
+    userId: 'tester',
+    actAs: [l.issuer],
+    submissionId: `s-${i}`,
+    deduplicationPeriod: { Empty: {} },
+    paidTrafficCost: 0,
+  };
+}
+
 const range = (from: number, to: number): number[] =>
   Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -143,19 +157,56 @@ describe('a stream with a backlog sends it turn by turn', () => {
     expect(sink.offsets).toEqual(range(1, BACKLOG - 1));
   });
 
+  it('a turn never splits a transaction from its completion (they share an offset)', async () => {
+    const l = invoiceLedger();
+    // One rejection first (an offset of its own), so that the first turn ends between the
+    // transaction and the completion of one offset.
+    l.engine.recordCompletion(rejection(l, 0));
+    for (let i = 0; i < BACKLOG; i++) {
+      const r = l.engine.submit(
+        commands(
+          [l.issuer],
+          [
+            {
+              CreateCommand: {
+                templateId: '#invoices:Invoice:Invoice',
+                createArguments: invoiceArgs(l, { reference: `INV-${i}` }),
+              },
+            },
+          ],
+        ),
+        { userId: 'tester' },
+      );
+      if (!r.ok) throw new Error(r.error.cause);
+      l.engine.recordCompletion({
+        ...rejection(l, i + 1),
+        status: { code: 0, message: '', details: [] },
+        updateId: r.transaction.updateId,
+        transaction: r.transaction,
+      });
+    }
+    const ctx = contextOf(l);
+    const completions = offsetsSink();
+    const c = openCompletions(
+      ctx,
+      'v35',
+      { userId: 'tester', parties: [l.issuer], beginExclusive: 0 },
+      ANY,
+      completions,
+    );
+    await c.sent;
+    c.cancel();
+    expect(completions.offsets).toEqual(range(1, BACKLOG + 1));
+    const updates = offsetsSink();
+    const u = openUpdates(ctx, updatesRequest(l), ANY, updates);
+    await u.sent;
+    u.cancel();
+    expect(updates.offsets).toEqual(range(2, BACKLOG + 1));
+  });
+
   it('a completion stream and an active-contracts snapshot are paced the same way', async () => {
     const l = invoiceLedger();
-    const reject = (i: number) =>
-      l.engine.recordCompletion({
-        commandId: `rejected-${i}`,
-        status: { code: 3, message: 'rejected', details: [] },
-        updateId: '',
-        userId: 'tester',
-        actAs: [l.issuer],
-        submissionId: `s-${i}`,
-        deduplicationPeriod: { Empty: {} },
-        paidTrafficCost: 0,
-      });
+    const reject = (i: number) => l.engine.recordCompletion(rejection(l, i));
     for (let i = 0; i < BACKLOG; i++) reject(i);
     const ctx = contextOf(l);
     const completions = offsetsSink();
