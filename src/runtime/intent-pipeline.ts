@@ -10,7 +10,7 @@ import {
   type NewIntent,
   type Store,
 } from '../store/store.js';
-import type { Admission } from './admission.js';
+import type { Admission, Permit } from './admission.js';
 import type { BotMetrics } from './bot-metrics.js';
 import type { Checkpoint } from './checkpoint.js';
 import { errorFields } from './error-record.js';
@@ -90,6 +90,7 @@ export class JournalPipeline implements IntentPipeline {
     return this.#recordAndAdmit(journalEntriesOf(evaluation, this.#d.clock.now(), this.#d.userId), {
       ...(live ? { processed: evaluation.offset } : {}),
       eventMs: evaluation.recordMs,
+      placeFirst: true,
     });
   }
 
@@ -152,21 +153,38 @@ export class JournalPipeline implements IntentPipeline {
    * Records `entries` in one batch (with `processed`, the checkpoint candidate: write-ahead, they
    * commit together, before any submission), then admits the new ones and those the journal has
    * open but nobody works on. `eventMs`: the triggering event's time, for the latency metrics.
+   *
+   * `placeFirst` (an event's intents): the first intent's place is taken before the batch, so a
+   * bot at its bound records an event's intent in the turn its first attempt starts, and the
+   * journal writes the recording and the `submitted` change as one log row instead of two. The
+   * order is still record, then submit; an event waiting for a place is not recorded yet, and
+   * the checkpoint has not passed it, so a restart reads it again.
    */
   async #recordAndAdmit(
     entries: readonly NewIntent<SubmissionPayload>[],
-    options: { processed?: number; eventMs?: number; signal?: AbortSignal },
+    options: { processed?: number; eventMs?: number; signal?: AbortSignal; placeFirst?: boolean },
   ): Promise<RecordedCounts> {
     const { store, metrics, checkpoint } = this.#d;
     // A PostgreSQL journal reads first what memory may have dropped (a completed slot run
     // again, an event below the checkpoint), so those are found and not sent again.
     const lookUp = store.lookUpIntents?.(entries);
     if (lookUp !== undefined) await lookUp;
-    const recorded = store.batch(() => {
-      const r = store.recordIntents(entries);
-      if (options.processed !== undefined) checkpoint.advanceInBatch(options.processed);
-      return r;
-    });
+    const first = entries[0];
+    const place =
+      options.placeFirst === true && first !== undefined
+        ? await this.#place(first.ruleId, first.payload, options.signal)
+        : undefined;
+    let recorded;
+    try {
+      recorded = store.batch(() => {
+        const r = store.recordIntents(entries);
+        if (options.processed !== undefined) checkpoint.advanceInBatch(options.processed);
+        return r;
+      });
+    } catch (err) {
+      place?.release();
+      throw err;
+    }
     for (const record of recorded.inserted) {
       metrics.countRecorded(record.ruleId);
       if (options.eventMs !== undefined) metrics.noteEventTime(record.commandId, options.eventMs);
@@ -182,7 +200,18 @@ export class JournalPipeline implements IntentPipeline {
       ...recorded.inserted,
       ...recorded.existing.filter((r) => !isTerminal(r.state) && !this.#d.tracker.has(r.commandId)),
     ];
-    for (const record of toRun) await this.#admit(record, options.signal);
+    // The placed intent goes first: another one's wait for a place must not hold it up.
+    const placed =
+      place === undefined ? -1 : toRun.findIndex((r) => r.commandId === first?.commandId);
+    if (placed >= 0) {
+      this.#d.tracker.track(toRun[placed]!, place!);
+    } else {
+      // The first intent needs no place after all (the journal had it, finished or worked on).
+      place?.release();
+    }
+    for (let i = 0; i < toRun.length; i++) {
+      if (i !== placed) await this.#admit(toRun[i]!, options.signal);
+    }
     return { inserted: recorded.inserted.length, existing: recorded.existing.length };
   }
 
@@ -201,18 +230,25 @@ export class JournalPipeline implements IntentPipeline {
 
   /** Waits for a place (this is where ingestion pauses), then hands the intent over. */
   async #admit(record: IntentRecord<JournalPayload>, signal?: AbortSignal): Promise<void> {
+    this.#d.tracker.track(record, await this.#place(record.ruleId, record.payload, signal));
+  }
+
+  /** A place among the intents worked on, for an intent of `ruleId` with `payload`'s limits. */
+  async #place(
+    ruleId: string,
+    payload: SubmissionPayload | JournalPayload,
+    signal: AbortSignal | undefined,
+  ): Promise<Permit> {
     const { metrics, intake } = this.#d;
     metrics.waitingForAdmission += 1;
-    let permit;
     try {
-      permit = await this.#d.admission.acquire(
-        record.ruleId,
-        storedLimits(record.payload).concurrency,
+      return await this.#d.admission.acquire(
+        ruleId,
+        storedLimits(payload).concurrency,
         signal === undefined ? intake : AbortSignal.any([intake, signal]),
       );
     } finally {
       metrics.waitingForAdmission -= 1;
     }
-    this.#d.tracker.track(record, permit);
   }
 }

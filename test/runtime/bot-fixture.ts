@@ -141,6 +141,8 @@ export type BotFixture = {
   ledger: FakeLedger;
   store: Store;
   bot: Bot;
+  /** The store's directory. */
+  readonly dir: string;
   /** A new bot on the same store directory (a restart). */
   restart(overrides?: Partial<BotOptions>): Bot;
   /** Lets the pipeline run: timers due now and promise callbacks. */
@@ -148,14 +150,17 @@ export type BotFixture = {
   cleanup(): Promise<void>;
 };
 
-export function botFixture(overrides: Partial<BotOptions> = {}): BotFixture {
+export function botFixture(
+  overrides: Partial<BotOptions> = {},
+  storeOptions: { readonly groupCommit?: boolean } = {},
+): BotFixture {
   const clock = new FakeClock(Date.UTC(2026, 0, 5, 9));
   const ledger = new FakeLedger();
   const temp = tempDir();
   const bots: Bot[] = [];
   const stores: Store[] = [];
   const make = (more: Partial<BotOptions>): Bot => {
-    const store = openSqliteStore({ dir: temp.dir, clock });
+    const store = openSqliteStore({ dir: temp.dir, clock, ...storeOptions });
     stores.push(store);
     const bot = createBot({
       rules: rules(),
@@ -180,6 +185,7 @@ export function botFixture(overrides: Partial<BotOptions> = {}): BotFixture {
       return stores[stores.length - 1]!;
     },
     bot,
+    dir: temp.dir,
     restart: (more = {}) => make(more),
     settle: async () => {
       for (let i = 0; i < 5; i++) await clock.advance(0);

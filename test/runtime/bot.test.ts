@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Completion } from '../../src/ledger/wire/wire-types.js';
 import type { BotState } from '../../src/runtime/bot.js';
@@ -5,6 +7,7 @@ import { RuntimeError } from '../../src/runtime/runtime-error.js';
 import { createBot } from '../../src/runtime/bot.js';
 import type { JsGetActiveContractsResponse } from '../../src/ledger/wire/wire-types.js';
 import { commandIdFor } from '../../src/rules/command-id.js';
+import { SQLITE_STORE_FILE } from '../../src/store/open-sqlite-store.js';
 import { apiError } from './fake-ledger.js';
 import {
   ACCEPT_RULES,
@@ -177,19 +180,53 @@ ${SETTLE_RULE}`),
     queue.push(...[1, 2, 3, 4, 5, 6].map((o) => invoiceCreated(o)));
     await f.settle();
     expect(f.ledger.submits).toHaveLength(2);
-    // The third transaction was read and its intent recorded; it waits for a place, and the
-    // loop pulls nothing more meanwhile.
+    // The third transaction was read; its intent waits for a place before it is recorded, and
+    // the loop pulls nothing more meanwhile.
     expect(queue.pulled).toBe(3);
     expect(queue.buffered).toBe(3);
     expect(f.bot.metrics.waitingForAdmission).toBe(1);
     expect(f.bot.metrics.inFlight).toBe(2);
-    expect(f.store.countByState().pending).toBe(1);
+    expect(f.store.countByState().pending).toBe(0);
+    expect(f.store.listIntents()).toHaveLength(2);
     await f.clock.advance(10_000);
     expect(queue.pulled).toBe(3);
     complete(f, 0, 7);
     await f.settle();
     expect(f.ledger.submits).toHaveLength(3);
     expect(queue.pulled).toBe(4);
+  });
+
+  it('records an intent that waited for a place with its first attempt: one journal row', async () => {
+    // Group commit as `ledgerbot run` has it: the changes of an event-loop turn commit together.
+    f = botFixture(
+      { submission: { maxInFlight: 1, completionTimeoutMs: 60_000 } },
+      { groupCommit: true },
+    );
+    const fx = f;
+    const settled = async (submits: number): Promise<void> => {
+      for (let i = 0; i < 20 && fx.ledger.submits.length < submits; i++) {
+        await fx.settle();
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(fx.ledger.submits).toHaveLength(submits);
+    };
+    await f.bot.start();
+    f.ledger.updateQueue.push(invoiceCreated(1), invoiceCreated(2));
+    await settled(1);
+    complete(f, 0, 3);
+    await settled(2);
+    const second = f.ledger.submits[1]!.commandId;
+    const db = new Database(join(f.dir, SQLITE_STORE_FILE), { readonly: true });
+    try {
+      const rows = db
+        .prepare('SELECT state FROM intent_log WHERE command_id = ? ORDER BY seq')
+        .all(second) as { state: string }[];
+      // Recorded and submitted in one turn, so in one row (it was two while intents were
+      // recorded before they waited).
+      expect(rows.map((r) => r.state)).toEqual(['submitted']);
+    } finally {
+      db.close();
+    }
   });
 
   it('honours the per-rule concurrency bound', async () => {
