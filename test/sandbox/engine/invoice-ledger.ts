@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { FakeClock } from '../../../src/core/fake-clock.js';
 import { SeededRandom } from '../../../src/core/seeded-random.js';
 import type { JsCommands } from '../../../src/ledger/wire/wire-types.js';
+import type { CommittedTransaction } from '../../../src/sandbox/engine/committed-transaction.js';
 import { LedgerEngine } from '../../../src/sandbox/engine/ledger-engine.js';
 import { loadModel } from '../../../src/sandbox/model/load-model.js';
 import type { PackageModel } from '../../../src/sandbox/model/model-types.js';
@@ -67,4 +68,24 @@ export function invoiceArgs(
     reference: 'INV-1',
     ...extra,
   };
+}
+
+/** Commits an Invoice created by the issuer (user `u`), with `reference`. */
+export function createInvoice(l: InvoiceLedger, reference: string): CommittedTransaction {
+  const r = l.engine.submit(
+    commands(
+      [l.issuer],
+      [
+        {
+          CreateCommand: {
+            templateId: '#invoices:Invoice:Invoice',
+            createArguments: invoiceArgs(l, { reference }),
+          },
+        },
+      ],
+    ),
+    { userId: 'u' },
+  );
+  if (!r.ok) throw new Error(r.error.cause);
+  return r.transaction;
 }

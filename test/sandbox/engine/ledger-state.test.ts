@@ -1,28 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../../src/sandbox/engine/engine-types.js';
 import { specValidator } from '../../support/spec-validator.js';
-import { commands, invoiceArgs, invoiceLedger, type InvoiceLedger } from './invoice-ledger.js';
+import { commands, createInvoice as create, invoiceArgs, invoiceLedger } from './invoice-ledger.js';
 
 const spec = specValidator('openapi-3.5');
-
-function create(l: InvoiceLedger, reference: string) {
-  const r = l.engine.submit(
-    commands(
-      [l.issuer],
-      [
-        {
-          CreateCommand: {
-            templateId: '#invoices:Invoice:Invoice',
-            createArguments: invoiceArgs(l, { reference }),
-          },
-        },
-      ],
-    ),
-    { userId: 'u' },
-  );
-  if (!r.ok) throw new Error(r.error.cause);
-  return r.transaction;
-}
 
 describe('parties and users', () => {
   it('allocates parties in the participant namespace', () => {

@@ -11,8 +11,7 @@ import {
   openUpdates,
 } from '../../../src/sandbox/server/stream-openers.js';
 import {
-  commands,
-  invoiceArgs,
+  createInvoice as create,
   invoiceLedger,
   type InvoiceLedger,
 } from '../engine/invoice-ledger.js';
@@ -22,24 +21,6 @@ import { call, keylessCommands, startTestSandbox, wildcard } from './sandbox-fix
 const BACKLOG = 2 * FRAMES_PER_TURN + 10;
 
 const ANY = { kind: 'any', userId: undefined } as const;
-
-function create(l: InvoiceLedger, reference: string): void {
-  const r = l.engine.submit(
-    commands(
-      [l.issuer],
-      [
-        {
-          CreateCommand: {
-            templateId: '#invoices:Invoice:Invoice',
-            createArguments: invoiceArgs(l, { reference }),
-          },
-        },
-      ],
-    ),
-    { userId: 'tester' },
-  );
-  if (!r.ok) throw new Error(r.error.cause);
-}
 
 /** What the stream openers read of a sandbox: its engine, a hub over it, no auth. */
 function contextOf(l: InvoiceLedger): SandboxContext {
@@ -82,12 +63,23 @@ function rejection(l: InvoiceLedger, i: number) {
     commandId: `command-${i}`,
     status: { code: 3, message: 'rejected', details: [] },
     updateId: '',
-    userId: 'tester',
+    userId: 'u',
     actAs: [l.issuer],
     submissionId: `s-${i}`,
     deduplicationPeriod: { Empty: {} },
     paidTrafficCost: 0,
   };
+}
+
+/** The issuer's completions from the ledger's start, as GetCompletionsRequest asks for them. */
+function issuerCompletions(ctx: SandboxContext, l: InvoiceLedger, sink: StreamSink) {
+  return openCompletions(
+    ctx,
+    'v35',
+    { userId: 'u', parties: [l.issuer], beginExclusive: 0 },
+    ANY,
+    sink,
+  );
 }
 
 const range = (from: number, to: number): number[] =>
@@ -98,24 +90,11 @@ function updatesRequest(l: InvoiceLedger, extra: Record<string, unknown> = {}) {
     beginExclusive: 0,
     updateFormat: {
       includeTransactions: {
-        eventFormat: wildcardOf(l.issuer),
+        eventFormat: wildcard(l.issuer),
         transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
       },
     },
     ...extra,
-  };
-}
-
-function wildcardOf(party: string) {
-  return {
-    filtersByParty: {
-      [party]: {
-        cumulative: [
-          { identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } },
-        ],
-      },
-    },
-    verbose: true,
   };
 }
 
@@ -163,37 +142,17 @@ describe('a stream with a backlog sends it turn by turn', () => {
     // transaction and the completion of one offset.
     l.engine.recordCompletion(rejection(l, 0));
     for (let i = 0; i < BACKLOG; i++) {
-      const r = l.engine.submit(
-        commands(
-          [l.issuer],
-          [
-            {
-              CreateCommand: {
-                templateId: '#invoices:Invoice:Invoice',
-                createArguments: invoiceArgs(l, { reference: `INV-${i}` }),
-              },
-            },
-          ],
-        ),
-        { userId: 'tester' },
-      );
-      if (!r.ok) throw new Error(r.error.cause);
+      const tx = create(l, `INV-${i}`);
       l.engine.recordCompletion({
         ...rejection(l, i + 1),
         status: { code: 0, message: '', details: [] },
-        updateId: r.transaction.updateId,
-        transaction: r.transaction,
+        updateId: tx.updateId,
+        transaction: tx,
       });
     }
     const ctx = contextOf(l);
     const completions = offsetsSink();
-    const c = openCompletions(
-      ctx,
-      'v35',
-      { userId: 'tester', parties: [l.issuer], beginExclusive: 0 },
-      ANY,
-      completions,
-    );
+    const c = issuerCompletions(ctx, l, completions);
     await c.sent;
     c.cancel();
     expect(completions.offsets).toEqual(range(1, BACKLOG + 1));
@@ -210,13 +169,7 @@ describe('a stream with a backlog sends it turn by turn', () => {
     for (let i = 0; i < BACKLOG; i++) reject(i);
     const ctx = contextOf(l);
     const completions = offsetsSink();
-    const c = openCompletions(
-      ctx,
-      'v35',
-      { userId: 'tester', parties: [l.issuer], beginExclusive: 0 },
-      ANY,
-      completions,
-    );
+    const c = issuerCompletions(ctx, l, completions);
     expect(completions.offsets).toHaveLength(FRAMES_PER_TURN);
     await c.sent;
     reject(BACKLOG);
@@ -228,7 +181,7 @@ describe('a stream with a backlog sends it turn by turn', () => {
     const snapshot = offsetsSink();
     const a = openActiveContracts(
       ctx,
-      { activeAtOffset: 2 * BACKLOG + 1, eventFormat: wildcardOf(l.issuer) },
+      { activeAtOffset: 2 * BACKLOG + 1, eventFormat: wildcard(l.issuer) },
       ANY,
       snapshot,
     );
