@@ -165,17 +165,18 @@ export class JournalPipeline implements IntentPipeline {
     options: { processed?: number; eventMs?: number; signal?: AbortSignal; placeFirst?: boolean },
   ): Promise<RecordedCounts> {
     const { store, metrics, checkpoint } = this.#d;
-    // A PostgreSQL journal reads first what memory may have dropped (a completed slot run
-    // again, an event below the checkpoint), so those are found and not sent again.
-    const lookUp = store.lookUpIntents?.(entries);
-    if (lookUp !== undefined) await lookUp;
     const first = entries[0];
+    // Before the look-up, so that no wait for a place comes between it and the recording.
     const place =
       options.placeFirst === true && first !== undefined
         ? await this.#place(first.ruleId, first.payload, options.signal)
         : undefined;
     let recorded;
     try {
+      // A PostgreSQL journal reads first what memory may have dropped (a completed slot run
+      // again, an event below the checkpoint), so those are found and not sent again.
+      const lookUp = store.lookUpIntents?.(entries);
+      if (lookUp !== undefined) await lookUp;
       recorded = store.batch(() => {
         const r = store.recordIntents(entries);
         if (options.processed !== undefined) checkpoint.advanceInBatch(options.processed);
