@@ -85,6 +85,17 @@ export const exercisedEvent = {
   acsDelta: false,
 };
 
+/** An Invoice archived by a consuming exercise, as an ACS_DELTA transaction shows it. */
+export const archivedEvent = {
+  offset: 11,
+  nodeId: 0,
+  contractId: CID,
+  templateId: `${PKG}:Invoice:Invoice`,
+  witnessParties: [ALICE],
+  packageName: 'invoices',
+  implementedInterfaces: [],
+};
+
 export const transaction = {
   updateId: '1220e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7',
   commandId: '',

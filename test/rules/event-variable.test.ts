@@ -1,54 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { eventFieldsOf } from '../../src/rules/event-variable.js';
 import type { AnyEvent } from '../../src/rules/match-event.js';
+import {
+  archivedEvent as cantonArchived,
+  createdEvent as cantonCreated,
+  exercisedEvent as cantonExercised,
+} from '../ledger/canton-samples.js';
 import { archived, created, exercised } from './rule-fixtures.js';
 
-/** The fields as Canton's JSON Ledger API (and the sandbox) sends them, in the OpenAPI spec's order. */
-const CREATED_ORDER = [
-  'offset',
-  'nodeId',
-  'contractId',
-  'templateId',
-  'contractKey',
-  'contractKeyHash',
-  'createArgument',
-  'createdEventBlob',
-  'interfaceViews',
-  'witnessParties',
-  'signatories',
-  'observers',
-  'createdAt',
-  'packageName',
-  'representativePackageId',
-  'acsDelta',
-];
-const EXERCISED_ORDER = [
-  'offset',
-  'nodeId',
-  'contractId',
-  'templateId',
-  'interfaceId',
-  'choice',
-  'choiceArgument',
-  'actingParties',
-  'consuming',
-  'witnessParties',
-  'lastDescendantNodeId',
-  'exerciseResult',
-  'packageName',
-  'implementedInterfaces',
-  'acsDelta',
-];
-
-const ARCHIVED_ORDER = [
-  'offset',
-  'nodeId',
-  'contractId',
-  'templateId',
-  'witnessParties',
-  'packageName',
-  'implementedInterfaces',
-];
+/**
+ * The fields as Canton's JSON Ledger API (and the sandbox) sends them, in its order: the Canton
+ * samples', written from its codecs.
+ */
+const CREATED_ORDER = Object.keys(cantonCreated);
+const EXERCISED_ORDER = Object.keys(cantonExercised);
+const ARCHIVED_ORDER = Object.keys(cantonArchived);
 
 function ordered(source: object, keys: readonly string[]): Record<string, unknown> {
   const from = source as Record<string, unknown>;

@@ -34,12 +34,17 @@ export function collectList(
     let done = false;
     let stream: OpenedStream | undefined;
     let timer: ReturnType<SandboxContext['clock']['setTimeout']> | undefined;
-    const finish = (): void => {
-      if (done) return;
+    /** Ends the collection; false if it had ended already. */
+    const close = (): boolean => {
+      if (done) return false;
       done = true;
       if (timer !== undefined) ctx.clock.clearTimeout(timer);
       stream?.cancel();
       signal.removeEventListener('abort', finish);
+      return true;
+    };
+    const finish = (): void => {
+      if (!close()) return;
       if (frames.length > max) {
         const err = new SandboxApiError(
           'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED',
@@ -85,12 +90,7 @@ export function collectList(
         else arm();
       },
       (err: unknown) => {
-        if (done) return;
-        done = true;
-        if (timer !== undefined) ctx.clock.clearTimeout(timer);
-        opened.cancel();
-        signal.removeEventListener('abort', finish);
-        reject(err instanceof Error ? err : new Error(String(err)));
+        if (close()) reject(err instanceof Error ? err : new Error(String(err)));
       },
     );
   });

@@ -30,17 +30,22 @@ export type OpenedStream = {
  */
 export const FRAMES_PER_TURN = 256;
 
+/** A backlog being sent: `sent` settles when it is (see OpenedStream.sent); `stop` ends it early. */
+export type PacedSending = { readonly sent: Promise<void>; readonly stop: () => void };
+
 /**
  * Sends a stream's backlog turn by turn: `pull(max)` sends at most `max` frames into the sink and
  * says whether the backlog is done. The first turn runs at once, so a short backlog is sent, and
  * an open-ended stream subscribed, within the call. Between turns the sandbox serves other work;
- * a full sink (see `StreamSink.full`) is waited for.
+ * a full sink (see `StreamSink.full`) is waited for. After `stop`, no turn pulls again.
  */
-export function pacedSend(sink: StreamSink, pull: (max: number) => boolean): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
+export function pacedSend(sink: StreamSink, pull: (max: number) => boolean): PacedSending {
+  let stopped = false;
+  const more = (): boolean => !stopped && sink.wantsMore();
+  const sent = new Promise<void>((resolve, reject) => {
     const turn = (): void => {
       try {
-        if (!sink.wantsMore() || pull(FRAMES_PER_TURN) || !sink.wantsMore()) {
+        if (!more() || pull(FRAMES_PER_TURN) || !more()) {
           resolve();
           return;
         }
@@ -55,4 +60,10 @@ export function pacedSend(sink: StreamSink, pull: (max: number) => boolean): Pro
     };
     turn();
   });
+  return {
+    sent,
+    stop: () => {
+      stopped = true;
+    },
+  };
 }

@@ -70,11 +70,11 @@ export function openUpdates(
   }
   const formatKey = format === undefined ? '' : JSON.stringify(format);
   if (descending) {
-    // Bounded, and read by lists of at most a few hundred elements: sent in one turn.
+    // Bounded (end_inclusive is required), and sent in one turn: the log is read forwards only.
     if (format === undefined) return CLOSED;
-    for (const tx of [...ctx.engine.transactionsBetween(begin, end ?? begin)].reverse()) {
-      if (!sink.wantsMore()) break;
-      const frame = ctx.hub.frameCache.frame(tx, format, formatKey);
+    const txs = ctx.engine.transactionsBetween(begin, end ?? begin);
+    for (let i = txs.length - 1; i >= 0 && sink.wantsMore(); i--) {
+      const frame = ctx.hub.frameCache.frame(txs[i]!, format, formatKey);
       if (frame !== null) sink.send(frame);
     }
     return CLOSED;
@@ -117,10 +117,8 @@ function followLog(
   follower: LogFollower,
 ): OpenedStream {
   let next = begin;
-  let cancelled = false;
   let unsubscribe: (() => void) | undefined;
-  const sent = pacedSend(sink, (max) => {
-    if (cancelled) return true;
+  const sending = pacedSend(sink, (max) => {
     const upTo = end ?? ctx.engine.ledgerEnd();
     // One more than a turn sends, to see whether the turn would end inside an offset.
     const entries = ctx.engine.entriesBetween(next, upTo, max + 1);
@@ -140,9 +138,9 @@ function followLog(
   });
   return {
     openEnded: end === undefined,
-    sent,
+    sent: sending.sent,
     cancel: () => {
-      cancelled = true;
+      sending.stop();
       unsubscribe?.();
     },
   };
@@ -221,19 +219,12 @@ export function openActiveContracts(
   checkOffset(ctx, offset, 'active_at_offset');
   const contracts = ctx.engine.activeContractsAt(offset, format);
   let next = 0;
-  let cancelled = false;
-  const sent = pacedSend(sink, (max) => {
+  const sending = pacedSend(sink, (max) => {
     const stop = Math.min(contracts.length, next + max);
-    while (!cancelled && next < stop && sink.wantsMore()) {
+    while (next < stop && sink.wantsMore()) {
       sink.send(JSON.stringify(activeContractWithNulls(contracts[next++]!)));
     }
-    return cancelled || next >= contracts.length;
+    return next >= contracts.length;
   });
-  return {
-    openEnded: false,
-    sent,
-    cancel: () => {
-      cancelled = true;
-    },
-  };
+  return { openEnded: false, sent: sending.sent, cancel: sending.stop };
 }

@@ -29,7 +29,7 @@ function collecting(extra: Partial<StreamSink> = {}): StreamSink & { frames: str
 describe('pacedSend', () => {
   it('sends one turn of frames within the call and the rest in later turns, in order', async () => {
     const sink = collecting();
-    const sent = pacedSend(sink, backlog(3 * FRAMES_PER_TURN + 5, sink));
+    const { sent } = pacedSend(sink, backlog(3 * FRAMES_PER_TURN + 5, sink));
     expect(sink.frames).toHaveLength(FRAMES_PER_TURN);
     await sent;
     expect(sink.frames).toEqual(
@@ -39,7 +39,7 @@ describe('pacedSend', () => {
 
   it('sends a short backlog wholly within the call', async () => {
     const sink = collecting();
-    const sent = pacedSend(sink, backlog(10, sink));
+    const { sent } = pacedSend(sink, backlog(10, sink));
     expect(sink.frames).toHaveLength(10);
     await expect(sent).resolves.toBeUndefined();
   });
@@ -53,7 +53,7 @@ describe('pacedSend', () => {
         ready = go;
       },
     });
-    const sent = pacedSend(sink, backlog(2 * FRAMES_PER_TURN, sink));
+    const { sent } = pacedSend(sink, backlog(2 * FRAMES_PER_TURN, sink));
     expect(sink.frames).toHaveLength(FRAMES_PER_TURN);
     // Turns pass; nothing more goes while the sink is full.
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
@@ -68,16 +68,24 @@ describe('pacedSend', () => {
   it('stops once the sink wants no more', async () => {
     let wants = true;
     const sink = collecting({ wantsMore: () => wants });
-    const sent = pacedSend(sink, backlog(10 * FRAMES_PER_TURN, sink));
+    const { sent } = pacedSend(sink, backlog(10 * FRAMES_PER_TURN, sink));
     wants = false;
     await sent;
+    expect(sink.frames).toHaveLength(FRAMES_PER_TURN);
+  });
+
+  it('pulls no more once stopped', async () => {
+    const sink = collecting();
+    const sending = pacedSend(sink, backlog(10 * FRAMES_PER_TURN, sink));
+    sending.stop();
+    await sending.sent;
     expect(sink.frames).toHaveLength(FRAMES_PER_TURN);
   });
 
   it('rejects when a turn throws', async () => {
     const sink = collecting();
     let turns = 0;
-    const sent = pacedSend(sink, () => {
+    const { sent } = pacedSend(sink, () => {
       turns++;
       if (turns === 2) throw new Error('projection failed');
       return false;
