@@ -92,10 +92,15 @@ export interface LedgerReader {
    * OFFSET_AFTER_LEDGER_END (12) above the ledger end. Returns null when fine.
    */
   checkOffset(offset: number, field: string): EngineError | null;
-  /** Committed transactions with beginExclusive < offset <= endInclusive, ascending. */
+  /**
+   * Committed transactions with beginExclusive < offset <= endInclusive: at most `limit` of them,
+   * the first ones ascending, or with `descending` the last ones, latest first.
+   */
   transactionsBetween(
     beginExclusive: number,
     endInclusive: number,
+    limit?: number,
+    descending?: boolean,
   ): readonly CommittedTransaction[];
   /**
    * Log entries (transactions and completions) with beginExclusive < offset <= endInclusive,

@@ -95,12 +95,29 @@ export class LedgerLog {
     return out;
   }
 
+  /**
+   * The committed transactions with beginExclusive < offset <= endInclusive: at most `limit` of
+   * them, the first ones ascending, or with `descending` the last ones, latest first.
+   */
   transactionsBetween(
     beginExclusive: number,
     endInclusive: number,
+    limit = Number.POSITIVE_INFINITY,
+    descending = false,
   ): readonly CommittedTransaction[] {
     const out: CommittedTransaction[] = [];
-    for (const e of this.entriesBetween(beginExclusive, endInclusive)) {
+    const entries = this.#entries;
+    if (descending) {
+      for (let i = this.#lowerBound(endInclusive) - 1; i >= 0 && out.length < limit; i--) {
+        const e = entries[i]!;
+        if (e.offset <= beginExclusive) break;
+        if (e.kind === 'transaction') out.push(e.transaction);
+      }
+      return out;
+    }
+    for (let i = this.#lowerBound(beginExclusive); i < entries.length && out.length < limit; i++) {
+      const e = entries[i]!;
+      if (e.offset > endInclusive) break;
       if (e.kind === 'transaction') out.push(e.transaction);
     }
     return out;

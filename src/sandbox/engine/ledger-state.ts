@@ -206,8 +206,10 @@ export class LedgerState extends IdentityRegistry implements LedgerEngine, Inter
   transactionsBetween(
     beginExclusive: number,
     endInclusive: number,
+    limit?: number,
+    descending?: boolean,
   ): readonly CommittedTransaction[] {
-    return this.#log.transactionsBetween(beginExclusive, endInclusive);
+    return this.#log.transactionsBetween(beginExclusive, endInclusive, limit, descending);
   }
 
   transactionByOffset(offset: number): CommittedTransaction | undefined {

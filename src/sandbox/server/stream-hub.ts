@@ -96,6 +96,8 @@ export class StreamHub {
   readonly #clock: Clock;
   readonly #checkpointMs: number;
   readonly #subs = new Set<Subscription>();
+  /** Streams still sending what they had when they opened: not subscribed yet, open all the same. */
+  readonly #sending = new Set<FrameSink>();
   readonly #cache: TransactionFrameCache;
   #unsubscribe: (() => void) | undefined;
   #ticker: TimerHandle | undefined;
@@ -119,6 +121,7 @@ export class StreamHub {
     this.#ticker = undefined;
     this.setDropEvery(undefined);
     this.#subs.clear();
+    this.#sending.clear();
   }
 
   get frameCache(): TransactionFrameCache {
@@ -135,17 +138,28 @@ export class StreamHub {
     return () => this.#subs.delete(sub);
   }
 
-  /** Fault: drop every open stream each `ms` (undefined: off); `onDropped` counts them. */
+  /**
+   * A stream sending its backlog (an update or completion stream, bounded or not) until the
+   * returned function is called: the drop fault reaches it as it reaches subscribed streams.
+   */
+  addSending(sink: FrameSink): () => void {
+    this.#sending.add(sink);
+    return () => this.#sending.delete(sink);
+  }
+
+  /**
+   * Fault: drop every open update and completion stream each `ms` (undefined: off), those still
+   * sending their backlog included; `onDropped` counts them.
+   */
   setDropEvery(ms: number | undefined, onDropped?: (streams: number) => void): void {
     if (this.#dropTimer !== undefined) this.#clock.clearTimeout(this.#dropTimer);
     this.#dropTimer = undefined;
     if (ms === undefined) return;
     const tick = (): void => {
-      const dropped = [...this.#subs];
-      for (const s of dropped) {
-        this.#subs.delete(s);
-        s.sink.drop();
-      }
+      const dropped = [...this.#sending, ...[...this.#subs].map((s) => s.sink)];
+      this.#sending.clear();
+      this.#subs.clear();
+      for (const sink of dropped) sink.drop();
       if (dropped.length > 0) onDropped?.(dropped.length);
       this.#dropTimer = this.#clock.setTimeout(tick, ms);
     };

@@ -70,14 +70,19 @@ export function openUpdates(
   }
   const formatKey = format === undefined ? '' : JSON.stringify(format);
   if (descending) {
-    // Bounded (end_inclusive is required), and sent in one turn: the log is read forwards only.
-    if (format === undefined) return CLOSED;
-    const txs = ctx.engine.transactionsBetween(begin, end ?? begin);
-    for (let i = txs.length - 1; i >= 0 && sink.wantsMore(); i--) {
-      const frame = ctx.hub.frameCache.frame(txs[i]!, format, formatKey);
-      if (frame !== null) sink.send(frame);
-    }
-    return CLOSED;
+    // Bounded (end_inclusive is required): the latest transactions first, turn by turn.
+    if (format === undefined || end === undefined) return CLOSED;
+    let upper = end;
+    return ledgerStream(ctx, sink, false, (max) => {
+      const txs = ctx.engine.transactionsBetween(begin, upper, max, true);
+      for (const tx of txs) {
+        if (!sink.wantsMore()) return true;
+        const frame = ctx.hub.frameCache.frame(tx, format, formatKey);
+        if (frame !== null) sink.send(frame);
+        upper = tx.offset - 1;
+      }
+      return txs.length < max;
+    });
   }
   return followLog(ctx, sink, begin, end, {
     send: (entry) => {
@@ -118,7 +123,7 @@ function followLog(
 ): OpenedStream {
   let next = begin;
   let unsubscribe: (() => void) | undefined;
-  const sending = pacedSend(sink, (max) => {
+  const opened = ledgerStream(ctx, sink, end === undefined, (max) => {
     const upTo = end ?? ctx.engine.ledgerEnd();
     // One more than a turn sends, to see whether the turn would end inside an offset.
     const entries = ctx.engine.entriesBetween(next, upTo, max + 1);
@@ -137,11 +142,37 @@ function followLog(
     return true;
   });
   return {
-    openEnded: end === undefined,
+    ...opened,
+    cancel: () => {
+      opened.cancel();
+      unsubscribe?.();
+    },
+  };
+}
+
+/**
+ * An update or completion stream sending its backlog with `pacedSend`: until it has sent it (or
+ * is cancelled), the hub counts it among the open streams, for the drop fault (closeStreamsEveryMs).
+ */
+function ledgerStream(
+  ctx: SandboxContext,
+  sink: StreamSink,
+  openEnded: boolean,
+  pull: (max: number) => boolean,
+): OpenedStream {
+  const unregister = ctx.hub.addSending(sink);
+  const sending = pacedSend(sink, (max) => {
+    const done = pull(max);
+    if (done) unregister();
+    return done;
+  });
+  void sending.sent.then(unregister, unregister);
+  return {
+    openEnded,
     sent: sending.sent,
     cancel: () => {
       sending.stop();
-      unsubscribe?.();
+      unregister();
     },
   };
 }

@@ -30,6 +30,21 @@ describe('LedgerLog', () => {
     expect(log.transactionByOffset(2)).toBeUndefined();
   });
 
+  it('reads at most `limit` transactions of a range, the first ones or, descending, the last ones', () => {
+    const log = new LedgerLog();
+    // A transaction and its completion share an offset; a rejection has one of its own.
+    for (const e of [tx(1), completion(1), completion(2), tx(3), completion(3), tx(4), tx(5)]) {
+      log.append(e);
+    }
+    const offsets = (txs: readonly CommittedTransaction[]) => txs.map((t) => t.offset);
+    expect(offsets(log.transactionsBetween(0, 5, 2))).toEqual([1, 3]);
+    expect(offsets(log.transactionsBetween(1, 4))).toEqual([3, 4]);
+    expect(offsets(log.transactionsBetween(0, 5, 2, true))).toEqual([5, 4]);
+    expect(offsets(log.transactionsBetween(0, 3, 10, true))).toEqual([3, 1]);
+    expect(offsets(log.transactionsBetween(1, 4, 10, true))).toEqual([4, 3]);
+    expect(offsets(log.transactionsBetween(5, 5, 10, true))).toEqual([]);
+  });
+
   it('indexes a transaction before its listeners hear of it', () => {
     const log = new LedgerLog();
     let found: unknown;

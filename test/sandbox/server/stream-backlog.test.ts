@@ -35,10 +35,11 @@ function contextOf(l: InvoiceLedger): SandboxContext {
   return { engine: l.engine, hub, auth, clock: l.clock } as unknown as SandboxContext;
 }
 
-function offsetsSink(): StreamSink & { offsets: number[] } {
+function offsetsSink(): StreamSink & { offsets: number[]; dropped: boolean } {
   const offsets: number[] = [];
-  return {
+  const sink: StreamSink & { offsets: number[]; dropped: boolean } = {
     offsets,
+    dropped: false,
     send: (frame) => {
       const f = JSON.parse(frame) as {
         update?: { Transaction?: { value: { offset: number } } };
@@ -52,9 +53,12 @@ function offsetsSink(): StreamSink & { offsets: number[] } {
       if (offset === undefined) throw new Error(`unexpected frame ${frame.slice(0, 200)}`);
       offsets.push(offset);
     },
-    drop: () => undefined,
-    wantsMore: () => true,
+    drop: () => {
+      sink.dropped = true;
+    },
+    wantsMore: () => !sink.dropped,
   };
+  return sink;
 }
 
 /** A rejected command's completion: an offset of its own. */
@@ -188,6 +192,105 @@ describe('a stream with a backlog sends it turn by turn', () => {
     expect(snapshot.offsets).toHaveLength(FRAMES_PER_TURN);
     await a.sent;
     expect(snapshot.offsets).toEqual(range(BACKLOG + 2, 2 * BACKLOG + 1));
+  });
+
+  it('a descending update stream sends the latest transactions first, turn by turn', async () => {
+    const l = invoiceLedger();
+    // Completions without a transaction between them: offsets the backwards walk passes over.
+    for (let i = 0; i < BACKLOG; i++) {
+      create(l, `INV-${i}`);
+      if (i % 100 === 0) l.engine.recordCompletion(rejection(l, i));
+    }
+    const end = l.engine.ledgerEnd();
+    const expected = range(1, end)
+      .filter((o) => l.engine.transactionByOffset(o) !== undefined)
+      .filter((o) => o > 3)
+      .reverse();
+    const sink = offsetsSink();
+    const opened = openUpdates(
+      contextOf(l),
+      updatesRequest(l, { beginExclusive: 3, endInclusive: end, descendingOrder: true }),
+      ANY,
+      sink,
+    );
+    expect(sink.offsets).toEqual(expected.slice(0, FRAMES_PER_TURN));
+    create(l, 'meanwhile');
+    await opened.sent;
+    expect(opened.openEnded).toBe(false);
+    expect(sink.offsets).toEqual(expected);
+  });
+});
+
+describe('the drop fault (closeStreamsEveryMs)', () => {
+  it('reaches a stream still sending its backlog, and the subscribed streams', async () => {
+    const l = invoiceLedger();
+    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
+    const ctx = contextOf(l);
+    const sending = offsetsSink();
+    const s = openUpdates(ctx, updatesRequest(l), ANY, sending);
+    const small = offsetsSink();
+    const t = openUpdates(ctx, updatesRequest(l, { beginExclusive: BACKLOG - 1 }), ANY, small);
+    // The small stream sent its backlog in the call and follows the ledger from the hub.
+    expect(small.offsets).toEqual([BACKLOG]);
+    const counts: number[] = [];
+    ctx.hub.setDropEvery(10, (n) => counts.push(n));
+    await l.clock.advance(10);
+    expect(counts).toEqual([2]);
+    expect(sending.dropped).toBe(true);
+    expect(small.dropped).toBe(true);
+    await s.sent;
+    expect(sending.offsets).toEqual(range(1, FRAMES_PER_TURN));
+    // Neither is open any more: the next tick finds nothing to drop.
+    await l.clock.advance(10);
+    expect(counts).toEqual([2]);
+    s.cancel();
+    t.cancel();
+    ctx.hub.setDropEvery(undefined);
+  });
+
+  it('reaches a descending stream and a completion stream while they send', async () => {
+    const l = invoiceLedger();
+    for (let i = 0; i < BACKLOG; i++) l.engine.recordCompletion(rejection(l, i));
+    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
+    const ctx = contextOf(l);
+    const completions = offsetsSink();
+    const c = issuerCompletions(ctx, l, completions);
+    const descending = offsetsSink();
+    const end = l.engine.ledgerEnd();
+    const d = openUpdates(
+      ctx,
+      updatesRequest(l, { endInclusive: end, descendingOrder: true }),
+      ANY,
+      descending,
+    );
+    const counts: number[] = [];
+    ctx.hub.setDropEvery(10, (n) => counts.push(n));
+    await l.clock.advance(10);
+    expect(counts).toEqual([2]);
+    await Promise.all([c.sent, d.sent]);
+    expect(completions.offsets).toEqual(range(1, FRAMES_PER_TURN));
+    expect(descending.offsets).toEqual(range(end - FRAMES_PER_TURN + 1, end).reverse());
+    c.cancel();
+    d.cancel();
+    ctx.hub.setDropEvery(undefined);
+  });
+
+  it('a stream that has sent its backlog is no longer counted as sending', async () => {
+    const l = invoiceLedger();
+    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
+    const ctx = contextOf(l);
+    const bounded = offsetsSink();
+    const b = openUpdates(ctx, updatesRequest(l, { endInclusive: BACKLOG }), ANY, bounded);
+    await b.sent;
+    const cancelled = offsetsSink();
+    openUpdates(ctx, updatesRequest(l), ANY, cancelled).cancel();
+    const counts: number[] = [];
+    ctx.hub.setDropEvery(10, (n) => counts.push(n));
+    await l.clock.advance(10);
+    expect(counts).toEqual([]);
+    expect(bounded.dropped).toBe(false);
+    expect(cancelled.dropped).toBe(false);
+    ctx.hub.setDropEvery(undefined);
   });
 });
 
