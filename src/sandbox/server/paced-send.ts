@@ -24,18 +24,21 @@ export type OpenedStream = {
 };
 
 /**
- * Frames per event-loop turn while a stream sends what it has. Canton streams a backlog page by
- * page under backpressure; sending 20,000 transactions in one turn blocked the sandbox for about
- * 300 ms (no submission served meanwhile) and queued every frame in memory at once.
+ * What a stream reads per event-loop turn while it sends what it has: log entries for update and
+ * completion streams (a transaction and its completion are two entries, so an update stream of
+ * submitted commands sends about half as many frames), transactions for a descending stream,
+ * contracts for a snapshot. Canton streams a backlog page by page under backpressure; sending
+ * 20,000 transactions in one turn blocked the sandbox for about 300 ms (no submission served
+ * meanwhile) and queued every frame in memory at once.
  */
-export const FRAMES_PER_TURN = 256;
+export const ELEMENTS_PER_TURN = 256;
 
 /** A backlog being sent: `sent` settles when it is (see OpenedStream.sent); `stop` ends it early. */
 export type PacedSending = { readonly sent: Promise<void>; readonly stop: () => void };
 
 /**
- * Sends a stream's backlog turn by turn: `pull(max)` sends at most `max` frames into the sink and
- * says whether the backlog is done. The first turn runs at once, so a short backlog is sent, and
+ * Sends a stream's backlog turn by turn: `pull(max)` reads at most `max` elements, sends what
+ * the stream shows of them and says whether the backlog is done. The first turn runs at once, so a short backlog is sent, and
  * an open-ended stream subscribed, within the call. Between turns the sandbox serves other work;
  * a full sink (see `StreamSink.full`) is waited for. After `stop`, no turn pulls again.
  */
@@ -45,7 +48,7 @@ export function pacedSend(sink: StreamSink, pull: (max: number) => boolean): Pac
   const sent = new Promise<void>((resolve, reject) => {
     const turn = (): void => {
       try {
-        if (!more() || pull(FRAMES_PER_TURN) || !more()) {
+        if (!more() || pull(ELEMENTS_PER_TURN) || !more()) {
           resolve();
           return;
         }

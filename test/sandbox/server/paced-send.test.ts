@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  FRAMES_PER_TURN,
+  ELEMENTS_PER_TURN,
   pacedSend,
   type StreamSink,
 } from '../../../src/sandbox/server/paced-send.js';
@@ -29,11 +29,11 @@ function collecting(extra: Partial<StreamSink> = {}): StreamSink & { frames: str
 describe('pacedSend', () => {
   it('sends one turn of frames within the call and the rest in later turns, in order', async () => {
     const sink = collecting();
-    const { sent } = pacedSend(sink, backlog(3 * FRAMES_PER_TURN + 5, sink));
-    expect(sink.frames).toHaveLength(FRAMES_PER_TURN);
+    const { sent } = pacedSend(sink, backlog(3 * ELEMENTS_PER_TURN + 5, sink));
+    expect(sink.frames).toHaveLength(ELEMENTS_PER_TURN);
     await sent;
     expect(sink.frames).toEqual(
-      Array.from({ length: 3 * FRAMES_PER_TURN + 5 }, (_, i) => String(i)),
+      Array.from({ length: 3 * ELEMENTS_PER_TURN + 5 }, (_, i) => String(i)),
     );
   });
 
@@ -53,33 +53,33 @@ describe('pacedSend', () => {
         ready = go;
       },
     });
-    const { sent } = pacedSend(sink, backlog(2 * FRAMES_PER_TURN, sink));
-    expect(sink.frames).toHaveLength(FRAMES_PER_TURN);
+    const { sent } = pacedSend(sink, backlog(2 * ELEMENTS_PER_TURN, sink));
+    expect(sink.frames).toHaveLength(ELEMENTS_PER_TURN);
     // Turns pass; nothing more goes while the sink is full.
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-    expect(sink.frames).toHaveLength(FRAMES_PER_TURN);
+    expect(sink.frames).toHaveLength(ELEMENTS_PER_TURN);
     expect(ready).toBeDefined();
     full = false;
     ready!();
     await sent;
-    expect(sink.frames).toHaveLength(2 * FRAMES_PER_TURN);
+    expect(sink.frames).toHaveLength(2 * ELEMENTS_PER_TURN);
   });
 
   it('stops once the sink wants no more', async () => {
     let wants = true;
     const sink = collecting({ wantsMore: () => wants });
-    const { sent } = pacedSend(sink, backlog(10 * FRAMES_PER_TURN, sink));
+    const { sent } = pacedSend(sink, backlog(10 * ELEMENTS_PER_TURN, sink));
     wants = false;
     await sent;
-    expect(sink.frames).toHaveLength(FRAMES_PER_TURN);
+    expect(sink.frames).toHaveLength(ELEMENTS_PER_TURN);
   });
 
   it('pulls no more once stopped', async () => {
     const sink = collecting();
-    const sending = pacedSend(sink, backlog(10 * FRAMES_PER_TURN, sink));
+    const sending = pacedSend(sink, backlog(10 * ELEMENTS_PER_TURN, sink));
     sending.stop();
     await sending.sent;
-    expect(sink.frames).toHaveLength(FRAMES_PER_TURN);
+    expect(sink.frames).toHaveLength(ELEMENTS_PER_TURN);
   });
 
   it('rejects when a turn throws', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Sandbox } from '../../../src/sandbox/start-sandbox.js';
-import { FRAMES_PER_TURN, type StreamSink } from '../../../src/sandbox/server/paced-send.js';
+import { ELEMENTS_PER_TURN, type StreamSink } from '../../../src/sandbox/server/paced-send.js';
 import { SandboxAuth } from '../../../src/sandbox/server/sandbox-auth.js';
 import type { SandboxContext } from '../../../src/sandbox/server/sandbox-context.js';
 import { StreamHub } from '../../../src/sandbox/server/stream-hub.js';
@@ -18,7 +18,7 @@ import {
 import { call, keylessCommands, startTestSandbox, wildcard } from './sandbox-fixture.js';
 
 /** More than two turns of frames. */
-const BACKLOG = 2 * FRAMES_PER_TURN + 10;
+const BACKLOG = 2 * ELEMENTS_PER_TURN + 10;
 
 const ANY = { kind: 'any', userId: undefined } as const;
 
@@ -110,7 +110,7 @@ describe('a stream with a backlog sends it turn by turn', () => {
     const sink = offsetsSink();
     const opened = openUpdates(ctx, updatesRequest(l), ANY, sink);
     // One turn went out within the call; the rest waits for later turns.
-    expect(sink.offsets).toEqual(range(1, FRAMES_PER_TURN));
+    expect(sink.offsets).toEqual(range(1, ELEMENTS_PER_TURN));
     // Committed between two turns of the backlog: sent after it, by the backlog's own reads.
     create(l, 'meanwhile-1');
     create(l, 'meanwhile-2');
@@ -174,7 +174,7 @@ describe('a stream with a backlog sends it turn by turn', () => {
     const ctx = contextOf(l);
     const completions = offsetsSink();
     const c = issuerCompletions(ctx, l, completions);
-    expect(completions.offsets).toHaveLength(FRAMES_PER_TURN);
+    expect(completions.offsets).toHaveLength(ELEMENTS_PER_TURN);
     await c.sent;
     reject(BACKLOG);
     expect(completions.offsets).toEqual(range(1, BACKLOG + 1));
@@ -189,7 +189,7 @@ describe('a stream with a backlog sends it turn by turn', () => {
       ANY,
       snapshot,
     );
-    expect(snapshot.offsets).toHaveLength(FRAMES_PER_TURN);
+    expect(snapshot.offsets).toHaveLength(ELEMENTS_PER_TURN);
     await a.sent;
     expect(snapshot.offsets).toEqual(range(BACKLOG + 2, 2 * BACKLOG + 1));
   });
@@ -213,7 +213,7 @@ describe('a stream with a backlog sends it turn by turn', () => {
       ANY,
       sink,
     );
-    expect(sink.offsets).toEqual(expected.slice(0, FRAMES_PER_TURN));
+    expect(sink.offsets).toEqual(expected.slice(0, ELEMENTS_PER_TURN));
     create(l, 'meanwhile');
     await opened.sent;
     expect(opened.openEnded).toBe(false);
@@ -239,7 +239,7 @@ describe('the drop fault (closeStreamsEveryMs)', () => {
     expect(sending.dropped).toBe(true);
     expect(small.dropped).toBe(true);
     await s.sent;
-    expect(sending.offsets).toEqual(range(1, FRAMES_PER_TURN));
+    expect(sending.offsets).toEqual(range(1, ELEMENTS_PER_TURN));
     // Neither is open any more: the next tick finds nothing to drop.
     await l.clock.advance(10);
     expect(counts).toEqual([2]);
@@ -268,8 +268,8 @@ describe('the drop fault (closeStreamsEveryMs)', () => {
     await l.clock.advance(10);
     expect(counts).toEqual([2]);
     await Promise.all([c.sent, d.sent]);
-    expect(completions.offsets).toEqual(range(1, FRAMES_PER_TURN));
-    expect(descending.offsets).toEqual(range(end - FRAMES_PER_TURN + 1, end).reverse());
+    expect(completions.offsets).toEqual(range(1, ELEMENTS_PER_TURN));
+    expect(descending.offsets).toEqual(range(end - ELEMENTS_PER_TURN + 1, end).reverse());
     c.cancel();
     d.cancel();
     ctx.hub.setDropEvery(undefined);
