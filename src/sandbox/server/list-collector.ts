@@ -16,8 +16,11 @@ function queryInt(query: URLSearchParams, name: string): number | undefined {
 
 /**
  * The HTTP list variant of a stream (NOTES.md §3): at most `min(limit, max+1)` elements; more than
- * `max` is a 413; open-ended streams end after `stream_idle_timeout_ms` (or the list wait time)
- * without a new element.
+ * `max` is a 413. The idle cut-off applies, as in Canton's `asList`, to an open-ended stream and
+ * to any stream given `stream_idle_timeout_ms`: the list ends when no element came for that long
+ * (or the list wait time) since the stream started or since its last element, whether the stream
+ * was still sending its backlog or following the ledger. A bounded stream without the parameter
+ * ends with its last element, however long its backlog takes.
  */
 export function collectList(
   ctx: SandboxContext,
@@ -26,12 +29,15 @@ export function collectList(
   open: (sink: StreamSink) => OpenedStream,
 ): Promise<RouteResult> {
   const limit = queryInt(query, 'limit');
-  const idleMs = queryInt(query, 'stream_idle_timeout_ms') ?? ctx.limits.listWaitMs;
+  const idleGiven = queryInt(query, 'stream_idle_timeout_ms');
+  const idleMs = idleGiven ?? ctx.limits.listWaitMs;
   const max = ctx.limits.listMaxElements;
   const cap = Math.max(0, Math.min(limit ?? max + 1, max + 1));
   const frames: string[] = [];
   return new Promise<RouteResult>((resolve, reject) => {
     let done = false;
+    /** Whether the idle cut-off applies: known once the stream opened. */
+    let cutOff = false;
     let stream: OpenedStream | undefined;
     let timer: ReturnType<SandboxContext['clock']['setTimeout']> | undefined;
     /** Ends the collection; false if it had ended already. */
@@ -65,7 +71,7 @@ export function collectList(
         if (done) return;
         if (frames.length < cap) frames.push(frame);
         if (frames.length >= cap) finish();
-        else if (stream !== undefined) arm();
+        else if (cutOff) arm();
       },
       drop: finish,
       wantsMore: () => !done && frames.length < cap,
@@ -83,11 +89,12 @@ export function collectList(
     }
     const opened = stream;
     signal.addEventListener('abort', finish, { once: true });
+    // The first turn ran within `open`: the wait counts from now, the stream's start.
+    cutOff = opened.openEnded || idleGiven !== undefined;
+    if (cutOff) arm();
     opened.sent.then(
       () => {
-        if (done) return;
-        if (!opened.openEnded || frames.length >= cap) finish();
-        else arm();
+        if (!done && !opened.openEnded) finish();
       },
       (err: unknown) => {
         if (close()) reject(err instanceof Error ? err : new Error(String(err)));

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Sandbox } from '../../../src/sandbox/start-sandbox.js';
-import { ELEMENTS_PER_TURN, type StreamSink } from '../../../src/sandbox/server/paced-send.js';
+import { collectList } from '../../../src/sandbox/server/list-collector.js';
+import {
+  ELEMENTS_PER_TURN,
+  type OpenedStream,
+  type StreamSink,
+} from '../../../src/sandbox/server/paced-send.js';
 import { SandboxAuth } from '../../../src/sandbox/server/sandbox-auth.js';
 import type { SandboxContext } from '../../../src/sandbox/server/sandbox-context.js';
 import { StreamHub } from '../../../src/sandbox/server/stream-hub.js';
@@ -22,6 +27,9 @@ const BACKLOG = 2 * ELEMENTS_PER_TURN + 10;
 
 const ANY = { kind: 'any', userId: undefined } as const;
 
+/** The list wait time of the context below (Canton's default). */
+const LIST_WAIT_MS = 500;
+
 /** What the stream openers read of a sandbox: its engine, a hub over it, no auth. */
 function contextOf(l: InvoiceLedger): SandboxContext {
   const hub = new StreamHub(l.engine, l.clock, 60_000);
@@ -32,7 +40,9 @@ function contextOf(l: InvoiceLedger): SandboxContext {
     users: { rightsOf: () => undefined },
     clock: l.clock,
   });
-  return { engine: l.engine, hub, auth, clock: l.clock } as unknown as SandboxContext;
+  // Lists long enough for a backlog of several turns.
+  const limits = { listMaxElements: 10_000, listWaitMs: LIST_WAIT_MS };
+  return { engine: l.engine, hub, auth, clock: l.clock, limits } as unknown as SandboxContext;
 }
 
 function offsetsSink(): StreamSink & { offsets: number[]; dropped: boolean } {
@@ -291,6 +301,67 @@ describe('the drop fault (closeStreamsEveryMs)', () => {
     expect(bounded.dropped).toBe(false);
     expect(cancelled.dropped).toBe(false);
     ctx.hub.setDropEvery(undefined);
+  });
+});
+
+describe('the idle cut-off of a list', () => {
+  /** The list's answer, and whether it has come yet. */
+  function list(ctx: SandboxContext, query: string, open: (sink: StreamSink) => OpenedStream) {
+    const state = { settled: false };
+    const answer = collectList(ctx, new URLSearchParams(query), new AbortController().signal, open)
+      .then((r) => JSON.parse('json' in r ? r.json : 'null') as unknown[])
+      .finally(() => (state.settled = true));
+    return { answer, state };
+  }
+  const nextTurn = () => new Promise<void>((r) => setImmediate(r));
+
+  it('does not end a bounded stream without stream_idle_timeout_ms, however long its backlog takes', async () => {
+    const l = invoiceLedger();
+    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
+    const ctx = contextOf(l);
+    const updates = list(ctx, '', (sink) =>
+      openUpdates(ctx, updatesRequest(l, { endInclusive: BACKLOG }), ANY, sink),
+    );
+    const snapshot = list(ctx, '', (sink) =>
+      openActiveContracts(
+        ctx,
+        { activeAtOffset: BACKLOG, eventFormat: wildcard(l.issuer) },
+        ANY,
+        sink,
+      ),
+    );
+    // Between two turns of the backlog, far more than the list wait time goes by.
+    await nextTurn();
+    await l.clock.advance(10 * LIST_WAIT_MS);
+    expect(await updates.answer).toHaveLength(BACKLOG);
+    expect(await snapshot.answer).toHaveLength(BACKLOG);
+  });
+
+  it('ends an open-ended stream that sent nothing for the wait time since it started, backlog or not', async () => {
+    const l = invoiceLedger();
+    // Transactions only: the issuer's completion stream reads them all and sends nothing.
+    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
+    const ctx = contextOf(l);
+    const completions = list(ctx, '', (sink) => issuerCompletions(ctx, l, sink));
+    await nextTurn();
+    await l.clock.advance(LIST_WAIT_MS - 1);
+    expect(completions.state.settled).toBe(false);
+    await l.clock.advance(1);
+    expect(completions.state.settled).toBe(true);
+    expect(await completions.answer).toEqual([]);
+  });
+
+  it('applies stream_idle_timeout_ms to a bounded stream too', async () => {
+    const l = invoiceLedger();
+    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
+    const ctx = contextOf(l);
+    const updates = list(ctx, 'stream_idle_timeout_ms=100', (sink) =>
+      openUpdates(ctx, updatesRequest(l, { endInclusive: BACKLOG }), ANY, sink),
+    );
+    // Two turns sent; the third comes only after 100 ms without an element.
+    await nextTurn();
+    await l.clock.advance(100);
+    expect(await updates.answer).toHaveLength(2 * ELEMENTS_PER_TURN);
   });
 });
 
