@@ -45,6 +45,13 @@ function contextOf(l: InvoiceLedger): SandboxContext {
   return { engine: l.engine, hub, auth, clock: l.clock, limits } as unknown as SandboxContext;
 }
 
+/** A ledger of BACKLOG invoices (one transaction per offset, no completions) and its context. */
+function invoicesBacklog(): { l: InvoiceLedger; ctx: SandboxContext } {
+  const l = invoiceLedger();
+  for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
+  return { l, ctx: contextOf(l) };
+}
+
 function offsetsSink(): StreamSink & { offsets: number[]; dropped: boolean } {
   const offsets: number[] = [];
   const sink: StreamSink & { offsets: number[]; dropped: boolean } = {
@@ -114,9 +121,7 @@ function updatesRequest(l: InvoiceLedger, extra: Record<string, unknown> = {}) {
 
 describe('a stream with a backlog sends it turn by turn', () => {
   it('an open-ended update stream: the backlog, then what was committed meanwhile, each once and in order', async () => {
-    const l = invoiceLedger();
-    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
-    const ctx = contextOf(l);
+    const { l, ctx } = invoicesBacklog();
     const sink = offsetsSink();
     const opened = openUpdates(ctx, updatesRequest(l), ANY, sink);
     // One turn went out within the call; the rest waits for later turns.
@@ -135,15 +140,9 @@ describe('a stream with a backlog sends it turn by turn', () => {
   });
 
   it('a bounded update stream ends at its end offset, whatever is committed meanwhile', async () => {
-    const l = invoiceLedger();
-    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
+    const { l, ctx } = invoicesBacklog();
     const sink = offsetsSink();
-    const opened = openUpdates(
-      contextOf(l),
-      updatesRequest(l, { endInclusive: BACKLOG - 1 }),
-      ANY,
-      sink,
-    );
+    const opened = openUpdates(ctx, updatesRequest(l, { endInclusive: BACKLOG - 1 }), ANY, sink);
     create(l, 'meanwhile');
     await opened.sent;
     expect(opened.openEnded).toBe(false);
@@ -233,9 +232,7 @@ describe('a stream with a backlog sends it turn by turn', () => {
 
 describe('the drop fault (closeStreamsEveryMs)', () => {
   it('reaches a stream still sending its backlog, and the subscribed streams', async () => {
-    const l = invoiceLedger();
-    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
-    const ctx = contextOf(l);
+    const { l, ctx } = invoicesBacklog();
     const sending = offsetsSink();
     const s = openUpdates(ctx, updatesRequest(l), ANY, sending);
     const small = offsetsSink();
@@ -286,9 +283,7 @@ describe('the drop fault (closeStreamsEveryMs)', () => {
   });
 
   it('a stream that has sent its backlog is no longer counted as sending', async () => {
-    const l = invoiceLedger();
-    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
-    const ctx = contextOf(l);
+    const { l, ctx } = invoicesBacklog();
     const bounded = offsetsSink();
     const b = openUpdates(ctx, updatesRequest(l, { endInclusive: BACKLOG }), ANY, bounded);
     await b.sent;
@@ -316,9 +311,7 @@ describe('the idle cut-off of a list', () => {
   const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 
   it('does not end a bounded stream without stream_idle_timeout_ms, however long its backlog takes', async () => {
-    const l = invoiceLedger();
-    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
-    const ctx = contextOf(l);
+    const { l, ctx } = invoicesBacklog();
     const updates = list(ctx, '', (sink) =>
       openUpdates(ctx, updatesRequest(l, { endInclusive: BACKLOG }), ANY, sink),
     );
@@ -338,10 +331,8 @@ describe('the idle cut-off of a list', () => {
   });
 
   it('ends an open-ended stream that sent nothing for the wait time since it started, backlog or not', async () => {
-    const l = invoiceLedger();
     // Transactions only: the issuer's completion stream reads them all and sends nothing.
-    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
-    const ctx = contextOf(l);
+    const { l, ctx } = invoicesBacklog();
     const completions = list(ctx, '', (sink) => issuerCompletions(ctx, l, sink));
     await nextTurn();
     await l.clock.advance(LIST_WAIT_MS - 1);
@@ -352,9 +343,7 @@ describe('the idle cut-off of a list', () => {
   });
 
   it('applies stream_idle_timeout_ms to a bounded stream too', async () => {
-    const l = invoiceLedger();
-    for (let i = 0; i < BACKLOG; i++) create(l, `INV-${i}`);
-    const ctx = contextOf(l);
+    const { l, ctx } = invoicesBacklog();
     const updates = list(ctx, 'stream_idle_timeout_ms=100', (sink) =>
       openUpdates(ctx, updatesRequest(l, { endInclusive: BACKLOG }), ANY, sink),
     );
