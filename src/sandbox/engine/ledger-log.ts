@@ -106,18 +106,12 @@ export class LedgerLog {
     descending = false,
   ): readonly CommittedTransaction[] {
     const out: CommittedTransaction[] = [];
-    const entries = this.#entries;
-    if (descending) {
-      for (let i = this.#lowerBound(endInclusive) - 1; i >= 0 && out.length < limit; i--) {
-        const e = entries[i]!;
-        if (e.offset <= beginExclusive) break;
-        if (e.kind === 'transaction') out.push(e.transaction);
-      }
-      return out;
-    }
-    for (let i = this.#lowerBound(beginExclusive); i < entries.length && out.length < limit; i++) {
-      const e = entries[i]!;
-      if (e.offset > endInclusive) break;
+    // Walks the entries from one end of the range to the other.
+    const step = descending ? -1 : 1;
+    let i = descending ? this.#lowerBound(endInclusive) - 1 : this.#lowerBound(beginExclusive);
+    for (; out.length < limit && i >= 0 && i < this.#entries.length; i += step) {
+      const e = this.#entries[i]!;
+      if (e.offset <= beginExclusive || e.offset > endInclusive) break;
       if (e.kind === 'transaction') out.push(e.transaction);
     }
     return out;

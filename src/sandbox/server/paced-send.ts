@@ -3,13 +3,16 @@ import type { FrameSink } from './stream-hub.js';
 export type StreamSink = FrameSink & {
   /** False once the sink has all it wants (a list at its limit, a closed socket): sending stops. */
   wantsMore(): boolean;
-  /**
-   * Backpressure: true while the sink holds as much as it should until its reader takes some
-   * (a websocket whose client reads slowly). Without it, the sink takes every frame at once.
-   */
-  readonly full?: () => boolean;
+  /** Without it, the sink takes every frame at once. */
+  readonly backpressure?: Backpressure;
+};
+
+/** A sink whose reader can fall behind (a websocket whose client reads slowly). */
+export type Backpressure = {
+  /** True while the sink holds as much as it should until its reader takes some. */
+  full(): boolean;
   /** Calls `go` once the sink is no longer full (or is gone). */
-  readonly whenReady?: (go: () => void) => void;
+  whenReady(go: () => void): void;
 };
 
 export type OpenedStream = {
@@ -38,9 +41,10 @@ export type PacedSending = { readonly sent: Promise<void>; readonly stop: () => 
 
 /**
  * Sends a stream's backlog turn by turn: `pull(max)` reads at most `max` elements, sends what
- * the stream shows of them and says whether the backlog is done. The first turn runs at once, so a short backlog is sent, and
- * an open-ended stream subscribed, within the call. Between turns the sandbox serves other work;
- * a full sink (see `StreamSink.full`) is waited for. After `stop`, no turn pulls again.
+ * the stream shows of them and says whether the backlog is done. The first turn runs at once, so
+ * a short backlog is sent, and an open-ended stream subscribed, within the call. Between turns
+ * the sandbox serves other work; a full sink (see `Backpressure`) is waited for. After `stop`,
+ * no turn pulls again.
  */
 export function pacedSend(sink: StreamSink, pull: (max: number) => boolean): PacedSending {
   let stopped = false;
@@ -52,7 +56,8 @@ export function pacedSend(sink: StreamSink, pull: (max: number) => boolean): Pac
           resolve();
           return;
         }
-        if (sink.full?.() === true && sink.whenReady !== undefined) sink.whenReady(next);
+        const backpressure = sink.backpressure;
+        if (backpressure?.full() === true) backpressure.whenReady(next);
         else next();
       } catch (err) {
         reject(err instanceof Error ? err : new Error(String(err)));

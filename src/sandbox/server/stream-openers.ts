@@ -161,11 +161,8 @@ function ledgerStream(
   pull: (max: number) => boolean,
 ): OpenedStream {
   const unregister = ctx.hub.addSending(sink);
-  const sending = pacedSend(sink, (max) => {
-    const done = pull(max);
-    if (done) unregister();
-    return done;
-  });
+  const sending = pacedSend(sink, pull);
+  // Settled in the turn that ends the backlog, before any timer (the drop fault's) can run.
   void sending.sent.then(unregister, unregister);
   return {
     openEnded,

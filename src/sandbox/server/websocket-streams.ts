@@ -216,19 +216,21 @@ export class WebsocketStreams {
       },
       drop,
       wantsMore: () => !finished,
-      full: () => ws.bufferedAmount >= s.limits.streamBufferBytes,
-      whenReady: (go) => {
-        if (socket.destroyed) {
-          go();
-          return;
-        }
-        const once = (): void => {
-          socket.off('drain', once);
-          socket.off('close', once);
-          go();
-        };
-        socket.on('drain', once);
-        socket.on('close', once);
+      backpressure: {
+        full: () => ws.bufferedAmount >= s.limits.streamBufferBytes,
+        whenReady: (go) => {
+          if (socket.destroyed) {
+            go();
+            return;
+          }
+          const once = (): void => {
+            socket.off('drain', once);
+            socket.off('close', once);
+            go();
+          };
+          socket.on('drain', once);
+          socket.on('close', once);
+        },
       },
     };
     ws.once('message', (data: RawData) => {

@@ -48,9 +48,11 @@ describe('pacedSend', () => {
     let full = true;
     let ready: (() => void) | undefined;
     const sink = collecting({
-      full: () => full,
-      whenReady: (go) => {
-        ready = go;
+      backpressure: {
+        full: () => full,
+        whenReady: (go) => {
+          ready = go;
+        },
       },
     });
     const { sent } = pacedSend(sink, backlog(2 * ELEMENTS_PER_TURN, sink));
