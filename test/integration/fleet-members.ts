@@ -77,22 +77,33 @@ export async function startMembers(
 }
 
 /**
- * Runs `wait`; if it fails, the error also carries the member's last log lines other than
+ * Runs `wait`; if it fails, the error also carries each member's last log lines other than
  * per-intent ones (what its fleet did), so a rare failure can be read from the test's output.
  */
-export async function explained<T>(member: Member, wait: Promise<T>): Promise<T> {
+export async function explained<T>(
+  member: Member | readonly Member[],
+  wait: Promise<T>,
+): Promise<T> {
   try {
     return await wait;
   } catch (err) {
-    const recent = member.bot.lines
-      .filter((l) => l.msg !== 'intent finished' && l.msg !== 'intent state changed')
-      .slice(-60)
-      .map((l) => {
-        const { level: _l, time: _t, pid: _p, hostname: _h, ...rest } = l;
-        return JSON.stringify(rest);
-      });
-    const tail = [...recent, ...member.bot.other.slice(-10)].join('\n');
-    throw new Error(`${(err as Error).message}\nthe member's recent log lines:\n${tail}`, {
+    const members: readonly Member[] = Array.isArray(member)
+      ? (member as readonly Member[])
+      : [member as Member];
+    const tail = members
+      .map((m, i) => {
+        const recent = m.bot.lines
+          .filter((l) => l.msg !== 'intent finished' && l.msg !== 'intent state changed')
+          .slice(-60)
+          .map((l) => {
+            const { level: _l, time: _t, pid: _p, hostname: _h, ...rest } = l;
+            return JSON.stringify(rest);
+          });
+        const name = members.length === 1 ? "the member's" : `member ${i} (port ${m.port}):`;
+        return `${name} recent log lines:\n${[...recent, ...m.bot.other.slice(-10)].join('\n')}`;
+      })
+      .join('\n');
+    throw new Error(`${(err as Error).message}\n${tail}`, {
       cause: err,
     });
   }
