@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JsTransaction } from '../src/ledger/wire/wire-types.js';
-import { spawnBot, waitFor, writeBotConfig, type LogLine } from './bot-child.js';
+import { removeBotConfig, spawnBot, waitFor, writeBotConfig, type LogLine } from './bot-child.js';
 import { pgBinDir, startPgServer, type PgServer } from './pg-server.js';
 import { commandCpu, cpuSample, type CommandCpu, type CpuSample } from './command-cpu.js';
 import { mainThreadProfile, profileSummary, type ProfileSummary } from './cpu-profile-summary.js';
@@ -248,6 +248,7 @@ async function botRun(
       };
     } finally {
       await bot.stop();
+      removeBotConfig(config);
     }
   } finally {
     await l.close();

@@ -1,5 +1,12 @@
 import pg from 'pg';
-import { spawnBot, waitFor, writeBotConfig, type BotChild, type LogLine } from './bot-child.js';
+import {
+  removeBotConfig,
+  spawnBot,
+  waitFor,
+  writeBotConfig,
+  type BotChild,
+  type LogLine,
+} from './bot-child.js';
 import { freePort } from './free-port.js';
 import {
   bounded,
@@ -79,7 +86,7 @@ async function createInvoicesIn(l: InvoiceLedger, prefix: string, n: number): Pr
   );
 }
 
-type Member = { readonly bot: BotChild; readonly port: number };
+type Member = { readonly bot: BotChild; readonly port: number; readonly config: string };
 type FleetStatus = { readonly instanceId: string; readonly running: readonly string[] };
 
 async function statusOf(m: Member): Promise<FleetStatus | undefined> {
@@ -160,7 +167,11 @@ export async function fleetRun(
         postgres: { url, schema: 'ledgerbot' },
         fleet: { name: 'bench', leasePeriodMs: FLEET_LEASE_MS },
       });
-      members.push({ bot: spawnBot(config, { messages: ['intent finished'], onLog }), port });
+      members.push({
+        bot: spawnBot(config, { messages: ['intent finished'], onLog }),
+        port,
+        config,
+      });
     }
     const done = await waitFor(() => finished.size + failed >= n, 600_000, 2);
     const wallSeconds = (performance.now() - spawnedAt) / 1000;
@@ -231,7 +242,10 @@ export async function fleetRun(
       await db.end();
     }
   } finally {
-    for (const m of members) await m.bot.stop();
+    for (const m of members) {
+      await m.bot.stop();
+      removeBotConfig(m.config);
+    }
     await l.close();
   }
 }

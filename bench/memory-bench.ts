@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { memoryRules } from './bench-rules.js';
-import { spawnBot, waitFor, writeBotConfig } from './bot-child.js';
+import { removeBotConfig, spawnBot, waitFor, writeBotConfig } from './bot-child.js';
 import type { Recording } from './recorded-frames.js';
 import { startReplayParticipant } from './replay-participant.js';
 
@@ -147,6 +147,7 @@ export async function runMemoryBench(
     clearInterval(sampler);
     stopped = true;
     await bot.stop();
+    removeBotConfig(config);
     await participant.close();
   }
   const seconds = (performance.now() - started) / 1000;

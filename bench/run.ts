@@ -1,11 +1,4 @@
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -119,7 +112,9 @@ const SIZES = smoke
     };
 
 if (smoke) {
-  const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-bench-smoke-'));
+  // One place, written over by each smoke run (as the results are), so runs leave no trail.
+  const dir = join(tmpdir(), 'ledgerbot-bench-smoke');
+  mkdirSync(dir, { recursive: true });
   const copy = join(dir, 'benchmarks.md');
   if (existsSync(BENCH_DOC)) copyFileSync(BENCH_DOC, copy);
   setBenchDoc(copy);

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchRules } from './bench-rules.js';
-import { spawnBot, waitFor, writeBotConfig } from './bot-child.js';
+import { removeBotConfig, spawnBot, waitFor, writeBotConfig } from './bot-child.js';
 import { cpuMsOf } from './cpu-ms-of.js';
 import { mainThreadProfile, profileSummary, type ProfileSummary } from './cpu-profile-summary.js';
 import { startInvoiceLedger } from './invoice-ledger.js';
@@ -66,8 +66,10 @@ export async function runStartupBench(options: {
   for (let f = 0; f < options.rules / 100; f++) {
     files[`rules-${f}.yaml`] = benchRules(100, 'ledger-effects', `file${f}`, 100 * f);
   }
-  const config = (): string =>
-    writeBotConfig({
+  // Every bot of a run stops before its start returns: their directories go at the end.
+  const configs: string[] = [];
+  const config = (): string => {
+    const file = writeBotConfig({
       url: l.url,
       userId: l.userId,
       parties: { issuer: l.issuer, payer: l.payer },
@@ -76,6 +78,9 @@ export async function runStartupBench(options: {
       maxInFlight: 64,
       http: true,
     });
+    configs.push(file);
+    return file;
+  };
   const readyMs: number[] = [];
   const floorMs: number[] = [];
   const startingMs: number[] = [];
@@ -120,6 +125,7 @@ export async function runStartupBench(options: {
     };
   } finally {
     rmSync(profileDir, { recursive: true, force: true });
+    for (const file of configs) removeBotConfig(file);
     await l.close();
   }
 }

@@ -1,15 +1,17 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { syntheticDar } from '../../support/synthetic-dar.js';
+import { tempDir } from '../../support/temp-dir.js';
 import { INVOICES_MODEL } from './sandbox-fixture.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = join(ROOT, 'bin/ledgerbot.js');
+const tmp = tempDir('ledgerbot-sandbox-cli-');
+afterAll(() => tmp.cleanup());
 
 beforeAll(() => {
   const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
@@ -19,7 +21,7 @@ beforeAll(() => {
 describe('ledgerbot sandbox', () => {
   it('prints the ready line with the real port, serves, and stops on SIGTERM with exit code 0', async () => {
     const dar = syntheticDar();
-    const darFile = join(mkdtempSync(join(tmpdir(), 'ledgerbot-sandbox-')), 'synthetic.dar');
+    const darFile = join(tmp.dir, 'synthetic.dar');
     writeFileSync(darFile, dar.bytes);
     const child = spawn(
       process.execPath,
@@ -77,8 +79,7 @@ describe('ledgerbot sandbox', () => {
   }, 30_000);
 
   it('exits 2 with file:line:col for a bad model file', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-sandbox-'));
-    const file = join(dir, 'bad.yaml');
+    const file = join(tmp.dir, 'bad.yaml');
     writeFileSync(
       file,
       'package:\n  name: bad\n  version: 1.0.0\ntemplates:\n  M:T:\n    fields: { a: Nope }\n    signatories: [a]\n',
