@@ -509,7 +509,7 @@ const E2E_MISSED: readonly string[] = [
   "core about 92% busy (292 µs per command at 3,149/s): the bot's own CPU, all its threads together, is the bound. Per",
   "thread in a run's second half: the main thread 250 µs per command, V8's four worker threads 45, the WAL checkpoint",
   'thread 16; with `--single-threaded-gc` the workers fell to 6 and the main thread rose by 48, so the garbage',
-  'collector costs about 50 µs of each command. With `--trace-gc-nvp`: 123 scavenges and 122–134 MB promoted per',
+  'collector costs about 50 µs of each command. With `--trace-gc-nvp`: 123–126 scavenges and 122–130 MB promoted per',
   '20,000 commands (about 6.5 KB per command), then dead within a few hundred milliseconds (a heap snapshot in mid-run',
   'holds 19 MB after a full collection, a third of it code), which is what the 15 mark-compacts collect. Promotion was',
   '120 MB with 16 frames of read-ahead instead of 256 (so not the frames) and 98 MB with a fold every 20 log rows (the',
