@@ -36,11 +36,12 @@ import { startupSection } from './startup-section.js';
  * Each section owns the text between its start and end markers, so sections can be added
  * without touching one another.
  *
- *   npm run bench                         every section, full size (about 30 minutes)
+ *   npm run bench                         every section, full size (8 minutes on 2 cores here)
  *   npm run bench -- --only e2e,memory    just these sections
  *   npm run bench -- --smoke              every section small (about a minute, for CI); writes a
- *                                         copy of the doc (and the memory plot) to a temporary
- *                                         directory, not docs/. Fails on errors, never on ratios.
+ *                                         copy of the doc (and the memory plot) to
+ *                                         $TMPDIR/ledgerbot-bench-smoke/, not docs/. Fails on
+ *                                         errors, never on ratios.
  *   npm run bench -- --rerender           rewrite the ingest, e2e, memory and start-up sections from
  *                                         the results the last run saved in the temp directory
  *                                         (after editing their text), without measuring again
