@@ -11,6 +11,7 @@ import {
   fleetOf,
   FIXTURE_RULES,
   LEASE_MS,
+  rulesSplit,
   startMembers,
   type FleetStatus,
 } from './fleet-members.js';
@@ -235,19 +236,16 @@ describeWithPg('a fleet of three on PostgreSQL', (server) => {
         cpSync(RULES_DIR, rules, { recursive: true });
         writeFileSync(join(rules, 'cancel-as-payer.yaml'), CANCEL_AS_PAYER);
         const members = await startMembers(scope, ledger, url, rules);
-        const statuses = await waitFor(
-          async () => Promise.all(members.map((m) => fleetOf(m.port))),
-          (all) =>
-            all.every((s) => s !== undefined && s.running.length >= 1) &&
-            new Set(all.flatMap((s) => s!.running)).size === 4,
-          90_000,
+        const statuses = await rulesSplit(
+          members,
+          4,
           'the four rules split between the three members',
         );
         const plan = invoicePlan(30, 7, 'D');
         const chf = plan.filter((p) => p.currency === 'CHF').length;
         expect(chf).toBeGreaterThan(0);
         await issueInvoices(ledger, plan);
-        const ownerAt = statuses.findIndex((s) => s!.running.includes('cancel-as-payer'));
+        const ownerAt = statuses.findIndex((s) => s.running.includes('cancel-as-payer'));
         const other = members[(ownerAt + 1) % 3]!;
         const owner = members[ownerAt]!;
         // Any member lists the fleet's dead letters.
@@ -368,21 +366,18 @@ describeWithPg('a fleet of three on PostgreSQL', (server) => {
           url,
           join(ROOT, 'examples/invoices/rules'),
         );
-        const statuses = await waitFor(
-          async () => Promise.all(members.map((m) => fleetOf(m.port))),
-          (all) =>
-            all.every((s) => s !== undefined && s.running.length >= 1) &&
-            new Set(all.flatMap((s) => s!.running)).size === 4,
-          90_000,
+        const statuses = await rulesSplit(
+          members,
+          4,
           'the four rules split between the three members',
         );
-        expect(statuses.flatMap((s) => s!.running).sort()).toEqual([
+        expect(statuses.flatMap((s) => s.running).sort()).toEqual([
           'accept-small-invoices',
           'nudge-large-invoices',
           'settle-accepted-invoices',
           'weekday-reminders',
         ]);
-        expect(statuses.map((s) => s!.running.length).sort()).toEqual([1, 1, 2]);
+        expect(statuses.map((s) => s.running.length).sort()).toEqual([1, 1, 2]);
         for (const m of members) await m.bot.kill('SIGTERM');
         for (const m of members) expect(await m.bot.exited).toEqual({ code: 0, signal: null });
       }),

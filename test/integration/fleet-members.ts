@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../support/free-port.js';
+import { waitFor } from '../support/wait-for.js';
 import type { TestScope } from '../support/test-scope.js';
 import { spawnBot, writeBotConfig, type ChildBot } from './child-bot.js';
 import type { TestLedger } from './harness.js';
@@ -107,4 +108,28 @@ export async function explained<T>(
       cause: err,
     });
   }
+}
+
+/**
+ * Waits (90 s at most) until every member runs at least one rule and together they run `rules`
+ * distinct ones: the members' statuses then, in the members' order. On a timeout the error
+ * carries each member's recent log lines (see `explained`).
+ */
+export async function rulesSplit(
+  members: readonly Member[],
+  rules: number,
+  what: string,
+): Promise<FleetStatus[]> {
+  const statuses = await explained(
+    members,
+    waitFor(
+      async () => Promise.all(members.map((m) => fleetOf(m.port))),
+      (all) =>
+        all.every((s) => s !== undefined && s.running.length >= 1) &&
+        new Set(all.flatMap((s) => s!.running)).size === rules,
+      90_000,
+      what,
+    ),
+  );
+  return statuses as FleetStatus[];
 }

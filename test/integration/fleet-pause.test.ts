@@ -5,9 +5,9 @@ import { withScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 import { isIntentLine } from './child-bot.js';
 import {
-  explained,
   FIXTURE_RULES,
   fleetOf,
+  rulesSplit,
   startMembers,
   type FleetStatus,
 } from './fleet-members.js';
@@ -51,18 +51,12 @@ describeWithPg('a fleet-wide pause', (server) => {
         const url = await server().freshDatabase();
         const ledger = scope.own(await startTestLedger(23));
         const members = await startMembers(scope, ledger, url, undefined, 2);
-        const statuses = await explained(
+        const statuses = await rulesSplit(
           members,
-          waitFor(
-            async () => Promise.all(members.map((m) => fleetOf(m.port))),
-            (all) =>
-              all.every((s) => s !== undefined && s.running.length >= 1) &&
-              new Set(all.flatMap((s) => s!.running)).size === 3,
-            90_000,
-            'the three rules split between the two members',
-          ),
+          3,
+          'the three rules split between the two members',
         );
-        const ownerAt = statuses.findIndex((s) => s!.running.includes(ACCEPT));
+        const ownerAt = statuses.findIndex((s) => s.running.includes(ACCEPT));
         const owner = members[ownerAt]!;
         const survivor = members[1 - ownerAt]!;
 
