@@ -90,6 +90,17 @@ describe('ledgerbot test', () => {
     expect(b.code).toBe(2);
   });
 
+  it('reads rules named by an absolute path as they are, not below the test file', async () => {
+    const dir = project('absolute-rules', ACCEPT_SMALL_RULES, {});
+    writeFileSync(
+      join(dir, 'tests', 'a.test.yaml'),
+      invoiceRuleTest('5000', '[]').replace('rules: ../rules', `rules: ${join(dir, 'rules')}`),
+    );
+    const { code, out } = await run([dir]);
+    expect(out).toContain('  ✓ invoice of 5000\n');
+    expect(code).toBe(0);
+  });
+
   it('is a usage error when there are no test files', async () => {
     const empty = join(tmp, 'empty');
     mkdirSync(empty, { recursive: true });

@@ -1,5 +1,5 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { dirname, extname, join, relative } from 'node:path';
+import { dirname, extname, join, relative, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { DEFAULTS } from '../../core/defaults.js';
 import { loadRules } from '../../rules/load-rules.js';
@@ -219,7 +219,7 @@ async function runFile(
   const where = colour.cyan(`${file.rulesPos.file}:${file.rulesPos.line}:${file.rulesPos.col}:`);
   let ruleFiles;
   try {
-    ruleFiles = await readRuleFiles(file.rules.map((r) => join(dirname(path), r)));
+    ruleFiles = await readRuleFiles(file.rules.map((r) => resolve(dirname(path), r)));
   } catch (error) {
     io.out(`${heading}\n${where} ${colour.red((error as Error).message)}\n`);
     return 'broken';
