@@ -7,7 +7,7 @@ import type { CelEnvironment } from './cel/cel-environment.js';
 import type { CelProgramCache } from './cel-program-cache.js';
 import { asContractReads } from './batch-reads.js';
 import type { CelProgram } from './cel/cel-program.js';
-import type { Guard, ReadPath } from './cel/read-paths.js';
+import { EVERY_ITEM, type Guard, type ReadPath } from './cel/read-paths.js';
 import { celHint, type RuleKind, type Variables } from './cel-hint.js';
 import type { CompiledExpression, SourcePos, Trigger } from './compiled-rule.js';
 import type { RetryOptions } from './rule-options.js';
@@ -140,21 +140,25 @@ export class RuleScope {
 
   party(raw: unknown, path: YamlPath): string | null {
     if (typeof raw !== 'string') return null;
-    const known = this.file.parties;
-    if (known !== undefined && !known.has(raw)) {
-      const guess = closestMatch(raw, known);
-      this.error(
-        this.at.pos(path),
-        'UNKNOWN_PARTY',
-        `unknown party alias "${raw}"`,
-        guess !== undefined
-          ? `did you mean "${guess}"?`
-          : known.size === 0
-            ? 'the config defines no `parties:`; add the alias there'
-            : `the config defines: ${[...known].sort().join(', ')}`,
-      );
-    }
+    this.#knownAlias(raw, this.at.pos(path));
     return raw;
+  }
+
+  /** Reports `alias` when the config's `parties:` are known and it is not one of them. */
+  #knownAlias(alias: string, pos: SourcePos): void {
+    const known = this.file.parties;
+    if (known === undefined || known.has(alias)) return;
+    const guess = closestMatch(alias, known);
+    this.error(
+      pos,
+      'UNKNOWN_PARTY',
+      `unknown party alias "${alias}"`,
+      guess !== undefined
+        ? `did you mean "${guess}"?`
+        : known.size === 0
+          ? 'the config defines no `parties:`; add the alias there'
+          : `the config defines: ${[...known].sort().join(', ')}`,
+    );
   }
 
   aliases(raw: unknown, path: YamlPath): string[] | null {
@@ -219,6 +223,12 @@ export class RuleScope {
       guards: [...this.#whenGuards, ...program.guards],
     });
     if (isWhen) this.#whenGuards.push(...program.guards);
+    // `parties.payr` would fail at every event the rule reaches: the aliases are known here.
+    for (const read of program.reads) {
+      const alias = read.segments[0];
+      if (read.variable !== 'parties' || alias === undefined || alias.name === EVERY_ITEM) continue;
+      this.#knownAlias(alias.name, this.at.valuePos(path, offset + alias.offset));
+    }
     for (const problem of found) {
       const pos = this.at.valuePos(path, offset + problem.offset);
       if (problem.severity === 'warning')

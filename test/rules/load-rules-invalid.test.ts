@@ -126,6 +126,14 @@ const CASES: [string, string[]][] = [
     ],
   ],
   [
+    'unknown-alias-in-cel.yaml',
+    [
+      'unknown-alias-in-cel.yaml:7:49: unknown party alias "payr"\n    hint: did you mean "payer"? [UNKNOWN_PARTY]',
+      'unknown-alias-in-cel.yaml:7:57: unknown party alias "isuer"\n    hint: did you mean "issuer"? [UNKNOWN_PARTY]',
+      'unknown-alias-in-cel.yaml:13:57: unknown party alias "auditor"\n    hint: the config defines: issuer, payer [UNKNOWN_PARTY]',
+    ],
+  ],
+  [
     'bad-cron.yaml',
     [
       'bad-cron.yaml:5:26: bad cron expression "0 9 * * MON-FRY": "FRY" is not a valid day of week: the day of week field takes 0-7 or SUN-SAT\n    hint: e.g. "0 9 * * MON-FRI" is 9:00 on weekdays, "*/15 * * * *" every 15 minutes [BAD_CRON]',
