@@ -1,3 +1,5 @@
+import { terminalSafe } from './present/terminal-safe.js';
+
 /** Where the CLI writes. Injected so commands can be tested without touching the real stdio. */
 export type CliIo = {
   readonly out: (text: string) => void;
@@ -6,9 +8,10 @@ export type CliIo = {
   readonly isTTY?: boolean;
 };
 
+/** The process's stdio, every write made terminal-safe (see terminalSafe). */
 export const processIo: CliIo = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
+  out: (text) => process.stdout.write(terminalSafe(text)),
+  err: (text) => process.stderr.write(terminalSafe(text)),
   get isTTY() {
     return process.stdout.isTTY === true;
   },
