@@ -28,8 +28,9 @@ export async function readZipEntries(
   }
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // Loaded at the first DAR, not by every `run` (a warm start reads no DAR: its packages come
-  // from the participant's cache).
-  const { fromBufferPromise } = await import('yauzl');
+  // from the participant's cache). Through `default`: `run`'s bundle gives a dynamic import of a
+  // CommonJS package a default export only (Node gives both).
+  const { fromBufferPromise } = (await import('yauzl')).default;
   let zip: ZipFile;
   try {
     zip = await fromBufferPromise(buffer, { validateEntrySizes: true, strictFileNames: true });

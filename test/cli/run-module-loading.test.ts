@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -126,6 +126,27 @@ describe('ledgerbot run: module loading', () => {
     expect(ran(['run'])).toBe('tsc');
     rmSync(bundle);
     expect(ran(['run'])).toBe('tsc');
+  });
+
+  it('reads a CommonJS package loaded on demand through its default, the only export the bundle gives it', () => {
+    // esbuild makes a package such as yauzl a chunk of its own that ends `export default
+    // require_yauzl()`: a named import of it is undefined there, though Node's loader gives one
+    // (tsc's output works; an OAuth2 token request in `run` failed with "request is not a function").
+    const chunks = readdirSync(BUNDLE).filter((f) => f.endsWith('.js'));
+    const defaultOnly = chunks.filter((f) =>
+      /\nexport default require_\w+\(\);\n/.test(readFileSync(join(BUNDLE, f), 'utf8')),
+    );
+    expect(defaultOnly.some((f) => f.startsWith('yauzl-'))).toBe(true);
+    for (const chunk of chunks) {
+      const text = readFileSync(join(BUNDLE, chunk), 'utf8');
+      for (const target of defaultOnly) {
+        const imports = text.split(`import("./${target}")`).length - 1;
+        const viaDefault = text.split(`(await import("./${target}")).default`).length - 1;
+        expect(`${chunk} imports ${target} ${imports} times, ${viaDefault} through .default`).toBe(
+          `${chunk} imports ${target} ${imports} times, ${imports} through .default`,
+        );
+      }
+    }
   });
 
   it('--help loads every command (it lists them all)', () => {

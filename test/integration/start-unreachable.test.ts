@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LedgerClient } from '../../src/ledger/ledger-client.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/start-sandbox.js';
 import { withScope, type TestScope } from '../support/test-scope.js';
+import { TokenServer } from '../ledger/auth/token-server.js';
 import { ensureBuilt, spawnBot, type ChildBot, type LogLine } from './child-bot.js';
 import {
   AUDIT_MODEL,
@@ -241,5 +242,52 @@ describe('ledgerbot run with the participant down at start', () => {
       expect(bot.other.join('')).toContain('has no user "ghost"');
       expect(bot.lines.some(retrying)).toBe(false);
     }),
+  );
+
+  it(
+    'takes its token from an OAuth2 token endpoint, and exits 1 when the endpoint refuses it',
+    { timeout: 60_000 },
+    () =>
+      withScope(async (scope) => {
+        const secret = 'test-secret';
+        const sandbox = await sandboxOn(scope, 0, {
+          auth: { hs256: secret },
+          users: [{ id: 'admin', admin: true }],
+        });
+        const token = await new SignJWT({ scope: 'daml_ledger_api' })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject('admin')
+          .setExpirationTime('1h')
+          .sign(new TextEncoder().encode(secret));
+        const idp = scope.own(await TokenServer.start());
+        idp.reply = (req) =>
+          req.form.get('grant_type') === 'client_credentials'
+            ? { status: 200, body: JSON.stringify({ access_token: token, expires_in: 3600 }) }
+            : { status: 400, body: '{"error":"unsupported_grant_type"}' };
+        const oauth2 = `auth: { type: oauth2, tokenUrl: '${idp.url}', clientId: bot, clientSecret: 'idp-secret-42' }`;
+        // The token works: the participant answers with what it has, a user the bot lacks.
+        const good = start(
+          scope,
+          writeConfig(scope.tempDir(), {
+            ledger: [`url: ${sandbox.url}`, 'userId: ghost', oauth2],
+          }),
+        );
+        expect((await good.exited).code).toBe(2);
+        expect(good.other.join('')).toContain('has no user "ghost"');
+        expect(idp.requests.length).toBeGreaterThan(0);
+
+        idp.reply = () => ({ status: 401, body: '{"error":"invalid_client"}' });
+        const refused = start(
+          scope,
+          writeConfig(scope.tempDir(), {
+            ledger: [`url: ${sandbox.url}`, 'userId: ghost', oauth2],
+          }),
+        );
+        expect((await refused.exited).code).toBe(1);
+        const said = refused.other.join('') + JSON.stringify(refused.lines);
+        expect(said).toContain(idp.url);
+        expect(said).not.toContain('idp-secret-42');
+        expect(refused.lines.some(retrying)).toBe(false);
+      }),
   );
 });

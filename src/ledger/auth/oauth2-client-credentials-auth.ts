@@ -4,6 +4,7 @@ import { AbortError, throwIfAborted } from '../../core/abort-error.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { parseHttpUrl } from '../parse-http-url.js';
+import { Agent } from '../undici-agent.js';
 import { AuthError } from './auth-error.js';
 import type { AuthProvider } from './auth-provider.js';
 import { REDACTED, redactSecrets, redactUrl } from './redact-secrets.js';
@@ -48,6 +49,7 @@ export class OAuth2ClientCredentialsAuth implements AuthProvider {
   readonly #closing = new AbortController();
   #cached: Cached | undefined;
   #flight: Promise<Cached> | undefined;
+  #agent: InstanceType<typeof Agent> | undefined;
 
   constructor(options: OAuth2ClientCredentialsOptions) {
     for (const key of ['tokenUrl', 'clientId', 'clientSecret'] as const) {
@@ -100,7 +102,14 @@ export class OAuth2ClientCredentialsAuth implements AuthProvider {
   close(): Promise<void> {
     this.#closing.abort();
     this.#cached = undefined;
-    return Promise.resolve();
+    const agent = this.#agent;
+    this.#agent = undefined;
+    return agent === undefined ? Promise.resolve() : agent.close();
+  }
+
+  /** The dispatcher given, else an agent of its own, made at the first request. */
+  #dispatcher(): Dispatcher {
+    return this.#opts.dispatcher ?? (this.#agent ??= new Agent());
   }
 
   toJSON(): Record<string, unknown> {
@@ -151,16 +160,18 @@ export class OAuth2ClientCredentialsAuth implements AuthProvider {
     let status: number;
     let text: string;
     try {
-      // Loaded here, by a bot with OAuth2 only: undici's index is large (see undici-agent.ts).
-      const { request } = await import('undici');
-      const res = await request(o.tokenUrl, {
+      // The dispatcher's own `request`, not undici's index: the index is large (see
+      // undici-agent.ts), and `run`'s bundle gives a dynamic import of it a default export only.
+      const url = new URL(o.tokenUrl);
+      const res = await this.#dispatcher().request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
         method: 'POST',
         headers,
         body: form.toString(),
         signal: this.#closing.signal,
         headersTimeout: timeout,
         bodyTimeout: timeout,
-        ...(o.dispatcher === undefined ? {} : { dispatcher: o.dispatcher }),
       });
       status = res.statusCode;
       text = await res.body.text();
