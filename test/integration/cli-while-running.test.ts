@@ -205,11 +205,29 @@ describe('while the bot runs, with http in its config', () => {
       await call('POST', '/rules/yearly-audit/run-slot?at=soon'),
       await call('POST', '/rules/yearly-audit/run-slot', 'wrong'),
       await call('GET', '/intents/lb-nope'),
+      // Date.parse takes "1" for 2001; a slot still to come would hold the schedule back.
+      await call('POST', '/rules/yearly-audit/run-slot?at=1'),
+      await call('POST', '/rules/yearly-audit/run-slot?at=2999-01-01T00:00:00Z'),
     ];
     const bodies = await Promise.all(answers.map((a) => a.json()));
-    expect(answers.map((a) => a.status)).toEqual([409, 404, 400, 401, 404]);
+    expect(answers.map((a) => a.status)).toEqual([409, 404, 400, 401, 404, 400, 400]);
     expect(bodies[0]).toMatchObject({ error: { code: 'CONFLICT' } });
     expect(JSON.stringify(bodies[0])).toContain('is an event rule');
+    expect(JSON.stringify(bodies[5])).toContain('at must be an ISO 8601 time with a zone');
+    expect(JSON.stringify(bodies[6])).toContain('is later than now');
+    const future = await cli([
+      'run-slot',
+      '--config',
+      withHttp,
+      '--rule',
+      'yearly-audit',
+      '--at',
+      '2999-01-01T00:00:00Z',
+    ]);
+    expect(future.code).toBe(2);
+    expect(future.err).toContain('is later than now');
+    // Nothing was run: the schedule's last completed slot is not in the future.
+    expect((await cli(['schedule', '--config', withHttp])).out).not.toContain('2999');
     const [letter] = await deadLetters(withHttp);
     const intent = await call('GET', `/intents/${letter!.commandId}`);
     expect(intent.status).toBe(200);

@@ -68,7 +68,14 @@ holds the store), 2 for usage and config errors.`,
     if (!Number.isInteger(waitMs) || waitMs < 0) {
       throw new UsageError(`--wait must be a number of milliseconds, not "${values.wait}"`);
     }
-    const at = values.at === undefined ? Date.now() : parseTimeOption('--at', values.at);
+    const now = Date.now();
+    const at = values.at === undefined ? now : parseTimeOption('--at', values.at);
+    if (at > now) {
+      // The slot it runs counts as completed: one still to come would hold the schedule back.
+      throw new UsageError(
+        `--at ${values.at} is later than now: run-slot runs a slot that is due (the schedule runs the others at their time)`,
+      );
+    }
     const config = await readConfig(values.config);
     const catalogue = new BotCatalogue(config, silentLogger);
     const ruleSet = await loadConfigRules(config, { catalogue });
@@ -100,7 +107,15 @@ holds the store), 2 for usage and config errors.`,
       // http.port 0 (a free port at each start): the bot's API cannot be found, only locked out.
       const client = config.http?.port === 0 ? undefined : opsClientFor(config);
       const viaBot =
-        client === undefined ? undefined : await runSlotViaBot(client, rule.id, at, waitMs, io);
+        client === undefined
+          ? undefined
+          : await runSlotViaBot(
+              client,
+              rule.id,
+              values.at === undefined ? undefined : at,
+              waitMs,
+              io,
+            );
       if (viaBot !== undefined) return viaBot;
       // No bot answers: this process writes the store, holding its writer lock throughout.
       writable = await openConfigStoreForWriting(config, 'run-slot', {

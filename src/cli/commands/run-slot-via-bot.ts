@@ -32,11 +32,13 @@ type RunSlotBody = Omit<ManualSlotOutcome, 'slot'> & { readonly slot: string };
 export async function runSlotViaBot(
   client: OpsClient,
   ruleId: string,
-  at: number,
+  /** Absent: the bot's now (its clock, not this host's, decides which slot is due). */
+  at: number | undefined,
   waitMs: number,
   io: CliIo,
 ): Promise<number | undefined> {
-  const path = `/rules/${encodeURIComponent(ruleId)}/run-slot?at=${encodeURIComponent(new Date(at).toISOString())}`;
+  const query = at === undefined ? '' : `?at=${encodeURIComponent(new Date(at).toISOString())}`;
+  const path = `/rules/${encodeURIComponent(ruleId)}/run-slot${query}`;
   let response;
   try {
     response = await client.request('POST', path, RUN_TIMEOUT_MS);

@@ -1,5 +1,6 @@
 import type { Clock } from '../../core/clock.js';
 import { DEFAULTS } from '../../core/defaults.js';
+import { parseIsoInstant } from '../../core/iso-instant.js';
 import type { Logger } from '../../core/logger.js';
 import type { JournalQueries } from '../../store/journal-queries.js';
 import type { Store } from '../../store/store.js';
@@ -80,9 +81,23 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
         const unavailable = (): HttpProblem => notFound('run-slot is not available here');
         if (deps.runSlot === undefined && deps.fleet === undefined) throw unavailable();
         const atText = url.searchParams.get('at');
-        const at = atText === null ? clock.now() : Date.parse(atText);
-        if (!Number.isFinite(at)) {
-          throw new HttpProblem(400, 'BAD_REQUEST', 'at must be an ISO 8601 time');
+        const now = clock.now();
+        const at = atText === null ? now : parseIsoInstant(atText);
+        if (at === undefined) {
+          throw new HttpProblem(
+            400,
+            'BAD_REQUEST',
+            'at must be an ISO 8601 time with a zone, e.g. 2026-01-05T08:00:00Z',
+          );
+        }
+        if (at > now) {
+          // The slot it runs counts as completed: a slot still to come would hold back every
+          // slot of the schedule until then.
+          throw new HttpProblem(
+            400,
+            'BAD_REQUEST',
+            `at (${iso(at)}) is later than now (${iso(now)}): run-slot runs a slot that is due`,
+          );
         }
         try {
           const elsewhere = await forwardedSlot(id!, at);

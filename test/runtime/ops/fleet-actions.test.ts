@@ -109,7 +109,7 @@ describe('the ops API on a fleet member: pause and resume', () => {
       },
       fleet,
     }).find((r) => r.method === 'POST' && r.pattern.test('/rules/x/run-slot'))!;
-    const at = '2026-01-05T09:00:30.000Z';
+    const at = '2026-01-05T09:00:00.000Z'; // the fixture's now: a later one is refused
     const answer = await route.handle(
       ['note'],
       new URL(`http://h/rules/note/run-slot?at=${at}`),
