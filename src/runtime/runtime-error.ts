@@ -35,6 +35,8 @@ export type RuntimeErrorCode =
   | 'PACKAGES_UNREADABLE'
   /** At start without a checkpoint, `start:` names an offset beyond the ledger end. */
   | 'START_BEYOND_LEDGER_END'
+  /** The ops API could not listen on `http.host`:`http.port` (in use, not allowed). */
+  | 'OPS_LISTEN_FAILED'
   | 'CHECKPOINT_BEYOND_LEDGER_END';
 
 /** A failure of the trigger runtime itself (not of one ledger call). */

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +45,37 @@ describe('ledgerbot run', () => {
     const t = io();
     expect(await runCli(['run', '--config', join(dir, 'bot.config.yaml')], t.io)).toBe(2);
     expect(t.err.join('')).toMatch(/bad\.yaml:\d+:\d+/);
+  });
+
+  it('exits 2 when its ops port is taken, saying which and what to do', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-run-'));
+    dirs.push(dir);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      writeFileSync(join(dir, 'rules.yaml'), 'version: 1\nrules: []\n');
+      writeFileSync(
+        join(dir, 'bot.config.yaml'),
+        [
+          'ledger:',
+          `  embedded: { models: [${MODEL}], parties: [payer] }`,
+          '  userId: ledgerbot',
+          'rules: rules.yaml',
+          `state: { dir: ${join(dir, 'state')} }`,
+          `http: { port: ${port} }`,
+          'log: { level: silent }',
+          '',
+        ].join('\n'),
+      );
+      const t = io();
+      expect(await runCli(['run', '--config', join(dir, 'bot.config.yaml')], t.io)).toBe(2);
+      expect(t.err.join('')).toBe(
+        `ledgerbot: the ops API cannot listen on 127.0.0.1:${port}: the port is in use (another bot, or another program): set http.port to a free one, or 0 for any\n`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('logs JSON lines with secrets redacted, or a readable form with pretty', async () => {

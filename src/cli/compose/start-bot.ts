@@ -87,7 +87,11 @@ export type FleetBotHooks = {
 const COMPILED_RULES_WRITE_DELAY_MS = 5 * 60_000;
 
 /** Errors that name a mistake in the config: exit 2, not 1 (see `startBot`). */
-const CONFIG_MISTAKES: ReadonlySet<string> = new Set(['UNKNOWN_PARTY', 'UNKNOWN_USER']);
+const CONFIG_MISTAKES: ReadonlySet<string> = new Set([
+  'UNKNOWN_PARTY',
+  'UNKNOWN_USER',
+  'OPS_LISTEN_FAILED',
+]);
 
 /**
  * Builds everything `run` needs from the config and starts the bot: the sandbox in embedded mode
@@ -95,8 +99,8 @@ const CONFIG_MISTAKES: ReadonlySet<string> = new Set(['UNKNOWN_PARTY', 'UNKNOWN_
  * the store, the rules and the ops server. The ops server is up before the participant is
  * reached: while the participant does not answer (refused, DNS, 503), the start is retried
  * with backoff (`awaitParticipant`) for up to `ledger.startTimeout` (default: until it answers
- * or `signal` aborts) and `/readyz` says why. Rule errors and an unknown party or user are
- * UsageErrors (exit 2); a refusal or the timeout are RuntimeErrors (exit 1).
+ * or `signal` aborts) and `/readyz` says why. Rule errors, an unknown party or user and an ops
+ * port that cannot be listened on are UsageErrors (exit 2); a refusal or the timeout are RuntimeErrors (exit 1).
  */
 export async function startBot(
   config: BotConfig,

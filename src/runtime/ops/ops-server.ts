@@ -7,6 +7,7 @@ import type { JournalQueries } from '../../store/journal-queries.js';
 import { storeQueries } from '../../store/store-queries.js';
 import type { Store } from '../../store/store.js';
 import type { Bot } from '../bot.js';
+import { RuntimeError } from '../runtime-error.js';
 import { consoleRoutes } from './console-routes.js';
 import { eventStream, type EventStreamLimits } from './event-stream.js';
 import { explainRoute, type OpsExplainDeps } from './explain-route.js';
@@ -230,10 +231,34 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       res.end();
     });
   });
+  const listenHost = options.host ?? '127.0.0.1';
+  const closeParts = (): void => {
+    events.close();
+    status.close();
+    rows.close();
+    rate.close();
+  };
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      const why =
+        err.code === 'EADDRINUSE'
+          ? 'the port is in use (another bot, or another program): set http.port to a free one, or 0 for any'
+          : err.code === 'EACCES'
+            ? 'not allowed (a port below 1024 needs privileges): set http.port above 1023'
+            : `${err.message}: check http.host and http.port`;
+      closeParts();
+      reject(
+        new RuntimeError(
+          'OPS_LISTEN_FAILED',
+          `the ops API cannot listen on ${listenHost}:${options.port}: ${why}`,
+          {
+            cause: err,
+          },
+        ),
+      );
+    });
+    server.listen(options.port, listenHost, () => {
+      server.removeAllListeners('error');
       resolve();
     });
   });
@@ -248,10 +273,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     port: address.port,
     close: () => {
       closing ??= new Promise<void>((resolve) => {
-        events.close();
-        status.close();
-        rows.close();
-        rate.close();
+        closeParts();
         server.close(() => resolve());
         server.closeAllConnections();
       });
