@@ -1,3 +1,4 @@
+import { REDACTED, redactUrl } from '../../ledger/auth/redact-secrets.js';
 import { parseHttpUrl } from '../../ledger/parse-http-url.js';
 import type { LedgerEndpoint } from './bot-config.js';
 import type { ConfigCheckContext } from './config-problem-list.js';
@@ -38,7 +39,7 @@ export function checkLedgerEndpoint(
         at.pos(['ledger', 'url']),
         ['ledger', 'url'],
         'BAD_URL',
-        `\`ledger.url\`: ${describe(['ledger', 'url'], url)} ${bad}`,
+        `\`ledger.url\`: ${describe(['ledger', 'url'], shownUrl(url))} ${bad}`,
         'write the JSON Ledger API address, e.g. http://127.0.0.1:7575 or https://participant.example.com',
       );
     }
@@ -68,7 +69,7 @@ export function checkLedgerEndpoint(
         at.pos(path),
         path,
         'BAD_URL',
-        `\`ledger.auth.tokenUrl\`: ${describe(path, raw.ledger.auth.tokenUrl)} ${bad}`,
+        `\`ledger.auth.tokenUrl\`: ${describe(path, shownUrl(raw.ledger.auth.tokenUrl))} ${bad}`,
         "write the identity provider's token endpoint, e.g. https://idp.example.com/oauth/token",
       );
     }
@@ -83,6 +84,16 @@ export function checkLedgerEndpoint(
     );
   }
   return endpoint;
+}
+
+/**
+ * A URL a problem quotes: its user info and query values redacted (the refusal of a URL with a
+ * password must not print the password), as far as the text can be read as a URL at all.
+ */
+function shownUrl(text: string): string {
+  return parseHttpUrl(text).ok
+    ? redactUrl(text)
+    : text.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#@]*@/i, `$1${REDACTED}@`);
 }
 
 /** What is wrong with a URL the bot connects to, or undefined. */

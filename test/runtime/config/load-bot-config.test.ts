@@ -309,6 +309,26 @@ describe('environment interpolation', () => {
     );
   });
 
+  it('redacts the credentials of a URL written in the file that it refuses for them', () => {
+    const e = errorOf(
+      'ledger:\n  url: http://admin:URLPASSWORD99@127.0.0.1:17575/?apikey=QUERYSECRET77\n  userId: bot\nrules: r\n',
+    );
+    expect(e.message).toBe(
+      `${FILE}:2:8: \`ledger.url\`: "http://redacted:redacted@127.0.0.1:17575/?apikey=redacted" must not carry credentials; put them in \`ledger.auth\`\n    hint: write the JSON Ledger API address, e.g. http://127.0.0.1:7575 or https://participant.example.com`,
+    );
+    const notHttp = errorOf(
+      'ledger:\n  url: ftp://admin:URLPASSWORD99@host\n  userId: bot\nrules: r\n',
+    );
+    expect(notHttp.message).toContain('"ftp://[redacted]@host" must start with http://');
+    const oauth = errorOf(
+      'ledger:\n  url: http://x\n  userId: bot\n  auth:\n    type: oauth2\n    tokenUrl: https://id:TOKENPASS55@idp/token\n    clientId: c\n    clientSecret: s\nrules: r\n',
+    );
+    expect(oauth.message).toContain('"https://redacted:redacted@idp/token" must not carry');
+    for (const err of [e, notHttp, oauth]) {
+      expect(JSON.stringify(err.problems) + err.message).not.toMatch(/PASSWORD99|SECRET77|PASS55/);
+    }
+  });
+
   it('shows no source line of a YAML syntax error (it could hold a secret)', () => {
     const e = errorOf('ledger:\n  auth: {token: hunter2-SECRET: x}\n');
     expect(e.message).not.toContain('hunter2');
