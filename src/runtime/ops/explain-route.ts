@@ -1,6 +1,4 @@
 import type { Event } from '../../ledger/wire/wire-types.js';
-import { LedgerApiError } from '../../ledger/ledger-api-error.js';
-import { LedgerTransportError } from '../../ledger/ledger-transport-error.js';
 import type { RuleSet } from '../../rules/compiled-rule.js';
 import type { Explanation, Intent } from '../../rules/evaluation-result.js';
 import { unwrapEvent } from '../../rules/match-event.js';
@@ -12,7 +10,7 @@ import {
   type ExplainInputs,
   type UpdateSelector,
 } from '../explain-update.js';
-import { badRequest, HttpProblem, notFound, type Route } from './ops-http.js';
+import { badRequest, HttpProblem, ledgerProblem, notFound, type Route } from './ops-http.js';
 
 /** What `GET /explain` reads the participant with, besides the bot's own rules and filter. */
 export type OpsExplainDeps = Pick<ExplainInputs, 'ledger' | 'parties'> & {
@@ -63,21 +61,7 @@ export function explainRoute(bot: Bot, deps: OpsExplainDeps | undefined): Route 
           which,
         );
       } catch (err) {
-        if (err instanceof LedgerTransportError) {
-          throw new HttpProblem(
-            503,
-            'UNAVAILABLE',
-            `the participant cannot be reached: ${err.message}`,
-          );
-        }
-        if (err instanceof LedgerApiError) {
-          throw new HttpProblem(
-            502,
-            'LEDGER_ERROR',
-            `the participant refused the read: ${err.message}`,
-          );
-        }
-        throw err;
+        throw ledgerProblem(err, 'the read') ?? err;
       }
       const what = describeSelector(which);
       switch (explained.kind) {

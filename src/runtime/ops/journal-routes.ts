@@ -7,7 +7,7 @@ import type { Store } from '../../store/store.js';
 import type { Bot } from '../bot.js';
 import { deadLetterView } from '../intent-view.js';
 import { SlotRequestError, slotToRun, type ManualSlotOutcome } from './manual-slot.js';
-import { HttpProblem, iso, notFound, type Route } from './ops-http.js';
+import { HttpProblem, iso, ledgerProblem, notFound, type Route } from './ops-http.js';
 import { actsHere, actsOnRule, forwardedAnswer, type OpsFleet } from './ops-fleet.js';
 
 const MAX_LIST = 1000;
@@ -113,7 +113,7 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
           if (err instanceof SlotRequestError) {
             throw new HttpProblem(err.status, err.code, err.message);
           }
-          throw err;
+          throw ledgerProblem(err, 'a read of the slot') ?? err;
         }
       },
     },

@@ -1,5 +1,7 @@
 /** The HTTP plumbing the ops routes share (see ops-server.ts). */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LedgerApiError } from '../../ledger/ledger-api-error.js';
+import { LedgerTransportError } from '../../ledger/ledger-transport-error.js';
 
 /** A failed request, answered as `{error: {code, message}}`. */
 export class HttpProblem extends Error {
@@ -54,6 +56,20 @@ export const MAX_BODY = 4096;
 
 export function notFound(message: string): HttpProblem {
   return new HttpProblem(404, 'NOT_FOUND', message);
+}
+
+/**
+ * A failed ledger read of an ops call as its answer: 503 `UNAVAILABLE` when the participant
+ * cannot be reached, 502 `LEDGER_ERROR` when it refused; undefined for any other error.
+ */
+export function ledgerProblem(err: unknown, what: string): HttpProblem | undefined {
+  if (err instanceof LedgerTransportError) {
+    return new HttpProblem(503, 'UNAVAILABLE', `the participant cannot be reached: ${err.message}`);
+  }
+  if (err instanceof LedgerApiError) {
+    return new HttpProblem(502, 'LEDGER_ERROR', `the participant refused ${what}: ${err.message}`);
+  }
+  return undefined;
 }
 
 export function badRequest(message: string): HttpProblem {
