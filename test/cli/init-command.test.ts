@@ -254,6 +254,26 @@ describe('ledgerbot init usage errors exit 2 and write nothing', () => {
     expect(err).toContain('exists and is not a directory');
   });
 
+  it('DIR below a file, or a project path taken by a file: exit 2, said in words, nothing left', async () => {
+    const file = join(tmp, 'another-file');
+    writeFileSync(file, 'x');
+    const under = await cli(['init', join(file, 'sub'), '--embedded']);
+    expect(under.code).toBe(2);
+    expect(under.err).toBe(
+      `ledgerbot: cannot use ${join(file, 'sub')}: a part of ${join(file, 'sub')} is a file, not a directory\n`,
+    );
+    // The starter rule goes to rules/: a file named rules stops the write half way.
+    const dir = newDir();
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'rules'), 'not a directory');
+    const blocked = await cli(['init', dir, '--embedded']);
+    expect(blocked.code).toBe(2);
+    expect(blocked.err).toBe(
+      `ledgerbot: cannot write the project into ${dir}: ${join(dir, 'rules')} is already there, and is not what init would write there (the files it had written are removed)\n`,
+    );
+    expect(filesIn(dir)).toEqual(['rules']);
+  });
+
   it('--help exits 0 and lists the flags; the command is in ledgerbot --help', async () => {
     const help = await cli(['init', '--help']);
     expect(help.code).toBe(0);

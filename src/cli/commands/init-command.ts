@@ -1,5 +1,5 @@
-import { appendFile, lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { appendFile, lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
 import { DEFAULTS } from '../../core/defaults.js';
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
 import { defineCommand } from '../define-command.js';
@@ -112,13 +112,26 @@ written then; every existing file is named).`,
       }
     }
 
-    for (const file of files) {
-      const target = join(dir, file.path);
-      await mkdir(dirname(target), { recursive: true });
-      // 'wx' fails if the file appeared since the check: it is still never overwritten.
-      await writeFile(target, file.text, { flag: values.force === true ? 'w' : 'wx' });
+    const created: string[] = [];
+    let gitignore;
+    try {
+      for (const file of files) {
+        const target = join(dir, file.path);
+        await mkdir(dirname(target), { recursive: true });
+        const isNew = !existing.includes(file.path);
+        // 'wx' fails if the file appeared since the check: it is still never overwritten.
+        await writeFile(target, file.text, { flag: values.force === true ? 'w' : 'wx' });
+        if (isNew) created.push(target);
+      }
+      gitignore = await writeGitignore(dir);
+    } catch (error) {
+      // No half-made project: the files this run created go again (a --force overwrite stays).
+      await Promise.all(created.map((path) => rm(path, { force: true })));
+      throw new UsageError(
+        `cannot write the project into ${shown}: ${fsReason(error, dir, shown)} (the files it had written are removed)`,
+        { cause: error },
+      );
     }
-    const gitignore = await writeGitignore(dir);
     report(io, shown, files, gitignore, ledger);
     return 0;
   },
@@ -168,12 +181,36 @@ async function schemaFiles(): Promise<ProjectFile[]> {
 async function checkDirectory(dir: string, shown: string): Promise<void> {
   const stats = await lstat(dir).catch((error: unknown) => {
     if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
-    throw error;
+    throw new UsageError(`cannot use ${shown}: ${fsReason(error, dir, shown)}`, { cause: error });
   });
   if (stats !== undefined && !stats.isDirectory()) {
     throw new UsageError(
       `${shown} exists and is not a directory; name a new or existing directory`,
     );
+  }
+}
+
+/**
+ * What a file system error says, in words, without Node's call details: the path it names shown
+ * as the user wrote the directory (`shown` for `dir`).
+ */
+function fsReason(error: unknown, dir: string, shown: string): string {
+  const { code, path } = error as NodeJS.ErrnoException;
+  const where = path === undefined ? shown : join(shown, relative(dir, path));
+  switch (code) {
+    case 'ENOTDIR':
+      return `a part of ${where} is a file, not a directory`;
+    case 'EEXIST':
+      return `${where} is already there, and is not what init would write there`;
+    case 'EACCES':
+    case 'EPERM':
+      return `permission denied for ${where}`;
+    case 'EROFS':
+      return `${where} is on a read-only file system`;
+    case 'ENOSPC':
+      return 'no space left on the device';
+    default:
+      return (error as Error).message;
   }
 }
 
