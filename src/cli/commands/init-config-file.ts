@@ -80,7 +80,7 @@ function embeddedLedger(): string {
   return `ledger:
   # To use a real participant later, replace \`embedded:\` with its JSON Ledger API URL and auth:
   #   url: https://participant.example.com
-  #   auth: { type: static, token: \${${TOKEN_ENV}} }
+  #   auth: { type: static, token: "\${${TOKEN_ENV}}" }
   # and map the aliases to party ids under \`parties:\` (\`ledgerbot init --url URL --party
   # alias=id\` writes such a file).
   embedded:

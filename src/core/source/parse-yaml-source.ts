@@ -54,7 +54,7 @@ export function parseYamlSource(
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const at = new YamlLocator(file, text, doc, lines);
   if (doc.errors.length > 0) {
-    const problems = doc.errors.map((e): SourceProblem => {
+    const syntaxProblem = (e: (typeof doc.errors)[number]): SourceProblem => {
       const message = (e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
       const quote = /^Missing closing (["'])quote/.exec(message)?.[1];
       if (quote !== undefined) {
@@ -75,7 +75,21 @@ export function parseYamlSource(
         message: `YAML syntax: ${message}`,
         ...(hint === undefined ? {} : { hint }),
       };
-    });
+    };
+    const lineTexts = text.split('\n');
+    const problems: SourceProblem[] = [];
+    const flagged = new Set<number>();
+    for (const e of doc.errors) {
+      const { line } = at.at(e.pos[0]);
+      const variable = flowVariableProblem(file, line, lineTexts[line - 1] ?? '');
+      if (variable === undefined) {
+        // After the first unquoted ${VAR} in a flow collection, the rest is its cascade.
+        if (flagged.size === 0) problems.push(syntaxProblem(e));
+      } else if (!flagged.has(line)) {
+        flagged.add(line);
+        problems.push(variable);
+      }
+    }
     return { ok: false, problems };
   }
   let value: unknown;
@@ -96,6 +110,41 @@ export function parseYamlSource(
     };
   }
   return { ok: true, source: { file, text, doc, lines, at, value } };
+}
+
+/**
+ * `auth: { token: ${TOKEN} }`: inside `{ }` or `[ ]` the braces of an unquoted `${VAR}` end the
+ * value, and the parser reports a cascade of errors from there that never names the cause.
+ */
+function flowVariableProblem(file: string, line: number, text: string): SourceProblem | undefined {
+  const col = unquotedFlowVariable(text);
+  if (col === undefined) return undefined;
+  const name = /^\$\{([^}\s]*)/.exec(text.slice(col - 1))?.[1] ?? 'VAR';
+  return {
+    file,
+    line,
+    col,
+    path: [],
+    code: 'YAML_SYNTAX',
+    message: `YAML syntax: \${${name}} inside { } or [ ] needs quotes`,
+    hint: `write "\${${name}}": in a flow mapping or list, { and } cannot be part of a plain value`,
+  };
+}
+
+/** The column of an unquoted `${` after a `{` or `[` on the line (not in a comment); or undefined. */
+function unquotedFlowVariable(line: string): number | undefined {
+  let quote: string | undefined;
+  let flow = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!;
+    if (quote !== undefined) {
+      if (ch === quote) quote = undefined;
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === '#' && (i === 0 || line[i - 1] === ' ')) return undefined;
+    else if (ch === '{' || ch === '[') flow = true;
+    else if (ch === '$' && line[i + 1] === '{' && flow) return i + 1;
+  }
+  return undefined;
 }
 
 function yamlSyntaxHint(message: string): string | undefined {

@@ -92,6 +92,33 @@ describe('parseYamlSource', () => {
     ]);
   });
 
+  it('says that an unquoted ${VAR} inside { } needs quotes, once per line, without its cascade', () => {
+    const text = [
+      'a: [1, 2',
+      'ledger:',
+      '  auth: { type: oauth2, clientId: bot, clientSecret: ${LEDGER_CLIENT_SECRET} }',
+      'http: { port: 9464, token: ${TOKEN} } # a comment with ${NOT_THIS}',
+      'quoted: { token: "${FINE}" }',
+      'block: ${ALSO_FINE}',
+      '',
+    ].join('\n');
+    const parsed = parseYamlSource('c.yaml', text, opts);
+    const found = problems(parsed);
+    // An error before the first such line is reported as the parser says it.
+    expect(found[0]).toMatch(/^c\.yaml:2:1 YAML_SYNTAX YAML syntax: /);
+    expect(found.slice(1)).toEqual([
+      'c.yaml:3:54 YAML_SYNTAX YAML syntax: ${LEDGER_CLIENT_SECRET} inside { } or [ ] needs quotes',
+      'c.yaml:4:28 YAML_SYNTAX YAML syntax: ${TOKEN} inside { } or [ ] needs quotes',
+    ]);
+    if (!parsed.ok) {
+      expect(parsed.problems[1]!.hint).toBe(
+        'write "${LEDGER_CLIENT_SECRET}": in a flow mapping or list, { and } cannot be part of a plain value',
+      );
+    }
+    const fine = parseYamlSource('f.yaml', 'x: { token: "${A}" }\ny: ${B}\n', opts);
+    expect(fine.ok && fine.source.value).toEqual({ x: { token: '${A}' }, y: '${B}' });
+  });
+
   it('never puts the offending line into a message', () => {
     const parsed = parseYamlSource('s.yaml', 'token: "s3cr3t\n  : [\n', opts);
     expect(parsed.ok).toBe(false);
