@@ -1,5 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { formatTable } from '../../src/cli/present/format-table.js';
 import { createOpsClient, OpsApiError } from '../../src/cli/ops-client.js';
 import { formatStatus } from '../../src/cli/present/status-text.js';
@@ -53,6 +56,42 @@ describe('the ops commands', () => {
     const r = await cli(['status', '--config', '/nonexistent/bot.config.yaml']);
     expect(r.code).toBe(2);
     expect(r.err).toContain('cannot read the config file /nonexistent/bot.config.yaml');
+  });
+});
+
+describe('the secrets an ops command needs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ledgerbot-ops-env-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => vi.unstubAllEnvs());
+
+  it("reads status without the participant's credential, but not without the ops token", async () => {
+    const port = await freePort();
+    const config = join(dir, 'bot.config.yaml');
+    writeFileSync(
+      config,
+      [
+        'ledger:',
+        '  url: http://127.0.0.1:7575',
+        '  userId: bot',
+        '  auth: { type: static, token: "${LEDGER_TOKEN_FOR_OPS_TEST}" }',
+        'rules: rules/',
+        `http: { port: ${port}, token: "\${OPS_TOKEN_FOR_OPS_TEST}" }`,
+        '',
+      ].join('\n'),
+    );
+    vi.stubEnv('LEDGER_TOKEN_FOR_OPS_TEST', undefined);
+    vi.stubEnv('OPS_TOKEN_FOR_OPS_TEST', 'ops-secret');
+    for (const args of [['status'], ['pause', 'some-rule'], ['dead-letters', 'list']]) {
+      const r = await cli([...args, '--config', config]);
+      // Past the config: nothing listens on the ops port (dead-letters then reads the store).
+      expect(r.err, args.join(' ')).not.toContain('LEDGER_TOKEN_FOR_OPS_TEST');
+      expect(r.code, args.join(' ')).not.toBe(2);
+    }
+    vi.stubEnv('OPS_TOKEN_FOR_OPS_TEST', undefined);
+    const r = await cli(['status', '--config', config]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('environment variable OPS_TOKEN_FOR_OPS_TEST is not set');
+    expect(r.err).not.toContain('LEDGER_TOKEN_FOR_OPS_TEST');
   });
 });
 

@@ -22,7 +22,7 @@ import {
   opsClientFor,
   type OpsClient,
 } from '../ops-client.js';
-import { readConfig } from '../compose/read-config.js';
+import { readConfigFor } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
 import { formatDeadLetter, formatDeadLetterTable } from '../present/dead-letter-text.js';
 import { formatForwarded } from '../present/forwarded-text.js';
@@ -92,7 +92,7 @@ http holds the store, bot not answering), 2 for usage and config errors.`,
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
       throw new UsageError(`--limit must be an integer from 1 to 1000, not "${values.limit}"`);
     }
-    const config = await readConfig(values.config);
+    const config = await readConfigFor(['http', 'state'], values.config);
     const target = await openTarget(config, action as Action);
     try {
       return await perform(

@@ -3,7 +3,7 @@ import { configOption } from '../cli-options.js';
 import { defineCommand } from '../define-command.js';
 import { expectStatus, forwardedTo, requireOpsClient } from '../ops-client.js';
 import { formatForwarded } from '../present/forwarded-text.js';
-import { readConfig } from '../compose/read-config.js';
+import { readConfigFor } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
 
 type Action = 'pause' | 'resume';
@@ -48,7 +48,7 @@ for usage and config errors (no http section).`,
         throw new UsageError(`${action} needs the id of the rule: ledgerbot ${action} RULE`);
       }
       if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
-      const config = await readConfig(values.config);
+      const config = await readConfigFor(['http'], values.config);
       const client = requireOpsClient(config, action);
       const path = `/rules/${encodeURIComponent(ruleId)}/${action}`;
       const response = await client.request('POST', path);

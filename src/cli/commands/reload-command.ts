@@ -1,7 +1,7 @@
 import { configOption } from '../cli-options.js';
 import { defineCommand } from '../define-command.js';
 import { expectStatus, isStatus, requireOpsClient } from '../ops-client.js';
-import { readConfig } from '../compose/read-config.js';
+import { readConfigFor } from '../compose/read-config.js';
 
 type Version = { readonly id?: string; readonly revision?: number };
 type ReloadBody = {
@@ -27,7 +27,7 @@ valid, none otherwise (the old rules keep running). Prints what changed, or ever
   footer: `Exit status: 0 reloaded, 1 when a rule file is invalid or the bot is not reachable, 2 for
 usage and config errors (no http section).`,
   run: async ({ values }, io) => {
-    const config = await readConfig(values.config);
+    const config = await readConfigFor(['http'], values.config);
     const client = requireOpsClient(config, 'reload');
     const response = await client.request('POST', '/rules/reload');
     const body = response.body as ReloadBody | null;

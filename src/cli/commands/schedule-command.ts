@@ -7,7 +7,7 @@ import { defineCommand } from '../define-command.js';
 import { loadConfigRules } from '../compose/load-config-rules.js';
 import { openConfigQueries } from '../compose/open-config-queries.js';
 import { parseTimeOption } from '../parse-time-option.js';
-import { readConfig } from '../compose/read-config.js';
+import { readConfigFor } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
 
 export const scheduleCommand = defineCommand({
@@ -42,7 +42,7 @@ from the state store, without writing to it, if there is one).`,
       throw new UsageError(`--format must be text or json, not "${format}"`);
     }
     const from = values.from === undefined ? Date.now() : parseTimeOption('--from', values.from);
-    const config = await readConfig(values.config);
+    const config = await readConfigFor(['http', 'state'], values.config);
     // The store only: the participant is not asked (its packages are not needed to list slots).
     const ruleSet = await loadConfigRules(config);
     const scheduled = ruleSet.rules.filter((r) => r.trigger.kind === 'schedule');

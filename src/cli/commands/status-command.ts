@@ -1,7 +1,7 @@
 import { configOption } from '../cli-options.js';
 import { defineCommand } from '../define-command.js';
 import { isStatus, OpsApiError, opsClientFor, opsErrorOf } from '../ops-client.js';
-import { readConfig } from '../compose/read-config.js';
+import { readConfigFor } from '../compose/read-config.js';
 import { formatStatus, type StatusDocument } from '../present/status-text.js';
 import { UsageError } from '../usage-error.js';
 
@@ -18,7 +18,7 @@ the rules and their state (active or paused), and the latest intents with their 
   },
   footer: `Exit status: 0 when the bot answered, 1 when it is not reachable, 2 for usage and config errors.`,
   run: async ({ values }, io) => {
-    const config = await readConfig(values.config);
+    const config = await readConfigFor(['http'], values.config);
     const client = opsClientFor(config);
     if (client === undefined) {
       throw new UsageError(

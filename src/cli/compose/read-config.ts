@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
-import { ConfigError } from '../../runtime/config/config-error.js';
+import { ConfigError, type ConfigProblem } from '../../runtime/config/config-error.js';
 import { loadBotConfig, type LoadBotConfigOptions } from '../../runtime/config/load-bot-config.js';
 import { UsageError } from '../usage-error.js';
 
@@ -48,4 +48,30 @@ export async function readConfig(
     if (err instanceof ConfigError) throw new UsageError(err.message, { cause: err });
     throw err;
   }
+}
+
+/**
+ * The config of a command that needs only some sections: `status`, `pause`, `resume` and
+ * `reload` ask the running bot's ops API (`http`); `dead-letters` and `schedule` also read the
+ * store (`state`). An unset variable of another section's secret (the ledger's `auth` and
+ * `tls`) is no error for them, one of `needs` still is: an operator's shell needs no participant
+ * credential to read the bot's status.
+ */
+export async function readConfigFor(
+  needs: readonly ('http' | 'state')[],
+  path: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<BotConfig> {
+  const unset: ConfigProblem[] = [];
+  const config = await readConfig(path, env, {
+    onUnsetSecret: (problem) => {
+      if ((needs as readonly string[]).includes(problem.path.split('.')[0]!)) unset.push(problem);
+    },
+  });
+  const [first, ...rest] = unset;
+  if (first !== undefined) {
+    const err = new ConfigError([first, ...rest]);
+    throw new UsageError(err.message, { cause: err });
+  }
+  return config;
 }
