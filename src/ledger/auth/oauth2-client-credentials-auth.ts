@@ -53,8 +53,13 @@ export class OAuth2ClientCredentialsAuth implements AuthProvider {
 
   constructor(options: OAuth2ClientCredentialsOptions) {
     for (const key of ['tokenUrl', 'clientId', 'clientSecret'] as const) {
-      if (options[key].trim() === '') {
-        throw new AuthError('AUTH_CONFIG_INVALID', `OAuth2 auth needs a non-empty ${key}.`);
+      // A library caller's unset environment variable arrives as undefined, whatever the types say.
+      const value = options[key] as unknown;
+      if (typeof value !== 'string' || value.trim() === '') {
+        throw new AuthError(
+          'AUTH_CONFIG_INVALID',
+          `OAuth2 auth needs a non-empty ${key}${value === undefined ? '; it is missing (an unset environment variable?)' : ''}.`,
+        );
       }
     }
     const checked = parseHttpUrl(options.tokenUrl);
@@ -104,7 +109,8 @@ export class OAuth2ClientCredentialsAuth implements AuthProvider {
     this.#cached = undefined;
     const agent = this.#agent;
     this.#agent = undefined;
-    return agent === undefined ? Promise.resolve() : agent.close();
+    // destroy, not close: a token endpoint that never answers must not hold up the bot's stop.
+    return agent === undefined ? Promise.resolve() : agent.destroy();
   }
 
   /** The dispatcher given, else an agent of its own, made at the first request. */

@@ -9,6 +9,13 @@ export class StaticTokenAuth implements AuthProvider {
   readonly #token: string;
 
   constructor(token: string) {
+    // A library caller's unset environment variable arrives as undefined, whatever the types say.
+    if (typeof token !== 'string') {
+      throw new AuthError(
+        'AUTH_CONFIG_INVALID',
+        `The static auth token is ${token === undefined ? 'missing' : `not text (${typeof token})`}: set auth.token.`,
+      );
+    }
     const trimmed = token.trim();
     if (trimmed === '') {
       throw new AuthError('AUTH_CONFIG_INVALID', 'The static auth token is empty: set auth.token.');

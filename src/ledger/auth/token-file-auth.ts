@@ -25,8 +25,11 @@ export class TokenFileAuth implements AuthProvider {
   #closed = false;
 
   constructor(path: string, options: TokenFileAuthOptions = {}) {
-    if (path.trim() === '') {
-      throw new AuthError('AUTH_CONFIG_INVALID', 'The token file path is empty: set auth.path.');
+    if (typeof path !== 'string' || path.trim() === '') {
+      throw new AuthError(
+        'AUTH_CONFIG_INVALID',
+        `The token file path is ${path === undefined ? 'missing' : 'empty'}: set auth.path.`,
+      );
     }
     this.#path = path;
     this.#logger = options.logger ?? silentLogger;

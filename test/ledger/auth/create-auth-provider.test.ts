@@ -54,6 +54,12 @@ describe('createAuthProvider', () => {
       { type: 'file', path: '' },
       { type: 'oauth2', tokenUrl: 'http://x/t', clientId: '', clientSecret: 'b' },
       { type: 'kerberos' },
+      // A JavaScript caller's unset environment variables (process.env.SECRET!): missing fields.
+      { type: 'static' },
+      { type: 'static', token: 42 },
+      { type: 'file' },
+      { type: 'oauth2', tokenUrl: 'http://x/t', clientId: 'a', clientSecret: undefined },
+      { type: 'oauth2', clientId: 'a', clientSecret: 'b' },
     ];
     for (const c of bad) {
       let err: unknown;
@@ -62,9 +68,17 @@ describe('createAuthProvider', () => {
       } catch (e) {
         err = e;
       }
-      expect(err).toBeInstanceOf(AuthError);
+      expect(err, JSON.stringify(c)).toBeInstanceOf(AuthError);
       expect((err as AuthError).code).toBe('AUTH_CONFIG_INVALID');
     }
+    expect(() =>
+      createAuthProvider({ type: 'oauth2', tokenUrl: 'http://x/t', clientId: 'a' } as AuthConfig),
+    ).toThrow(
+      'OAuth2 auth needs a non-empty clientSecret; it is missing (an unset environment variable?).',
+    );
+    expect(() => createAuthProvider({ type: 'static' } as AuthConfig)).toThrow(
+      'The static auth token is missing: set auth.token.',
+    );
   });
 
   it('redactAuthConfig keeps the shape and hides the secrets', () => {

@@ -239,9 +239,10 @@ describe('OAuth2ClientCredentialsAuth', () => {
     const pending = p.token();
     for (let i = 0; i < 200 && server.requests.length === 0; i++)
       await new Promise((r) => setTimeout(r, 5));
+    const failed = authError(pending);
     await p.close();
     await p.close();
-    expect((await authError(pending)).code).toBe('AUTH_CLOSED');
+    expect((await failed).code).toBe('AUTH_CLOSED');
     expect((await authError(p.token())).code).toBe('AUTH_CLOSED');
   });
 
