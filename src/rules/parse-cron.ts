@@ -33,6 +33,9 @@ const MACROS: Readonly<Record<string, string>> = {
   '@hourly': '0 * * * *',
 };
 
+/** The most days each month has (February in a leap year). */
+const DAYS_IN = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 /** A cron expression that does not parse; `offset` is 0-based in the expression text. */
 export type CronProblem = { readonly problem: string; readonly offset: number };
 
@@ -77,6 +80,16 @@ export function parseCron(text: string): CronSpec | CronProblem {
   const seconds = withSeconds ? sets.shift()! : [0];
   if (withSeconds) parts.shift();
   const dow = [...new Set(sets[4]!.map((d) => (d === 7 ? 0 : d)))].sort((a, b) => a - b);
+  const dayOfMonthStar = parts[2]!.text === '*' || parts[2]!.text === '?';
+  const dayOfWeekStar = parts[4]!.text === '*' || parts[4]!.text === '?';
+  // Days of the month alone (a day of the week would fire on its own): the 30th of February
+  // parses, and the rule would never run.
+  if (!dayOfMonthStar && dayOfWeekStar && !sets[3]!.some((m) => sets[2]![0]! <= DAYS_IN[m - 1]!)) {
+    return {
+      problem: `day ${parts[2]!.text} of ${parts[3]!.text === '*' ? 'any month' : `month ${parts[3]!.text}`} never comes: the rule would never run`,
+      offset: parts[2]!.offset,
+    };
+  }
   return {
     seconds,
     minutes: sets[0]!,
@@ -84,8 +97,8 @@ export function parseCron(text: string): CronSpec | CronProblem {
     daysOfMonth: sets[2]!,
     months: sets[3]!,
     daysOfWeek: dow,
-    dayOfMonthStar: parts[2]!.text === '*' || parts[2]!.text === '?',
-    dayOfWeekStar: parts[4]!.text === '*' || parts[4]!.text === '?',
+    dayOfMonthStar,
+    dayOfWeekStar,
   };
 }
 

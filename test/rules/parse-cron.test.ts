@@ -69,6 +69,11 @@ describe('parseCron', () => {
       'unknown cron macro "@sometimes": use @hourly, @daily, @weekly, @monthly or @yearly',
       0,
     ],
+    // Days that never come: each field parses, the rule would never run.
+    ['0 9 31 2 *', 'day 31 of month 2 never comes: the rule would never run', 4],
+    ['0 9 30,31 FEB *', 'day 30,31 of month FEB never comes', 4],
+    ['0 0 31 4,6,9,11 *', 'day 31 of month 4,6,9,11 never comes', 4],
+    ['*/5 0 9 31 2 *', 'day 31 of month 2 never comes', 8],
   ])('%s is refused', (text, problem, offset) => {
     const result = parseCron(text);
     expect('problem' in result && result).toEqual({
@@ -76,4 +81,11 @@ describe('parseCron', () => {
       offset,
     });
   });
+
+  it.each(['0 9 29 2 *', '0 9 31 4,5 *', '0 0 31 * *', '0 9 31 2 MON'])(
+    '%s comes (a leap day, a month with the day, or a day of the week besides)',
+    (text) => {
+      expect('problem' in parseCron(text)).toBe(false);
+    },
+  );
 });
