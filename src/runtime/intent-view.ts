@@ -90,7 +90,10 @@ export function intentView(i: IntentRecord): IntentView {
     attempts: i.attempts,
     offset: i.offset,
     updatedAt: isoTime(i.updatedAt),
-    ...(i.lastError === undefined ? {} : { error: i.lastError }),
+    // An intent that committed has no error, whatever its earlier attempts met (its attempts say).
+    ...(i.lastError === undefined || i.state === 'succeeded' || i.state === 'duplicate'
+      ? {}
+      : { error: i.lastError }),
   };
 }
 

@@ -87,6 +87,12 @@ describe('intent view (the ops API shapes of docs/operations-api.md)', () => {
     expect(intentView(intent({ lastError: { code: 'E' } }))).toMatchObject({
       error: { code: 'E' },
     });
+    // Committed after a retry (a dead letter retried, say): no error; its attempts show them.
+    for (const state of ['succeeded', 'duplicate'] as const) {
+      expect(
+        intentView(intent({ state, lastError: { code: 'SEQUENCER_BACKPRESSURE' } })),
+      ).not.toHaveProperty('error');
+    }
   });
 
   it('shows a slot intent with the contract it iterated over, or null', () => {
