@@ -191,7 +191,7 @@ export function createOpsMetrics(options: OpsMetricsOptions): OpsMetrics {
   });
   gauge(
     'ledgerbot_stream_lag_seconds',
-    'Now minus the record time of the last transaction processed.',
+    'Seconds from the record time of the last transaction processed to its processing (it stays put while none arrives).',
     () => {
       const ms = m().streamLagMs;
       return ms === null ? undefined : ms / 1000;
