@@ -102,4 +102,51 @@ describe('ruleReloader', () => {
     await new Promise((r) => setImmediate(r));
     expect(lines.join('')).toMatch(/"level":40.*(no rule is enabled|no enabled rule)/i);
   });
+
+  it('rejects a reload with one problem per mistake, its hint under it, and logs it so', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ledgerbot-reload-'));
+    const rules = join(dir, 'rules');
+    mkdirSync(rules);
+    const source = readFileSync(
+      new URL('../integration/fixtures/rules/accept-small-invoices.yaml', import.meta.url),
+      'utf8',
+    );
+    writeFileSync(join(rules, 'r.yaml'), source);
+    const configFile = join(dir, 'bot.config.yaml');
+    writeFileSync(
+      configFile,
+      [
+        'ledger: { url: "http://127.0.0.1:1", userId: ledgerbot }',
+        'parties: { payer: "Payer::1220aa", issuer: "Issuer::1220bb" }',
+        'rules: rules/',
+        'state: { dir: state }',
+        '',
+      ].join('\n'),
+    );
+    const config = await readConfig(configFile, {});
+    const lines: string[] = [];
+    const logger = rootLogger(
+      { level: 'info' },
+      { out: (t) => lines.push(t), err: (t) => lines.push(t) },
+    );
+    const bot = { reloadRules: () => ({}), metrics: { reloads: { rejected: 0 } } };
+    const reload = ruleReloader(config, bot as unknown as Bot, logger);
+    // One mistake with a did-you-mean hint: party alias payr.
+    writeFileSync(join(rules, 'r.yaml'), source.replace('party: payer', 'party: payr'));
+    const outcome = await reload();
+    expect(outcome.applied).toBe(false);
+    const errors = (outcome as { errors: string[] }).errors;
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(
+      /r\.yaml:\d+:\d+: unknown party alias "payr"\n\s+hint: did you mean "payer"\?$/,
+    );
+    await new Promise((r) => setImmediate(r));
+    const logged = lines
+      .join('')
+      .split('\n')
+      .filter((l) => l.includes('"msg":"rule problem"'));
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toContain('did you mean');
+    expect(lines.join('')).toContain('"problems":1');
+  });
 });

@@ -50,9 +50,14 @@ export function ruleReloader(
       const diff = bot.reloadRules(select(ruleSet));
       return { applied: true, diff };
     } catch (err) {
-      // A UsageError lists one problem per line after its first line, as file:line:col: ...
+      // A UsageError lists its problems after its first line, each `file:line:col: …` with
+      // its indented `hint:` lines under it: one problem each, hints included.
       const lines = (err as Error).message.split('\n');
-      errors = lines.length > 1 ? lines.slice(1) : lines;
+      errors = [];
+      for (const line of lines.length > 1 ? lines.slice(1) : lines) {
+        if (/^\s/.test(line) && errors.length > 0) errors[errors.length - 1] += `\n${line}`;
+        else errors.push(line);
+      }
     }
     bot.metrics.reloads.rejected += 1;
     for (const e of errors) log.error({ problem: e }, 'rule problem');
