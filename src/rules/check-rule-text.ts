@@ -35,6 +35,37 @@ const checkRuleFile = schemaChecker(RULES_SCHEMA, {
   ...RULE_FILE_WORDING,
 });
 
+/**
+ * For a key missing at the top of the file (`rules`), the unknown top-level key whose
+ * did-you-mean names it (`rule`), if there is one.
+ */
+function misspeltTopKey<P extends { path: YamlPath; code: string; message: string; hint?: string }>(
+  problem: P,
+  all: readonly P[],
+): P | undefined {
+  if (problem.code !== 'MISSING_KEY' || problem.path.length !== 0) return undefined;
+  const missing = /^`(\w+)` is missing/.exec(problem.message)?.[1];
+  if (missing === undefined) return undefined;
+  return all.find(
+    (q) =>
+      q.code === 'UNKNOWN_KEY' && q.path.length === 1 && q.hint === `did you mean "${missing}"?`,
+  );
+}
+
+/**
+ * `created: #invoices:Invoice:Invoice` reads as `created:` and a comment: an empty value where
+ * text goes, whose cause is on its line.
+ */
+function commentedValueHint(
+  p: { line: number; message: string },
+  text: string,
+): string | undefined {
+  if (!p.message.endsWith(', not empty')) return undefined;
+  return /:\s+#\S/.test(text.split('\n')[p.line - 1] ?? '')
+    ? 'quote a value that starts with #: # starts a comment, e.g. created: "#invoices:Invoice:Invoice"'
+    : undefined;
+}
+
 /** Parses and checks one rule file (pure: the text is given). Problems are in finding order. */
 export function checkRuleText(file: RuleFile, maxFileBytes: number): CheckedRuleText {
   const problems: RuleProblem[] = [];
@@ -68,12 +99,14 @@ export function checkRuleText(file: RuleFile, maxFileBytes: number): CheckedRule
     const value = at.pos(p.path);
     return value.line === p.line && value.col === p.col;
   };
-  for (const p of check.problems) {
+  for (const found of check.problems) {
     // "${{ }}" where it is not allowed is the real mistake; a pattern error on it is noise.
-    if (forbiddenPaths.has(p.path.join('/')) && aboutValue(p)) continue;
+    if (forbiddenPaths.has(found.path.join('/')) && aboutValue(found)) continue;
+    // `rule:` for `rules:`: the misspelt key says more than "`rules` is missing".
+    const p = misspeltTopKey(found, check.problems) ?? found;
     if (p.code === 'UNKNOWN_KEY') unknownKeys.push(`${p.path.join('/')}/`);
-    report(p, p.code, p.message, p.hint);
-    if (p.path.length === 0 || p.code === 'UNSUPPORTED_VERSION') {
+    report(p, p.code, p.message, p.hint ?? commentedValueHint(p, parsed.source.text));
+    if (found.path.length === 0 || p.code === 'UNSUPPORTED_VERSION') {
       return { compile: false, problems };
     }
   }

@@ -135,7 +135,7 @@ describe('ruleReloader', () => {
     writeFileSync(join(rules, 'r.yaml'), source.replace('party: payer', 'party: payr'));
     const outcome = await reload();
     expect(outcome.applied).toBe(false);
-    const errors = (outcome as { errors: string[] }).errors;
+    const errors = (outcome as { errors: readonly string[] }).errors;
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(
       /r\.yaml:\d+:\d+: unknown party alias "payr"\n\s+hint: did you mean "payer"\?$/,

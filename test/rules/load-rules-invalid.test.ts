@@ -126,6 +126,24 @@ const CASES: [string, string[]][] = [
     ],
   ],
   [
+    'unquoted-hash-flow.yaml',
+    [
+      'unquoted-hash-flow.yaml:4:20: YAML syntax: # starts a comment here, so the { or [ before it is never closed\n    hint: quote a value that starts with #, e.g. "#invoices:Invoice:Invoice" [YAML_SYNTAX]',
+    ],
+  ],
+  [
+    'unquoted-hash-block.yaml',
+    [
+      'unquoted-hash-block.yaml:5:16: `created` must be text, not empty\n    hint: quote a value that starts with #: # starts a comment, e.g. created: "#invoices:Invoice:Invoice" [WRONG_TYPE]',
+    ],
+  ],
+  [
+    'misspelt-rules-key.yaml',
+    [
+      'misspelt-rules-key.yaml:2:1: unknown key "rule" at the top of the file\n    hint: did you mean "rules"? [UNKNOWN_KEY]',
+    ],
+  ],
+  [
     'unknown-alias-in-cel.yaml',
     [
       'unknown-alias-in-cel.yaml:7:49: unknown party alias "payr"\n    hint: did you mean "payer"? [UNKNOWN_PARTY]',

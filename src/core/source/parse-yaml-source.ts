@@ -77,6 +77,8 @@ export function parseYamlSource(
       };
     };
     const lineTexts = text.split('\n');
+    const comment = flowCommentProblem(file, lineTexts, at.at(doc.errors[0]!.pos[0]).line);
+    if (comment !== undefined) return { ok: false, problems: [comment] };
     const problems: SourceProblem[] = [];
     const flagged = new Set<number>();
     for (const e of doc.errors) {
@@ -129,6 +131,48 @@ function flowVariableProblem(file: string, line: number, text: string): SourcePr
     message: `YAML syntax: \${${name}} inside { } or [ ] needs quotes`,
     hint: `write "\${${name}}": in a flow mapping or list, { and } cannot be part of a plain value`,
   };
+}
+
+/**
+ * `on: { created: #invoices:Invoice:Invoice, party: payer }`: an unquoted ` #` starts a comment,
+ * so the `{` before it is never closed, and the parser complains lines later. The first line up
+ * to the first error's where that happens is the mistake.
+ */
+function flowCommentProblem(
+  file: string,
+  lines: readonly string[],
+  upTo: number,
+): SourceProblem | undefined {
+  for (let n = 1; n <= Math.min(upTo, lines.length); n++) {
+    const col = commentInOpenFlow(lines[n - 1]!);
+    if (col === undefined) continue;
+    return {
+      file,
+      line: n,
+      col,
+      path: [],
+      code: 'YAML_SYNTAX',
+      message: 'YAML syntax: # starts a comment here, so the { or [ before it is never closed',
+      hint: 'quote a value that starts with #, e.g. "#invoices:Invoice:Invoice"',
+    };
+  }
+  return undefined;
+}
+
+/** The column of a comment's `#` while a `{` or `[` opened on the line is still open; or undefined. */
+function commentInOpenFlow(line: string): number | undefined {
+  let quote: string | undefined;
+  let depth = 0;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!;
+    if (quote !== undefined) {
+      if (ch === quote) quote = undefined;
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === '{' || ch === '[') depth++;
+    else if (ch === '}' || ch === ']') depth = Math.max(0, depth - 1);
+    else if (ch === '#' && (i === 0 || line[i - 1] === ' ')) return depth > 0 ? i + 1 : undefined;
+  }
+  return undefined;
 }
 
 /** The column of an unquoted `${` after a `{` or `[` on the line (not in a comment); or undefined. */

@@ -119,6 +119,15 @@ describe('parseYamlSource', () => {
     expect(fine.ok && fine.source.value).toEqual({ x: { token: '${A}' }, y: '${B}' });
   });
 
+  it("says that a # inside { } starts a comment, not the parser's complaint lines later", () => {
+    const text = 'a: { b: 1 } # a comment after a closed map\nc:\n  d: { e: #x, f: 2 }\n  g: 3\n';
+    expect(problems(parseYamlSource('h.yaml', text, opts))).toEqual([
+      'h.yaml:3:11 YAML_SYNTAX YAML syntax: # starts a comment here, so the { or [ before it is never closed',
+    ]);
+    const fine = parseYamlSource('f.yaml', 'a: { b: "#x" } # c\nd: [1, 2] #e\n', opts);
+    expect(fine.ok && fine.source.value).toEqual({ a: { b: '#x' }, d: [1, 2] });
+  });
+
   it('never puts the offending line into a message', () => {
     const parsed = parseYamlSource('s.yaml', 'token: "s3cr3t\n  : [\n', opts);
     expect(parsed.ok).toBe(false);
