@@ -55,7 +55,11 @@ describe('ledgerbot init --embedded', () => {
     expect(init.code).toBe(0);
     expect(filesIn(dir)).toEqual(EMBEDDED_FILES);
     for (const f of EMBEDDED_FILES) expect(init.out).toContain(f);
-    expect(init.out).toContain('npx ledgerbot validate --config bot.config.yaml');
+    // Nothing installs ledgerbot there: npx would look it up on the registry.
+    expect(init.out).toContain(
+      `node ${join(ROOT, 'bin', 'ledgerbot.js')} validate --config bot.config.yaml`,
+    );
+    expect(init.out).not.toContain('npx');
 
     const validate = await cli(['validate', '--config', join(dir, 'bot.config.yaml')]);
     // Checked against the starter model too: the embedded config names it.
@@ -244,6 +248,16 @@ describe('ledgerbot init usage errors exit 2 and write nothing', () => {
     expect(out).toBe('');
     expect(code).toBe(2);
     expect(existsSync(dir)).toBe(false);
+  });
+
+  it('says npx ledgerbot where npx finds it: installed in the project or one around it', async () => {
+    const outer = newDir();
+    mkdirSync(join(outer, 'node_modules', '.bin'), { recursive: true });
+    writeFileSync(join(outer, 'node_modules', '.bin', 'ledgerbot'), '');
+    const init = await cli(['init', join(outer, 'bots', 'billing'), '--embedded']);
+    expect(init.code).toBe(0);
+    expect(init.out).toContain('  npx ledgerbot validate --config bot.config.yaml\n');
+    expect(init.out).toContain('  npx ledgerbot run --config bot.config.yaml\n');
   });
 
   it('DIR that is a file', async () => {

@@ -1,5 +1,7 @@
 import { appendFile, lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { delimiter, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DEFAULTS } from '../../core/defaults.js';
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
 import { defineCommand } from '../define-command.js';
@@ -248,6 +250,23 @@ async function writeGitignore(dir: string): Promise<'written' | 'extended' | 'un
   return 'extended';
 }
 
+/**
+ * How the project's directory can run ledgerbot: `npx ledgerbot` where npx finds it (installed in
+ * the project or an enclosing one, or on the PATH); else this installation's own entry point (run
+ * from a clone, `npx ledgerbot` would look for the package on the registry).
+ */
+function commandFor(dir: string): string {
+  for (let d = dir; ; d = dirname(d)) {
+    if (existsSync(join(d, 'node_modules', '.bin', 'ledgerbot'))) return 'npx ledgerbot';
+    if (dirname(d) === d) break;
+  }
+  const onPath = (process.env.PATH ?? '')
+    .split(delimiter)
+    .some((p) => p !== '' && existsSync(join(p, 'ledgerbot')));
+  if (onPath) return 'npx ledgerbot';
+  return `node ${fileURLToPath(new URL('../../../bin/ledgerbot.js', import.meta.url))}`;
+}
+
 function report(
   io: CliIo,
   shown: string,
@@ -268,10 +287,11 @@ function report(
   lines.push('', 'Next:');
   if (shown !== '.') lines.push(`  cd ${shown}`);
   for (const name of requiredEnv(ledger)) lines.push(`  export ${name}=...`);
+  const ledgerbot = commandFor(resolve(shown));
   lines.push(
-    '  npx ledgerbot validate --config bot.config.yaml',
-    '  npx ledgerbot test tests',
-    '  npx ledgerbot run --config bot.config.yaml',
+    `  ${ledgerbot} validate --config bot.config.yaml`,
+    `  ${ledgerbot} test tests`,
+    `  ${ledgerbot} run --config bot.config.yaml`,
   );
   if (ledger.kind === 'url' && !ledger.parties.some(([alias]) => alias === EXAMPLE_ACTING_ALIAS)) {
     lines.push(
