@@ -141,6 +141,8 @@ describe('ledgerbot run with the participant down at start', () => {
           'the bot running',
         );
         expect(bot.lines.some((l) => l.msg === 'the participant answers; starting')).toBe(true);
+        // Its parties are the sandbox's: none is said to be unknown.
+        expect(bot.lines.filter((l) => String(l.msg).includes('does not know party'))).toEqual([]);
         await waitFor(
           () => get(`${ops}/readyz`),
           (r) => r.status === 200,

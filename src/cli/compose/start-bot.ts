@@ -1,6 +1,7 @@
 import type { Logger as PinoLogger } from 'pino';
 import { LedgerbotError } from '../../core/ledgerbot-error.js';
 import { awaitParticipant } from '../../runtime/await-participant.js';
+import { warnUnknownParties } from '../../runtime/unknown-parties.js';
 import { createBot, type Bot } from '../../runtime/bot.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { manualSlotRunner, type ManualSlotOutcome } from '../../runtime/ops/manual-slot.js';
@@ -272,6 +273,7 @@ export async function startBot(
         onWaiting: (reason) => (waitingFor = reason),
         logger,
       });
+      await warnUnknownParties(client, parties, logger, { timeoutMs: 5_000 });
       catalogue.connect(client);
       // The participant's packages: the rules are checked again (an error exits 2), and the
       // bot starts with them compiled against every package (an interface is known as one).
