@@ -1,3 +1,4 @@
+import { isAuthRejection, isTokenRejected } from '../ledger/error-checks.js';
 import { settleMatchCounts, type MatchCounts } from '../rules/evaluate.js';
 import type { RuleIndex } from '../rules/rule-index.js';
 import { INTENT_STATES, type IntentState } from '../store/store.js';
@@ -118,10 +119,33 @@ export class BotMetrics {
    * close may come after the new one's open.
    */
   readonly #openSockets: Record<StreamName, number> = { updates: 0, completions: 0 };
+  readonly #streamProblems: Record<StreamName, string | undefined> = {
+    updates: undefined,
+    completions: undefined,
+  };
   readonly #eventTimes = new Map<string, number>();
 
   get updatesConnected(): boolean {
     return this.#openSockets.updates > 0;
+  }
+
+  /** Why the updates stream last failed, since its last open; undefined when it did not. */
+  get updatesProblem(): string | undefined {
+    return this.#streamProblems.updates;
+  }
+
+  /**
+   * A failure of `stream` (a reconnect, or an auth failure the bot backs off from), said for
+   * `/readyz`: a refused token as such, with where to look; anything else by its message.
+   */
+  streamFailed(stream: StreamName, error: unknown): void {
+    this.#streamProblems[stream] = isTokenRejected(error)
+      ? "the participant rejected the bot's token: check ledger.auth (the token, its audience, its expiry)"
+      : isAuthRejection(error)
+        ? "the participant denied the bot's user the rights it needs: check the user's rights (actAs, readAs)"
+        : error instanceof Error
+          ? error.message
+          : String(error);
   }
 
   get completionsConnected(): boolean {
@@ -131,6 +155,7 @@ export class BotMetrics {
   /** A websocket of `stream` opened (StreamOptions.onOpen). */
   streamOpened(stream: StreamName): void {
     this.#openSockets[stream] += 1;
+    this.#streamProblems[stream] = undefined;
   }
 
   /** A websocket of `stream` that had opened closed (StreamOptions.onClose). */

@@ -24,6 +24,8 @@ export type StreamFollowerOptions<E extends { readonly offset: number }> = Retry
   afterIdle?(from: number, signal: AbortSignal): Promise<number>;
   /** The stream was refused as pruned from `from`: where to resume instead. */
   onPruned(from: number, error: unknown): Promise<number>;
+  /** Each auth failure it backs off from (for `/readyz`: why the stream is down). */
+  onAuthFailure?(error: unknown): void;
 };
 
 /**
@@ -84,7 +86,8 @@ export class StreamFollower<E extends { readonly offset: number }> {
         signal,
         retryable: isAuthFailure,
         step: () => failures++,
-        onRetry: (err, wait) =>
+        onRetry: (err, wait) => {
+          this.#o.onAuthFailure?.(err);
           this.#o.logger.error(
             {
               stream: name,
@@ -94,7 +97,8 @@ export class StreamFollower<E extends { readonly offset: number }> {
               ...errorFields(err),
             },
             'stream credentials refused; retrying',
-          ),
+          );
+        },
       });
     } catch (err) {
       if (signal.aborted) return;

@@ -50,11 +50,13 @@ export function botStreamFollower<E extends { readonly offset: number }>(
     random: deps.random,
     restartBackoff: deps.restartBackoff,
     logger: deps.logger,
+    onAuthFailure: (error) => metrics.streamFailed(name, error),
     open: (from, signal) =>
       parts.open(from, {
         signal,
-        onReconnect: () => {
+        onReconnect: (_attempt, _delayMs, error) => {
           metrics.reconnects[name] += 1;
+          if (error !== undefined) metrics.streamFailed(name, error);
         },
         onOpen: () => metrics.streamOpened(name),
         onClose: () => metrics.streamClosed(name),

@@ -18,6 +18,7 @@ function follower(options: { idleUntil?: () => boolean; afterIdle?: number } = {
   const handled: number[] = [];
   const pruned: number[] = [];
   const failures: unknown[] = [];
+  const authFailures: unknown[] = [];
   const f = new StreamFollower<El>({
     name: 'updates',
     signal: stop.signal,
@@ -43,12 +44,13 @@ function follower(options: { idleUntil?: () => boolean; afterIdle?: number } = {
       pruned.push(from);
       return Promise.resolve(100);
     },
+    onAuthFailure: (err) => authFailures.push(err),
   });
   const last = (): AsyncQueue<El> => opened[opened.length - 1]!.queue;
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 5; i++) await clock.advance(0);
   };
-  return { f, clock, stop, logger, opened, handled, pruned, failures, last, settle };
+  return { f, clock, stop, logger, opened, handled, pruned, failures, authFailures, last, settle };
 }
 
 let running: { stop: AbortController; done: Promise<void> } | undefined;
@@ -125,6 +127,8 @@ describe('StreamFollower', () => {
     const waits = t.logger.lines.filter((l) => l.msg === 'stream credentials refused; retrying');
     expect(waits.map((l) => l.fields.attempt)).toEqual([1, 2]);
     expect(waits[0]?.fields).toMatchObject({ stream: 'updates', errorCode: 'NA' });
+    // Each one is handed on (for /readyz's reason).
+    expect(t.authFailures).toHaveLength(2);
     // An element, then another refusal: the wait starts at the first step again.
     t.last().push({ offset: 1 });
     await t.settle();

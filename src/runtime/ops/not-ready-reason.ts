@@ -12,6 +12,8 @@ export type ReadinessProbe = {
   readonly streamExpected: boolean;
   /** A websocket of the updates stream is open now (not inferred from traffic). */
   readonly updatesConnected: boolean;
+  /** Why the updates stream last failed, while it is down (BotMetrics.updatesProblem). */
+  readonly updatesProblem?: string | undefined;
   /** The last offset the bot processed, read after the ledger end so the lag is not negative. */
   readonly processedOffset: () => number | undefined;
   /** /readyz fails above this lag, in offsets. */
@@ -28,7 +30,11 @@ export type ReadinessProbe = {
 export async function notReadyReason(p: ReadinessProbe): Promise<string | undefined> {
   if (p.botState !== 'running') return p.waitingFor ?? `bot is ${p.botState}`;
   if (!p.streamExpected) return undefined;
-  if (!p.updatesConnected) return 'updates stream disconnected';
+  if (!p.updatesConnected) {
+    return p.updatesProblem === undefined
+      ? 'updates stream disconnected'
+      : `updates stream disconnected: ${p.updatesProblem}`;
+  }
   const end = await p.readLedgerEnd();
   if ('error' in end) return `cannot read the ledger end: ${end.error}`;
   const processed = p.processedOffset();

@@ -117,6 +117,7 @@ export function opsStatus(deps: StatusDeps): OpsStatus {
       waitingFor: deps.waitingFor?.(),
       streamExpected: bot.plan.updateFormat !== null,
       updatesConnected: bot.metrics.updatesConnected,
+      updatesProblem: bot.metrics.updatesProblem,
       processedOffset: () => bot.processedOffset(),
       maxLag: deps.readyMaxLag,
       readLedgerEnd: async () => {

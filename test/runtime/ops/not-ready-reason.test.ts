@@ -61,6 +61,16 @@ describe('notReadyReason', () => {
     expect(p.endReads()).toBe(0);
   });
 
+  it('says why the updates stream is down, when a failure said so', async () => {
+    const p = probe({
+      updatesConnected: false,
+      updatesProblem: "the participant rejected the bot's token: check ledger.auth",
+    });
+    expect(await notReadyReason(p.probe)).toBe(
+      "updates stream disconnected: the participant rejected the bot's token: check ledger.auth",
+    );
+  });
+
   it('needs no stream for schedule rules only', async () => {
     const p = probe({ streamExpected: false, updatesConnected: false, end: { offset: 5000 } });
     expect(await notReadyReason(p.probe)).toBeUndefined();
