@@ -132,7 +132,7 @@ async function runUntilStopped(
         ),
       );
   const reloadNow = (trigger: string): void => {
-    logger.info({ trigger }, 'reloading the rules');
+    logger.info({ component: 'reload', trigger }, 'reloading the rules');
     if (running === undefined) {
       reloadPending = true;
       return;
