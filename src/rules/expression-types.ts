@@ -37,6 +37,8 @@ export type OperandType = {
   readonly daml?: { readonly resolved: ResolvedType; readonly type: DamlType };
   /** An `Optional a` (not nested): null when None. */
   readonly nullable: boolean;
+  /** The text of a text literal. */
+  readonly text?: string;
 };
 
 /** The API fields of `event` / `contract` (not Daml values) whose CEL type is fixed. */
@@ -101,7 +103,13 @@ function celTypeOfDaml(
 
 /** The type of an operand; null when unknown. */
 export function operandType(operand: Operand, known: ValueRootTypes | null): OperandType | null {
-  if (operand.kind === 'static') return { cel: operand.type, nullable: false };
+  if (operand.kind === 'static') {
+    return {
+      cel: operand.type,
+      nullable: false,
+      ...(operand.text === undefined ? {} : { text: operand.text }),
+    };
+  }
   if (operand.kind === 'unknown') return null;
   const path = operand.path;
   if (path.variable === 'parties' && path.segments.length === 1) {
@@ -203,6 +211,24 @@ function mismatch(op: string, p: OperandType, q: OperandType, path: ReadPath): P
     wrong = equality
       ? `so \`${op}\` with ${describe(q)} is always ${op === '==' ? 'false' : 'true'}`
       : `so \`${op}\` with ${describe(q)} fails on every event ("no such overload")`;
+  }
+  if (
+    wrong === null &&
+    daml === 'Party' &&
+    equality &&
+    q.text !== undefined &&
+    !q.text.includes('::')
+  ) {
+    // A party id is `name::fingerprint`: text without `::` never equals one.
+    const alias = /^[A-Za-z_][A-Za-z0-9_-]*$/.test(q.text) ? q.text : undefined;
+    return {
+      offset: path.segments[path.segments.length - 1]!.offset,
+      message: `${subjectOf(path.segments, path.variable)} is a Daml Party, whose text is a party id ("Name::1220…"); "${q.text}" is not one, so \`${op}\` is always ${op === '==' ? 'false' : 'true'}`,
+      hint:
+        alias === undefined
+          ? 'compare it with parties.<alias>, the party id of an alias of the config'
+          : `compare it with parties.${alias} if "${alias}" is a party alias of the config`,
+    };
   }
   if (wrong === null) return null;
   const text = pathText(path);

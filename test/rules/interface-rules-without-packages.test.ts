@@ -32,13 +32,13 @@ function withoutPackages(text: string): string[] {
 
 describe('event.view and contract.view without the packages', () => {
   it('a created rule: a warning, and the rule loads', () => {
-    const text = oneRule(ON_HOLDING, BURN, 'event.view.owner == "x"');
+    const text = oneRule(ON_HOLDING, BURN, 'event.view.owner == "x::1"');
     expect(withoutPackages(text)).toEqual([VIEW_WARNING('event', HOLDING)]);
     expect(load(text).ruleSet.rules).toHaveLength(1);
   });
 
   it('a forEach rule: a warning for contract.view', () => {
-    const text = oneRule(FOR_EACH, BURN_CONTRACT, 'contract.view.owner == "x"');
+    const text = oneRule(FOR_EACH, BURN_CONTRACT, 'contract.view.owner == "x::1"');
     expect(withoutPackages(text)).toEqual([VIEW_WARNING('contract', HOLDING)]);
     expect(load(text).ruleSet.rules).toHaveLength(1);
   });
@@ -47,7 +47,7 @@ describe('event.view and contract.view without the packages', () => {
     const other = PackageCatalogue.create([
       pkg('elsewhere', '1.0.0', { 'E:T': { template: { p: T.party } } }),
     ]);
-    const problems = problemsOf(oneRule(ON_HOLDING, BURN, 'event.view.owner == "x"'), other);
+    const problems = problemsOf(oneRule(ON_HOLDING, BURN, 'event.view.owner == "x::1"'), other);
     expect(problems).toEqual([
       expect.stringMatching(/^warning UNKNOWN_PACKAGE 4:20 no known package is named "holdings"/),
       VIEW_WARNING('event', HOLDING),
@@ -58,7 +58,7 @@ describe('event.view and contract.view without the packages', () => {
   it('each read of view is one warning; other unknown event fields stay errors', () => {
     expect(
       withoutPackages(
-        oneRule(ON_HOLDING, BURN, 'event.view.owner == "x" && event.craeteArgument.a == 1'),
+        oneRule(ON_HOLDING, BURN, 'event.view.owner == "x::1" && event.craeteArgument.a == 1'),
       ),
     ).toEqual([
       VIEW_WARNING('event', HOLDING),
@@ -70,24 +70,24 @@ describe('event.view and contract.view without the packages', () => {
 
   it('still an error where no interface could give a view: archived and exercised rules', () => {
     const archived = `    on: { archived: '${HOLDING}', party: payer }`;
-    expect(withoutPackages(oneRule(archived, BURN, 'event.view.owner == "x"'))).toEqual([
+    expect(withoutPackages(oneRule(archived, BURN, 'event.view.owner == "x::1"'))).toEqual([
       expect.stringMatching(/^UNKNOWN_EVENT_FIELD 5:18 an archived event has no field "view"/),
     ]);
     const exercised = `    on: { exercised: { interface: '${HOLDING}', choice: Transfer }, party: payer }`;
-    expect(withoutPackages(oneRule(exercised, BURN, 'event.view.owner == "x"'))).toEqual([
+    expect(withoutPackages(oneRule(exercised, BURN, 'event.view.owner == "x::1"'))).toEqual([
       expect.stringMatching(/^UNKNOWN_EVENT_FIELD 5:18 an exercised event has no field "view"/),
     ]);
   });
 
   it('still an error when a package says the reference is a template', () => {
     const onToken = `    on: { created: '#tokens:Token:Token', party: payer }`;
-    expect(problemsOf(oneRule(onToken, BURN, 'event.view.owner == "x"'), CATALOGUE)).toEqual([
+    expect(problemsOf(oneRule(onToken, BURN, 'event.view.owner == "x::1"'), CATALOGUE)).toEqual([
       expect.stringMatching(/^UNKNOWN_EVENT_FIELD 5:18 a created event has no field "view"/),
     ]);
   });
 
   it('with the interface’s package: no problem, and the rule is an interface rule', () => {
-    const text = oneRule(ON_HOLDING, BURN, 'event.view.owner == "x"');
+    const text = oneRule(ON_HOLDING, BURN, 'event.view.owner == "x::1"');
     expect(problemsOf(text, CATALOGUE)).toEqual([]);
     expect(
       loadRules([{ path: 'r.yaml', text }], { parties: PARTIES, packages: CATALOGUE }).ruleSet

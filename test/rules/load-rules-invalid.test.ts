@@ -138,6 +138,12 @@ const CASES: [string, string[]][] = [
     ],
   ],
   [
+    'party-vs-alias-text.yaml',
+    [
+      'party-vs-alias-text.yaml:5:32: field "payer" is a Daml Party, whose text is a party id ("Name::1220…"); "payer" is not one, so `==` is always false\n    hint: compare it with parties.payer if "payer" is a party alias of the config [TYPE_MISMATCH]',
+    ],
+  ],
+  [
     'misspelt-rules-key.yaml',
     [
       'misspelt-rules-key.yaml:2:1: unknown key "rule" at the top of the file\n    hint: did you mean "rules"? [UNKNOWN_KEY]',

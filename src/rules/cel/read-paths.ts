@@ -50,7 +50,7 @@ export type StaticType =
 /** One side of an operator: a field path, a value of a known type, or neither. */
 export type Operand =
   | { readonly kind: 'path'; readonly path: ReadPath }
-  | { readonly kind: 'static'; readonly type: StaticType }
+  | { readonly kind: 'static'; readonly type: StaticType; readonly text?: string }
   | { readonly kind: 'unknown' };
 
 /** A comparison or arithmetic operator with at least one side a field path. */
@@ -142,7 +142,8 @@ function operandOf(node: AstNode, scope: Scope, depth: number): Operand {
       const v = node.args;
       if (typeof v === 'bigint') return staticType('int');
       if (typeof v === 'number') return staticType('double');
-      if (typeof v === 'string') return staticType('string');
+      // The text too: a literal compared with a Party that cannot be one (`== "payer"`).
+      if (typeof v === 'string') return { kind: 'static', type: 'string', text: v };
       if (typeof v === 'boolean') return staticType('bool');
       if (v === null) return staticType('null');
       if (v instanceof Uint8Array) return staticType('bytes');
