@@ -69,6 +69,15 @@ export function celHint(summary: string, variables: Variables, kind: RuleKind): 
       ? `"${fn}" is not a function; did you mean "${guess}"?`
       : `"${fn}" is not a function; available: ${KNOWN_FUNCTIONS.join(', ')}`;
   }
+  if (summary.includes('no such overload') && summary.includes('google.protobuf.Timestamp')) {
+    return 'a date or time compares with a date or time: date(event.createArgument.due) < date("2026-01-01"), timestamp(…) > now';
+  }
+  if (summary.includes('no such overload') && summary.includes('google.protobuf.Duration')) {
+    return 'a duration compares with a duration: duration("1h")';
+  }
+  if (summary.startsWith('Exceeded maxDepth')) {
+    return 'the expression nests too deep: split it into several conditions (`when:` takes a list)';
+  }
   if (summary.includes('no such overload') && summary.includes('Decimal')) {
     return 'compare and compute decimals with decimals: decimal(event.createArgument.amount) < decimal("1000")';
   }

@@ -292,6 +292,11 @@ function explainRuleFileError(
       return at({
         code: 'WRONG_TYPE',
         message: `\`when\` must be a CEL expression (text) or a list of them, not ${describeType(e.data)}`,
+        ...(typeof e.data === 'boolean'
+          ? {
+              hint: `YAML read ${String(e.data)} as a boolean: quote it, when: "${String(e.data)}"; a rule without \`when\` fires on every event it matches`,
+            }
+          : {}),
       });
     case 'const':
       return at({

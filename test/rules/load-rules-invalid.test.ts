@@ -144,6 +144,18 @@ const CASES: [string, string[]][] = [
     ],
   ],
   [
+    'when-boolean.yaml',
+    [
+      'when-boolean.yaml:5:11: `when` must be a CEL expression (text) or a list of them, not the value true\n    hint: YAML read true as a boolean: quote it, when: "true"; a rule without `when` fires on every event it matches [WRONG_TYPE]',
+    ],
+  ],
+  [
+    'date-vs-text.yaml',
+    [
+      'date-vs-text.yaml:5:11: CEL: no such overload: google.protobuf.Timestamp < string\n    hint: a date or time compares with a date or time: date(event.createArgument.due) < date("2026-01-01"), timestamp(…) > now [CEL_COMPILE_ERROR]',
+    ],
+  ],
+  [
     'misspelt-rules-key.yaml',
     [
       'misspelt-rules-key.yaml:2:1: unknown key "rule" at the top of the file\n    hint: did you mean "rules"? [UNKNOWN_KEY]',
