@@ -207,7 +207,11 @@ describe('ledgerbot run-slot', () => {
       '--at',
       '2026-03-27T01:30:00Z',
     ];
-    const first = await run(args);
+    // --wait takes a duration (a bare number is milliseconds), and names itself when wrong.
+    const soon = await run([...args, '--wait', 'soon']);
+    expect(soon.code).toBe(2);
+    expect(soon.err).toMatch(/^ledgerbot: --wait soon: /);
+    const first = await run([...args, '--wait', '30s']);
     expect(first.err).toBe('');
     expect(first.code).toBe(0);
     expect(first.out).toContain('outcomes: 3 succeeded');

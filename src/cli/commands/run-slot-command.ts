@@ -18,6 +18,7 @@ import {
 import { opsClientFor } from '../ops-client.js';
 import { formatSlotIntent } from '../present/slot-intent-text.js';
 import { parseTimeOption } from '../parse-time-option.js';
+import { durationOption } from '../cli-options.js';
 import { runSlotViaBot } from './run-slot-via-bot.js';
 import { readConfig } from '../compose/read-config.js';
 import { UsageError } from '../usage-error.js';
@@ -25,7 +26,7 @@ import { UsageError } from '../usage-error.js';
 export const runSlotCommand = defineCommand({
   name: 'run-slot',
   summary: 'run one slot of a schedule rule now and print its intents (--dry-run: submit nothing)',
-  usage: `run-slot --config FILE --rule ID [--at TIME] [--dry-run] [--wait DURATION_MS]`,
+  usage: `run-slot --config FILE --rule ID [--at TIME] [--dry-run] [--wait DURATION]`,
   description: `Runs one slot of a schedule rule now: the latest slot at or before TIME (default: now). It
 reads the ledger end, the rule's forEach contracts there, evaluates the rule and prints the
 intents. Without --dry-run it submits them through the bot's pipeline (journal, retries, dead
@@ -52,9 +53,9 @@ its next round; the outcomes are not awaited then.`,
     },
     wait: {
       type: 'string',
-      default: '60000',
-      value: 'MS',
-      help: 'how long to wait for the outcomes (default 60000)',
+      default: '60s',
+      value: 'DURATION',
+      help: 'how long to wait for the outcomes, e.g. 30s or 2m (a bare number is milliseconds; default 60s)',
     },
   },
   footer: `Exit status: 0 when every intent succeeded (or was a duplicate), or the slot was forwarded
@@ -64,10 +65,10 @@ holds the store), 2 for usage and config errors.`,
   run: async ({ values }, io) => {
     if (values.config === undefined) throw new UsageError('--config FILE is required');
     if (values.rule === undefined) throw new UsageError('--rule ID is required');
-    const waitMs = Number(values.wait);
-    if (!Number.isInteger(waitMs) || waitMs < 0) {
-      throw new UsageError(`--wait must be a number of milliseconds, not "${values.wait}"`);
-    }
+    // A bare number is milliseconds, as --wait took before it took durations.
+    const waitMs = /^\d+$/.test(values.wait)
+      ? Number(values.wait)
+      : durationOption('--wait', values.wait);
     const now = Date.now();
     const at = values.at === undefined ? now : parseTimeOption('--at', values.at);
     if (at > now) {
