@@ -152,4 +152,23 @@ describe('ledgerbot validate', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toBe('ledgerbot: --format must be text or json, not "xml"\n');
   });
+
+  it('names the first byte of a rule file or config that is not UTF-8 (Latin-1), exit 2', async () => {
+    const rules = join(tmp, 'latin1.yaml');
+    // "café" as Latin-1: é is the single byte 0xE9.
+    writeFileSync(rules, Buffer.from('version: 1\nrules:\n  - id: caf\xe9\n', 'latin1'));
+    const r = await run([rules]);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(
+      `ledgerbot: ${rules}:3:12: the file is not UTF-8 text (an editor saved it as Latin-1 or Windows-1252?): save it as UTF-8\n`,
+    );
+    const config = join(tmp, 'latin1.config.yaml');
+    writeFileSync(config, Buffer.from('# Zürich\nledger: { url: http://x }\n', 'latin1'));
+    const c = await run(['--config', config]);
+    expect(c.code).toBe(2);
+    expect(c.err).toContain(`${config}:1:4: the config file is not UTF-8 text`);
+    // A UTF-8 file with the same letters is fine as far as its encoding goes.
+    writeFileSync(rules, 'version: 1\nrules:\n  - id: café\n');
+    expect((await run([rules])).err).not.toContain('UTF-8');
+  });
 });

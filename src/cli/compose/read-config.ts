@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { utf8Text } from '../../core/source/utf8-text.js';
 import type { BotConfig } from '../../runtime/config/bot-config.js';
 import { ConfigError, type ConfigProblem } from '../../runtime/config/config-error.js';
 import { loadBotConfig, type LoadBotConfigOptions } from '../../runtime/config/load-bot-config.js';
@@ -25,7 +26,13 @@ export async function readConfig(
         `${path} is ${bytes.length} bytes; a config file is at most ${MAX_CONFIG_BYTES}: is it the right file?`,
       );
     }
-    text = bytes.toString('utf8');
+    const decoded = utf8Text(bytes);
+    if (!decoded.ok) {
+      throw new UsageError(
+        `${path}:${decoded.line}:${decoded.col}: the config file is not UTF-8 text (saved as Latin-1 or Windows-1252?): save it as UTF-8`,
+      );
+    }
+    text = decoded.text;
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const code = (err as { code?: unknown }).code;

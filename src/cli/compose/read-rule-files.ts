@@ -1,5 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
+import { utf8Text } from '../../core/source/utf8-text.js';
 import type { RuleFile } from '../../rules/load-rules.js';
 import { UsageError } from '../usage-error.js';
 
@@ -25,7 +26,16 @@ export async function readRuleFiles(paths: readonly string[]): Promise<RuleFile[
           .sort()
           .map((n) => join(path, n))
       : [path];
-    for (const name of names) files.push({ path: name, text: await readFile(name, 'utf8') });
+    for (const name of names) files.push({ path: name, text: await readUtf8(name) });
   }
   return files;
+}
+
+/** A file that must be UTF-8 text (rules, configs); a usage error at the first byte that is not. */
+export async function readUtf8(path: string): Promise<string> {
+  const decoded = utf8Text(await readFile(path));
+  if (decoded.ok) return decoded.text;
+  throw new UsageError(
+    `${path}:${decoded.line}:${decoded.col}: the file is not UTF-8 text (an editor saved it as Latin-1 or Windows-1252?): save it as UTF-8`,
+  );
 }
