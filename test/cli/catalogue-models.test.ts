@@ -58,7 +58,7 @@ rules:
         actAs: [owner]
   - id: holdings
     on: { created: '#assets:Asset.Api:Holding', party: owner }
-    when: event.view.${viewField} == "x"
+    when: event.view.${viewField} == "x::1"
     then:
       - exercise:
           template: '#vouchers:Vouchers:Voucher'
