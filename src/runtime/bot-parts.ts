@@ -140,6 +140,7 @@ export function botParts(o: CompiledBotOptions, d: BotPartsDeps): BotParts {
     // Resuming counts as active: the slots missed while paused go to the misfire policy then.
     paused: (id) => book.pauseOf(id)?.resuming === false,
     live: () => d.state() === 'running' || d.state() === 'starting',
+    fail: d.fail,
   });
   return { book, checkpoint, rateLimits, pipeline, journal: side, updates, control, schedules };
 }

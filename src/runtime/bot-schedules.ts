@@ -1,3 +1,4 @@
+import { AbortError } from '../core/abort-error.js';
 import type { Clock } from '../core/clock.js';
 import { IllegalStateError } from '../core/illegal-state-error.js';
 import type { Logger } from '../core/logger.js';
@@ -48,6 +49,8 @@ export type BotSchedulesDeps = {
   readonly options?: BotScheduleOptions;
   /** Whether a rule is paused: it fires no slot then (see ScheduleDriverOptions.paused). */
   readonly paused?: (ruleId: string) => boolean;
+  /** Fails the bot: a slot's intents could not be recorded (see the sink in botSchedules). */
+  readonly fail?: (err: unknown) => void;
 };
 
 /**
@@ -76,6 +79,17 @@ function botSchedules(deps: BotSchedulesDeps): ScheduleDriver | undefined {
       },
       options,
     );
+  // An intent the pipeline cannot record (a failed commit, a store that refuses writes from now
+  // on, a lost fleet lease) fails the bot, as on the event path: a slot retried against it
+  // could never succeed, and a bot that goes on reporting ready is never restarted. A slot whose
+  // ledger read fails is retried by the driver.
+  const sink: SlotIntentSink = {
+    submitIntents: (intents, context) =>
+      deps.sink.submitIntents(intents, context).catch((err: unknown) => {
+        if (!(err instanceof AbortError)) deps.fail?.(err);
+        throw err;
+      }),
+  };
   return new ScheduleDriver({
     rules: scheduled,
     scheduler: options.scheduler ?? nodeCronSlotScheduler(logger),
@@ -89,7 +103,7 @@ function botSchedules(deps: BotSchedulesDeps): ScheduleDriver | undefined {
     runSlot: (rule, slot, signal) =>
       runSlot(rule, slot, {
         source,
-        sink: deps.sink,
+        sink,
         journal: deps.journal,
         parties: deps.parties,
         ...(deps.packageNameOf === undefined ? {} : { packageNameOf: deps.packageNameOf }),

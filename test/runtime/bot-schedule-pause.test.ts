@@ -1,4 +1,7 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SQLITE_STORE_FILE } from '../../src/store/open-sqlite-store.js';
 import type { BotOptions } from '../../src/runtime/bot.js';
 import { clockSlotScheduler, type SlotScheduler } from '../../src/schedule/slot-scheduler.js';
 import {
@@ -6,6 +9,7 @@ import {
   botFixture,
   checkpointAt,
   NOTE_RULES,
+  recordingLogger,
   rules,
   type BotFixture,
 } from './bot-fixture.js';
@@ -100,5 +104,25 @@ describe('the bot, unit: a paused schedule rule', () => {
     expect(resumed).toEqual(['note']);
     expect(fx.ledger.updateStreams.length).toBe(streams); // no replay stream
     expect(fx.bot.checkpoint()).toBe(12);
+  });
+});
+
+describe('the bot, unit: a schedule slot on a store that refuses writes', () => {
+  it('fails the bot instead of retrying the slot for ever, and says why', async () => {
+    const log = recordingLogger();
+    const fx = noteBot({ logger: log });
+    await fx.bot.start();
+    // The disk is full, say: from now on the journal's log cannot take a row.
+    const db = new Database(join(fx.dir, SQLITE_STORE_FILE));
+    db.exec(
+      `CREATE TRIGGER full BEFORE INSERT ON intent_log BEGIN SELECT RAISE(ABORT, 'disk full'); END`,
+    );
+    db.close();
+    await fx.clock.advance(MINUTE);
+    await fx.settle();
+    await fx.bot.done;
+    expect(fx.bot.state).toBe('failed');
+    expect(fx.bot.error).toMatchObject({ message: 'disk full' });
+    expect(log.lines.some((l) => l.level === 'error' && l.msg === 'bot failed')).toBe(true);
   });
 });
