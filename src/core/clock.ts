@@ -11,7 +11,10 @@ export interface Clock {
   now(): number;
   setTimeout(fn: () => void, ms: number): TimerHandle;
   clearTimeout(handle: TimerHandle): void;
-  /** Resolves after `ms`; rejects with AbortError when `signal` aborts first. */
+  /**
+   * Resolves after `ms`; rejects with AbortError when `signal` aborts first. The system clock's
+   * sleep keeps the process alive while it waits; its `setTimeout` does not.
+   */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
@@ -42,5 +45,14 @@ export const systemClock: Clock = {
     return { id };
   },
   clearTimeout: (handle) => clearTimeout(handle.id as NodeJS.Timeout),
-  sleep: (ms, signal) => sleepWith(systemClock, ms, signal),
+  // Unlike setTimeout's, a sleep holds the process: someone awaits it (a stream waiting to
+  // reconnect, a call waiting to retry), and a program whose only pending work is that wait
+  // must not end in the middle of it with nothing said.
+  sleep: (ms, signal) => sleepWith(refClock, ms, signal),
+};
+
+/** The system clock whose timers keep the process alive (for `systemClock.sleep`). */
+const refClock: Clock = {
+  ...systemClock,
+  setTimeout: (fn, ms) => ({ id: setTimeout(fn, ms) }),
 };

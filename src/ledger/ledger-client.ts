@@ -1,3 +1,5 @@
+import { AbortError } from '../core/abort-error.js';
+import { IllegalStateError } from '../core/illegal-state-error.js';
 import { createHttpTransport, type CallOptions, type HttpTransport } from './http-transport.js';
 import { badShape, callOptions, JsonCalls, type ListOptions } from './json-calls.js';
 import { PartyAndUserEndpoints } from './party-and-user-endpoints.js';
@@ -79,6 +81,8 @@ export class LedgerClient extends PartyAndUserEndpoints {
   readonly transport: HttpTransport;
 
   readonly #streams: StreamContext;
+  /** Aborts every stream the client opened, at `close`. */
+  readonly #closing = new AbortController();
 
   constructor(transport: HttpTransport, streams: StreamContext) {
     super(new JsonCalls(transport));
@@ -104,7 +108,7 @@ export class LedgerClient extends PartyAndUserEndpoints {
    * jittered backoff and resumes after the last offset it yielded, checkpoints included.
    */
   updates(request: StreamUpdatesRequest, options?: StreamOptions): ResumableStream<UpdateElement> {
-    return streamUpdates(this.#streams, request, options);
+    return streamUpdates(this.#streams, request, this.#untilClosed('updates', options));
   }
 
   /** The completions websocket, resumed like `updates`. */
@@ -112,7 +116,7 @@ export class LedgerClient extends PartyAndUserEndpoints {
     request: StreamCompletionsRequest,
     options?: StreamOptions,
   ): ResumableStream<CompletionElement> {
-    return streamCompletions(this.#streams, request, options);
+    return streamCompletions(this.#streams, request, this.#untilClosed('completions', options));
   }
 
   /**
@@ -131,12 +135,32 @@ export class LedgerClient extends PartyAndUserEndpoints {
         activeContractsSocket: (req, opts) => activeContractsSocket(streams, req, opts),
       },
       request,
-      options,
+      this.#untilClosed('activeContracts', options),
     );
   }
 
+  /**
+   * Closes the connection pool and ends every stream the client opened: a loop over one throws
+   * AbortError (a stream waiting to reconnect stops waiting). Every call after it throws.
+   */
   close(): Promise<void> {
+    this.#closing.abort(new AbortError('the ledger client is closed'));
     return this.transport.close();
+  }
+
+  /** `options` whose signal also aborts at `close`; a closed client opens no stream. */
+  #untilClosed<O extends { readonly signal?: AbortSignal | undefined }>(
+    what: string,
+    options: O | undefined,
+  ): O {
+    if (this.#closing.signal.aborted) {
+      throw new IllegalStateError(`${what}: the ledger client is closed.`);
+    }
+    const signal =
+      options?.signal === undefined
+        ? this.#closing.signal
+        : AbortSignal.any([options.signal, this.#closing.signal]);
+    return { ...(options ?? ({} as O)), signal };
   }
 
   // ---- state ----
