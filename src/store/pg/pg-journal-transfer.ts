@@ -24,7 +24,18 @@ export async function exportPgJournal(
     const cp = await client.query<{
       resume_offset: number | null;
       processed_offset: number | null;
-    }>(`SELECT resume_offset, processed_offset FROM ${s}.lb_checkpoints WHERE owner = $1`, [owner]);
+    }>(
+      // A fleet's schema keeps a checkpoint per rule (`rule:<id>`) and none of its own: the
+      // export then resumes from the earliest of them. A restore replays from there what some
+      // rules had handled already; their intents are in the journal under the same commandIds,
+      // so nothing is submitted twice, and no rule's events are skipped.
+      `SELECT resume_offset, processed_offset FROM ${s}.lb_checkpoints WHERE owner = $1
+       UNION ALL
+       SELECT min(resume_offset), min(processed_offset) FROM ${s}.lb_checkpoints
+        WHERE owner LIKE 'rule:%' AND NOT EXISTS (SELECT 1 FROM ${s}.lb_checkpoints WHERE owner = $1)
+       HAVING count(*) > 0`,
+      [owner],
+    );
     const intents = await client.query<PgIntentRow>(
       `SELECT * FROM ${s}.lb_intents ORDER BY justifying_offset, created_at, command_id`,
     );

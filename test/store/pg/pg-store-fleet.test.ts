@@ -158,6 +158,30 @@ describeWithPg('the PostgreSQL store of a fleet member', (server) => {
     });
   });
 
+  it("exports a fleet's journal to resume from its earliest rule checkpoint, and a restore does", async () => {
+    const a = await open(['a']);
+    const b = await open(['b']);
+    a.recordIntents([intentOf('a', 10)]);
+    a.advanceCheckpoint(30);
+    b.advanceCheckpoint(54);
+    await Promise.all([a.sync(), b.sync()]);
+    expect(await checkpoints()).toEqual({ 'rule:a': 9, 'rule:b': 54 });
+    for (const st of stores.splice(0)) await st.closeAsync();
+    // What `ledgerbot state export` opens: the schema as a whole, with no rules of its own.
+    const whole = await openPgStore({ url, schema: 'fleet', clock });
+    stores.push(whole);
+    const journal = await whole.exportJournal();
+    expect(journal).toMatchObject({ checkpoint: 9, processedOffset: 30 });
+    expect(journal.intents.map((r) => r.intent.commandId)).toEqual(['lb-a-10']);
+    // Restored into a fresh schema, a member of the restored fleet begins at it (not at start:).
+    const restored = await openPgStore({ url, schema: 'restored', clock });
+    await restored.importJournal(journal);
+    await restored.closeAsync();
+    const member = await openPgStore({ url, schema: 'restored', clock, rules: ['b'] });
+    stores.push(member);
+    expect(member.checkpoint()).toBe(9);
+  });
+
   it("compacts only its own rules' intents", async () => {
     const a = await open(['a']);
     const b = await open(['b']);
