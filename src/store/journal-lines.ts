@@ -1,5 +1,5 @@
 import { LedgerbotError } from '../core/ledgerbot-error.js';
-import type { JournalContents, JournalIntentRow } from './journal-transfer.js';
+import type { JournalContents, JournalIntentRow, RuleCheckpoint } from './journal-transfer.js';
 import type { SlotRecord } from './store.js';
 
 /*
@@ -19,6 +19,8 @@ export type JournalHeader = {
   readonly exportedAt: string;
   readonly checkpoint: number | null;
   readonly processedOffset: number | null;
+  /** A fleet's checkpoint per rule (JournalContents.ruleCheckpoints); absent for a single bot. */
+  readonly ruleCheckpoints?: readonly RuleCheckpoint[];
   /** How many intent lines and slot lines follow: a file cut at a line's end is refused. */
   readonly intents: number;
   readonly slots: number;
@@ -63,6 +65,7 @@ export function* journalLines(
     exportedAt: new Date(exportedAt).toISOString(),
     checkpoint: journal.checkpoint ?? null,
     processedOffset: journal.processedOffset ?? null,
+    ...(journal.ruleCheckpoints === undefined ? {} : { ruleCheckpoints: journal.ruleCheckpoints }),
     intents: journal.intents.length,
     slots: journal.slots.length,
   };

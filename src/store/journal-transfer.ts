@@ -19,12 +19,25 @@ export type JournalIntentRow<P = unknown> = {
   };
 };
 
+/** One rule's checkpoint in a fleet's schema. */
+export type RuleCheckpoint = {
+  readonly ruleId: string;
+  readonly checkpoint: number;
+  readonly processedOffset?: number;
+};
+
 /** A whole journal, store-neutral. */
 export type JournalContents<P = unknown> = {
   /** The resume offset (`Store.checkpoint`); absent before the first. */
   readonly checkpoint?: number;
   /** The highest offset declared processed (`advanceCheckpoint`); absent before the first. */
   readonly processedOffset?: number;
+  /**
+   * A fleet's checkpoints, one per rule that has one (a fleet keeps no other); `checkpoint` is
+   * then the earliest of them, which is what a store with one checkpoint (a single bot) resumes
+   * from. Absent for a single bot's journal.
+   */
+  readonly ruleCheckpoints?: readonly RuleCheckpoint[];
   /** In the order `listIntents` has them: oldest justifying offset first. */
   readonly intents: readonly JournalIntentRow<P>[];
   /** By rule id. */

@@ -1,4 +1,4 @@
-import type { JournalContents, JournalIntentRow } from './journal-transfer.js';
+import type { JournalContents, JournalIntentRow, RuleCheckpoint } from './journal-transfer.js';
 import {
   depthOver,
   JOURNAL_FORMAT,
@@ -94,6 +94,7 @@ export function parseJournalLines(
     header,
     ...(header.checkpoint === null ? {} : { checkpoint: header.checkpoint }),
     ...(header.processedOffset === null ? {} : { processedOffset: header.processedOffset }),
+    ...(header.ruleCheckpoints === undefined ? {} : { ruleCheckpoints: header.ruleCheckpoints }),
     intents,
     slots,
   };
@@ -113,7 +114,16 @@ function headerOf(value: unknown, fail: Fail): JournalHeader {
   }
   onlyKeys(
     h,
-    ['format', 'version', 'exportedAt', 'checkpoint', 'processedOffset', 'intents', 'slots'],
+    [
+      'format',
+      'version',
+      'exportedAt',
+      'checkpoint',
+      'processedOffset',
+      'ruleCheckpoints',
+      'intents',
+      'slots',
+    ],
     'the header',
     fail,
   );
@@ -124,9 +134,32 @@ function headerOf(value: unknown, fail: Fail): JournalHeader {
     exportedAt: h.exportedAt,
     checkpoint: nullableCount(h.checkpoint, 'the header checkpoint', fail),
     processedOffset: nullableCount(h.processedOffset, 'the header processedOffset', fail),
+    ...(h.ruleCheckpoints === undefined
+      ? {}
+      : { ruleCheckpoints: ruleCheckpointsOf(h.ruleCheckpoints, fail) }),
     intents: count(h.intents, 'the header intents', fail),
     slots: count(h.slots, 'the header slots', fail),
   };
+}
+
+function ruleCheckpointsOf(value: unknown, fail: Fail): RuleCheckpoint[] {
+  if (!Array.isArray(value)) fail('the header ruleCheckpoints is not a list');
+  const seen = new Set<string>();
+  return (value as unknown[]).map((r) => {
+    if (!isObject(r) || typeof r.ruleId !== 'string' || r.ruleId === '' || seen.has(r.ruleId)) {
+      fail('a header rule checkpoint has no ruleId, or one named twice');
+    }
+    onlyKeys(r, ['ruleId', 'checkpoint', 'processedOffset'], 'a header rule checkpoint', fail);
+    seen.add(r.ruleId);
+    const processed = r.processedOffset;
+    return {
+      ruleId: r.ruleId,
+      checkpoint: count(r.checkpoint, 'a header rule checkpoint', fail),
+      ...(processed === undefined
+        ? {}
+        : { processedOffset: count(processed, 'a header rule processedOffset', fail) }),
+    };
+  });
 }
 
 const OUTCOMES: ReadonlySet<string> = new Set<AttemptOutcome>([

@@ -22,18 +22,13 @@ export async function exportPgJournal(
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const cp = await client.query<{
+      owner: string;
       resume_offset: number | null;
       processed_offset: number | null;
     }>(
-      // A fleet's schema keeps a checkpoint per rule (`rule:<id>`) and none of its own: the
-      // export then resumes from the earliest of them. A restore replays from there what some
-      // rules had handled already; their intents are in the journal under the same commandIds,
-      // so nothing is submitted twice, and no rule's events are skipped.
-      `SELECT resume_offset, processed_offset FROM ${s}.lb_checkpoints WHERE owner = $1
-       UNION ALL
-       SELECT min(resume_offset), min(processed_offset) FROM ${s}.lb_checkpoints
-        WHERE owner LIKE 'rule:%' AND NOT EXISTS (SELECT 1 FROM ${s}.lb_checkpoints WHERE owner = $1)
-       HAVING count(*) > 0`,
+      // A fleet's schema keeps a checkpoint per rule (`rule:<id>`) and none of its own.
+      `SELECT owner, resume_offset, processed_offset FROM ${s}.lb_checkpoints
+        WHERE owner = $1 OR owner LIKE 'rule:%' ORDER BY owner`,
       [owner],
     );
     const intents = await client.query<PgIntentRow>(
@@ -43,11 +38,26 @@ export async function exportPgJournal(
       `SELECT * FROM ${s}.lb_schedule_slots ORDER BY rule_id`,
     );
     await client.query('COMMIT');
-    const resume = cp.rows[0]?.resume_offset ?? null;
-    const processed = cp.rows[0]?.processed_offset ?? null;
+    const own = cp.rows.find((r) => r.owner === owner);
+    const rules = cp.rows
+      .filter((r) => r.owner.startsWith('rule:') && r.resume_offset !== null)
+      .map((r) => ({
+        ruleId: r.owner.slice('rule:'.length),
+        checkpoint: Number(r.resume_offset),
+        ...(r.processed_offset === null ? {} : { processedOffset: Number(r.processed_offset) }),
+      }));
+    // Without one of its own (a fleet), the earliest rule's: where a single bot resumes.
+    const earliest = (xs: (number | undefined)[]): number | null => {
+      const known = xs.filter((x): x is number => x !== undefined);
+      return known.length === 0 ? null : Math.min(...known);
+    };
+    const resume = own !== undefined ? own.resume_offset : earliest(rules.map((r) => r.checkpoint));
+    const processed =
+      own !== undefined ? own.processed_offset : earliest(rules.map((r) => r.processedOffset));
     return {
-      ...(resume === null ? {} : { checkpoint: resume }),
-      ...(processed === null ? {} : { processedOffset: processed }),
+      ...(resume === null ? {} : { checkpoint: Number(resume) }),
+      ...(processed === null ? {} : { processedOffset: Number(processed) }),
+      ...(own === undefined && rules.length > 0 ? { ruleCheckpoints: rules } : {}),
       intents: intents.rows.map((row) => rowOfFolded(row)),
       slots: slots.rows.map(toSlot),
     };
@@ -86,7 +96,7 @@ export async function importPgJournal(
     await client.query('BEGIN');
     const { rows } = await client.query<{ n: number }>(
       `SELECT (SELECT count(*) FROM ${s}.lb_intents) + (SELECT count(*) FROM ${s}.lb_schedule_slots)
-            + (SELECT count(*) FROM ${s}.lb_checkpoints WHERE owner = $1) AS n`,
+            + (SELECT count(*) FROM ${s}.lb_checkpoints WHERE owner = $1 OR owner LIKE 'rule:%') AS n`,
       [target.owner],
     );
     if ((rows[0]?.n ?? 0) > 0) {
@@ -108,6 +118,12 @@ export async function importPgJournal(
         holds: [],
       }),
     );
+    for (const r of journal.ruleCheckpoints ?? []) {
+      await client.query(
+        `INSERT INTO ${s}.lb_checkpoints (owner, resume_offset, processed_offset) VALUES ($1, $2, $3)`,
+        [`rule:${r.ruleId}`, r.checkpoint, r.processedOffset ?? null],
+      );
+    }
     await client.query('COMMIT');
   } catch (err) {
     failed = true;

@@ -5,6 +5,8 @@ import type { LeaseHold } from '../../../src/store/pg/commit-fence.js';
 import { openPgStore } from '../../../src/store/pg/open-pg-store.js';
 import type { PgStore } from '../../../src/store/pg/pg-store.js';
 import { recordRuleOrigins } from '../../../src/store/pg/rule-origins.js';
+import { journalLines } from '../../../src/store/journal-lines.js';
+import { parseJournalLines } from '../../../src/store/read-journal-lines.js';
 import type { NewIntent } from '../../../src/store/store.js';
 import { describeWithPg } from '../../support/describe-with-pg.js';
 import { eventIntent } from '../store-fixtures.js';
@@ -158,7 +160,7 @@ describeWithPg('the PostgreSQL store of a fleet member', (server) => {
     });
   });
 
-  it("exports a fleet's journal to resume from its earliest rule checkpoint, and a restore does", async () => {
+  it("exports a fleet's checkpoint per rule, and a restore puts each back", async () => {
     const a = await open(['a']);
     const b = await open(['b']);
     a.recordIntents([intentOf('a', 10)]);
@@ -171,15 +173,28 @@ describeWithPg('the PostgreSQL store of a fleet member', (server) => {
     const whole = await openPgStore({ url, schema: 'fleet', clock });
     stores.push(whole);
     const journal = await whole.exportJournal();
-    expect(journal).toMatchObject({ checkpoint: 9, processedOffset: 30 });
-    expect(journal.intents.map((r) => r.intent.commandId)).toEqual(['lb-a-10']);
-    // Restored into a fresh schema, a member of the restored fleet begins at it (not at start:).
+    expect(journal).toMatchObject({
+      // Where a store with one checkpoint (a single bot) resumes: the earliest rule's.
+      checkpoint: 9,
+      processedOffset: 30,
+      ruleCheckpoints: [
+        { ruleId: 'a', checkpoint: 9, processedOffset: 30 },
+        { ruleId: 'b', checkpoint: 54, processedOffset: 54 },
+      ],
+    });
+    // Through the file format and back, then into a fresh schema: each rule resumes where it was.
+    const lines = [...journalLines(journal, 0)].join('');
+    const parsed = parseJournalLines(Buffer.from(lines), 'journal.jsonl');
     const restored = await openPgStore({ url, schema: 'restored', clock });
-    await restored.importJournal(journal);
+    await restored.importJournal(parsed);
+    await expect(restored.importJournal(parsed)).rejects.toMatchObject({ code: 'STORE_NOT_EMPTY' });
     await restored.closeAsync();
     const member = await openPgStore({ url, schema: 'restored', clock, rules: ['b'] });
     stores.push(member);
-    expect(member.checkpoint()).toBe(9);
+    expect(member.checkpoint()).toBe(54);
+    const newRule = await openPgStore({ url, schema: 'restored', clock, rules: ['c'] });
+    stores.push(newRule);
+    expect(newRule.checkpoint()).toBe(9);
   });
 
   it("compacts only its own rules' intents", async () => {
