@@ -16,8 +16,9 @@ export function deadLettersScreen(permissions: Permissions): Screen & { changed(
 
   const refresh = async (): Promise<void> => {
     try {
-      list = (await get<{ deadLetters: DeadLetterView[] }>(`/dead-letters?limit=${LIMIT}`))
-        .deadLetters;
+      list = (
+        await get<{ deadLetters: DeadLetterView[] }>(`/dead-letters?limit=${LIMIT}&order=newest`)
+      ).deadLetters;
       error = undefined;
     } catch (err) {
       error = err;
@@ -110,7 +111,7 @@ export function deadLettersScreen(permissions: Permissions): Screen & { changed(
                   ),
                 ),
                 h('td', { class: 'num' }, String(d.attempts)),
-                h('td', { class: 'error-text' }, errorText(d.error)),
+                h('td', { class: 'error-text' }, h('span', { class: 'clip' }, errorText(d.error))),
                 permissions.readOnly ? null : h('td', null, actions(d)),
               ),
             ),

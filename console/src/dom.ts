@@ -37,7 +37,21 @@ function append(parent: Node, child: Child): void {
     return;
   }
   parent.appendChild(
-    child instanceof Node ? child : document.createTextNode(String(child as string | number)),
+    child instanceof Node
+      ? child
+      : document.createTextNode(visibleText(String(child as string | number))),
+  );
+}
+
+/**
+ * Text as the page shows it: the bidirectional overrides, embeddings and isolates a ledger value
+ * may carry (`"RTL \u202Egnp.exe"` shows as "RTL exe.png") are written out as `⟨U+202E⟩`, so the
+ * console never shows text other than what is stored. Right-to-left scripts need none of them.
+ */
+export function visibleText(text: string): string {
+  return text.replace(
+    /[\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
   );
 }
 
@@ -79,9 +93,39 @@ export function svg<K extends keyof SVGElementTagNameMap>(
   return el;
 }
 
-/** Replaces a container's content. */
+/**
+ * Replaces a container's content. Live updates re-render screens: a control that had the focus
+ * inside the container gets it back in the new content (the same kind of element, with the same
+ * test id and text, at the same position among its likes), so a keyboard or screen-reader user
+ * does not lose their place to every event.
+ */
 export function show(container: Element, ...children: Child[]): void {
+  const focused = document.activeElement;
+  const place =
+    focused instanceof HTMLElement && focused !== container && container.contains(focused)
+      ? placeOf(container, focused)
+      : undefined;
   const fragment = document.createDocumentFragment();
   append(fragment, children);
   container.replaceChildren(fragment);
+  if (place === undefined) return;
+  const again = likesOf(container, place.element)[place.index];
+  again?.focus({ preventScroll: true });
+}
+
+/** Elements of the container like `el`: same tag, test id and text. */
+function likesOf(container: Element, el: HTMLElement): HTMLElement[] {
+  const same = (other: Element): boolean =>
+    other.tagName === el.tagName &&
+    other.getAttribute('data-testid') === el.getAttribute('data-testid') &&
+    other.textContent === el.textContent;
+  return [...container.querySelectorAll<HTMLElement>(el.tagName)].filter(same);
+}
+
+function placeOf(
+  container: Element,
+  el: HTMLElement,
+): { element: HTMLElement; index: number } | undefined {
+  const index = likesOf(container, el).indexOf(el);
+  return index < 0 ? undefined : { element: el, index };
 }

@@ -8,6 +8,8 @@ import { INTENT_STATES, type Attempt, type IntentDetail, type IntentView } from 
 import { badge, button, code, empty, facts, problem, table, timeEl } from './ui.js';
 
 const PAGE = 100;
+/** The most a page of GET /intents holds. */
+const MAX_ROWS = 1000;
 
 export function intentsScreen(ruleIds: () => readonly string[]): Screen & { changed(): void } {
   const root = h('section', { class: 'screen', 'data-testid': 'intents' });
@@ -18,14 +20,15 @@ export function intentsScreen(ruleIds: () => readonly string[]): Screen & { chan
   let detailId: string | undefined;
   let loading = false;
 
-  const fetchPage = async (before?: string): Promise<void> => {
+  /** `rows`: how many of the newest to read (a live refresh keeps the older pages shown). */
+  const fetchPage = async (before?: string, rows = PAGE): Promise<void> => {
     loading = true;
     try {
       const page = await get<{ intents: IntentView[]; next: string | null }>(
         withQuery('/intents', {
           ruleId: filter.ruleId,
           state: filter.state,
-          limit: String(PAGE),
+          limit: String(rows),
           before,
         }),
       );
@@ -108,7 +111,7 @@ export function intentsScreen(ruleIds: () => readonly string[]): Screen & { chan
           ),
         ),
         h('td', { class: 'num' }, String(i.attempts)),
-        h('td', { class: 'error-text' }, errorText(i.error)),
+        h('td', { class: 'error-text' }, h('span', { class: 'clip' }, errorText(i.error))),
       ),
     );
     show(
@@ -255,7 +258,8 @@ export function intentsScreen(ruleIds: () => readonly string[]): Screen & { chan
     },
     changed() {
       if (root.hidden || detailId !== undefined) return;
-      void fetchPage().then(renderList);
+      // As many rows as are shown (the pages "Show older" added stay), up to the API's limit.
+      void fetchPage(undefined, Math.min(MAX_ROWS, Math.max(PAGE, list.length))).then(renderList);
     },
   };
 }

@@ -131,7 +131,7 @@ export function whyScreen(): Screen {
     h(
       'p',
       { class: 'hint' },
-      'Did a rule fire for a transaction, and if not, which condition stopped it? The bot evaluates the update again, exactly as it did then, without submitting anything.',
+      'Did a rule fire for a transaction, and if not, which condition stopped it? The bot evaluates the update again with the rules in effect now (a rule changed since may answer otherwise than it did then), without submitting anything.',
     ),
     form,
     result,

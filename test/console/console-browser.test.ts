@@ -10,6 +10,7 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandLabel } from '../../console/src/format.js';
 import { loadRulesOrThrow } from '../../src/rules/load-rules.js';
 import type { OpsServer } from '../../src/runtime/ops/ops-server.js';
 import {
@@ -347,6 +348,25 @@ describe.skipIf(skipReason !== undefined)(
         expect(await page.locator('img').count()).toBe(0);
         expect(await page.locator('[onerror]').count()).toBe(0);
         expect(dialogs).toEqual([]);
+
+        // A bidi override shows as itself, not as reversed text; a 20 KB value wraps in place.
+        const spoof = `RTL \u202Egnp.exe\u202C end ${'x'.repeat(20_000)}`;
+        await issueInvoices(ledger, [{ reference: spoof, amount: '16.00', currency: 'CHF' }]);
+        const long = await waitFor(
+          () => api<{ intents: { commandId: string }[] }>('/intents?ruleId=audit-invoices&limit=1'),
+          (b) => b.intents[0]?.commandId !== intents[0]!.commandId,
+          WAIT,
+          'the audit intent of the long invoice',
+        );
+        await page.goto(`${ops.url}/#intents/${encodeURIComponent(long.intents[0]!.commandId)}`);
+        await expect
+          .poll(() => command.textContent(), { timeout: WAIT })
+          .toContain('RTL ⟨U+202E⟩gnp.exe⟨U+202C⟩ end');
+        expect(await command.textContent()).not.toContain('\u202E');
+        const widths = await page.evaluate<{ page: number; view: number }>(
+          '({ page: document.documentElement.scrollWidth, view: window.innerWidth })',
+        );
+        expect(widths.page).toBeLessThanOrEqual(widths.view);
       },
       TEST,
     );
@@ -364,17 +384,31 @@ describe.skipIf(skipReason !== undefined)(
         expect(bot.bot.ruleStatus().find((r) => r.id === 'audit-invoices')?.state).toBe('paused');
 
         const before = await seen();
+        // A keyboard user's place survives the live updates that re-render the list.
+        await page.getByTestId('resume-audit-invoices').focus();
+        const fired = await ruleRow('settle-accepted-invoices').getByTestId('fired').textContent();
         await issueInvoices(ledger, [{ reference: 'P-1', amount: '25.00', currency: 'CHF' }]);
+        await issueInvoices(ledger, [{ reference: 'P-0', amount: '26.00', currency: 'USD' }]);
         await caughtUp();
+        await expect
+          .poll(() => ruleRow('settle-accepted-invoices').getByTestId('fired').textContent(), {
+            timeout: WAIT,
+          })
+          .not.toBe(fired);
+        expect(
+          await page.evaluate<string | null>(
+            "document.activeElement && document.activeElement.getAttribute('data-testid')",
+          ),
+        ).toBe('resume-audit-invoices');
         expect(await seen()).toBe(before);
         await shot('rules');
 
         await page.getByTestId('resume-audit-invoices').click();
         await waitFor(
           seen,
-          (n) => n === before + 1,
+          (n) => n === before + 2,
           WAIT,
-          'the audit record of P-1 after resuming',
+          'the audit records of P-1 and P-0 after resuming',
         );
         await expect
           .poll(() => ruleRow('audit-invoices').getByTestId('state').textContent(), {
@@ -411,6 +445,13 @@ describe.skipIf(skipReason !== undefined)(
         await page.goto(`${ops.url}/#dead-letters`);
         const rows = page.getByTestId('dead-letter-row');
         await expect.poll(() => rows.count(), { timeout: WAIT }).toBe(2);
+        // Newest first, as docs/console.md says (the API's default is oldest first).
+        const { deadLetters } = await api<{ deadLetters: { commandId: string }[] }>(
+          '/dead-letters',
+        );
+        expect(await rows.first().textContent()).toContain(
+          commandLabel(deadLetters[1]!.commandId, 'audit-invoices'),
+        );
         expect(await rows.first().textContent()).toContain('SEQUENCER_BACKPRESSURE');
         await shot('dead-letters');
         await rows.first().getByTestId('retry').click();

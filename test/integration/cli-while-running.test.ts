@@ -229,6 +229,18 @@ describe('while the bot runs, with http in its config', () => {
     // Nothing was run: the schedule's last completed slot is not in the future.
     expect((await cli(['schedule', '--config', withHttp])).out).not.toContain('2999');
     const [letter] = await deadLetters(withHttp);
+    // Oldest first by default; newest first when asked (the console's order).
+    const ids = async (query: string): Promise<string[]> =>
+      (
+        (await (await call('GET', `/dead-letters${query}`)).json()) as {
+          deadLetters: { commandId: string }[];
+        }
+      ).deadLetters.map((d) => d.commandId);
+    const oldest = await ids('');
+    expect(oldest.length).toBeGreaterThan(1);
+    expect(await ids('?order=newest')).toEqual([...oldest].reverse());
+    expect(await ids('?order=newest&limit=1')).toEqual([oldest.at(-1)]);
+    expect((await call('GET', '/dead-letters?order=sideways')).status).toBe(400);
     const intent = await call('GET', `/intents/${letter!.commandId}`);
     expect(intent.status).toBe(200);
     expect(await intent.json()).toMatchObject({

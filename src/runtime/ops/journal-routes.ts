@@ -128,10 +128,16 @@ export function journalRoutes(deps: JournalRoutesDeps): Route[] {
           throw new HttpProblem(400, 'BAD_REQUEST', `limit must be a whole number 1..${MAX_LIST}`);
         }
         const ruleId = url.searchParams.get('ruleId');
-        const list = await queries.listDeadLetters({
-          limit,
-          ...(ruleId === null ? {} : { ruleId }),
-        });
+        const order = url.searchParams.get('order') ?? 'oldest';
+        if (order !== 'oldest' && order !== 'newest') {
+          throw new HttpProblem(400, 'BAD_REQUEST', 'order must be oldest or newest');
+        }
+        const byRule = ruleId === null ? {} : { ruleId };
+        // Newest first reads them all (an operator's dead letters are few), then the newest.
+        const list =
+          order === 'oldest'
+            ? await queries.listDeadLetters({ limit, ...byRule })
+            : (await queries.listDeadLetters({ limit: -1, ...byRule })).reverse().slice(0, limit);
         return { status: 200, body: { deadLetters: list.map((d) => deadLetterView(d)) } };
       },
     },
