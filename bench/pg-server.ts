@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -18,6 +18,8 @@ export type PgServer = {
   /** `postgres://ledgerbot@127.0.0.1:<port>/<database>` for a fresh database. */
   readonly url: (database?: string) => string;
   readonly port: number;
+  /** Whether it serves TLS (a self-signed certificate; `?sslmode=require` connects). */
+  readonly ssl: boolean;
   /** Creates a new empty database and returns its URL. */
   freshDatabase(prefix?: string): Promise<string>;
   /** Stops the server at once (`pg_ctl -m immediate`, as a crash would) or cleanly. */
@@ -59,6 +61,15 @@ function serverUser(): string | undefined {
   return hasPostgres ? 'postgres' : 'nobody';
 }
 
+function hasOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function run(user: string | undefined, bin: string, args: readonly string[]): void {
   const [cmd, argv] =
     user === undefined ? [bin, [...args]] : ['runuser', ['-u', user, '--', bin, ...args]];
@@ -93,6 +104,26 @@ export async function startPgServer(): Promise<PgServer> {
     'UTF8',
     '--no-locale',
   ]);
+  // A self-signed certificate, so a client can ask for TLS (`?sslmode=require`) as it would of a
+  // managed database; clients that do not ask connect without it.
+  const ssl = hasOpenssl();
+  if (ssl) {
+    run(user, 'openssl', [
+      'req',
+      '-new',
+      '-x509',
+      '-days',
+      '2',
+      '-nodes',
+      '-subj',
+      '/CN=ledgerbot-test',
+      '-keyout',
+      join(data, 'server.key'),
+      '-out',
+      join(data, 'server.crt'),
+    ]);
+    chmodSync(join(data, 'server.key'), 0o600);
+  }
   let closed = false;
   // fsync off: the tests crash processes (the server's or the bot's), never the machine, and the
   // OS keeps what a process wrote; commits stay synchronous, so a crash loses no commit.
@@ -107,7 +138,7 @@ export async function startPgServer(): Promise<PgServer> {
       join(root, 'server.log'),
       'start',
       '-o',
-      `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off -c full_page_writes=off`,
+      `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off -c full_page_writes=off${ssl ? ' -c ssl=on' : ''}`,
     ]);
   };
   const stop = (mode: 'fast' | 'immediate' = 'fast'): void => {
@@ -120,6 +151,7 @@ export async function startPgServer(): Promise<PgServer> {
   return {
     url,
     port,
+    ssl,
     async freshDatabase(prefix = 'lb') {
       const name = `${prefix}_${process.pid}_${++n}`;
       const client = new pg.Client({ connectionString: url() });

@@ -1,3 +1,4 @@
+import { libpqUrl } from '../../store/pg/libpq-url.js';
 import type pg from 'pg';
 import { DEFAULTS } from '../../core/defaults.js';
 import type { FleetConfig, PostgresConfig } from '../../runtime/config/bot-config.js';
@@ -16,7 +17,7 @@ export async function openFleetPool(
 ): Promise<pg.Pool> {
   const { Pool } = await loadPg();
   const pool = new Pool({
-    connectionString: pgConfig.url,
+    connectionString: libpqUrl(pgConfig.url),
     max: 2,
     connectionTimeoutMillis: DEFAULTS.postgres.connectTimeoutMs,
     // A round must not wait for a connection longer than a lease lasts.

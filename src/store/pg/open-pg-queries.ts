@@ -1,3 +1,4 @@
+import { libpqUrl } from './libpq-url.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { StoreError } from '../store-error.js';
 import { maskPgUrl, withoutPassword } from './mask-pg-url.js';
@@ -31,7 +32,7 @@ export async function openPgQueries(options: {
   const where = `${maskPgUrl(options.url)} (schema ${schema})`;
   const pg = await loadPg();
   const pool = new pg.Pool({
-    connectionString: options.url,
+    connectionString: libpqUrl(options.url),
     max: 2,
     connectionTimeoutMillis: DEFAULTS.postgres.connectTimeoutMs,
     types: pgTypes(pg),

@@ -1,3 +1,4 @@
+import { libpqUrl } from './libpq-url.js';
 import type pg from 'pg';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { DEFAULTS } from '../../core/defaults.js';
@@ -64,7 +65,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     // statistics of the moment, when the journal is nearly empty: that plan read lb_intents in
     // full at every commit (test/store/pg/pg-commit-plans.test.ts). Set at connection start
     // (libpq's `options`, after any the URL gives), so no query of the connection runs before it.
-    ...withStartupOption(options.url, PLAN_OPTION),
+    ...withStartupOption(libpqUrl(options.url), PLAN_OPTION),
     max: options.poolSize ?? DEFAULTS.postgres.poolSize,
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULTS.postgres.connectTimeoutMs,
     types: pgTypes(pg),
@@ -122,7 +123,7 @@ async function writerLock(
   where: string,
 ): Promise<pg.Client> {
   const client = new pg.Client({
-    connectionString: options.url,
+    connectionString: libpqUrl(options.url),
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULTS.postgres.connectTimeoutMs,
     application_name: 'ledgerbot-lock',
   });
