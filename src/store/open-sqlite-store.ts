@@ -86,6 +86,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store & JournalTra
         fileMustExist: true,
         timeout: options.busyTimeoutMs ?? DEFAULTS.store.busyTimeoutMs,
       });
+      // Read, never migrated: a store a newer ledgerbot wrote is refused, not misread.
+      refuseNewer(db, options.migrations ?? SQLITE_MIGRATIONS);
       return SqliteStore.open({ db, clock, path, readonly: true });
     }
     if (options.dir !== undefined) mkdirSync(options.dir, { recursive: true });
@@ -135,10 +137,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store & JournalTra
   }
 }
 
-function migrate(db: Database.Database, migrations: readonly SqliteMigration[], clock: Clock) {
-  db.exec(
-    'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)',
-  );
+/** The store's schema version; STORE_SCHEMA_TOO_NEW when this build does not know it. */
+function refuseNewer(db: Database.Database, migrations: readonly SqliteMigration[]): number {
   const current =
     db.prepare<[], { v: number | null }>('SELECT max(version) AS v FROM schema_version').get()?.v ??
     0;
@@ -149,6 +149,14 @@ function migrate(db: Database.Database, migrations: readonly SqliteMigration[], 
       `the state store has schema version ${current}, but this ledgerbot knows only up to ${latest}: run a newer ledgerbot, or point state.dir at a fresh directory`,
     );
   }
+  return current;
+}
+
+function migrate(db: Database.Database, migrations: readonly SqliteMigration[], clock: Clock) {
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)',
+  );
+  const current = refuseNewer(db, migrations);
   const record = db.prepare<[number, number]>(
     'INSERT INTO schema_version (version, applied_at) VALUES (?, ?)',
   );

@@ -105,6 +105,10 @@ describe('opening', () => {
     expect((error as Error).message).toMatch(
       new RegExp(`schema version 99.*knows only up to ${latest}:`),
     );
+    // Read without migrating (state export, dead-letters list): refused the same, not misread.
+    expect(() => openSqliteStore({ dir, clock, readonly: true })).toThrow(
+      expect.objectContaining({ code: 'STORE_SCHEMA_TOO_NEW' }) as Error,
+    );
   });
 
   it('refuses a file that is not a database, naming it', () => {

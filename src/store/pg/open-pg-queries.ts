@@ -1,3 +1,4 @@
+import { JOURNAL_PG_MIGRATIONS } from './journal-pg-migrations.js';
 import { libpqUrl } from './libpq-url.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { StoreError } from '../store-error.js';
@@ -55,6 +56,20 @@ export async function openPgQueries(options: {
   if (!found) {
     await pool.end().catch(() => undefined);
     return undefined;
+  }
+  // Read, never migrated: a schema a newer ledgerbot wrote is refused, not misread.
+  const { rows: versions } = await pool.query<{ v: number | null }>(
+    `SELECT max(version) AS v FROM ${quoteIdentifier(schema)}.lb_schema_versions WHERE component = $1`,
+    [JOURNAL_PG_MIGRATIONS.name],
+  );
+  const current = versions[0]?.v ?? 0;
+  const latest = JOURNAL_PG_MIGRATIONS.migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  if (current > latest) {
+    await pool.end().catch(() => undefined);
+    throw new StoreError(
+      'STORE_SCHEMA_TOO_NEW',
+      `the PostgreSQL schema ${schema} has journal version ${current}, but this ledgerbot knows only up to ${latest}: run a newer ledgerbot`,
+    );
   }
   return {
     queries: new PgJournalQueries(pool, schema),

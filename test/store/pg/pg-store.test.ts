@@ -3,6 +3,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/core/fake-clock.js';
 import { IllegalStateError } from '../../../src/core/illegal-state-error.js';
 import type { CommitFence } from '../../../src/store/pg/commit-fence.js';
+import { openPgQueries } from '../../../src/store/pg/open-pg-queries.js';
 import { openPgStore, type PgStoreOptions } from '../../../src/store/pg/open-pg-store.js';
 import type { PgStore } from '../../../src/store/pg/pg-store.js';
 import { JournalCompactor } from '../../../src/runtime/journal-compactor.js';
@@ -435,6 +436,10 @@ describeWithPg('the PostgreSQL store', (server) => {
       `INSERT INTO lbtest.lb_schema_versions (component, version) VALUES ('journal', 99)`,
     );
     await expect(open()).rejects.toMatchObject({ code: 'STORE_SCHEMA_TOO_NEW' });
+    // The CLI's reads (state export, dead-letters list) refuse it too, instead of misreading it.
+    await expect(openPgQueries({ url, schema: 'lbtest' })).rejects.toMatchObject({
+      code: 'STORE_SCHEMA_TOO_NEW',
+    });
   });
 
   it('two instances opening a fresh database at once both open it, migrated once', async () => {
