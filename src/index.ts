@@ -181,7 +181,6 @@ export type { StreamOptions } from './ledger/ws/stream-context.js';
 export type { ReconnectListener } from './ledger/ws/resumable-stream.js';
 export type { StreamUpdatesRequest, UpdateElement } from './ledger/ws/update-stream.js';
 export type { CompletionElement, StreamCompletionsRequest } from './ledger/ws/completion-stream.js';
-export { activeContractsSocket } from './ledger/ws/active-contracts-socket.js';
 export type {
   ActiveContractsMode,
   ActiveContractsOptions,
