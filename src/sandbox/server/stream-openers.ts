@@ -246,13 +246,52 @@ export function openActiveContracts(
   authorizeEventFormat(ctx, principal, format);
   checkOffset(ctx, offset, 'active_at_offset');
   const contracts = ctx.engine.activeContractsAt(offset, format);
-  let next = 0;
+  let next = continuationOf(o, offset);
   const sending = pacedSend(sink, (max) => {
     const stop = Math.min(contracts.length, next + max);
     while (next < stop && sink.wantsMore()) {
-      sink.send(JSON.stringify(activeContractWithNulls(contracts[next++]!)));
+      // Canton 3.5 gives each element the token that resumes after it.
+      const element = {
+        ...(activeContractWithNulls(contracts[next]!) as object),
+        streamContinuationToken: continuationToken(offset, next),
+      };
+      next++;
+      sink.send(JSON.stringify(element));
     }
     return next >= contracts.length;
   });
   return { openEnded: false, sent: sending.sent, cancel: sending.stop };
+}
+
+/**
+ * The sandbox's continuation token: opaque to clients (base64, as Canton's bytes are in JSON),
+ * it names the snapshot's offset and the element after which a request with it resumes.
+ */
+function continuationToken(offset: number, index: number): string {
+  return Buffer.from(JSON.stringify({ at: offset, after: index })).toString('base64');
+}
+
+/** Where a request's `streamContinuationToken` resumes the snapshot: 0 without one. */
+function continuationOf(o: Record<string, unknown>, offset: number): number {
+  const token = o.streamContinuationToken;
+  if (token === undefined || token === null || token === '') return 0;
+  let decoded: unknown;
+  try {
+    decoded =
+      typeof token === 'string'
+        ? JSON.parse(Buffer.from(token, 'base64').toString('utf8'))
+        : undefined;
+  } catch {
+    decoded = undefined;
+  }
+  const t = decoded as { at?: unknown; after?: unknown } | undefined;
+  if (typeof t?.at !== 'number' || typeof t.after !== 'number' || !Number.isInteger(t.after)) {
+    throw invalidArgument('Invalid stream continuation token');
+  }
+  if (t.at !== offset) {
+    throw invalidArgument(
+      `The stream continuation token is for active_at_offset ${t.at}, not ${offset}`,
+    );
+  }
+  return t.after + 1;
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LedgerClient } from '../../../src/ledger/ledger-client.js';
 import type { Sandbox } from '../../../src/sandbox/start-sandbox.js';
 import { specRoutes } from '../../support/spec-routes.js';
 import {
@@ -60,6 +61,11 @@ async function allPages(party: string, size: number, offset: number): Promise<Pa
     if (token === undefined) return pages;
   }
   throw new Error('more than 100 pages');
+}
+
+function withoutToken(element: unknown): unknown {
+  const { streamContinuationToken: _, ...rest } = element as Record<string, unknown>;
+  return rest;
 }
 
 function invoice(reference: string): Record<string, unknown> {
@@ -135,7 +141,8 @@ describe('POST /v2/state/active-contracts-page', () => {
     for (const size of [1, 2, 3, 5, 6]) {
       const pages = await allPages(sb.parties.Alice!, size, end);
       expect(pages).toHaveLength(Math.ceil(list.length / size));
-      expect(pages.flatMap((p) => p.activeContracts)).toEqual(list);
+      // The same contracts; the list's elements carry their continuation token, a page's none.
+      expect(pages.flatMap((p) => p.activeContracts)).toEqual(list.map(withoutToken));
       for (const p of pages) expect(p.activeAtOffset).toBe(end);
     }
   });
@@ -190,7 +197,7 @@ describe('POST /v2/state/active-contracts-page', () => {
       token = p.nextPageToken ?? undefined;
     }
     expect(token).toBeUndefined();
-    expect([...first.activeContracts, ...rest]).toEqual(list);
+    expect([...first.activeContracts, ...rest]).toEqual((list as unknown[]).map(withoutToken));
   });
 
   it('rejects a token used with another event format or offset, and a malformed token', async () => {
@@ -240,5 +247,62 @@ describe('POST /v2/state/active-contracts: eventFormat XOR the legacy filter', (
       filter: format,
     });
     expect(legacy.status).toBe(200);
+  });
+});
+
+describe('POST /v2/state/active-contracts: the 3.5 stream continuation token', () => {
+  it('gives each element the token that resumes after it, as Canton 3.5 does', async () => {
+    const end = await ledgerEnd();
+    const request = { activeAtOffset: end, eventFormat: wildcard(sb.parties.Alice!) };
+    const all = (await post('/v2/state/active-contracts', request)) as {
+      streamContinuationToken: string;
+    }[];
+    expect(all.length).toBeGreaterThan(2);
+    for (const e of all) expect(e.streamContinuationToken).toMatch(/^[A-Za-z0-9+/=]+$/);
+    // Resumed after the second: the last three, the same elements.
+    const rest = await post('/v2/state/active-contracts', {
+      ...request,
+      streamContinuationToken: all[1]!.streamContinuationToken,
+    });
+    expect(rest).toEqual(all.slice(2));
+    // A token of another snapshot, or one that is not a token, is refused.
+    const other = await call(sb, 'POST', '/v2/state/active-contracts', {
+      ...request,
+      activeAtOffset: end - 1,
+      streamContinuationToken: all[1]!.streamContinuationToken,
+    });
+    expect(other.status).toBe(400);
+    expect(other.body).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    const junk = await call(sb, 'POST', '/v2/state/active-contracts', {
+      ...request,
+      streamContinuationToken: 'not-a-token',
+    });
+    expect(junk.status).toBe(400);
+  });
+
+  it("lets the client's list mode page through a snapshot larger than a page", async () => {
+    const client = await LedgerClient.create({ url: sb.url });
+    try {
+      const end = await ledgerEnd();
+      const all = (await post('/v2/state/active-contracts', {
+        activeAtOffset: end,
+        eventFormat: wildcard(sb.parties.Alice!),
+      })) as unknown[];
+      const ids: string[] = [];
+      for await (const e of client.activeContracts(
+        { activeAtOffset: end, eventFormat: wildcard(sb.parties.Alice!) },
+        { mode: 'list', pageSize: 1 },
+      )) {
+        const entry = e.contractEntry as {
+          JsActiveContract: { createdEvent: { contractId: string } };
+        };
+        ids.push(entry.JsActiveContract.createdEvent.contractId);
+      }
+      expect(all.length).toBeGreaterThan(1);
+      expect(ids).toHaveLength(all.length);
+      expect(new Set(ids).size).toBe(all.length);
+    } finally {
+      await client.close();
+    }
   });
 });
