@@ -197,7 +197,7 @@ describe('POST /v2/state/active-contracts-page', () => {
       token = p.nextPageToken ?? undefined;
     }
     expect(token).toBeUndefined();
-    expect([...first.activeContracts, ...rest]).toEqual((list as unknown[]).map(withoutToken));
+    expect([...first.activeContracts, ...rest]).toEqual(list.map(withoutToken));
   });
 
   it('rejects a token used with another event format or offset, and a malformed token', async () => {
