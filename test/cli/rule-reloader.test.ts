@@ -53,38 +53,45 @@ describe('watchRuleFiles', () => {
   });
 });
 
+/** A rules folder holding the accept-small-invoices rule, a config over it, a logger keeping its lines. */
+async function project() {
+  dir = mkdtempSync(join(tmpdir(), 'ledgerbot-reload-'));
+  const rules = join(dir, 'rules');
+  mkdirSync(rules);
+  const source = readFileSync(
+    new URL('../integration/fixtures/rules/accept-small-invoices.yaml', import.meta.url),
+    'utf8',
+  );
+  writeFileSync(join(rules, 'r.yaml'), source);
+  const configFile = join(dir, 'bot.config.yaml');
+  writeFileSync(
+    configFile,
+    [
+      'ledger: { url: "http://127.0.0.1:1", userId: ledgerbot }',
+      'parties: { payer: "Payer::1220aa", issuer: "Issuer::1220bb" }',
+      'rules: rules/',
+      'state: { dir: state }',
+      '',
+    ].join('\n'),
+  );
+  const config = await readConfig(configFile, {});
+  const lines: string[] = [];
+  const logger = rootLogger(
+    { level: 'info' },
+    { out: (t) => lines.push(t), err: (t) => lines.push(t) },
+  );
+  return { rules, source, config, lines, logger };
+}
+
 describe('ruleReloader', () => {
   it('applies a reload that leaves no rule enabled, and warns that the bot now idles', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ledgerbot-reload-'));
-    const rules = join(dir, 'rules');
-    mkdirSync(rules);
-    const source = readFileSync(
-      new URL('../integration/fixtures/rules/accept-small-invoices.yaml', import.meta.url),
-      'utf8',
-    );
+    const { rules, source, config, lines, logger } = await project();
     const rule = (enabled: boolean): string =>
       source.replace(
         '  - id: accept-small-invoices\n',
         `  - id: accept-small-invoices\n    enabled: ${String(enabled)}\n`,
       );
     writeFileSync(join(rules, 'r.yaml'), rule(true));
-    const configFile = join(dir, 'bot.config.yaml');
-    writeFileSync(
-      configFile,
-      [
-        'ledger: { url: "http://127.0.0.1:1", userId: ledgerbot }',
-        'parties: { payer: "Payer::1220aa", issuer: "Issuer::1220bb" }',
-        'rules: rules/',
-        'state: { dir: state }',
-        '',
-      ].join('\n'),
-    );
-    const config = await readConfig(configFile, {});
-    const lines: string[] = [];
-    const logger = rootLogger(
-      { level: 'info' },
-      { out: (t) => lines.push(t), err: (t) => lines.push(t) },
-    );
     let reloads = 0;
     const bot = {
       reloadRules: () => ((reloads += 1), { added: [], removed: [], changed: [] }),
@@ -104,31 +111,7 @@ describe('ruleReloader', () => {
   });
 
   it('rejects a reload with one problem per mistake, its hint under it, and logs it so', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ledgerbot-reload-'));
-    const rules = join(dir, 'rules');
-    mkdirSync(rules);
-    const source = readFileSync(
-      new URL('../integration/fixtures/rules/accept-small-invoices.yaml', import.meta.url),
-      'utf8',
-    );
-    writeFileSync(join(rules, 'r.yaml'), source);
-    const configFile = join(dir, 'bot.config.yaml');
-    writeFileSync(
-      configFile,
-      [
-        'ledger: { url: "http://127.0.0.1:1", userId: ledgerbot }',
-        'parties: { payer: "Payer::1220aa", issuer: "Issuer::1220bb" }',
-        'rules: rules/',
-        'state: { dir: state }',
-        '',
-      ].join('\n'),
-    );
-    const config = await readConfig(configFile, {});
-    const lines: string[] = [];
-    const logger = rootLogger(
-      { level: 'info' },
-      { out: (t) => lines.push(t), err: (t) => lines.push(t) },
-    );
+    const { rules, source, config, lines, logger } = await project();
     const bot = { reloadRules: () => ({}), metrics: { reloads: { rejected: 0 } } };
     const reload = ruleReloader(config, bot as unknown as Bot, logger);
     // One mistake with a did-you-mean hint: party alias payr.

@@ -43,6 +43,21 @@ async function sandboxOn(
   return scope.own(sandbox);
 }
 
+/** A sandbox with auth and an admin user, and a token of that user. */
+async function adminSandbox(scope: TestScope): Promise<{ sandbox: Sandbox; token: string }> {
+  const secret = 'test-secret';
+  const sandbox = await sandboxOn(scope, 0, {
+    auth: { hs256: secret },
+    users: [{ id: 'admin', admin: true }],
+  });
+  const token = await new SignJWT({ scope: 'daml_ledger_api' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('admin')
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(secret));
+  return { sandbox, token };
+}
+
 /** The TestLedger the harness helpers need, over a sandbox this test started. */
 async function testLedger(scope: TestScope, sandbox: Sandbox): Promise<TestLedger> {
   const client = scope.own(await LedgerClient.create({ url: sandbox.url }));
@@ -221,16 +236,7 @@ describe('ledgerbot run with the participant down at start', () => {
   it('exits 2 at once when the participant has no such user', { timeout: 60_000 }, () =>
     withScope(async (scope) => {
       const dir = scope.tempDir();
-      const secret = 'test-secret';
-      const sandbox = await sandboxOn(scope, 0, {
-        auth: { hs256: secret },
-        users: [{ id: 'admin', admin: true }],
-      });
-      const token = await new SignJWT({ scope: 'daml_ledger_api' })
-        .setProtectedHeader({ alg: 'HS256' })
-        .setSubject('admin')
-        .setExpirationTime('1h')
-        .sign(new TextEncoder().encode(secret));
+      const { sandbox, token } = await adminSandbox(scope);
       const config = writeConfig(dir, {
         ledger: [
           `url: ${sandbox.url}`,
@@ -251,16 +257,7 @@ describe('ledgerbot run with the participant down at start', () => {
     { timeout: 60_000 },
     () =>
       withScope(async (scope) => {
-        const secret = 'test-secret';
-        const sandbox = await sandboxOn(scope, 0, {
-          auth: { hs256: secret },
-          users: [{ id: 'admin', admin: true }],
-        });
-        const token = await new SignJWT({ scope: 'daml_ledger_api' })
-          .setProtectedHeader({ alg: 'HS256' })
-          .setSubject('admin')
-          .setExpirationTime('1h')
-          .sign(new TextEncoder().encode(secret));
+        const { sandbox, token } = await adminSandbox(scope);
         const idp = scope.own(await TokenServer.start());
         idp.reply = (req) =>
           req.form.get('grant_type') === 'client_credentials'
