@@ -125,9 +125,21 @@ function reportUnknownPackage(
     guess !== undefined
       ? `did you mean "#${guess}:${ref.qualifiedName}"?`
       : catalogue.complete
-        ? `the participant has: ${names.join(', ') || 'no packages'}`
-        : `the packages given are: ${names.join(', ') || 'none'}; add the package's DAR to check it`,
+        ? `the participant has: ${someNames(names) || 'no packages'}`
+        : `the packages given are: ${someNames(names) || 'none'}; add the package's DAR to check it`,
   );
+}
+
+/**
+ * At most a dozen names, the SDK's own (daml-prim, daml-stdlib, …) last: a DAR such as
+ * splice-amulet's brings 37 packages, most of them the SDK's.
+ */
+function someNames(names: readonly string[]): string {
+  const MAX = 12;
+  const sdk = (n: string): boolean => n.startsWith('daml-') || n.startsWith('ghc-');
+  const ordered = [...names.filter((n) => !sdk(n)), ...names.filter(sdk)];
+  if (ordered.length <= MAX) return ordered.join(', ');
+  return `${ordered.slice(0, MAX).join(', ')} and ${ordered.length - MAX} more (ledgerbot packages list shows them all)`;
 }
 
 /** Why a template or interface cannot be used where it is written; null when it can. */

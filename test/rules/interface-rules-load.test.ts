@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { PackageCatalogue } from '../../src/daml-lf/package-catalogue.js';
+import { pkg } from './signature-builder.js';
 import { loadRules } from '../../src/rules/load-rules.js';
 import {
   BURN,
@@ -8,6 +10,7 @@ import {
   oneRule,
   ON_HOLDING,
   problemsOf,
+  TOKENS,
 } from './interface-fixtures.js';
 import { PARTIES } from './rule-fixtures.js';
 
@@ -161,6 +164,16 @@ describe('interface references: every mistake, located', () => {
     const unrelated = ON_HOLDING.replace('#holdings:', '#zzzzzz:');
     expect(problemsOf(oneRule(unrelated, BURN), COMPLETE)).toEqual([
       'UNKNOWN_PACKAGE 4:20 no known package is named "zzzzzz" (the participant has: holdings, tokens)',
+    ]);
+    // Many packages (a DAR brings the SDK's): a dozen names, the SDK's last, and how many more.
+    const sdk = Array.from({ length: 20 }, (_, i) => pkg(`daml-prim-${i}`, '1.0.0', {}));
+    const many = PackageCatalogue.create([...sdk, HOLDINGS, TOKENS], { complete: true });
+    expect(problemsOf(oneRule(unrelated, BURN), many)).toEqual([
+      `UNKNOWN_PACKAGE 4:20 no known package is named "zzzzzz" (the participant has: holdings, tokens, ${sdk
+        .map((p) => p.name)
+        .sort()
+        .slice(0, 10)
+        .join(', ')} and 10 more (ledgerbot packages list shows them all))`,
     ]);
   });
 });

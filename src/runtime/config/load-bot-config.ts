@@ -2,6 +2,7 @@ import { parseYamlSource, type YamlPath } from '../../core/source/index.js';
 import type { BotConfig } from './bot-config.js';
 import { checkLedgerEndpoint } from './check-ledger-endpoint.js';
 import { checkFleet } from './check-fleet.js';
+import { checkStatePostgres } from './check-state-postgres.js';
 import { checkPackagePaths } from './check-package-paths.js';
 import { compileBotConfig } from './compile-bot-config.js';
 import type { ConfigProblem } from './config-error.js';
@@ -82,6 +83,7 @@ export function loadBotConfig(options: LoadBotConfigOptions): BotConfig {
   const start = resolveStartPosition(raw.start, ctx);
   const packages = checkPackagePaths(raw, ctx);
   checkFleet(raw, ctx);
+  checkStatePostgres(raw, ctx);
   if (endpoint === undefined || start === undefined) return problems.fail();
   problems.throwIfAny();
   return compileBotConfig(raw, file, { endpoint, start, packages });

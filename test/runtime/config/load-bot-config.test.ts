@@ -329,6 +329,17 @@ describe('environment interpolation', () => {
     }
   });
 
+  it('refuses a state.postgres.url that is not a PostgreSQL URL, quoting only its scheme', () => {
+    const e = errorOf(`${BASE}state:\n  postgres: { url: 'http://lb:PGPASS42@db:5432/lb' }\n`);
+    expect(e.message).toBe(
+      `${FILE}:6:20: \`state.postgres.url\` must start with postgres:// or postgresql://, not http://\n    hint: write the database URL, e.g. postgres://user:password@host:5432/database (from the environment: \${LEDGERBOT_PG_URL})`,
+    );
+    expect(JSON.stringify(e.problems)).not.toContain('PGPASS42');
+    for (const url of ['postgres://lb@db/lb', 'postgresql://lb@db/lb', 'POSTGRES://lb@db/lb']) {
+      expect(load(`${BASE}state:\n  postgres: { url: '${url}' }\n`).state.postgres?.url).toBe(url);
+    }
+  });
+
   it('shows no source line of a YAML syntax error (it could hold a secret)', () => {
     const e = errorOf('ledger:\n  auth: {token: hunter2-SECRET: x}\n');
     expect(e.message).not.toContain('hunter2');
