@@ -119,7 +119,7 @@ export function parseYamlSource(
  * value, and the parser reports a cascade of errors from there that never names the cause.
  */
 function flowVariableProblem(file: string, line: number, text: string): SourceProblem | undefined {
-  const col = unquotedFlowVariable(text);
+  const col = flowMistakes(text).variable;
   if (col === undefined) return undefined;
   const name = /^\$\{([^}\s]*)/.exec(text.slice(col - 1))?.[1] ?? 'VAR';
   return {
@@ -144,7 +144,7 @@ function flowCommentProblem(
   upTo: number,
 ): SourceProblem | undefined {
   for (let n = 1; n <= Math.min(upTo, lines.length); n++) {
-    const col = commentInOpenFlow(lines[n - 1]!);
+    const col = flowMistakes(lines[n - 1]!).comment;
     if (col === undefined) continue;
     return {
       file,
@@ -159,36 +159,29 @@ function flowCommentProblem(
   return undefined;
 }
 
-/** The column of a comment's `#` while a `{` or `[` opened on the line is still open; or undefined. */
-function commentInOpenFlow(line: string): number | undefined {
+/**
+ * Where a line goes wrong inside `{ }` or `[ ]`: the column of an unquoted `${` after a `{` or
+ * `[` (`variable`), and of a comment's `#` while one is still open (`comment`). Quotes are
+ * skipped; the scan ends at the comment.
+ */
+function flowMistakes(line: string): { variable?: number; comment?: number } {
   let quote: string | undefined;
   let depth = 0;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (quote !== undefined) {
-      if (ch === quote) quote = undefined;
-    } else if (ch === '"' || ch === "'") quote = ch;
-    else if (ch === '{' || ch === '[') depth++;
-    else if (ch === '}' || ch === ']') depth = Math.max(0, depth - 1);
-    else if (ch === '#' && (i === 0 || line[i - 1] === ' ')) return depth > 0 ? i + 1 : undefined;
-  }
-  return undefined;
-}
-
-/** The column of an unquoted `${` after a `{` or `[` on the line (not in a comment); or undefined. */
-function unquotedFlowVariable(line: string): number | undefined {
-  let quote: string | undefined;
   let flow = false;
   for (let i = 0; i < line.length; i++) {
     const ch = line[i]!;
     if (quote !== undefined) {
       if (ch === quote) quote = undefined;
     } else if (ch === '"' || ch === "'") quote = ch;
-    else if (ch === '#' && (i === 0 || line[i - 1] === ' ')) return undefined;
-    else if (ch === '{' || ch === '[') flow = true;
-    else if (ch === '$' && line[i + 1] === '{' && flow) return i + 1;
+    else if (ch === '{' || ch === '[') {
+      depth++;
+      flow = true;
+    } else if (ch === '}' || ch === ']') depth = Math.max(0, depth - 1);
+    else if (ch === '#' && (i === 0 || line[i - 1] === ' ')) {
+      return depth > 0 ? { comment: i + 1 } : {};
+    } else if (ch === '$' && line[i + 1] === '{' && flow) return { variable: i + 1 };
   }
-  return undefined;
+  return {};
 }
 
 function yamlSyntaxHint(message: string): string | undefined {

@@ -1,4 +1,5 @@
 import { JOURNAL_PG_MIGRATIONS } from './journal-pg-migrations.js';
+import { refuseNewer } from './run-pg-migrations.js';
 import { libpqUrl } from './libpq-url.js';
 import { DEFAULTS } from '../../core/defaults.js';
 import { StoreError } from '../store-error.js';
@@ -62,14 +63,11 @@ export async function openPgQueries(options: {
     `SELECT max(version) AS v FROM ${quoteIdentifier(schema)}.lb_schema_versions WHERE component = $1`,
     [JOURNAL_PG_MIGRATIONS.name],
   );
-  const current = versions[0]?.v ?? 0;
-  const latest = JOURNAL_PG_MIGRATIONS.migrations.reduce((max, m) => Math.max(max, m.version), 0);
-  if (current > latest) {
+  try {
+    refuseNewer(JOURNAL_PG_MIGRATIONS, versions[0]?.v ?? 0, schema);
+  } catch (err) {
     await pool.end().catch(() => undefined);
-    throw new StoreError(
-      'STORE_SCHEMA_TOO_NEW',
-      `the PostgreSQL schema ${schema} has journal version ${current}, but this ledgerbot knows only up to ${latest}: run a newer ledgerbot`,
-    );
+    throw err;
   }
   return {
     queries: new PgJournalQueries(pool, schema),

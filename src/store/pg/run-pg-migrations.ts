@@ -43,13 +43,7 @@ export async function runPgMigrations(
     const current = new Map(rows.map((r) => [r.component, r.v]));
     for (const component of components) {
       const from = current.get(component.name) ?? 0;
-      const latest = component.migrations.reduce((max, m) => Math.max(max, m.version), 0);
-      if (from > latest) {
-        throw new StoreError(
-          'STORE_SCHEMA_TOO_NEW',
-          `the PostgreSQL schema ${schema} has ${component.name} version ${from}, but this ledgerbot knows only up to ${latest}: run a newer ledgerbot, or point state.postgres.schema at another schema`,
-        );
-      }
+      const latest = refuseNewer(component, from, schema);
       const steps = [...component.migrations]
         .filter((m) => m.version > from)
         .sort((a, b) => a.version - b.version);
@@ -68,4 +62,23 @@ export async function runPgMigrations(
     throw err;
   }
   return result;
+}
+
+/**
+ * The latest version of `component` this build knows; STORE_SCHEMA_TOO_NEW when `schema` holds `component` at a version this build does not know:
+ * it is refused rather than misread (migrations and the CLI's reads alike).
+ */
+export function refuseNewer(
+  component: PgMigrationComponent,
+  version: number,
+  schema: string,
+): number {
+  const latest = component.migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  if (version > latest) {
+    throw new StoreError(
+      'STORE_SCHEMA_TOO_NEW',
+      `the PostgreSQL schema ${schema} has ${component.name} version ${version}, but this ledgerbot knows only up to ${latest}: run a newer ledgerbot, or point state.postgres.schema at another schema`,
+    );
+  }
+  return latest;
 }
